@@ -1,0 +1,32 @@
+"""What one server said when booted: the raw JSON it sent, nothing re-serialised."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# Each kind of definition, the key it is listed under in the lock, and the field that names it.
+KINDS: tuple[tuple[str, str], ...] = (
+    ("tools", "name"),
+    ("prompts", "name"),
+    ("resources", "uri"),
+    ("resourceTemplates", "uriTemplate"),
+)
+
+
+@dataclass
+class Snapshot:
+    """The raw answers of one server: handshake fields and every listed definition.
+
+    Definitions are the JSON objects exactly as received (unknown fields kept), in the
+    order the server listed them.
+    """
+
+    protocol_version: str
+    server_info: dict[str, Any]
+    capabilities: dict[str, Any]
+    instructions: str | None
+    definitions: dict[str, list[dict[str, Any]]] = field(
+        default_factory=lambda: {kind: [] for kind, _ in KINDS}
+    )
+    notes: list[str] = field(default_factory=list)  # oddities seen while listing (e.g. page limit hit)

@@ -1,0 +1,145 @@
+"""What discovery produces: declarations of servers in config files, and the servers they name."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Transport = Literal["stdio", "http", "sse"]
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True, order=True)
+class SourceLocation:
+    """A place in a repository file: a repo-relative POSIX path and a 1-based line."""
+
+    file: str
+    line: int = 1
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something wrong with a config file or one declaration in it.
+
+    `code` is a short stable identifier (e.g. "strict-json", "unresolved-variable"),
+    `message` says what is wrong and how to fix it.
+    """
+
+    severity: Severity
+    code: str
+    message: str
+    location: SourceLocation
+
+
+@dataclass(frozen=True)
+class LaunchTemplate:
+    """How a server is started, exactly as declared: placeholders kept, never resolved.
+
+    This is what the lock records and what identifies a server across files and machines:
+    `${workspaceFolder}` and `${env:TOKEN}` stay as written (normalised to one spelling per
+    family, see `scanner.sources.interpolate`), so a lock made on one machine matches another.
+    `env_names` and `header_names` carry names only; values never enter the lock.
+    """
+
+    transport: Transport
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    cwd: str | None = None
+    url: str | None = None
+    env_names: tuple[str, ...] = ()
+    header_names: tuple[str, ...] = ()
+    # VS Code and Gemini try Streamable HTTP first and fall back to SSE when only `url` is given.
+    sse_fallback: bool = False
+
+    def spec(self) -> dict[str, object]:
+        """The normalised launch spec, as the lockfile records it."""
+        spec: dict[str, object] = {"transport": self.transport}
+        if self.transport == "stdio":
+            spec["command"] = self.command
+            spec["args"] = list(self.args)
+            if self.cwd is not None:
+                spec["cwd"] = self.cwd
+            spec["env"] = sorted(set(self.env_names))
+        else:
+            spec["url"] = self.url
+            spec["headers"] = sorted({h.lower() for h in self.header_names})
+        return spec
+
+    def identity(self) -> tuple[object, ...]:
+        """What makes two declarations the same server (env and header names aside)."""
+        return (self.transport, self.command, self.args, self.cwd, self.url)
+
+
+@dataclass(frozen=True)
+class ResolvedLaunch:
+    """A launch with every placeholder resolved: what is actually run or contacted.
+
+    Holds secret values; it is never written anywhere, only used to boot the server.
+    """
+
+    transport: Transport
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    cwd: str | None = None
+    url: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+    sse_fallback: bool = False
+
+
+@dataclass
+class Declaration:
+    """One server entry in one config file."""
+
+    name: str
+    client: str  # which client's format declared it, e.g. "claude-code", "vscode", "cursor"
+    location: SourceLocation  # the line where the entry's key (or list item) starts
+    template: LaunchTemplate | None  # None when the entry is too broken to say how to launch it
+    resolved: ResolvedLaunch | None  # None when a placeholder could not be resolved
+    problems: list[Problem] = field(default_factory=list)
+    disabled: bool = False  # the client's own `disabled: true` / `enabled: false`
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+
+@dataclass
+class ConfigFile:
+    """A config file that was read, with the declarations found in it."""
+
+    path: str  # repo-relative POSIX path
+    client: str
+    declarations: list[Declaration] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+@dataclass
+class Server:
+    """A server as mcp-lock pins it: one launch, declared in one or more files."""
+
+    key: str  # the name it is pinned under in mcp-lock.json
+    declarations: list[Declaration]
+
+    @property
+    def primary(self) -> Declaration:
+        return self.declarations[0]
+
+    @property
+    def template(self) -> LaunchTemplate | None:
+        return self.primary.template
+
+    @property
+    def resolved(self) -> ResolvedLaunch | None:
+        return self.primary.resolved
+
+    @property
+    def problems(self) -> list[Problem]:
+        return [p for d in self.declarations for p in d.problems]
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
