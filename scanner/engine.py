@@ -1,0 +1,351 @@
+"""The three operations, lock, check and update, over discovery, booting, the lock and the diff."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from scanner.findings import Finding, LockLocation, pointer
+from scanner.policy import Policy, load_policy
+from scanner.rules import rule
+from scanner.sources.model import Server
+
+if TYPE_CHECKING:
+    from scanner.boot import BootResult
+    from scanner.lock.lockfile import Lockfile, ServerPin
+    from scanner.sources.discover import Discovery
+
+LOCKFILE_NAME = "mcp-lock.json"
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class UsageError(Exception):
+    """The run cannot proceed (bad policy, unreadable lock); exit code 2."""
+
+
+@dataclass
+class Options:
+    timeout: float | None = None
+    concurrency: int | None = None
+    progress: Callable[[str], None] | None = None
+
+
+@dataclass
+class Workspace:
+    repo: Path
+    lock_path: Path
+    discovery: Discovery
+    policy: Policy
+    environ: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def lock_display(self) -> str:
+        try:
+            return self.lock_path.resolve().relative_to(self.repo.resolve()).as_posix()
+        except ValueError:
+            return str(self.lock_path)
+
+
+@dataclass
+class Outcome:
+    findings: list[Finding]
+    lock_written: bool = False
+    messages: list[str] = field(default_factory=list)  # what was done, for the reporter to say
+
+    @property
+    def exit_code(self) -> int:
+        if any(f.rule.id == "config-error" for f in self.findings):
+            return EXIT_ERROR
+        return EXIT_FINDINGS if any(f.blocking for f in self.findings) else EXIT_CLEAN
+
+
+def open_workspace(repo: Path, lock_path: Path | None, environ: Mapping[str, str] | None = None) -> Workspace:
+    from scanner.policy import PolicyError
+    from scanner.sources.discover import discover
+
+    environ = dict(os.environ) if environ is None else environ
+    if not repo.is_dir():
+        raise UsageError(f"{repo}: not a directory")
+    try:
+        policy = load_policy(repo, environ)
+    except PolicyError as error:
+        raise UsageError(str(error)) from None
+    server_inputs = {key: value.inputs for key, value in policy.servers.items() if value.inputs}
+    discovery = discover(repo, environ, inputs=policy.inputs, server_inputs=server_inputs)
+    return Workspace(repo, lock_path or repo / LOCKFILE_NAME, discovery, policy, environ)
+
+
+def config_findings(workspace: Workspace) -> list[Finding]:
+    """Problems in config files and declarations, as findings at their file and line."""
+    findings: list[Finding] = []
+    for config in workspace.discovery.files:
+        problems = list(config.problems) + [p for d in config.declarations for p in d.problems]
+        for problem in problems:
+            rule_id = "config-error" if problem.severity == "error" else "config-warning"
+            server = _server_at(workspace, problem.location.file, problem.location.line) or config.path
+            findings.append(
+                Finding(rule(rule_id), server, f"{problem.location}: {problem.message}", problem.location)
+            )
+    return findings
+
+
+def _server_at(workspace: Workspace, file: str, line: int) -> str | None:
+    for server in workspace.discovery.servers:
+        if any(d.location.file == file and d.location.line == line for d in server.declarations):
+            return server.key
+    return None
+
+
+def read_lock(workspace: Workspace, *, missing_ok: bool = False) -> Lockfile | None:
+    from scanner.lock.lockfile import LockfileError, read
+
+    if not workspace.lock_path.exists():
+        if missing_ok:
+            return None
+        raise UsageError(f"{workspace.lock_display}: no lockfile; run `mcp-lock lock` first and commit it")
+    try:
+        return read(workspace.lock_path)
+    except LockfileError as error:
+        raise UsageError(str(error)) from None
+
+
+def bootable(workspace: Workspace, servers: Iterable[Server]) -> tuple[list[Server], list[Finding]]:
+    """The servers that can be booted, and findings for the ones skipped or unresolvable."""
+    ready: list[Server] = []
+    findings: list[Finding] = []
+    for server in servers:
+        reason = workspace.policy.for_server(server.key).skip
+        if reason:
+            findings.append(
+                Finding(rule("server-skipped"), server.key, f"{server.key}: skipped: {reason}", server.primary.location)
+            )
+        elif server.resolved is not None and not server.errors:
+            ready.append(server)
+    return ready, findings
+
+
+def boot(workspace: Workspace, servers: Sequence[Server], options: Options) -> dict[str, BootResult]:
+    from scanner.boot import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, boot_servers
+
+    return boot_servers(
+        servers,
+        workspace.repo,
+        workspace.policy,
+        timeout=options.timeout or workspace.policy.timeout or DEFAULT_TIMEOUT,
+        concurrency=options.concurrency or DEFAULT_CONCURRENCY,
+        progress=options.progress,
+    )
+
+
+# Known causes of boot failures, recognised in the server's stderr, and what to do about them.
+BOOT_HINTS = (
+    (
+        "cannot import name 'McpError'",
+        "hint: this server was written for the mcp SDK 1.x and crashes on 2.x; "
+        "launch it with the SDK pinned below 2, e.g. `uvx --with 'mcp<2' PACKAGE==VERSION`",
+    ),
+)
+
+
+def boot_failure(server: Server, result: BootResult) -> Finding:
+    details = [f"stderr: {line}" for line in result.stderr_tail.splitlines()[-10:]]
+    details += [hint for marker, hint in BOOT_HINTS if marker in result.stderr_tail]
+    return Finding(
+        rule("boot-failed"),
+        server.key,
+        f"{server.key}: could not be booted: {result.error}",
+        server.primary.location,
+        details=details,
+    )
+
+
+def pin(server: Server, result: BootResult) -> tuple[ServerPin, list[Finding]]:
+    """Pin what a booted server said; findings for definitions that cannot be pinned cleanly."""
+    from scanner.lock.lockfile import pin_server
+
+    assert result.snapshot is not None and server.template is not None
+    declarations = [
+        {"file": d.location.file, "client": d.client, "name": d.name} for d in server.declarations
+    ]
+    server_pin, problems = pin_server(declarations, server.template.spec(), result.snapshot)
+    findings = [
+        Finding(rule("definition-invalid"), server.key, f"{server.key}: {problem}", server.primary.location)
+        for problem in problems
+    ]
+    return server_pin, findings
+
+
+def lock(workspace: Workspace, options: Options) -> Outcome:
+    """Pin every declared server not yet in the lock; existing pins are left alone."""
+    from scanner.lock.lockfile import Lockfile
+
+    existing = read_lock(workspace, missing_ok=True)
+    lockfile = existing or Lockfile(version=1, servers={})
+    findings = config_findings(workspace)
+    declared = workspace.discovery.servers
+    kept = [s.key for s in declared if s.key in lockfile.servers]
+    new = [s for s in declared if s.key not in lockfile.servers]
+    ready, skipped = bootable(workspace, new)
+    findings += skipped
+    results = boot(workspace, ready, options)
+    pinned: list[str] = []
+    for server in ready:
+        result = results[server.key]
+        if result.snapshot is None:
+            findings.append(boot_failure(server, result))
+            continue
+        lockfile.servers[server.key], problems = pin(server, result)
+        findings += problems
+        pinned.append(server.key)
+    outcome = Outcome(findings)
+    if kept:
+        outcome.messages.append(
+            f"kept the existing pins of {', '.join(kept)} (use `mcp-lock update` to re-pin them)"
+        )
+    if pinned or existing is None:
+        _write(workspace, lockfile)
+        outcome.lock_written = True
+        outcome.messages.append(
+            f"pinned {', '.join(pinned) if pinned else 'no servers'} in {workspace.lock_display}"
+        )
+    return outcome
+
+
+def check(workspace: Workspace, options: Options) -> Outcome:
+    from scanner.diff.compare import compare_server
+
+    lockfile = read_lock(workspace)
+    assert lockfile is not None
+    findings = config_findings(workspace)
+    declared = {s.key: s for s in workspace.discovery.servers}
+    for key in sorted(lockfile.servers.keys() - declared.keys()):
+        findings.append(
+            Finding(
+                rule("server-not-declared"),
+                key,
+                f"{key}: pinned, but no config file declares it any more",
+                LockLocation(pointer("servers", key)),
+            )
+        )
+    candidates: list[Server] = []
+    for server in declared.values():
+        if server.key not in lockfile.servers and not workspace.policy.for_server(server.key).skip:
+            findings.append(
+                Finding(
+                    rule("server-not-pinned"),
+                    server.key,
+                    f"{server.key}: declared but not pinned; run `mcp-lock lock`",
+                    server.primary.location,
+                )
+            )
+        else:
+            candidates.append(server)
+    ready, skipped = bootable(workspace, candidates)
+    findings += skipped
+    for server in ready:
+        findings += _launch_change(server, lockfile.servers[server.key])
+    results = boot(workspace, ready, options)
+    for server in ready:
+        result = results[server.key]
+        if result.snapshot is None:
+            findings.append(boot_failure(server, result))
+            continue
+        live, problems = pin(server, result)
+        findings += problems + compare_server(server.key, lockfile.servers[server.key], live)
+    return Outcome(findings)
+
+
+def _launch_change(server: Server, pinned: ServerPin) -> list[Finding]:
+    assert server.template is not None
+    spec = server.template.spec()
+    if spec == pinned.launch:
+        return []
+    details = [
+        f"{name}: {pinned.launch.get(name)!r} → {spec.get(name)!r}"
+        for name in sorted(spec.keys() | pinned.launch.keys())
+        if spec.get(name) != pinned.launch.get(name)
+    ]
+    return [
+        Finding(
+            rule("launch-changed"),
+            server.key,
+            f"{server.key}: launch changed since it was pinned ({', '.join(d.split(':')[0] for d in details)})",
+            server.primary.location,
+            details=details,
+        )
+    ]
+
+
+def update(
+    workspace: Workspace, options: Options, names: Sequence[str] = (), tools: Sequence[str] = ()
+) -> Outcome:
+    """Re-pin the named servers (all when none are named); with `tools`, only those tools."""
+    from scanner.diff.compare import compare_server
+    from scanner.lock.lockfile import Lockfile
+
+    lockfile = read_lock(workspace, missing_ok=True) or Lockfile(version=1, servers={})
+    declared = {s.key: s for s in workspace.discovery.servers}
+    unknown = [n for n in names if n not in declared and n not in lockfile.servers]
+    if unknown:
+        raise UsageError(f"no declared or pinned server named {', '.join(unknown)}; see `mcp-lock list`")
+    selected = [declared[n] for n in (names or sorted(declared)) if n in declared]
+    outcome = Outcome(config_findings(workspace))
+    for key in sorted(lockfile.servers.keys() - declared.keys()):
+        if not names or key in names:
+            del lockfile.servers[key]
+            outcome.messages.append(f"removed {key}: no config file declares it any more")
+    ready, skipped = bootable(workspace, selected)
+    outcome.findings += skipped
+    results = boot(workspace, ready, options)
+    for server in ready:
+        result = results[server.key]
+        if result.snapshot is None:
+            outcome.findings.append(boot_failure(server, result))
+            continue
+        live, problems = pin(server, result)
+        outcome.findings += problems
+        old = lockfile.servers.get(server.key)
+        if old is None:
+            lockfile.servers[server.key] = live
+            outcome.messages.append(f"pinned new server {server.key}")
+            continue
+        accepted = compare_server(server.key, old, live)
+        if tools:
+            accepted = [f for f in accepted if f.kind == "tools" and f.subject in tools]
+            live = _with_tools(old, live, tools)
+        accepted += _launch_change(server, old) if not tools else []
+        lockfile.servers[server.key] = live
+        outcome.messages += [_accepted_line(f) for f in accepted] or [f"{server.key}: unchanged"]
+    if any(f.rule.id == "boot-failed" for f in outcome.findings):
+        outcome.messages.append("not written: a server failed to boot, so its pin would be lost or stale")
+        return outcome
+    _write(workspace, lockfile)
+    outcome.lock_written = True
+    # What was accepted is not a finding any more; boot and config problems still are.
+    return outcome
+
+
+def _with_tools(old: ServerPin, live: ServerPin, tools: Sequence[str]) -> ServerPin:
+    """The old pin with only the named tools taken from the live surface."""
+    from scanner.lock.lockfile import rebuild
+
+    merged = dict(old.tools)
+    for name in tools:
+        if name in live.tools:
+            merged[name] = live.tools[name]
+        else:
+            merged.pop(name, None)
+    return rebuild(old, tools=merged)
+
+
+def _accepted_line(finding: Finding) -> str:
+    return "accepted " + finding.message + "".join("\n    " + line for line in finding.details)
+
+
+def _write(workspace: Workspace, lockfile: Lockfile) -> None:
+    from scanner.lock.lockfile import write
+
+    write(workspace.lock_path, lockfile)

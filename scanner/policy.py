@@ -1,0 +1,138 @@
+"""The optional repo policy file, `mcp-lock.yaml`: per-server settings a team commits.
+
+    timeout: 90                 # seconds, for every server
+    env: [HTTPS_PROXY]          # caller variables every stdio server may see
+    inputs:                     # values for VS Code-style ${input:ID} placeholders
+      api-key: {env: MY_API_KEY}   # read from the environment (never commit secrets)
+      region: eu-west-1            # or a literal
+    servers:
+      github:
+        skip: "needs a personal token; checked in the nightly job"
+        timeout: 180
+        env: [GITHUB_TOKEN]
+        inputs: {pat: {env: GITHUB_PAT}}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+POLICY_FILE = "mcp-lock.yaml"
+TOP_KEYS = {"version", "timeout", "env", "inputs", "servers"}
+SERVER_KEYS = {"skip", "timeout", "env", "inputs"}
+
+
+class PolicyError(Exception):
+    """The policy file cannot be used; the message says where and why."""
+
+
+@dataclass(frozen=True)
+class ServerPolicy:
+    skip: str | None = None
+    timeout: float | None = None
+    env: tuple[str, ...] = ()
+    inputs: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Policy:
+    path: str | None = None  # repo-relative, None when the repo has no policy file
+    timeout: float | None = None
+    env: tuple[str, ...] = ()
+    inputs: Mapping[str, str] = field(default_factory=dict)
+    servers: Mapping[str, ServerPolicy] = field(default_factory=dict)
+
+    def for_server(self, key: str) -> ServerPolicy:
+        own = self.servers.get(key, ServerPolicy())
+        return ServerPolicy(
+            skip=own.skip,
+            timeout=own.timeout if own.timeout is not None else self.timeout,
+            env=tuple(dict.fromkeys((*self.env, *own.env))),
+            inputs={**self.inputs, **own.inputs},
+        )
+
+
+def load_policy(repo: Path, environ: Mapping[str, str]) -> Policy:
+    path = repo / POLICY_FILE
+    if not path.is_file():
+        return Policy()
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        raise PolicyError(f"{POLICY_FILE}: cannot be read: {error}") from None
+    if data is None:
+        return Policy(path=POLICY_FILE)
+    where = POLICY_FILE
+    mapping = _mapping(data, where)
+    _known_keys(mapping, TOP_KEYS, where)
+    servers = _mapping(mapping.get("servers", {}), f"{where}: servers")
+    return Policy(
+        path=POLICY_FILE,
+        timeout=_timeout(mapping.get("timeout"), where),
+        env=_names(mapping.get("env"), where),
+        inputs=_inputs(mapping.get("inputs"), where, environ),
+        servers={str(name): _server(value, f"{where}: servers.{name}", environ) for name, value in servers.items()},
+    )
+
+
+def _server(value: Any, where: str, environ: Mapping[str, str]) -> ServerPolicy:
+    mapping = _mapping(value, where)
+    _known_keys(mapping, SERVER_KEYS, where)
+    skip = mapping.get("skip")
+    if skip is not None and (not isinstance(skip, str) or not skip.strip()):
+        raise PolicyError(f"{where}: skip must be a non-empty reason, e.g. skip: \"needs VPN\"")
+    return ServerPolicy(
+        skip=skip,
+        timeout=_timeout(mapping.get("timeout"), where),
+        env=_names(mapping.get("env"), where),
+        inputs=_inputs(mapping.get("inputs"), where, environ),
+    )
+
+
+def _mapping(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise PolicyError(f"{where}: expected a mapping, got {type(value).__name__}")
+    return value
+
+
+def _known_keys(mapping: dict[str, Any], known: set[str], where: str) -> None:
+    unknown = sorted(str(k) for k in mapping if k not in known)
+    if unknown:
+        raise PolicyError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+
+
+def _timeout(value: Any, where: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise PolicyError(f"{where}: timeout must be a positive number of seconds")
+    return float(value)
+
+
+def _names(value: Any, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise PolicyError(f"{where}: env must be a list of environment variable names")
+    return tuple(value)
+
+
+def _inputs(value: Any, where: str, environ: Mapping[str, str]) -> dict[str, str]:
+    """Input values; `{env: NAME}` entries are read now and left out when NAME is unset."""
+    if value is None:
+        return {}
+    resolved: dict[str, str] = {}
+    for key, spec in _mapping(value, f"{where}: inputs").items():
+        if isinstance(spec, str | int | float) and not isinstance(spec, bool):
+            resolved[str(key)] = str(spec)
+        elif isinstance(spec, dict) and set(spec) == {"env"} and isinstance(spec["env"], str):
+            if spec["env"] in environ:
+                resolved[str(key)] = environ[spec["env"]]
+        else:
+            raise PolicyError(f"{where}: inputs.{key} must be a string or {{env: VARIABLE_NAME}}")
+    return resolved

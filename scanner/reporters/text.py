@@ -1,0 +1,42 @@
+"""Findings for people: grouped by server, most severe first, with the change shown."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import groupby
+
+from scanner.findings import Finding
+from scanner.reporters.locate import Locator
+
+COLOURS = {"critical": "1;31", "high": "31", "medium": "33", "low": "36", "info": "2"}
+
+
+def render_text(findings: Sequence[Finding], locator: Locator, *, colour: bool = False) -> str:
+    if not findings:
+        return ""
+
+    def paint(text: str, code: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if colour else text
+
+    lines: list[str] = []
+    ordered = sorted(findings, key=Finding.sort_key)
+    for server, group in groupby(ordered, key=lambda f: f.server):
+        lines.append(paint(server, "1"))
+        for finding in group:
+            severity = finding.effective_severity
+            file, line = locator.resolve(finding.location)
+            label = paint(f"{severity.upper():<8}", COLOURS[severity])
+            lines.append(f"  {label} {finding.message}  [{finding.rule.id}]")
+            lines.append(f"           at {file}:{line}")
+            lines += [f"           {detail}" for detail in finding.details]
+    return "\n".join(lines) + "\n"
+
+
+def summary_line(findings: Sequence[Finding]) -> str:
+    blocking = [f for f in findings if f.blocking]
+    if not findings:
+        return "ok: every declared server matches the lock"
+    servers = len({f.server for f in blocking})
+    if not blocking:
+        return f"ok: {len(findings)} note(s), nothing blocking"
+    return f"{len(blocking)} blocking finding(s) in {servers} server(s)"

@@ -1,0 +1,156 @@
+"""Every rule mcp-lock reports, defined once: id, severity, summary and help feed every reporter and the docs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["critical", "high", "medium", "low", "info"]
+SEVERITIES: tuple[Severity, ...] = ("critical", "high", "medium", "low", "info")
+HELP_BASE = "https://github.com/mcp-lock/mcp-lock/blob/main/docs/rules.md#"
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    severity: Severity
+    summary: str
+    help: str
+    # A blocking finding fails `check`: the lock no longer describes what the servers say.
+    blocking: bool = True
+
+    @property
+    def help_uri(self) -> str:
+        return HELP_BASE + self.id
+
+
+def severity_rank(severity: Severity) -> int:
+    """0 for critical, growing as severity falls; for sorting and thresholds."""
+    return SEVERITIES.index(severity)
+
+
+_KIND_WORDS = {
+    "tools": ("tool", "tool"),
+    "prompts": ("prompt", "prompt"),
+    "resources": ("resource", "resource"),
+    "resourceTemplates": ("resource-template", "resource template"),
+}
+
+
+def _definition_rules() -> list[Rule]:
+    rules: list[Rule] = []
+    for word, label in _KIND_WORDS.values():
+        rules += [
+            Rule(
+                f"{word}-added",
+                "high",
+                f"A {label} was added that is not in the lock",
+                f"The server now offers a {label} that nobody reviewed. Read its definition in the "
+                f"lockfile diff after `mcp-lock update`, then commit the re-pin.",
+            ),
+            Rule(
+                f"{word}-removed",
+                "medium",
+                f"A pinned {label} is no longer offered",
+                f"The server stopped offering a pinned {label}. Re-pin with `mcp-lock update` once the "
+                f"removal is expected (a rename shows up as a removal plus an addition).",
+            ),
+            Rule(
+                f"{word}-changed",
+                "high",
+                f"A pinned {label}'s definition changed",
+                f"The text or schema the model receives for this {label} differs from the pinned one. "
+                f"Read the before/after, then re-pin with `mcp-lock update` if the change is expected.",
+            ),
+        ]
+    return rules
+
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "boot-failed",
+        "high",
+        "A declared server could not be booted",
+        "mcp-lock could not start the server or list its definitions, so nothing about it can be "
+        "verified. Fix the cause shown, or skip the server with a reason in mcp-lock.yaml.",
+    ),
+    Rule(
+        "config-error",
+        "high",
+        "A config file or server declaration cannot be used",
+        "The file does not parse, or the declaration is missing a field, uses an unknown transport "
+        "or names a variable or input that is not set. The message says what to supply.",
+    ),
+    Rule(
+        "server-not-pinned",
+        "high",
+        "A declared server is not in the lock",
+        "Run `mcp-lock lock` to pin the new server and commit mcp-lock.json.",
+    ),
+    Rule(
+        "server-not-declared",
+        "medium",
+        "A pinned server is no longer declared",
+        "The lock pins a server that no config file declares. Run `mcp-lock update` to drop it.",
+    ),
+    Rule(
+        "launch-changed",
+        "high",
+        "A server's launch command changed since it was pinned",
+        "The command, arguments, URL or environment names differ from the pin (a version bump, for "
+        "example). Run `mcp-lock update SERVER` to boot the new launch and review what it offers.",
+    ),
+    Rule(
+        "instructions-changed",
+        "high",
+        "The server's instructions to the model changed",
+        "Server instructions are sent to the model with every session. Review the new text, then "
+        "re-pin with `mcp-lock update`.",
+    ),
+    Rule(
+        "definition-invalid",
+        "high",
+        "The server listed definitions that cannot be pinned unambiguously",
+        "The server listed two definitions under one name, or one without a name. Clients disagree "
+        "on which one wins, so the pin would not say what the model sees.",
+    ),
+    *_definition_rules(),
+    Rule(
+        "server-info-changed",
+        "low",
+        "The server reports a different name, version, protocol or capabilities",
+        "Informational: the definitions the model sees are unchanged. `mcp-lock update` records the "
+        "new values.",
+        blocking=False,
+    ),
+    Rule(
+        "server-skipped",
+        "info",
+        "A server was skipped by the repo policy",
+        "mcp-lock.yaml says to skip this server; it is neither booted nor verified.",
+        blocking=False,
+    ),
+    Rule(
+        "config-warning",
+        "info",
+        "A config file has something a client may reject",
+        "For example comments or trailing commas in a file that a strict-JSON client reads, or a "
+        "deprecated location. The server is still discovered.",
+        blocking=False,
+    ),
+)
+
+RULES_BY_ID: dict[str, Rule] = {rule.id: rule for rule in RULES}
+
+
+def rule(rule_id: str) -> Rule:
+    return RULES_BY_ID[rule_id]
+
+
+def definition_rule(kind: str, change: str) -> Rule:
+    """The rule for a definition of `kind` (a lock key such as "tools") being added/removed/changed."""
+    return RULES_BY_ID[f"{_KIND_WORDS[kind][0]}-{change}"]
+
+
+def kind_label(kind: str) -> str:
+    return _KIND_WORDS[kind][1]

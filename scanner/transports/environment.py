@@ -1,0 +1,44 @@
+"""The environment a stdio server is started with: minimal, and the same on every machine."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+
+# Fixed so that definitions do not depend on whose machine made the pin (mcp-server-time writes
+# the local timezone into its parameter descriptions) and so servers print no colour codes.
+# A declaration that sets one of these keeps its own value.
+REPRODUCIBLE = {
+    "TZ": "UTC",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "PYTHONIOENCODING": "utf-8",
+    "TERM": "dumb",
+    "NO_COLOR": "1",
+}
+
+# Taken from the caller: what finds programs and their caches. Nothing else is inherited;
+# in CI the rest of the environment holds secrets.
+INHERITED = ("PATH", "HOME")
+
+
+def server_environment(
+    declared: Mapping[str, str],
+    passthrough: Iterable[str] = (),
+    caller: Mapping[str, str] | None = None,
+    temp_dir: str | None = None,
+) -> dict[str, str]:
+    """Build the complete environment for one stdio server.
+
+    `declared` is the declaration's own (resolved) env; `passthrough` names extra caller
+    variables the repo policy allows this server to see.
+    """
+    caller = os.environ if caller is None else caller
+    env = {name: caller[name] for name in INHERITED if name in caller}
+    env.setdefault("PATH", os.defpath)
+    if temp_dir is not None:
+        env["TMPDIR"] = env["TMP"] = env["TEMP"] = temp_dir
+    env.update(REPRODUCIBLE)
+    env.update({name: caller[name] for name in passthrough if name in caller})
+    env.update(declared)
+    return env

@@ -1,0 +1,39 @@
+"""End every process a stdio server left behind, including ones that left its process group.
+
+The SDK kills the server's process group only when the server itself outlives its stdin; a server
+that exits promptly can leave children running. Each server is started with a unique marker in its
+environment, which descendants inherit, and after the session every process carrying it is killed.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import uuid
+from pathlib import Path
+
+MARKER = "MCP_LOCK_BOOT_ID"
+PROC = Path("/proc")
+
+
+def new_marker() -> str:
+    return uuid.uuid4().hex
+
+
+def kill_marked(marker: str) -> int:
+    """SIGKILL every process whose environment carries `marker`; returns how many. No-op without /proc."""
+    needle = f"{MARKER}={marker}".encode() + b"\0"
+    killed = 0
+    if not PROC.is_dir():
+        return 0
+    for entry in PROC.iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if needle not in (entry / "environ").read_bytes():
+                continue
+            os.kill(int(entry.name), signal.SIGKILL)
+            killed += 1
+        except (OSError, ValueError):
+            continue  # gone already, or not ours to read
+    return killed

@@ -1,0 +1,140 @@
+"""Servers that misbehave: each run ends in bounded time, with a clear finding and nothing left running."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fixture_repo import FIXTURES, Repo
+
+RAW_SERVER = FIXTURES / "servers" / "raw_server.py"
+ODD_TOOL = {
+    "name": "odd",
+    "description": "A tool whose schema the SDK models reject.",
+    "inputSchema": {"$schema": "http://json-schema.org/draft-07/schema#"},  # no "type", as server-filesystem
+    "x-vendor": {"kept": [1, 2.5, None]},
+}
+
+
+def add_raw(repo: Repo, name: str, behaviour: dict[str, Any]) -> None:
+    path = repo.root / f"{name}.behaviour.json"
+    path.write_text(json.dumps(behaviour), encoding="utf-8")
+    repo.add_entry(name, {"command": sys.executable, "args": [str(RAW_SERVER), str(path)]})
+
+
+def tool(name: str) -> dict[str, Any]:
+    return {"name": name, "description": f"Tool {name}.", "inputSchema": {"type": "object"}}
+
+
+def test_pins_what_the_sdk_would_reject_and_follows_every_page(repo: Repo) -> None:
+    add_raw(repo, "raw", {"pages": [[ODD_TOOL, tool("a")], [tool("b")], [tool("c")]], "protocolVersion": "2024-11-05"})
+    result = repo.run("lock")
+    assert result.exit_code == 0, result.output
+    pinned = repo.lock_json()["servers"]["raw"]
+    assert sorted(pinned["tools"]) == ["a", "b", "c", "odd"]
+    assert pinned["tools"]["odd"]["definition"] == ODD_TOOL  # exactly as sent, unknown fields included
+    assert pinned["protocolVersion"] == "2024-11-05"
+
+
+def test_cursor_loop_fails_closed(repo: Repo) -> None:
+    add_raw(repo, "loop", {"pages": [[tool("a")]], "loop_cursor": True})
+    result = repo.run("lock")
+    assert result.exit_code == 1
+    assert "pages in a loop" in result.output
+
+
+def test_endless_pagination_fails_closed(repo: Repo) -> None:
+    add_raw(repo, "endless", {"endless": True})
+    result = repo.run("lock")
+    assert result.exit_code == 1
+    assert "did not end after 500 pages" in result.output
+
+
+@pytest.mark.parametrize("method", ["initialize", "tools/list"])
+def test_hang_is_bounded_by_the_timeout(repo: Repo, method: str) -> None:
+    add_raw(repo, "hang", {"pages": [[tool("a")]], "hang_on": method})
+    started = time.monotonic()
+    result = repo.run("lock", "--timeout", "2")
+    assert result.exit_code == 1
+    assert f"timed out after 2s waiting for {'the initialize handshake' if method == 'initialize' else method}" in (
+        result.output
+    )
+    assert time.monotonic() - started < 15
+
+
+def test_exit_during_handshake(repo: Repo) -> None:
+    add_raw(repo, "quitter", {"exit_on": "initialize"})
+    result = repo.run("lock")
+    assert result.exit_code == 1
+    assert "quitter: could not be booted: the server closed the connection during the initialize handshake" in (
+        result.output
+    )
+
+
+def test_banner_on_stdout_is_ignored(repo: Repo) -> None:
+    add_raw(repo, "chatty", {"pages": [[tool("a")]], "banner": "\x1b[32mServer ready!\x1b[0m"})
+    result = repo.run("lock")
+    assert result.exit_code == 0, result.output
+    assert list(repo.lock_json()["servers"]["chatty"]["tools"]) == ["a"]
+
+
+def test_stderr_flood_does_not_deadlock(repo: Repo) -> None:
+    add_raw(repo, "flood", {"pages": [[tool("a")]], "stderr_mb": 20})
+    result = repo.run("lock", "--timeout", "60")
+    assert result.exit_code == 0, result.output
+
+
+def test_child_ignoring_sigterm_is_killed(repo: Repo, tmp_path: Path) -> None:
+    pidfile = tmp_path / "child.pid"
+    add_raw(repo, "forker", {"pages": [[tool("a")]], "child_ignoring_sigterm": str(pidfile)})
+    result = repo.run("lock")
+    assert result.exit_code == 0, result.output
+    pid = int(pidfile.read_text())
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    status = Path(f"/proc/{pid}/status")
+    return not (status.exists() and "State:\tZ" in status.read_text())
+
+
+def test_duplicate_tool_names_are_reported(repo: Repo) -> None:
+    add_raw(repo, "dupes", {"pages": [[tool("a"), {**tool("a"), "description": "The other a."}]]})
+    result = repo.run("lock")
+    assert result.exit_code == 1
+    assert "definition-invalid" in result.output
+
+
+def test_non_utf8_bytes_do_not_crash(repo: Repo) -> None:
+    add_raw(repo, "bytes", {"pages": [[{**tool("a"), "description": "bad BADBYTES here"}]], "raw_bytes": True})
+    result = repo.run("lock")
+    assert "Traceback" not in result.output
+    assert result.exit_code in (0, 1)
+
+
+def test_server_sees_a_minimal_reproducible_environment(repo: Repo, tmp_path: Path) -> None:
+    record = tmp_path / "env.json"
+    add_raw(repo, "envy", {"pages": [[tool("a")]], "record_env": str(record)})
+    repo.servers["envy"]["env"] = {"DECLARED": "yes"}
+    repo.write_config()
+    canary = {"GITHUB_TOKEN": "ghp_canary_secret_value", "AWS_SECRET_ACCESS_KEY": "canary", "TZ": "Europe/Berlin"}
+    result = repo.run("lock", env=canary)
+    assert result.exit_code == 0, result.output
+    seen = json.loads(record.read_text())
+    assert "GITHUB_TOKEN" not in seen and "AWS_SECRET_ACCESS_KEY" not in seen
+    assert seen["TZ"] == "UTC" and seen["LC_ALL"] == "C.UTF-8"
+    assert seen["DECLARED"] == "yes"
+    assert "ghp_canary_secret_value" not in repo.lock_path.read_text()
+    assert repo.lock_json()["servers"]["envy"]["launch"]["env"] == ["DECLARED"]
