@@ -42,7 +42,9 @@ def filesystem(version: str) -> dict[str, object]:
 
 def time_server(version: str) -> dict[str, object]:
     # Old releases declare mcp>=1.0 without an upper bound and crash on SDK 2.x; this is how users run them.
-    return {"command": "uvx", "args": ["--with", "mcp<2", f"mcp-server-time=={version}"]}
+    # The new release needs SDK 2.x, so the bump drops the constraint as well.
+    legacy = ["--with", "mcp<2"] if version == TIME_OLD else []
+    return {"command": "uvx", "args": [*legacy, f"mcp-server-time=={version}"]}
 
 
 def test_npm_version_bump_fails_check_until_update(repo: Repo, path_env: dict[str, str]) -> None:
@@ -64,6 +66,15 @@ def test_npm_version_bump_fails_check_until_update(repo: Repo, path_env: dict[st
     assert update.exit_code == 0, update.output
     assert "accepted filesystem: tool `" in update.output
     assert repo.lock_json()["servers"]["filesystem"]["launch"]["args"][1].endswith(FS_NEW)
+    # Every tool the new release added or dropped was named by check, and nothing else was.
+    new_tools = repo.lock_json()["servers"]["filesystem"]["tools"]
+    for name in new_tools.keys() - old_tools.keys():
+        assert f"tool `{name}` was added" in check.output
+    for name in old_tools.keys() - new_tools.keys():
+        assert f"tool `{name}` was removed" in check.output
+    for name in old_tools.keys() & new_tools.keys():
+        changed = old_tools[name]["digest"] != new_tools[name]["digest"]
+        assert (f"tool `{name}` changed" in check.output) == changed
     assert repo.run("check", "--timeout", TIMEOUT, env=path_env).exit_code == 0
 
 

@@ -17,9 +17,18 @@ REPRODUCIBLE = {
     "NO_COLOR": "1",
 }
 
-# Taken from the caller: what finds programs and their caches. Nothing else is inherited;
-# in CI the rest of the environment holds secrets.
-INHERITED = ("PATH", "HOME")
+# Taken from the caller: what finds programs and their caches, and which certificate authorities
+# to trust (paths, not secrets; without them npx/uvx fail behind a TLS-inspecting proxy).
+# Nothing else is inherited; in CI the rest of the environment holds secrets.
+INHERITED = (
+    "PATH",
+    "HOME",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "NODE_EXTRA_CA_CERTS",
+    "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE",
+)
 
 
 def server_environment(

@@ -1,0 +1,219 @@
+"""Writes the canonicalisation test vectors (*.json next to this file).
+
+Every expected canonical form below is written by hand from the rules of RFC 8785 and
+SPEC.md ("Canonical form"), most of them copied from the RFC itself; this script does not
+import mcp-lock. It only computes each digest, SHA-256 over the UTF-8 of the expected
+canonical text, and writes the files. Run: python lockfile-spec/vectors/make_vectors.py
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+
+def ok(name: str, input_text: str, canonical: str, note: str = "", **extra: str) -> dict[str, str]:
+    vector = {"name": name, "input": input_text, "canonical": canonical,
+              "digest": "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()}
+    if note:
+        vector["note"] = note
+    return vector | extra
+
+
+def err(name: str, input_text: str, error: str, note: str = "") -> dict[str, str]:
+    vector = {"name": name, "input": input_text, "error": error}
+    if note:
+        vector["note"] = note
+    return vector
+
+
+RFC8785 = [
+    ok(
+        "rfc8785-3.2.2-sample",
+        '{\n  "numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],\n'
+        '  "string": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/",\n'
+        '  "literals": [null, true, false]\n}',
+        '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],'
+        '"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}',
+        "RFC 8785 section 3.2.2, input and output verbatim.",
+    ),
+    ok(
+        "rfc8785-3.2.3-sorting",
+        '{\n  "\\u20ac": "Euro Sign",\n  "\\r": "Carriage Return",\n'
+        '  "\\ufb33": "Hebrew Letter Dalet With Dagesh",\n  "1": "One",\n'
+        '  "\\ud83d\\ude00": "Emoji: Grinning Face",\n  "\\u0080": "Control",\n'
+        '  "\\u00f6": "Latin Small Letter O With Diaeresis"\n}',
+        '{"\\r":"Carriage Return","1":"One","\u0080":"Control",'
+        '"\u00f6":"Latin Small Letter O With Diaeresis","\u20ac":"Euro Sign",'
+        '"\U0001f600":"Emoji: Grinning Face","\ufb33":"Hebrew Letter Dalet With Dagesh"}',
+        "RFC 8785 section 3.2.3: keys sort by UTF-16 code units, so U+1F600 (D83D DE00) comes"
+        " before U+FB33; U+0080 is written raw (only U+0000..U+001F are escaped).",
+    ),
+]
+
+# RFC 8785 appendix B: IEEE-754 bit pattern -> expected text. The input literal is another
+# spelling of the same double, so that formatting (not just parsing) is exercised.
+_APPENDIX_B = [
+    ("0000000000000000", "0.0", "0"),
+    ("8000000000000000", "-0.0", "0"),
+    ("0000000000000001", "4.9406564584124654E-324", "5e-324"),
+    ("8000000000000001", "-5e-324", "-5e-324"),
+    ("7fefffffffffffff", "1.7976931348623157e308", "1.7976931348623157e+308"),
+    ("ffefffffffffffff", "-1.7976931348623157E+308", "-1.7976931348623157e+308"),
+    ("4340000000000000", "9007199254740992", "9007199254740992"),
+    ("c340000000000000", "-9007199254740992", "-9007199254740992"),
+    ("4430000000000000", "295147905179352825856", "295147905179352830000"),
+    ("44b52d02c7e14af5", "9.999999999999997e22", "9.999999999999997e+22"),
+    ("44b52d02c7e14af6", "1E23", "1e+23"),
+    ("44b52d02c7e14af7", "1.0000000000000001e23", "1.0000000000000001e+23"),
+    ("444b1ae4d6e2ef4e", "9.999999999999997e20", "999999999999999700000"),
+    ("444b1ae4d6e2ef4f", "9.999999999999999e20", "999999999999999900000"),
+    ("444b1ae4d6e2ef50", "1e21", "1e+21"),
+    ("3eb0c6f7a0b5ed8c", "9.999999999999997e-7", "9.999999999999997e-7"),
+    ("3eb0c6f7a0b5ed8d", "1e-6", "0.000001"),
+    ("41b3de4355555553", "333333333.3333332", "333333333.3333332"),
+    ("41b3de4355555554", "333333333.33333325", "333333333.33333325"),
+    ("41b3de4355555555", "333333333.33333331", "333333333.3333333"),
+    ("41b3de4355555556", "333333333.3333334", "333333333.3333334"),
+    ("41b3de4355555557", "333333333.33333343", "333333333.33333343"),
+    ("becbf647612f3696", "-3.3333333333333333e-6", "-0.0000033333333333333333"),
+    ("43143ff3c1cb0959", "1424953923781206.25", "1424953923781206.2"),
+]
+RFC8785 += [
+    ok(f"rfc8785-appendix-b-{bits}", literal, expected, "RFC 8785 appendix B.", ieee754=bits)
+    for bits, literal, expected in _APPENDIX_B
+]
+
+NUMBERS = [
+    ok("one-point-zero", "1.0", "1", "A double with no fraction prints as an integer."),
+    ok("one-e-21", "1e21", "1e+21", "From 1e21 up, exponent form with an explicit +."),
+    ok("one-e-20", "1E20", "100000000000000000000", "Below 1e21, all digits: 1 and 20 zeros."),
+    ok("minus-zero-integer", "-0", "0", "-0 and 0 are one value."),
+    ok("minus-zero-double", "-0.0", "0"),
+    ok("smallest-subnormal", "5e-324", "5e-324"),
+    ok("small-fixed", "0.0000123", "0.0000123", "Down to 1e-6 plain decimal, below that exponent form."),
+    ok("small-exponent", "1.5E-7", "1.5e-7"),
+    ok("max-safe-integer", "9007199254740991", "9007199254740991", "2^53-1 is kept as it is."),
+    ok("min-safe-integer", "-9007199254740991", "-9007199254740991"),
+    ok("two-pow-53-plus-one", "9007199254740993", "9007199254740992",
+       "Outside +-(2^53-1) an integer is read as the nearest double: 2^53+1 lies halfway between"
+       " 2^53 and 2^53+2 and rounds to the even one, 2^53."),
+    ok("negative-beyond-safe", "-9007199254740993", "-9007199254740992"),
+    ok("uint64-max", "18446744073709551615", "18446744073709552000",
+       "2^64-1 reads as the double 2^64 = 18446744073709551616, whose shortest round-trip"
+       " digits are 18446744073709552 (x 10^3)."),
+    ok("big-int-in-schema", '{"maximum":18446744073709551615,"minimum":-9223372036854775808}',
+       '{"maximum":18446744073709552000,"minimum":-9223372036854776000}',
+       "-2^63 is a double exactly; its shortest digits are 9223372036854776 (x 10^3)."),
+    ok("integers-and-fractions", "[100, 1E2, 0.1, 1.5e300, -12.5, 3]", "[100,100,0.1,1.5e+300,-12.5,3]"),
+    err("double-overflow", "1e400", "not-finite", "Reads as Infinity, which JSON cannot carry."),
+    err("negative-double-overflow", "[-1e400]", "not-finite"),
+    err("integer-overflow", "1" + "0" * 309, "not-finite", "10^309 rounds to Infinity as a double."),
+]
+
+STRINGS = [
+    ok("key-order-ascii", '{"b":1,"a":2,"A":3,"aa":4,"":5}', '{"":5,"A":3,"a":2,"aa":4,"b":1}',
+       'UTF-16 order: "" < "A" (0x41) < "a" (0x61) < "aa" < "b".'),
+    ok("key-order-astral-before-private-use", '{"\\ue000":1,"\\ud83d\\ude00":2}',
+       '{"\U0001f600":2,"\ue000":1}',
+       "U+1F600 is D83D DE00 in UTF-16, below E000: it sorts first although its code point is higher."),
+    ok("combining-not-normalised", '{"\\u00e9":"precomposed","e\\u0301":"combining"}',
+       '{"e\u0301":"combining","\u00e9":"precomposed"}',
+       "No Unicode normalisation: e+U+0301 and U+00E9 are different keys; 0x65 sorts before 0xE9."),
+    ok("non-bmp-value", '"\\ud83d\\ude00 \\ud834\\udd1e"', '"\U0001f600 \U0001d11e"',
+       "A surrogate pair escape becomes the 4-byte UTF-8 character."),
+    ok("invisible-characters-raw", '"a\\u200bb\\u202ec\\udb40\\udc41d\\u2028e\\u00adf\\ufeff"',
+       '"a\u200bb\u202ec\U000e0041d\u2028e\u00adf\ufeff"',
+       "Canonical form escapes only U+0000..U+001F, quote and backslash; hidden characters are"
+       " hashed as themselves (the lockfile text escapes them, the digest does not see that)."),
+    ok("controls", '"\\u0000\\u001f\\u007f\\b\\f\\n\\r\\t"', '"\\u0000\\u001f\u007f\\b\\f\\n\\r\\t"',
+       "Lowercase hex for U+0000..U+001F except the five short escapes; DEL (U+007F) raw."),
+    ok("solidus-and-quotes", '"\\/ \\" \\\\"', '"/ \\" \\\\"', "Solidus is never escaped."),
+    ok("escaped-latin", '"caf\\u00e9"', '"caf\u00e9"'),
+    err("lone-high-surrogate", '"\\ud800"', "lone-surrogate"),
+    err("lone-low-surrogate-in-key", '{"\\udc00":1}', "lone-surrogate"),
+    err("reversed-pair", '"\\udc00\\ud800"', "lone-surrogate"),
+]
+
+STRUCTURE = [
+    ok("nested-empties", '{ "e": {"f": {}}, "d": [[]], "c": [{}], "b": [], "a": {} }',
+       '{"a":{},"b":[],"c":[{}],"d":[[]],"e":{"f":{}}}'),
+    ok("array-order-kept", "[3, 1, 2]", "[3,1,2]"),
+    ok("nested-objects-sorted", '{"z":{"b":true,"a":null},"y":[{"d":1,"c":2}]}',
+       '{"y":[{"c":2,"d":1}],"z":{"a":null,"b":true}}'),
+    ok("top-level-string", '"x"', '"x"'),
+    ok("top-level-null", " null ", "null"),
+    ok("depth-256", "[" * 256 + "]" * 256, "[" * 256 + "]" * 256,
+       "256 nested arrays/objects is the most allowed."),
+    err("depth-257", "[" * 257 + "]" * 257, "too-deep"),
+]
+
+_TIMEZONE = ("IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local"
+             " timezone if no timezone provided by the user.")
+_SOURCE_TZ = ("Source IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as"
+              " local timezone if no source timezone provided by the user.")
+_TARGET_TZ = ("Target IANA timezone name (e.g., 'Asia/Tokyo', 'America/San_Francisco'). Use 'UTC' as"
+              " local timezone if no target timezone provided by the user.")
+_ANNOTATIONS_IN = ('"annotations": {"readOnlyHint": true, "destructiveHint": false,'
+                   ' "idempotentHint": true, "openWorldHint": false}')
+_ANNOTATIONS_OUT = ('"annotations":{"destructiveHint":false,"idempotentHint":true,'
+                    '"openWorldHint":false,"readOnlyHint":true}')
+
+REAL = [
+    ok(
+        "mcp-server-time-get_current_time",
+        '{"name": "get_current_time", "description": "Get current time in a specific timezone",'
+        ' "inputSchema": {"type": "object", "properties": {"timezone": {"type": "string",'
+        f' "description": "{_TIMEZONE}"}}}}, "required": ["timezone"]}}, {_ANNOTATIONS_IN}}}',
+        '{' + _ANNOTATIONS_OUT + ',"description":"Get current time in a specific timezone",'
+        '"inputSchema":{"properties":{"timezone":{"description":"' + _TIMEZONE + '","type":"string"}},'
+        '"required":["timezone"],"type":"object"},"name":"get_current_time"}',
+        "tools/list entry of mcp-server-time (modelcontextprotocol/servers, src/time) as the MCP"
+        " Python SDK sends it, with local timezone UTC.",
+    ),
+    ok(
+        "mcp-server-time-convert_time",
+        '{"name": "convert_time", "description": "Convert time between timezones", "inputSchema":'
+        ' {"type": "object", "properties": {"source_timezone": {"type": "string", "description":'
+        f' "{_SOURCE_TZ}"}}, "time": {{"type": "string", "description": "Time to convert in 24-hour'
+        ' format (HH:MM)"}, "target_timezone": {"type": "string", "description":'
+        f' "{_TARGET_TZ}"}}}}, "required": ["source_timezone", "time", "target_timezone"]}},'
+        f' {_ANNOTATIONS_IN}}}',
+        '{' + _ANNOTATIONS_OUT + ',"description":"Convert time between timezones","inputSchema":'
+        '{"properties":{"source_timezone":{"description":"' + _SOURCE_TZ + '","type":"string"},'
+        '"target_timezone":{"description":"' + _TARGET_TZ + '","type":"string"},'
+        '"time":{"description":"Time to convert in 24-hour format (HH:MM)","type":"string"}},'
+        '"required":["source_timezone","time","target_timezone"],"type":"object"},'
+        '"name":"convert_time"}',
+        "Same server; the array keeps its order while object keys sort.",
+    ),
+]
+
+FILES = {
+    "rfc8785.json": ("Examples from RFC 8785 itself (sections 3.2.2, 3.2.3 and appendix B).", RFC8785),
+    "numbers.json": ("Number edge cases, including integers beyond +-(2^53-1).", NUMBERS),
+    "strings.json": ("Key order, Unicode and escaping; lone surrogates are errors.", STRINGS),
+    "structure.json": ("Nesting, empty containers, top-level scalars, the depth limit.", STRUCTURE),
+    "real-tools.json": ("Tool definitions as real servers send them.", REAL),
+}
+
+FORMAT = (
+    "Each vector: `input` is JSON text. Parse it (integers beyond +-(2^53-1) read as the nearest"
+    " double), canonicalise it, and either get exactly `canonical` (a string whose UTF-8 encoding"
+    " is the canonical bytes) and `digest` (sha256: + hex SHA-256 of those bytes), or, when the"
+    " vector has `error`, a refusal: lone-surrogate, not-finite or too-deep."
+)
+
+
+def main() -> None:
+    for name, (description, vectors) in FILES.items():
+        document = {"description": description, "format": FORMAT, "vectors": vectors}
+        text = json.dumps(document, indent=2, ensure_ascii=True) + "\n"
+        (HERE / name).write_text(text, encoding="utf-8", newline="\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,141 @@
+"""Canonical JSON and digests: the one place where bytes that get hashed are produced.
+
+Canonical form is RFC 8785 (JCS), produced by the `rfc8785` package, over the value as a
+JSON reader holding IEEE-754 doubles sees it (`normalise`). The rules that RFC 8785 leaves
+to the caller are fixed here (see lockfile-spec/SPEC.md, "Canonical form"):
+
+* integers outside ±(2**53 - 1) become the nearest double (ties to even), as JavaScript's
+  `JSON.parse` would read them; one whose nearest double is infinite is rejected;
+* NaN and ±Infinity are rejected (JSON cannot carry them);
+* strings (keys included) must be sequences of Unicode scalar values: a lone surrogate is
+  rejected;
+* nesting deeper than `MAX_DEPTH` arrays/objects is rejected.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import rfc8785
+
+# Containers (arrays/objects) that may enclose a value, the outermost counting as 1. Deep
+# enough for any real JSON Schema, shallow enough to stay far from Python's recursion limit.
+MAX_DEPTH = 256
+
+# The largest integer magnitude a double represents exactly, and so every reader agrees on.
+MAX_SAFE_INTEGER = 2**53 - 1
+
+DIGEST_PREFIX = "sha256:"
+
+
+class CanonicalisationError(ValueError):
+    """A value has no canonical JSON form (a clean, one-line reason).
+
+    `pointer` is the JSON pointer (RFC 6901) of the offending part within the value given.
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.pointer = ""
+
+    def _inside(self, key: str | int) -> CanonicalisationError:
+        self.pointer = "/" + str(key).replace("~", "~0").replace("/", "~1") + self.pointer
+        return self
+
+
+def normalise(value: Any, max_depth: int = MAX_DEPTH) -> Any:
+    """`value` as a JSON reader holding doubles sees it, checked to be canonicalisable.
+
+    Returns plain dicts/lists/str/int/float/bool/None: big integers become floats, tuples
+    become lists. Raises `CanonicalisationError` for anything without a canonical form.
+    `max_depth` exists for documents that embed values allowed `MAX_DEPTH` of their own.
+    """
+    return _normalise(value, 0, max_depth)
+
+
+def canonical_bytes(value: Any) -> bytes:
+    """The RFC 8785 canonical UTF-8 bytes of `value` (after `normalise`)."""
+    try:
+        return rfc8785.dumps(_normalise(value, 0, MAX_DEPTH))
+    except rfc8785.CanonicalizationError as e:  # pragma: no cover - _normalise rejects first
+        raise CanonicalisationError(str(e)) from e
+
+
+def digest(value: Any) -> str:
+    """`sha256:` + lowercase hex SHA-256 of the canonical bytes of `value`."""
+    return DIGEST_PREFIX + hashlib.sha256(canonical_bytes(value)).hexdigest()
+
+
+def _normalise(value: Any, depth: int, max_depth: int) -> Any:
+    # bool before int: bool is an int subclass.
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return _number_from_int(int(value))
+    if isinstance(value, float):
+        return _finite(float(value))
+    if isinstance(value, str):
+        return _scalar_string(str.__str__(value))
+    if isinstance(value, Mapping | list | tuple):
+        if depth >= max_depth:
+            raise CanonicalisationError(f"nested deeper than {max_depth} arrays/objects")
+        if isinstance(value, Mapping):
+            return _normalise_object(value, depth, max_depth)
+        return _normalise_array(value, depth, max_depth)
+    raise CanonicalisationError(f"{type(value).__name__} is not a JSON value")
+
+
+def _normalise_object(value: Mapping[Any, Any], depth: int, max_depth: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in value.items():
+        key = _key(k)
+        try:
+            out[key] = _normalise(v, depth + 1, max_depth)
+        except CanonicalisationError as e:
+            raise e._inside(key) from None
+    return out
+
+
+def _normalise_array(value: list[Any] | tuple[Any, ...], depth: int, max_depth: int) -> list[Any]:
+    out: list[Any] = []
+    for i, v in enumerate(value):
+        try:
+            out.append(_normalise(v, depth + 1, max_depth))
+        except CanonicalisationError as e:
+            raise e._inside(i) from None
+    return out
+
+
+def _number_from_int(n: int) -> int | float:
+    if -MAX_SAFE_INTEGER <= n <= MAX_SAFE_INTEGER:
+        return n
+    try:
+        # float(int) rounds to nearest, ties to even: what JSON.parse does with the digits.
+        return float(n)
+    except OverflowError:
+        raise CanonicalisationError("integer too large for a double (would be Infinity)") from None
+
+
+def _finite(f: float) -> float:
+    if math.isnan(f) or math.isinf(f):
+        raise CanonicalisationError(f"{f} is not a JSON number")
+    return f
+
+
+def _scalar_string(s: str) -> str:
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise CanonicalisationError(
+            f"string contains a lone surrogate U+{ord(s[e.start]):04X} (not valid Unicode)"
+        ) from None
+    return s
+
+
+def _key(k: Any) -> str:
+    if not isinstance(k, str):
+        raise CanonicalisationError(f"object key {k!r} is not a string")
+    return _scalar_string(str.__str__(k))

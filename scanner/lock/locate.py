@@ -1,0 +1,110 @@
+"""Where things are in lockfile text: JSON pointers of members and the lines they start on."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable, Iterator
+from json.decoder import scanstring
+
+_WS = re.compile(r"[ \t\n\r]*")
+_SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null")
+
+
+def pointer_token(key: str) -> str:
+    """One reference token of a JSON pointer (RFC 6901): `~` -> `~0`, `/` -> `~1`."""
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def join_pointer(parts: Iterable[str | int]) -> str:
+    """The JSON pointer of a path given as keys and indices."""
+    return "".join("/" + pointer_token(str(p)) for p in parts)
+
+
+def iter_members(text: str) -> Iterator[tuple[str, int]]:
+    """Yield (JSON pointer, 1-based line) for the root and every member and array element.
+
+    The line is where the member's key starts (for array elements, the element itself).
+    Members come in text order, parents before children; a duplicate key shows up as a
+    repeated pointer. Raises ValueError on text that is not JSON.
+    """
+    return _Scanner(text).members()
+
+
+class _Scanner:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.newlines = [m.start() for m in re.finditer("\n", text)]
+
+    def line(self, pos: int) -> int:
+        return bisect.bisect_left(self.newlines, pos) + 1
+
+    def skip(self, pos: int) -> int:
+        return _WS.match(self.text, pos).end()  # type: ignore[union-attr]
+
+    def expect(self, pos: int, char: str) -> int:
+        if self.text[pos : pos + 1] != char:
+            raise ValueError(f"expected {char!r} at offset {pos}")
+        return self.skip(pos + 1)
+
+    def key(self, pos: int, parent: str) -> tuple[int, str, int]:
+        """Read `"key":` at pos; return (line, pointer, position of the value)."""
+        line = self.line(pos)
+        if self.text[pos : pos + 1] != '"':
+            raise ValueError(f"expected a key at offset {pos}")
+        key, end = scanstring(self.text, pos + 1, True)
+        return line, parent + "/" + pointer_token(key), self.expect(self.skip(end), ":")
+
+    def members(self) -> Iterator[tuple[str, int]]:
+        text = self.text
+        pos = self.skip(0)
+        pointer, line = "", self.line(pos)
+        # Open containers: [pointer, next array index or -1 for objects].
+        stack: list[list] = []
+        while True:
+            yield pointer, line
+            char = text[pos : pos + 1]
+            if char in ("{", "["):
+                pos = self.skip(pos + 1)
+                if text[pos : pos + 1] != ("}" if char == "{" else "]"):
+                    if char == "{":
+                        stack.append([pointer, -1])
+                        line, pointer, pos = self.key(pos, pointer)
+                    else:
+                        stack.append([pointer, 0])
+                        line, pointer = self.line(pos), pointer + "/0"
+                    continue
+                pos += 1
+            elif char == '"':
+                pos = scanstring(text, pos + 1, True)[1]
+            else:
+                match = _SCALAR.match(text, pos)
+                if not match:
+                    raise ValueError(f"unexpected character at offset {pos}")
+                pos = match.end()
+            # The value is complete: step past commas and closing brackets to the next one.
+            pos, next_member = self.advance(pos, stack)
+            if next_member is None:
+                return
+            pointer, line, pos = next_member
+
+    def advance(self, pos: int, stack: list[list]) -> tuple[int, tuple[str, int, int] | None]:
+        while True:
+            pos = self.skip(pos)
+            if not stack:
+                if pos != len(self.text):
+                    raise ValueError(f"extra data at offset {pos}")
+                return pos, None
+            parent, index = stack[-1]
+            char = self.text[pos : pos + 1]
+            if char == ",":
+                pos = self.skip(pos + 1)
+                if index < 0:
+                    line, pointer, pos = self.key(pos, parent)
+                    return pos, (pointer, line, pos)
+                stack[-1][1] = index + 1
+                return pos, (f"{parent}/{index + 1}", self.line(pos), pos)
+            if char != ("}" if index < 0 else "]"):
+                raise ValueError(f"expected ',' or a closing bracket at offset {pos}")
+            stack.pop()
+            pos += 1
