@@ -138,3 +138,30 @@ def test_server_sees_a_minimal_reproducible_environment(repo: Repo, tmp_path: Pa
     assert seen["DECLARED"] == "yes"
     assert "ghp_canary_secret_value" not in repo.lock_path.read_text()
     assert repo.lock_json()["servers"]["envy"]["launch"]["env"] == ["DECLARED"]
+
+
+def test_ctrl_c_ends_every_server_and_keeps_the_lock(repo: Repo, tmp_path: Path) -> None:
+    import signal
+    import subprocess
+
+    repo.add_stdio("notes")
+    assert repo.run("lock").exit_code == 0
+    before = repo.lock_path.read_bytes()
+    pidfile = tmp_path / "child.pid"
+    add_raw(repo, "hang", {"hang_on": "tools/list", "child_ignoring_sigterm": str(pidfile)})
+    command = [sys.executable, "-m", "scanner", "update", "--repo", str(repo.root)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not pidfile.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert repo.lock_path.read_bytes() == before
+    pid = int(pidfile.read_text())
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(pid)
