@@ -41,6 +41,19 @@ def test_pins_what_the_sdk_would_reject_and_follows_every_page(repo: Repo) -> No
     assert pinned["protocolVersion"] == "2024-11-05"
 
 
+def test_modern_only_server_is_pinned_through_discover(repo: Repo) -> None:
+    behaviour = {"pages": [[tool("a")], [tool("b")]], "modern_only": True, "instructions": "Modern.",
+                 "serverInfo": {"name": "modern", "version": "2.0"}}
+    add_raw(repo, "modern", behaviour)
+    result = repo.run("lock")
+    assert result.exit_code == 0, result.output
+    pinned = repo.lock_json()["servers"]["modern"]
+    assert pinned["protocolVersion"] == "2026-07-28"
+    assert pinned["serverInfo"] == {"name": "modern", "version": "2.0"}
+    assert pinned["instructions"] == "Modern."
+    assert sorted(pinned["tools"]) == ["a", "b"]
+
+
 def test_cursor_loop_fails_closed(repo: Repo) -> None:
     add_raw(repo, "loop", {"pages": [[tool("a")]], "loop_cursor": True})
     result = repo.run("lock")
