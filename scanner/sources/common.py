@@ -1,0 +1,136 @@
+"""Reading config files safely: every failure becomes a Problem, never an exception."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import stat
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from scanner.sources import jsonc
+from scanner.sources.interpolate import Context
+from scanner.sources.model import ConfigFile, Problem, Severity, SourceLocation
+
+# Config files are small; anything bigger is not a config file we should spend memory on.
+MAX_BYTES = 5 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Scan:
+    """One discovery run: the repository and what placeholders resolve against."""
+
+    repo: Path
+    environ: Mapping[str, str]
+    inputs: Mapping[str, str] = field(default_factory=dict)
+    server_inputs: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+    def context(self, name: str, rel: str, defaults: Mapping[str, str] | None = None) -> Context:
+        """The resolution context for server `name` declared in `rel`.
+
+        Later wins: declared defaults, global inputs, `server_inputs[name]`, `server_inputs[name@rel]`.
+        """
+        inputs = {
+            **(defaults or {}),
+            **self.inputs,
+            **self.server_inputs.get(name, {}),
+            **self.server_inputs.get(f"{name}@{rel}", {}),
+        }
+        return Context(self.environ, self.repo, inputs, posixpath.dirname(rel))
+
+
+class SourceError(Exception):
+    """A file that cannot be read or parsed; becomes an error Problem on its ConfigFile."""
+
+    def __init__(self, code: str, message: str, line: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.line = line
+
+
+def problem(severity: Severity, code: str, message: str, rel: str, line: int = 1) -> Problem:
+    return Problem(severity, code, message, SourceLocation(rel, line))
+
+
+def broken(rel: str, client: str, err: SourceError) -> ConfigFile:
+    return ConfigFile(rel, client, problems=[problem("error", err.code, err.message, rel, err.line)])
+
+
+def read_text(repo: Path, rel: str) -> str:
+    """The file as text; raises SourceError when it is unreadable, too big or not UTF-8."""
+    try:
+        # Non-blocking open: opening a FIFO would otherwise wait for a writer forever.
+        fd = os.open(repo / rel, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            # A hostile repo can link a config name to a FIFO or /dev/zero: read regular files only.
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise SourceError("unreadable", f"cannot read {rel}: not a regular file")
+            data = handle.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise SourceError("unreadable", f"cannot read {rel}: {exc.strerror or exc}") from None
+    if len(data) > MAX_BYTES:
+        raise SourceError("unreadable", f"{rel} is larger than {MAX_BYTES // 1024 // 1024} MB")
+    try:
+        return jsonc.decode(data)
+    except jsonc.JsoncError as exc:
+        raise SourceError("not-utf8", f"{rel} is {exc.reason}; save it as UTF-8", exc.line) from None
+
+
+def load_json(repo: Path, rel: str) -> jsonc.Document:
+    try:
+        return jsonc.parse(read_text(repo, rel))
+    except jsonc.JsoncError as exc:
+        raise SourceError("parse-error", f"{rel} is not valid JSON: {exc}", exc.line) from None
+
+
+def load_recognised(repo: Path, rel: str, recognise: Callable[[object], bool]) -> jsonc.Document | None:
+    """A JSON file with a common name (server.json, manifest.json), only if it is ours.
+
+    An unparseable one is not known to be an MCP file, so it is ignored rather than reported.
+    """
+    try:
+        doc = load_json(repo, rel)
+    except SourceError:
+        return None
+    return doc if recognise(doc.value) else None
+
+
+def load_yaml(repo: Path, rel: str) -> jsonc.Document:
+    """A YAML file as a Document, with lines of mapping keys and list items (pointer-keyed)."""
+    text = read_text(repo, rel).removeprefix("\ufeff")
+    try:
+        value = yaml.safe_load(text)
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 1
+        column = mark.column + 1 if mark else 1
+        raise SourceError(
+            "parse-error", f"{rel} is not valid YAML: line {line}, column {column}: {exc.problem}", line
+        ) from None
+    except Exception as exc:  # PyYAML raises assorted errors (bad dates, recursion) on odd input
+        raise SourceError("parse-error", f"{rel} is not valid YAML: {exc}") from None
+    doc = jsonc.Document(value)
+    if node is not None:
+        _yaml_lines(node, "", doc.lines, 0)
+    return doc
+
+
+def _yaml_lines(node: yaml.Node, ptr: str, lines: dict[str, int], depth: int) -> None:
+    # Aliases can make the tree exponentially large; a config needs far fewer lines than this.
+    if depth > jsonc.MAX_DEPTH or len(lines) > 100_000:
+        return
+    if isinstance(node, yaml.MappingNode):
+        for key, child in node.value:
+            sub = ptr + jsonc.pointer([str(key.value)])
+            lines[sub] = key.start_mark.line + 1
+            _yaml_lines(child, sub, lines, depth + 1)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, child in enumerate(node.value):
+            sub = f"{ptr}/{i}"
+            lines[sub] = child.start_mark.line + 1
+            _yaml_lines(child, sub, lines, depth + 1)

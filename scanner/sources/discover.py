@@ -1,0 +1,154 @@
+"""Find every MCP server a repository declares, across all clients' project files, and group the
+declarations that launch the same thing into one Server."""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from scanner.sources import codex, continuedev, mcpb, mcpjson, opencode, registry
+from scanner.sources.common import Scan, problem
+from scanner.sources.model import ConfigFile, Declaration, Server
+
+Reader = Callable[[Scan, str], ConfigFile | None]
+
+# Project-scoped files at fixed paths.
+FIXED: dict[str, Reader] = {
+    **{path: mcpjson.reader(fmt) for path, fmt in mcpjson.FORMATS.items()},
+    codex.PATH: codex.read,
+    **opencode.READERS,
+}
+# Files recognised by name anywhere in the repository (bounded walk).
+WALKED: dict[str, Reader] = {
+    registry.FILENAME: registry.read,
+    mcpb.FILENAME: mcpb.read,
+    "gemini-extension.json": mcpjson.reader(mcpjson.GEMINI_EXTENSION_FORMAT),
+}
+SKIP_DIRS = frozenset({"node_modules", "venv", "dist", "build", "__pycache__", "target", "vendor"})
+# server.json and manifest.json are publishing files; copies under test folders are fixtures.
+SKIP_DIRS |= {"test", "tests", "testdata", "fixtures", "__tests__", "__fixtures__"}
+# Hidden folders are skipped, except the clients' own and the NuGet template's `.mcp`.
+HIDDEN_OK = frozenset({".mcp", continuedev.FOLDER.split("/")[0]} | {p.split("/")[0] for p in FIXED if "/" in p})
+MAX_DEPTH = 6
+MAX_ENTRIES = 20_000  # directory entries looked at; keeps a huge monorepo fast
+
+
+@dataclass
+class Discovery:
+    files: list[ConfigFile]
+    servers: list[Server]
+
+
+def discover(
+    repo: Path,
+    environ: Mapping[str, str],
+    inputs: Mapping[str, str] | None = None,
+    server_inputs: Mapping[str, Mapping[str, str]] | None = None,
+) -> Discovery:
+    """Read every config file of `repo`; never raises on a bad file (it gets an error Problem)."""
+    # Absolute, so `${workspaceFolder}` resolves to a path that works from any cwd.
+    scan = Scan(repo.absolute(), environ, inputs or {}, server_inputs or {})
+    files = [cf for rel, read in candidates(scan.repo) if (cf := _read(read, scan, rel)) is not None]
+    files.sort(key=lambda cf: cf.path)
+    return Discovery(files, group([d for cf in files for d in cf.declarations]))
+
+
+def candidates(repo: Path) -> Iterator[tuple[str, Reader]]:
+    """Repo-relative POSIX paths that may hold servers, each with its reader."""
+    for rel, read in FIXED.items():
+        if os.path.lexists(repo / rel):
+            yield rel, read
+    folder = repo / continuedev.FOLDER
+    if folder.is_dir():
+        for name in sorted(_listdir(folder)):
+            if name.endswith(continuedev.SUFFIXES):
+                yield f"{continuedev.FOLDER}/{name}", continuedev.read
+    for rel in walk(repo, frozenset(WALKED)):
+        yield rel, WALKED[rel.rsplit("/", 1)[-1]]
+
+
+def walk(repo: Path, names: frozenset[str]) -> Iterator[str]:
+    """Files called one of `names`, breadth first, within MAX_DEPTH and MAX_ENTRIES."""
+    queue: deque[tuple[str, int]] = deque([("", 0)])
+    seen = 0
+    while queue and seen < MAX_ENTRIES:
+        rel_dir, depth = queue.popleft()
+        try:
+            with os.scandir(repo / rel_dir) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries[: MAX_ENTRIES - seen]:
+            seen += 1
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            if entry.name in names and not _is_dir(entry):
+                yield rel
+            elif depth < MAX_DEPTH and _is_dir(entry) and _walkable(entry.name):
+                queue.append((rel, depth + 1))
+
+
+def _walkable(name: str) -> bool:
+    return name not in SKIP_DIRS and (not name.startswith(".") or name in HIDDEN_OK)
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)  # never follow links: no loops, no escaping the repo
+    except OSError:
+        return False
+
+
+def _listdir(folder: Path) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
+
+
+def _read(read: Reader, scan: Scan, rel: str) -> ConfigFile | None:
+    try:
+        return read(scan, rel)
+    except Exception as exc:  # one odd file must not stop discovery of the others
+        message = f"mcp-lock failed to read {rel} ({type(exc).__name__}: {exc}); please report this"
+        return ConfigFile(rel, "unknown", problems=[problem("error", "internal-error", message, rel)])
+
+
+# -- grouping ---------------------------------------------------------------------------------
+
+
+def group(declarations: list[Declaration]) -> list[Server]:
+    """One Server per distinct launch, keyed by its first declared name; sorted by key.
+
+    Declarations with the same launch (`template.identity()`) are merged, in file then line
+    order. When different launches share a name, each is keyed `name@path` and warned about.
+    """
+    groups: dict[object, list[Declaration]] = {}
+    for decl in sorted(declarations, key=lambda d: d.location):
+        identity = decl.template.identity() if decl.template else ("unlaunchable", decl.location, decl.name)
+        groups.setdefault(identity, []).append(decl)
+    by_name: dict[str, list[list[Declaration]]] = {}
+    for decls in groups.values():
+        by_name.setdefault(decls[0].name, []).append(decls)
+    servers: list[Server] = []
+    for name, clashing in by_name.items():
+        if len(clashing) == 1:
+            servers.append(Server(name, clashing[0]))
+        else:
+            servers += _split_clash(name, clashing)
+    return sorted(servers, key=lambda s: s.key)
+
+
+def _split_clash(name: str, clashing: list[list[Declaration]]) -> list[Server]:
+    keys = [f"{name}@{decls[0].location.file}" for decls in clashing]
+    if len(set(keys)) < len(keys):  # the same name twice in one file (a Continue list)
+        keys = [f"{name}@{decls[0].location}" for decls in clashing]
+    places = ", ".join(str(decls[0].location) for decls in clashing)
+    for decls, key in zip(clashing, keys, strict=True):
+        message = f"'{name}' names {len(clashing)} different launches ({places}); this one is pinned as '{key}'"
+        for decl in decls:
+            if decl.name == name:
+                decl.problems.append(problem("warning", "name-clash", message, decl.location.file, decl.location.line))
+    return [Server(key, decls) for decls, key in zip(clashing, keys, strict=True)]
