@@ -1,0 +1,91 @@
+"""Findings as a versioned JSON document, for scripts and other tools.
+
+Schema (version 1). Fields are only ever added within a version; a rename or removal bumps it.
+
+    {
+      "version": 1,
+      "tool": {"name": "mcp-lock", "version": "<scanner.__version__>"},
+      "summary": {
+        "total": <int>,                       # number of findings
+        "blocking": <int>,                    # findings that fail `check`
+        "bySeverity": {"critical": <int>, "high": <int>, "medium": <int>, "low": <int>, "info": <int>}
+      },
+      "findings": [
+        {
+          "rule": "<rule id, e.g. tool-changed>",
+          "severity": "critical" | "high" | "medium" | "low" | "info",   # effective severity
+          "blocking": <bool>,
+          "server": "<server key>",
+          "subject": "<definition name>" | null,    # null for server-level findings
+          "kind": "tools" | "prompts" | "resources" | "resourceTemplates" | null,
+          "qualifiedName": "<server>/<subject>" | "<server>",
+          "message": "<one line>",
+          "details": ["<further line>", ...],
+          "location": {"file": "<repo-relative path>", "line": <int >= 1>, "pointer": "<JSON pointer>"}
+        }
+      ]
+    }
+
+`location.pointer` is present only for findings anchored in the lockfile (RFC 6901 pointer into
+mcp-lock.json); findings in a config file carry only file and line. `bySeverity` always lists
+all five severities, most severe first. Findings are ordered by server, then severity (most severe
+first), rule id, subject, kind and message, so the same findings always give the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import scanner
+from scanner.findings import Finding, LockLocation
+from scanner.reporters.locate import Locator
+from scanner.rules import SEVERITIES
+
+SCHEMA_VERSION = 1
+
+
+def ordered(findings: Sequence[Finding]) -> list[Finding]:
+    """Findings in the stable report order: server, severity, rule, subject, then kind and message."""
+    return sorted(findings, key=lambda f: (*f.sort_key(), f.kind or "", f.message, tuple(f.details)))
+
+
+def build_report(findings: Sequence[Finding], locator: Locator) -> dict[str, Any]:
+    """The report as plain data (see the module docstring for the schema)."""
+    by_severity = dict.fromkeys(SEVERITIES, 0)
+    for finding in findings:
+        by_severity[finding.effective_severity] += 1
+    return {
+        "version": SCHEMA_VERSION,
+        "tool": {"name": "mcp-lock", "version": scanner.__version__},
+        "summary": {
+            "total": len(findings),
+            "blocking": sum(1 for f in findings if f.blocking),
+            "bySeverity": by_severity,
+        },
+        "findings": [_finding(f, locator) for f in ordered(findings)],
+    }
+
+
+def render_json(findings: Sequence[Finding], locator: Locator, *, indent: int | None = 2) -> str:
+    return json.dumps(build_report(findings, locator), indent=indent, ensure_ascii=False) + "\n"
+
+
+def _finding(finding: Finding, locator: Locator) -> dict[str, Any]:
+    file, line = locator.resolve(finding.location)
+    location: dict[str, Any] = {"file": file, "line": max(1, line)}
+    if isinstance(finding.location, LockLocation):
+        location["pointer"] = finding.location.pointer
+    return {
+        "rule": finding.rule.id,
+        "severity": finding.effective_severity,
+        "blocking": finding.blocking,
+        "server": finding.server,
+        "subject": finding.subject,
+        "kind": finding.kind,
+        "qualifiedName": finding.qualified_name,
+        "message": finding.message,
+        "details": list(finding.details),
+        "location": location,
+    }
