@@ -29,6 +29,25 @@ LOCK_OPTION = click.option(
 )
 
 
+FORMATS = ("text", "json", "sarif", "github", "markdown")
+FILE = click.Path(dir_okay=False, path_type=Path)
+
+
+def report_options(function: Any) -> Any:
+    """Output options: one format on stdout (or --output), and any others written to files in the same run."""
+    for option in (
+        click.option("--format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True),
+        click.option("--output", type=FILE, help="Write --format here."),
+        click.option("--json", "json_file", type=FILE, help="Also write JSON."),
+        click.option("--sarif", "sarif_file", type=FILE, help="Also write SARIF."),
+        click.option("--summary", "summary_file", type=FILE, help="Also append Markdown (e.g. $GITHUB_STEP_SUMMARY)."),
+        click.option("--github-annotations", is_flag=True, help="Also print GitHub workflow annotations."),
+        click.option("--category", default=None, help="SARIF run category (automationDetails.id)."),
+    ):
+        function = option(function)
+    return function
+
+
 def boot_options(function: Any) -> Any:
     for option in (
         click.option(
@@ -86,20 +105,36 @@ def list_command(repo: Path, lockfile: Path | None) -> None:
 @REPO_OPTION
 @LOCK_OPTION
 @boot_options
-def lock(repo: Path, lockfile: Path | None, timeout: float | None, concurrency: int | None, quiet: bool) -> None:
+@report_options
+def lock(
+    repo: Path,
+    lockfile: Path | None,
+    timeout: float | None,
+    concurrency: int | None,
+    quiet: bool,
+    **report: Any,
+) -> None:
     """Boot every declared server that is not pinned yet and pin it in mcp-lock.json."""
     from scanner import engine
 
     workspace = _workspace(repo, lockfile)
     outcome = _run(lambda: engine.lock(workspace, _options(timeout, concurrency, quiet)))
-    _finish(workspace, outcome)
+    _finish(workspace, outcome, report)
 
 
 @main.command()
 @REPO_OPTION
 @LOCK_OPTION
 @boot_options
-def check(repo: Path, lockfile: Path | None, timeout: float | None, concurrency: int | None, quiet: bool) -> None:
+@report_options
+def check(
+    repo: Path,
+    lockfile: Path | None,
+    timeout: float | None,
+    concurrency: int | None,
+    quiet: bool,
+    **report: Any,
+) -> None:
     """Boot every declared server and compare what it says with the lock. Exit 1 on any unpinned change."""
     from scanner import engine
     from scanner.reporters.text import summary_line
@@ -107,7 +142,7 @@ def check(repo: Path, lockfile: Path | None, timeout: float | None, concurrency:
     workspace = _workspace(repo, lockfile)
     outcome = _run(lambda: engine.check(workspace, _options(timeout, concurrency, quiet)))
     outcome.messages.append(summary_line(outcome.findings))
-    _finish(workspace, outcome)
+    _finish(workspace, outcome, report)
 
 
 @main.command()
@@ -116,6 +151,7 @@ def check(repo: Path, lockfile: Path | None, timeout: float | None, concurrency:
 @REPO_OPTION
 @LOCK_OPTION
 @boot_options
+@report_options
 def update(
     servers: tuple[str, ...],
     tools: tuple[str, ...],
@@ -124,13 +160,14 @@ def update(
     timeout: float | None,
     concurrency: int | None,
     quiet: bool,
+    **report: Any,
 ) -> None:
     """Re-pin the named servers (every server when none is named), showing each change accepted."""
     from scanner import engine
 
     workspace = _workspace(repo, lockfile)
     outcome = _run(lambda: engine.update(workspace, _options(timeout, concurrency, quiet), servers, tools))
-    _finish(workspace, outcome)
+    _finish(workspace, outcome, report)
 
 
 def _workspace(repo: Path, lockfile: Path | None) -> Workspace:
@@ -160,13 +197,58 @@ def _run(action: Any) -> Any:
         sys.exit(130)
 
 
-def _finish(workspace: Workspace, outcome: Outcome) -> None:
+def _finish(workspace: Workspace, outcome: Outcome, report: dict[str, Any]) -> None:
     from scanner.reporters.locate import Locator
+
+    locator = Locator(workspace.lock_path, workspace.lock_display)
+    rendered = _render(report["output_format"], outcome, locator, report)
+    if report["output"] is not None:
+        _write_report(report["output"], rendered)
+    else:
+        click.echo(rendered, nl=False)
+    for option, fmt in (("json_file", "json"), ("sarif_file", "sarif")):
+        if report[option] is not None:
+            _write_report(report[option], _render(fmt, outcome, locator, report))
+    if report["summary_file"] is not None:
+        _write_report(report["summary_file"], _render("markdown", outcome, locator, report), append=True)
+    if report["github_annotations"] and report["output_format"] != "github":
+        click.echo(_render("github", outcome, locator, report), nl=False)
+    if report["output_format"] == "text" or report["output"] is not None:
+        for message in outcome.messages:
+            click.echo(message)
+    else:
+        for message in outcome.messages:
+            click.echo(f"mcp-lock: {message}", err=True)
+    sys.exit(outcome.exit_code)
+
+
+def _render(fmt: str, outcome: Outcome, locator: Any, report: dict[str, Any]) -> str:
+    if fmt == "json":
+        from scanner.reporters.json_report import render_json
+
+        return render_json(outcome.findings, locator) + "\n"
+    if fmt == "sarif":
+        from scanner.reporters.sarif import render_sarif
+
+        return render_sarif(outcome.findings, locator, category=report["category"]) + "\n"
+    if fmt == "github":
+        from scanner.reporters.github import render_github
+
+        return render_github(outcome.findings, locator)
+    if fmt == "markdown":
+        from scanner.reporters.markdown import render_markdown
+
+        return render_markdown(outcome.findings, locator)
     from scanner.reporters.text import render_text
 
-    colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    locator = Locator(workspace.lock_path, workspace.lock_display)
-    click.echo(render_text(outcome.findings, locator, colour=colour), nl=False)
-    for message in outcome.messages:
-        click.echo(message)
-    sys.exit(outcome.exit_code)
+    colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ and report["output"] is None
+    return render_text(outcome.findings, locator, colour=colour)
+
+
+def _write_report(path: Path, text: str, *, append: bool = False) -> None:
+    try:
+        with path.open("a" if append else "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as error:
+        click.echo(f"mcp-lock: error: cannot write {path}: {error.strerror}", err=True)
+        sys.exit(2)
