@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from scanner.diff.suspicious import suspicious_findings
 from scanner.findings import Finding, LockLocation, pointer
 from scanner.policy import Policy, load_policy
 from scanner.rules import rule
@@ -78,13 +79,18 @@ def open_workspace(repo: Path, lock_path: Path | None, environ: Mapping[str, str
     return Workspace(repo, lock_path or repo / LOCKFILE_NAME, discovery, policy, environ)
 
 
-def config_findings(workspace: Workspace) -> list[Finding]:
-    """Problems in config files and declarations, as findings at their file and line."""
+def config_findings(workspace: Workspace, *, offline: bool = False) -> list[Finding]:
+    """Problems in config files and declarations, as findings at their file and line.
+
+    `offline` (nothing is launched): a missing variable or input only matters when a server is
+    booted, so it is a warning rather than an error (see UNRESOLVED_CODES).
+    """
     findings: list[Finding] = []
     for config in workspace.discovery.files:
         problems = list(config.problems) + [p for d in config.declarations for p in d.problems]
         for problem in problems:
-            rule_id = "config-error" if problem.severity == "error" else "config-warning"
+            error = problem.severity == "error" and not (offline and problem.code in UNRESOLVED_CODES)
+            rule_id = "config-error" if error else "config-warning"
             server = _server_at(workspace, problem.location.file, problem.location.line) or config.path
             findings.append(
                 Finding(rule(rule_id), server, f"{problem.location}: {problem.message}", problem.location)
@@ -198,7 +204,7 @@ def lock(workspace: Workspace, options: Options) -> Outcome:
             findings.append(boot_failure(server, result))
             continue
         lockfile.servers[server.key], problems = pin(server, result)
-        findings += problems
+        findings += problems + suspicious_findings(server.key, None, lockfile.servers[server.key])
         pinned.append(server.key)
     outcome = Outcome(findings)
     if kept:
@@ -219,34 +225,7 @@ def check(workspace: Workspace, options: Options) -> Outcome:
 
     lockfile = read_lock(workspace)
     assert lockfile is not None
-    findings = config_findings(workspace)
-    declared = {s.key: s for s in workspace.discovery.servers}
-    for key in sorted(lockfile.servers.keys() - declared.keys()):
-        findings.append(
-            Finding(
-                rule("server-not-declared"),
-                key,
-                f"{key}: pinned, but no config file declares it any more",
-                LockLocation(pointer("servers", key)),
-            )
-        )
-    candidates: list[Server] = []
-    for server in declared.values():
-        if server.key not in lockfile.servers and not workspace.policy.for_server(server.key).skip:
-            findings.append(
-                Finding(
-                    rule("server-not-pinned"),
-                    server.key,
-                    f"{server.key}: declared but not pinned; run `mcp-lock lock`",
-                    server.primary.location,
-                )
-            )
-        else:
-            candidates.append(server)
-    ready, skipped = bootable(workspace, candidates)
-    findings += skipped
-    for server in ready:
-        findings += _launch_change(server, lockfile.servers[server.key])
+    findings, ready = declared_vs_lock(workspace, lockfile)
     results = boot(workspace, ready, options)
     for server in ready:
         result = results[server.key]
@@ -254,7 +233,9 @@ def check(workspace: Workspace, options: Options) -> Outcome:
             findings.append(boot_failure(server, result))
             continue
         live, problems = pin(server, result)
-        findings += problems + compare_server(server.key, lockfile.servers[server.key], live)
+        pinned_server = lockfile.servers[server.key]
+        findings += problems + compare_server(server.key, pinned_server, live)
+        findings += suspicious_findings(server.key, pinned_server, live)
     return Outcome(findings)
 
 
@@ -349,3 +330,75 @@ def _write(workspace: Workspace, lockfile: Lockfile) -> None:
     from scanner.lock.lockfile import write
 
     write(workspace.lock_path, lockfile)
+
+
+# --- check --offline: the lock against the declarations, booting nothing -------------------
+
+# Problems that only stop a server from being launched here (a variable or input not set).
+UNRESOLVED_CODES = frozenset({"unresolved-variable", "unresolved-input"})
+
+
+def declared_vs_lock(
+    workspace: Workspace, lockfile: Lockfile, *, offline: bool = False
+) -> tuple[list[Finding], list[Server]]:
+    """What can be told without booting anything, and the servers to boot for the rest.
+
+    Findings: config problems, servers pinned but not declared, declared but not pinned,
+    skipped by the policy, and pinned servers whose declared launch differs from the pin.
+    Online, the launch is compared for the bootable servers only (the others already have a
+    config error); `offline`, for every pinned, non-skipped server that has a launch at all,
+    since comparing launches needs no variable values.
+    """
+    findings = config_findings(workspace, offline=offline)
+    declared = {s.key: s for s in workspace.discovery.servers}
+    for key in sorted(lockfile.servers.keys() - declared.keys()):
+        findings.append(
+            Finding(
+                rule("server-not-declared"),
+                key,
+                f"{key}: pinned, but no config file declares it any more",
+                LockLocation(pointer("servers", key)),
+            )
+        )
+    candidates: list[Server] = []
+    for server in declared.values():
+        if server.key not in lockfile.servers and not workspace.policy.for_server(server.key).skip:
+            findings.append(
+                Finding(
+                    rule("server-not-pinned"),
+                    server.key,
+                    f"{server.key}: declared but not pinned; run `mcp-lock lock`",
+                    server.primary.location,
+                )
+            )
+        else:
+            candidates.append(server)
+    ready, skipped = bootable(workspace, candidates)
+    findings += skipped
+    if offline:
+        compared = [
+            s
+            for s in candidates
+            if s.template is not None
+            and s.key in lockfile.servers
+            and not workspace.policy.for_server(s.key).skip
+        ]
+    else:
+        compared = ready
+    for server in compared:
+        findings += _launch_change(server, lockfile.servers[server.key])
+    return findings, ready
+
+
+def check_offline(workspace: Workspace) -> Outcome:
+    """`check --offline`: verify the lock and compare it with the declarations; boot nothing.
+
+    Imports nothing of the mcp SDK (it runs as a pre-commit hook). A changed definition on a
+    server's side is only seen by a live `check`.
+    """
+    lockfile = read_lock(workspace)
+    assert lockfile is not None
+    findings, _ = declared_vs_lock(workspace, lockfile, offline=True)
+    outcome = Outcome(findings)
+    outcome.messages.append("offline: nothing was booted; run `mcp-lock check` to compare definitions")
+    return outcome

@@ -114,6 +114,15 @@ RULES: tuple[Rule, ...] = (
         "The server listed two definitions under one name, or one without a name. Clients disagree "
         "on which one wins, so the pin would not say what the model sees.",
     ),
+    Rule(
+        "suspicious-text",
+        "high",
+        "Text the model will read looks like an instruction aimed at it",
+        "A detector from the versioned catalogue (scanner/detectors/catalogue.yaml) matched text that is "
+        "new in this server's definitions: invisible or look-alike characters, instructions hidden from the "
+        "user, exfiltration, secret-file reads, instruction overrides or tool shadowing. The finding quotes "
+        "the evidence with invisible characters made visible. Its severity is the detector's own.",
+    ),
     *_definition_rules(),
     Rule(
         "server-info-changed",
