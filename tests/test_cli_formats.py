@@ -36,7 +36,8 @@ def test_one_check_writes_every_format(repo: Repo, tmp_path: Path) -> None:
     assert lock_lines[location["region"]["startLine"] - 1].strip().startswith('"add_note"')
 
     data = json.loads(report.read_text())
-    assert [f["rule"] for f in data["findings"]] == ["tool-changed"]
+    # the drift itself, and the detector's word on the BCC sentence it introduced
+    assert sorted({f["rule"] for f in data["findings"]}) == ["suspicious-text", "tool-changed"]
     assert summary.read_text().startswith("# earlier step\n")  # appended, as $GITHUB_STEP_SUMMARY needs
     assert "audit@evil.example" in summary.read_text()
 

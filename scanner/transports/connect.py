@@ -20,8 +20,12 @@ async def open_transport(
     errlog: IO[str],
     timeout: float,
     transport: str | None = None,
+    witness: object | None = None,
 ) -> AsyncIterator[TransportStreams]:
-    """Yield the read and write streams of `launch`, using `transport` when given (SSE fallback)."""
+    """Yield the read and write streams of `launch`, using `transport` when given (SSE fallback).
+
+    `witness` (an `errors.HttpWitness`) becomes the HTTP client's transport, to see each status.
+    """
     kind = transport or launch.transport
     if kind == "stdio":
         from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -42,7 +46,11 @@ async def open_transport(
         from mcp.client.streamable_http import streamable_http_client
 
         assert launch.url is not None
-        client = httpx2.AsyncClient(headers=launch.headers, timeout=httpx2.Timeout(timeout))
+        client = httpx2.AsyncClient(
+            headers=launch.headers,
+            timeout=httpx2.Timeout(timeout),
+            transport=witness,  # type: ignore[arg-type]
+        )
         async with client, streamable_http_client(launch.url, http_client=client) as streams:
             yield streams
     elif kind == "sse":

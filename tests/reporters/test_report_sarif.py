@@ -146,13 +146,15 @@ def test_rule_levels_and_scores(locator, rule_id, level, score):
 
 
 def test_results(findings, locator):
-    results = json.loads(render_sarif(findings, locator))["runs"][0]["results"]
+    run = json.loads(render_sarif(findings, locator))["runs"][0]
+    results = run["results"]
     by_rule = {r["ruleId"]: r for r in results}
     assert len(results) == 6
     changed = by_rule["tool-changed"]
-    # boot-failed, config-error, server-not-pinned, server-not-declared, launch-changed,
-    # instructions-changed, definition-invalid, tool-added, tool-removed, tool-changed
-    assert changed["ruleIndex"] == 9
+    # ruleIndex points at the rule's place in the fixed-order rule list of every run.
+    assert run["tool"]["driver"]["rules"][changed["ruleIndex"]]["id"] == "tool-changed"
+    for result in results:
+        assert run["tool"]["driver"]["rules"][result["ruleIndex"]]["id"] == result["ruleId"]
     assert changed["level"] == "error"
     assert changed["message"] == {"text": "time: tool get_current_time changed (description)"}
     assert changed["locations"] == [

@@ -1,0 +1,141 @@
+"""How much does `mcp-lock check` cost over a bare SDK client booting the same real servers?
+
+    python bench/live_overhead.py [--runs 5]
+
+Installs six published servers once into bench/.cache/ (npm + one venv per PyPI server), writes a
+repo declaring them by absolute path (no npx/uvx download inside any timing), runs `mcp-lock lock`
+once, then measures in the same run (median of --runs wall times, each a fresh process):
+
+  check        `mcp-lock check --repo R`
+  single[s]    a bare client (stdio_client + initialize + list_tools) booting server s alone
+  concurrent   the same bare client booting all six at once
+  --version    `mcp-lock --version`
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+CACHE = HERE / ".cache"
+NPM = {
+    "everything": ("@modelcontextprotocol/server-everything", "2026.1.14", ["stdio"]),
+    "filesystem": ("@modelcontextprotocol/server-filesystem", "2026.8.31", ["{repo}"]),
+    "memory": ("@modelcontextprotocol/server-memory", "2026.8.31", []),
+    "sequential-thinking": ("@modelcontextprotocol/server-sequential-thinking", "2026.8.31", []),
+}
+PYPI = {
+    "time": ("mcp-server-time", "2026.10.19"),
+    "fetch": ("mcp-server-fetch", "2026.10.24"),  # depends on mcp>=2 at this version
+}
+MCP_LOCK = [sys.executable, "-m", "scanner"]
+
+BARE_CLIENT = r"""
+import json, sys, anyio
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+async def one(spec):
+    params = StdioServerParameters(command=spec["command"], args=spec["args"])
+    async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
+        await s.initialize()
+        await s.list_tools()
+
+async def main(specs):
+    async with anyio.create_task_group() as g:
+        for spec in specs:
+            g.start_soon(one, spec)
+
+anyio.run(main, json.loads(sys.argv[1]))
+"""
+
+
+def install() -> None:
+    CACHE.mkdir(exist_ok=True)
+    modules = CACHE / "npm" / "node_modules"
+    wanted = [f"{name}@{version}" for name, version, _ in NPM.values()]
+    if not all((modules / name / "package.json").exists() for name, _, _ in NPM.values()):
+        npm = ["npm", "install", "--prefix", str(CACHE / "npm"), "--no-audit", "--no-fund"]
+        subprocess.run([*npm, *wanted], check=True)
+    uv = shutil.which("uv") or str(Path(sys.executable).parent / "uv")
+    for key, (name, version) in PYPI.items():
+        venv = CACHE / f"py-{key}"
+        if not (venv / "bin" / name).exists():
+            subprocess.run([uv, "venv", "-q", str(venv)], check=True)
+            subprocess.run([uv, "pip", "install", "-q", "-p", str(venv / "bin" / "python"), f"{name}=={version}"],
+                           check=True)
+
+
+def servers(repo: Path) -> dict[str, dict[str, object]]:
+    node = shutil.which("node")
+    assert node, "node is needed"
+    found: dict[str, dict[str, object]] = {}
+    for key, (name, _, args) in NPM.items():
+        entry = CACHE / "npm" / "node_modules" / name / "dist" / "index.js"
+        found[key] = {"command": node, "args": [str(entry), *(a.format(repo=repo) for a in args)]}
+    for key, (name, _) in PYPI.items():
+        found[key] = {"command": str(CACHE / f"py-{key}" / "bin" / name), "args": []}
+    return found
+
+
+def wall(command: list[str], runs: int, **kwargs: object) -> float:
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        done = subprocess.run(command, capture_output=True, text=True, **kwargs)  # type: ignore[call-overload]
+        times.append(time.perf_counter() - started)
+        if done.returncode != 0:
+            raise SystemExit(f"{command[:4]} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+    return statistics.median(times)
+
+
+def bare(specs: list[dict[str, object]], runs: int) -> float:
+    return wall([sys.executable, "-c", BARE_CLIENT, json.dumps(specs)], runs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=5)
+    runs = parser.parse_args().runs
+    install()
+    repo = CACHE / "repo"
+    repo.mkdir(exist_ok=True)
+    declared = servers(repo)
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": declared}, indent=2), encoding="utf-8")
+    env = os.environ | {"PYTHONPATH": str(HERE.parent)}
+    subprocess.run([*MCP_LOCK, "lock", "--repo", str(repo), "--quiet"], check=True, env=env, capture_output=True)
+
+    check = wall([*MCP_LOCK, "check", "--repo", str(repo), "--quiet"], runs, env=env)
+    version = wall([*MCP_LOCK, "--version"], runs, env=env)
+    singles = {key: bare([spec], runs) for key, spec in declared.items()}
+    concurrent = bare(list(declared.values()), runs)
+    slowest = max(singles.values())
+    sequential = sum(singles.values())
+
+    rows = [(f"bare single: {key}", seconds) for key, seconds in singles.items()]
+    rows += [
+        ("bare slowest single", slowest),
+        ("bare sequential sum", sequential),
+        ("bare concurrent (all 6)", concurrent),
+        ("mcp-lock check", check),
+        ("mcp-lock --version", version),
+    ]
+    print(f"median of {runs} wall-clock runs; nproc={os.cpu_count()}, python {sys.version.split()[0]}")
+    print(f"{'measurement':<34}{'seconds':>9}")
+    for label, seconds in rows:
+        print(f"{label:<34}{seconds:>9.2f}")
+    print(f"{'check / slowest single':<34}{check / slowest:>9.2f}   (target <= 1.3)")
+    print(f"{'check / bare concurrent':<34}{check / concurrent:>9.2f}")
+    print(f"{'check / sequential sum':<34}{check / sequential:>9.2f}")
+
+
+if __name__ == "__main__":
+    main()
