@@ -125,11 +125,18 @@ def lock(
 @main.command()
 @REPO_OPTION
 @LOCK_OPTION
+@click.option(
+    "--offline",
+    is_flag=True,
+    help="Boot nothing: verify the lock and compare it with the declared servers and their launches "
+    "(fast, for pre-commit). Definitions are not compared.",
+)
 @boot_options
 @report_options
 def check(
     repo: Path,
     lockfile: Path | None,
+    offline: bool,
     timeout: float | None,
     concurrency: int | None,
     quiet: bool,
@@ -140,7 +147,10 @@ def check(
     from scanner.reporters.text import summary_line
 
     workspace = _workspace(repo, lockfile)
-    outcome = _run(lambda: engine.check(workspace, _options(timeout, concurrency, quiet)))
+    if offline:  # never touches scanner.boot, so no mcp SDK import
+        outcome = _run(lambda: engine.check_offline(workspace))
+    else:
+        outcome = _run(lambda: engine.check(workspace, _options(timeout, concurrency, quiet)))
     outcome.messages.append(summary_line(outcome.findings))
     _finish(workspace, outcome, report)
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
+from scanner.diff.grade import SEVERITY, Change, grade, most_severe, ordered
+from scanner.diff.text import text_changes
 from scanner.findings import Finding, LockLocation, pointer
 from scanner.lock.canonical import canonical_bytes
 from scanner.lock.lockfile import Pin, ServerPin
@@ -17,6 +20,7 @@ ATTRIBUTE_OF = {
     "resourceTemplates": "resource_templates",
 }
 TEXT_PREVIEW = 400
+RENAME_RATIO = 0.9  # descriptions at least this similar (difflib) make a removal + addition a rename
 
 
 def pins_of(server: ServerPin, kind: str) -> dict[str, Pin]:
@@ -36,13 +40,15 @@ def compare_server(key: str, pinned: ServerPin, live: ServerPin) -> list[Finding
 def _instructions(key: str, pinned: ServerPin, live: ServerPin) -> list[Finding]:
     if pinned.instructions == live.instructions:
         return []
+    changes = ordered(text_changes("instructions", "", pinned.instructions, live.instructions))
     return [
         Finding(
             rule("instructions-changed"),
             key,
-            f"{key}: the server's instructions to the model changed",
+            f"{key}: the server's instructions to the model changed{_quoted(changes)}",
             LockLocation(pointer("servers", key, "instructions")),
-            details=_text_change(pinned.instructions, live.instructions),
+            details=_graded_details(changes) + _text_change(pinned.instructions, live.instructions),
+            severity=most_severe(changes),
         )
     ]
 
@@ -50,7 +56,24 @@ def _instructions(key: str, pinned: ServerPin, live: ServerPin) -> list[Finding]
 def _definitions(key: str, kind: str, pinned: dict[str, Pin], live: dict[str, Pin]) -> list[Finding]:
     label = kind_label(kind)
     findings: list[Finding] = []
-    for name in sorted(live.keys() - pinned.keys()):
+    renames = _renames(kind, pinned, live)
+    for old, new in sorted(renames.items()):
+        findings.append(
+            Finding(
+                definition_rule(kind, "changed"),
+                key,
+                f"{key}: {label} `{old}` was renamed to `{new}`",
+                LockLocation(pointer("servers", key, kind, old)),
+                subject=new,
+                kind=kind,
+                details=[
+                    f"name: {old} → {new} (same schema, description at least {RENAME_RATIO:.0%} alike)",
+                    *_graded_details(grade(_unnamed(pinned[old].definition), _unnamed(live[new].definition))),
+                ],
+                severity=SEVERITY["renamed"],
+            )
+        )
+    for name in sorted(live.keys() - pinned.keys() - set(renames.values())):
         findings.append(
             Finding(
                 definition_rule(kind, "added"),
@@ -62,7 +85,7 @@ def _definitions(key: str, kind: str, pinned: dict[str, Pin], live: dict[str, Pi
                 details=_preview(live[name].definition),
             )
         )
-    for name in sorted(pinned.keys() - live.keys()):
+    for name in sorted(pinned.keys() - live.keys() - renames.keys()):
         findings.append(
             Finding(
                 definition_rule(kind, "removed"),
@@ -78,18 +101,80 @@ def _definitions(key: str, kind: str, pinned: dict[str, Pin], live: dict[str, Pi
             continue
         before, after = pinned[name].definition, live[name].definition
         fields = changed_fields(before, after)
+        changes = grade(before, after)
         findings.append(
             Finding(
                 definition_rule(kind, "changed"),
                 key,
-                f"{key}: {label} `{name}` changed: {', '.join(fields)}",
+                f"{key}: {label} `{name}` changed: {', '.join(fields)}{_quoted(changes)}",
                 LockLocation(pointer("servers", key, kind, name)),
                 subject=name,
                 kind=kind,
-                details=_field_details(before, after, fields),
+                details=_graded_details(changes) if changes else _field_details(before, after, fields),
+                severity=most_severe(changes),
             )
         )
     return findings
+
+
+def _renames(kind: str, pinned: dict[str, Pin], live: dict[str, Pin]) -> dict[str, str]:
+    """Removed name → added name, for definitions that only changed their name.
+
+    Tools: canonical-equal `inputSchema` and descriptions equal or at least `RENAME_RATIO` alike.
+    Other kinds: everything but name, title and description canonical-equal, and the same test on the
+    description. Each removed definition pairs with its most similar candidate, once.
+    """
+    removed = sorted(pinned.keys() - live.keys())
+    added = sorted(live.keys() - pinned.keys())
+    pairs: dict[str, str] = {}
+    for old in removed:
+        before = pinned[old].definition
+        best: tuple[float, str] | None = None
+        for new in added:
+            if new in pairs.values():
+                continue
+            after = live[new].definition
+            if canonical_bytes(_shape(kind, before)) != canonical_bytes(_shape(kind, after)):
+                continue
+            a, b = before.get("description"), after.get("description")
+            if not isinstance(a, str) or not isinstance(b, str) or not (a.strip() or b.strip()):
+                continue
+            ratio = 1.0 if a == b else difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+            if ratio >= RENAME_RATIO and (best is None or ratio > best[0]):
+                best = (ratio, new)
+        if best is not None:
+            pairs[old] = best[1]
+    return pairs
+
+
+def _shape(kind: str, definition: dict[str, Any]) -> object:
+    if kind == "tools":
+        return definition.get("inputSchema", {})
+    return {k: v for k, v in definition.items() if k not in ("name", "title", "description")}
+
+
+def _unnamed(definition: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in definition.items() if k != "name"}
+
+
+def _quoted(changes: list[Change]) -> str:
+    quotes = [c.quote for c in changes if c.quote]
+    if not quotes:
+        return ""
+    more = f" (+{len(quotes) - 1} more)" if len(quotes) > 1 else ""
+    return f' — added "{quotes[0]}"{more}'
+
+
+def _graded_details(changes: list[Change]) -> list[str]:
+    """One line per change, most severe first, then each word-level diff once."""
+    lines = [c.line() for c in ordered(changes)]
+    seen: set[tuple[str, str]] = set()
+    for c in changes:
+        if c.diff and (c.field, c.diff) not in seen:
+            seen.add((c.field, c.diff))
+            where = " ".join(p for p in (c.field, c.path) if p)
+            lines.append(f"{where}: {c.diff}")
+    return lines
 
 
 def changed_fields(before: dict[str, Any], after: dict[str, Any]) -> list[str]:

@@ -1,0 +1,208 @@
+"""Sentence- and word-level diff of the text a model reads (descriptions, titles, instructions).
+
+`diff_text` says which sentences were added or removed and classifies the change:
+
+* cosmetic — only whitespace, punctuation, letter case, or one alphabetic word fixed by at most two
+  edits; never when invisible/format characters (Unicode Cf: zero-width, bidi controls, the tag
+  block) appear or disappear, nor when a word gains non-ASCII letters (look-alikes);
+* invisible — format characters were added or removed;
+* lookalike — a changed word now holds non-ASCII letters, digits of a number changed aside;
+* added — at least one sentence with no close counterpart before (the finding quotes it);
+* reworded — anything else.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+
+SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|\n+")
+# A rewritten sentence at least this similar to a removed one is a rewording, not a new sentence.
+REWORD_RATIO = 0.8
+TYPO_DISTANCE = 2
+TYPO_MIN_LENGTH = 4
+# Short words whose small edit flips the meaning ("not" → "now", "is" → "isnt").
+MEANINGFUL = {"not", "now", "no", "never", "all", "any", "none", "only", "must", "may", "can", "cannot"}
+QUOTE_LIMIT = 120
+DIFF_LIMIT = 600
+
+
+@dataclass
+class TextDiff:
+    kind: str  # "same", "cosmetic", "invisible", "lookalike", "added", "reworded"
+    added: list[str] = field(default_factory=list)  # sentences with no close counterpart before
+    removed: list[str] = field(default_factory=list)  # sentences with no close counterpart after
+    highlighted: str = ""  # word-level diff with [-old-]{+new+} markers
+
+
+def is_format_char(ch: str) -> bool:
+    """Invisible or format characters: Unicode Cf (zero-width, bidi controls, tag block), variation selectors."""
+    return unicodedata.category(ch) == "Cf" or 0xFE00 <= ord(ch) <= 0xFE0F or 0xE0100 <= ord(ch) <= 0xE01EF
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in SENTENCE_END.split(text) if s.strip()]
+
+
+def _norm(text: str) -> str:
+    """Case, whitespace and punctuation at word edges folded away; format characters kept."""
+    return " ".join(t for t in (_strip_punct(w).casefold() for w in text.split()) if t)
+
+
+def _strip_punct(word: str) -> str:
+    start, end = 0, len(word)
+    while start < end and unicodedata.category(word[start]).startswith("P"):
+        start += 1
+    while end > start and unicodedata.category(word[end - 1]).startswith("P"):
+        end -= 1
+    return word[start:end]
+
+
+def diff_text(old: str, new: str) -> TextDiff:
+    highlighted = word_diff(old, new)
+    if old == new:
+        return TextDiff("same")
+    if sorted(c for c in old if is_format_char(c)) != sorted(c for c in new if is_format_char(c)):
+        kind = "invisible"
+    elif _lookalike(old, new):
+        kind = "lookalike"
+    elif _cosmetic(old, new):
+        return TextDiff("cosmetic", highlighted=highlighted)
+    else:
+        kind = ""
+    before, after = sentences(old), sentences(new)
+    known = {_norm(s) for s in before}
+    current = {_norm(s) for s in after}
+    added_raw = [s for s in after if _norm(s) not in known]
+    removed = [s for s in before if _norm(s) not in current]
+    added = [s for s in added_raw if not any(_ratio(s, r) >= REWORD_RATIO for r in removed)]
+    removed_unmatched = [s for s in removed if not any(_ratio(s, a) >= REWORD_RATIO for a in added_raw)]
+    if not kind:
+        kind = "added" if added else "reworded"
+    return TextDiff(kind, added, removed_unmatched, highlighted)
+
+
+def _ratio(a: str, b: str) -> float:
+    return difflib.SequenceMatcher(None, _norm(a), _norm(b), autojunk=False).ratio()
+
+
+def _cosmetic(old: str, new: str) -> bool:
+    a, b = _norm(old).split(), _norm(new).split()
+    if a == b:
+        return True
+    if len(a) != len(b):
+        return False
+    pairs = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+    if len(pairs) != 1:
+        return False
+    x, y = pairs[0]
+    return (
+        x.isascii()
+        and y.isascii()
+        and x.isalpha()
+        and y.isalpha()
+        and min(len(x), len(y)) >= TYPO_MIN_LENGTH
+        and x not in MEANINGFUL
+        and y not in MEANINGFUL
+        and not (x.endswith("nt") ^ y.endswith("nt"))
+        and edit_distance(x, y) <= TYPO_DISTANCE
+    )
+
+
+def _lookalike(old: str, new: str) -> bool:
+    """A word of `new` not in `old` that mixes in non-ASCII letters or marks not seen in `old`."""
+    seen = set(old)
+    words = set(old.split())
+    for word in new.split():
+        if word in words:
+            continue
+        for ch in word:
+            if ch in seen or ch.isascii():
+                continue
+            category = unicodedata.category(ch)
+            if category[0] in "LMN" and any(c.isascii() and c.isalpha() for c in word):
+                return True
+            if category[0] == "M":
+                return True
+    return False
+
+
+def edit_distance(a: str, b: str) -> int:
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def visible(text: str) -> str:
+    """Invisible and non-printable characters shown as escapes."""
+    return "".join(
+        ch if ch.isprintable() and not is_format_char(ch) else ch.encode("unicode_escape").decode("ascii")
+        for ch in text
+    )
+
+
+def word_diff(old: str, new: str) -> str:
+    """`[-old-]{+new+}` markers around the words that differ, with invisible characters made visible."""
+    a, b = re.findall(r"\s+|\S+", old), re.findall(r"\s+|\S+", new)
+    out: list[str] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            out.append(visible("".join(a[i1:i2])))
+            continue
+        if i2 > i1:
+            out.append("[-" + visible("".join(a[i1:i2])) + "-]")
+        if j2 > j1:
+            out.append("{+" + visible("".join(b[j1:j2])) + "+}")
+    text = re.sub(r"\s+", " ", "".join(out))
+    return text if len(text) <= DIFF_LIMIT else text[:DIFF_LIMIT] + f"… ({len(text)} characters)"
+
+
+def quote(text: str) -> str:
+    text = visible(" ".join(text.split()))
+    return text if len(text) <= QUOTE_LIMIT else text[: QUOTE_LIMIT - 1] + "…"
+
+
+KIND_CLASS = {
+    "cosmetic": "text-cosmetic",
+    "invisible": "text-invisible-changed",
+    "lookalike": "text-lookalike",
+    "added": "text-sentence-added",
+    "reworded": "text-reworded",
+}
+
+
+def text_changes(field_name: str, path: str, old: Any, new: Any) -> list:  # list[Change]
+    """Graded changes of one text field (a description, a title, instructions)."""
+    from scanner.diff.grade import change
+
+    old_text = old if isinstance(old, str) else ""
+    new_text = new if isinstance(new, str) else ""
+    if (old is not None and not isinstance(old, str)) or (new is not None and not isinstance(new, str)):
+        return [change("field-changed", path, "not text", field_name)]
+    result = diff_text(old_text, new_text)
+    if result.kind == "same":
+        return []
+    diff = result.highlighted
+    if result.kind == "added":
+        return [
+            change("text-sentence-added", path, f'added sentence: "{quote(s)}"', field_name, quote=quote(s), diff=diff)
+            for s in result.added
+        ]
+    detail = {
+        "cosmetic": "cosmetic edit (case, punctuation, whitespace or a typo)",
+        "invisible": "invisible or format characters added or removed",
+        "lookalike": "look-alike (non-ASCII) letters swapped in",
+        "reworded": "reworded" + (f', removed "{quote(result.removed[0])}"' if result.removed else ""),
+    }[result.kind]
+    if old is None:
+        detail = "added"
+    elif new is None:
+        detail = "removed"
+    return [change(KIND_CLASS[result.kind], path, detail, field_name, diff=diff)]
