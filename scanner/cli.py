@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from scanner import __version__
+from scanner.rules import SEVERITIES
 
 if TYPE_CHECKING:
     from scanner.engine import Options, Outcome, Workspace
@@ -131,12 +132,20 @@ def lock(
     help="Boot nothing: verify the lock and compare it with the declared servers and their launches "
     "(fast, for pre-commit). Definitions are not compared.",
 )
+@click.option(
+    "--fail-on",
+    type=click.Choice(SEVERITIES),
+    default="info",
+    show_default=True,
+    help="Fail only on unpinned changes graded at least this severe (the default fails on every one).",
+)
 @boot_options
 @report_options
 def check(
     repo: Path,
     lockfile: Path | None,
     offline: bool,
+    fail_on: str,
     timeout: float | None,
     concurrency: int | None,
     quiet: bool,
@@ -151,7 +160,8 @@ def check(
         outcome = _run(lambda: engine.check_offline(workspace))
     else:
         outcome = _run(lambda: engine.check(workspace, _options(timeout, concurrency, quiet)))
-    outcome.messages.append(summary_line(outcome.findings))
+    outcome.fail_on = fail_on
+    outcome.messages.append(summary_line(outcome.findings, outcome.fails))
     _finish(workspace, outcome, report)
 
 

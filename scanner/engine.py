@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from scanner.diff.suspicious import suspicious_findings
 from scanner.findings import Finding, LockLocation, pointer
 from scanner.policy import Policy, load_policy
-from scanner.rules import rule
+from scanner.rules import Severity, rule, severity_rank
 from scanner.sources.model import Server
 
 if TYPE_CHECKING:
@@ -55,12 +55,17 @@ class Outcome:
     findings: list[Finding]
     lock_written: bool = False
     messages: list[str] = field(default_factory=list)  # what was done, for the reporter to say
+    # Blocking findings graded below this do not fail the run (`--fail-on`); by default every one does.
+    fail_on: Severity = "info"
+
+    def fails(self, finding: Finding) -> bool:
+        return finding.blocking and severity_rank(finding.effective_severity) <= severity_rank(self.fail_on)
 
     @property
     def exit_code(self) -> int:
         if any(f.rule.id == "config-error" for f in self.findings):
             return EXIT_ERROR
-        return EXIT_FINDINGS if any(f.blocking for f in self.findings) else EXIT_CLEAN
+        return EXIT_FINDINGS if any(self.fails(f) for f in self.findings) else EXIT_CLEAN
 
 
 def open_workspace(repo: Path, lock_path: Path | None, environ: Mapping[str, str] | None = None) -> Workspace:

@@ -53,7 +53,8 @@ def _definition_rules() -> list[Rule]:
                 "medium",
                 f"A pinned {label} is no longer offered",
                 f"The server stopped offering a pinned {label}. Re-pin with `mcp-lock update` once the "
-                f"removal is expected (a rename shows up as a removal plus an addition).",
+                f"removal is expected. A rename (same schema, near-identical description) is reported as one "
+                f"`{word}-changed` finding instead.",
             ),
             Rule(
                 f"{word}-changed",

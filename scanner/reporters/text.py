@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import groupby
 
 from scanner.findings import Finding
@@ -32,11 +32,13 @@ def render_text(findings: Sequence[Finding], locator: Locator, *, colour: bool =
     return "\n".join(lines) + "\n"
 
 
-def summary_line(findings: Sequence[Finding]) -> str:
-    blocking = [f for f in findings if f.blocking]
+def summary_line(findings: Sequence[Finding], fails: Callable[[Finding], bool] = lambda f: f.blocking) -> str:
+    blocking = [f for f in findings if fails(f)]
     if not findings:
         return "ok: every declared server matches the lock"
     servers = len({f.server for f in blocking})
     if not blocking:
-        return f"ok: {len(findings)} note(s), nothing blocking"
+        below = sum(1 for f in findings if f.blocking)
+        held = f", {below} unpinned change(s) below the --fail-on threshold" if below else ""
+        return f"ok: {len(findings)} note(s), nothing blocking{held}"
     return f"{len(blocking)} blocking finding(s) in {servers} server(s)"
