@@ -55,3 +55,23 @@ def test_hidden_tag_characters_are_shown(repo: Repo) -> None:
     assert result.exit_code == 1
     assert "U+E00" in result.output
     assert "\\udb40" in repo.lock_path.read_text()  # escaped in the lock, so the PR diff shows it
+
+
+def test_new_destructive_tool_is_weighed_with_its_annotations(repo: Repo) -> None:
+    repo.add_stdio("notes")
+    assert repo.run("lock").exit_code == 0
+    spec = base_spec()
+    spec["tools"] += [
+        {"name": "purge_notes", "description": "Remove all notes.", "inputSchema": {"type": "object"},
+         "annotations": {"readOnlyHint": True}},
+        {"name": "wipe_archive", "description": "Erase the archive.", "inputSchema": {"type": "object"},
+         "annotations": {"destructiveHint": True}},
+        {"name": "count_notes", "description": "Count the notes.", "inputSchema": {"type": "object"}},
+    ]
+    repo.write_spec("notes", spec)
+    result = repo.run("check")
+    assert result.exit_code == 1
+    lines = [line for line in result.output.splitlines() if "MCPL-D020" in line]
+    assert any("purge_notes" in line and "read-only" in line and "HIGH" in line for line in lines), result.output
+    assert any("wipe_archive" in line and "LOW" in line for line in lines), result.output
+    assert not any("count_notes" in line for line in lines)

@@ -6,6 +6,7 @@ nobody pins a poisoned tool without being told.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -27,9 +28,58 @@ def strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
             yield from strings(item, f"{path}/{index}")
 
 
+# A tool whose name or description says it destroys something. Word-bounded, on the name split at
+# separators, so "undo_delete" fires and "deleted_items_count" reads as a noun in prose only.
+DESTRUCTIVE = re.compile(
+    r"\b(delete|remove|drop|wipe|purge|erase|destroy|truncate|revoke|kill|terminate|overwrite|reset|"
+    r"uninstall|deactivate|shutdown|rm)(s|d|ed)?\b",
+    re.IGNORECASE,
+)
+DESTRUCTIVE_RULE_ID = "MCPL-D020"
+
+
+def destructive_findings(key: str, pinned: ServerPin | None, live: ServerPin) -> list[Finding]:
+    """A tool that is new since the pin and can destroy something, weighed with its own annotations.
+
+    An honest `destructiveHint: true` is still worth a reviewer's look (low); no hint is medium; a tool
+    that says it destroys but is annotated read-only or non-destructive contradicts itself (high).
+    """
+    findings: list[Finding] = []
+    before = pinned.tools if pinned is not None else {}
+    for name, pin in live.tools.items():
+        if name in before:
+            continue
+        description = pin.definition.get("description")
+        words = name.replace("_", " ").replace("-", " ").replace(".", " ")
+        match = DESTRUCTIVE.search(words) or (DESTRUCTIVE.search(description) if isinstance(description, str) else None)
+        if match is None:
+            continue
+        annotations = pin.definition.get("annotations")
+        hints = annotations if isinstance(annotations, dict) else {}
+        if hints.get("readOnlyHint") is True or hints.get("destructiveHint") is False:
+            severity, verdict = "high", "yet annotated read-only or non-destructive"
+        elif hints.get("destructiveHint") is True:
+            severity, verdict = "low", "and annotated destructiveHint: true"
+        else:
+            severity, verdict = "medium", "with no destructiveHint annotation"
+        findings.append(
+            Finding(
+                rule("suspicious-text"),
+                key,
+                f"{key}: new tool `{name}` can {match.group(1).lower()} things, {verdict} [{DESTRUCTIVE_RULE_ID}]",
+                LockLocation(pointer("servers", key, "tools", name)),
+                subject=name,
+                kind="tools",
+                details=[f"evidence: {match.group(0)}", f"annotations: {hints or '(none)'}"],
+                severity=severity,  # type: ignore[arg-type]
+            )
+        )
+    return findings
+
+
 def suspicious_findings(key: str, pinned: ServerPin | None, live: ServerPin) -> list[Finding]:
     """Detector hits on text in `live` that `pinned` did not already contain (all text when unpinned)."""
-    findings: list[Finding] = []
+    findings: list[Finding] = destructive_findings(key, pinned, live) if pinned is not None else []
     if live.instructions and (pinned is None or pinned.instructions != live.instructions):
         findings += _scan(key, live.instructions, "instructions", None, None, LockLocation(pointer("servers", key)))
     for kind, _ in KINDS:
