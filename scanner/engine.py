@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scanner.diff.suspicious import suspicious_findings
+from scanner.diff.suspicious import cross_server_findings, suspicious_findings
 from scanner.findings import Finding, LockLocation, pointer
 from scanner.policy import Policy, load_policy
 from scanner.rules import Severity, rule, severity_rank
@@ -211,6 +211,8 @@ def lock(workspace: Workspace, options: Options) -> Outcome:
         lockfile.servers[server.key], problems = pin(server, result)
         findings += problems + suspicious_findings(server.key, None, lockfile.servers[server.key])
         pinned.append(server.key)
+    baseline = {key: (None if key in pinned else pin) for key, pin in lockfile.servers.items()}
+    findings += cross_server_findings(lockfile.servers, baseline)
     outcome = Outcome(findings)
     if kept:
         outcome.messages.append(
@@ -232,6 +234,7 @@ def check(workspace: Workspace, options: Options) -> Outcome:
     assert lockfile is not None
     findings, ready = declared_vs_lock(workspace, lockfile)
     results = boot(workspace, ready, options)
+    current = dict(lockfile.servers)  # servers that did not boot keep their pinned tools for shadowing
     for server in ready:
         result = results[server.key]
         if result.snapshot is None:
@@ -241,6 +244,8 @@ def check(workspace: Workspace, options: Options) -> Outcome:
         pinned_server = lockfile.servers[server.key]
         findings += problems + compare_server(server.key, pinned_server, live)
         findings += suspicious_findings(server.key, pinned_server, live)
+        current[server.key] = live
+    findings += cross_server_findings(current, lockfile.servers)
     return Outcome(findings)
 
 

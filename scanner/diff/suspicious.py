@@ -7,7 +7,7 @@ nobody pins a poisoned tool without being told.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from scanner.findings import Finding, LockLocation, pointer
@@ -82,14 +82,9 @@ def suspicious_findings(key: str, pinned: ServerPin | None, live: ServerPin) -> 
     findings: list[Finding] = destructive_findings(key, pinned, live) if pinned is not None else []
     if live.instructions and (pinned is None or pinned.instructions != live.instructions):
         findings += _scan(key, live.instructions, "instructions", None, None, LockLocation(pointer("servers", key)))
-    for kind, _ in KINDS:
-        before = pinned.pins(kind) if pinned is not None else {}
-        for name, pin in live.pins(kind).items():
-            known = {text for _, text in strings(before[name].definition)} if name in before else set()
-            for path, text in strings(pin.definition):
-                if text not in known:
-                    location = LockLocation(pointer("servers", key, kind, name))
-                    findings += _scan(key, text, f"{kind_label(kind)} `{name}` {path}", name, kind, location)
+    for kind, name, path, text in _new_texts(live, pinned):
+        location = LockLocation(pointer("servers", key, kind, name))
+        findings += _scan(key, text, f"{kind_label(kind)} `{name}` {path}", name, kind, location)
     return findings
 
 
@@ -111,3 +106,62 @@ def _scan(
         )
         for hit in scan_text(text)
     ]
+
+
+# A name distinctive enough that mentioning it is a reference, not an English word: a separator or an
+# inner capital (send_email, get-docs, readFile) and at least five characters.
+DISTINCTIVE = re.compile(r"^(?=.{5,}$)[A-Za-z0-9]+(?:[_\-.][A-Za-z0-9]+)+$|^[a-z0-9]+(?:[A-Z][a-z0-9]*)+$")
+SHADOWING_RULE_ID = "MCPL-D021"
+
+
+def cross_server_findings(
+    live: Mapping[str, ServerPin], baseline: Mapping[str, ServerPin | None]
+) -> list[Finding]:
+    """New text in one server that names a tool of another declared server: how shadowing starts.
+
+    `live` holds every server's current pin; `baseline[key]` is what was pinned before (None: all new).
+    """
+    owners: dict[str, str] = {}
+    for key, server in sorted(live.items()):
+        for name in server.tools:
+            if DISTINCTIVE.match(name):
+                owners.setdefault(name, key)
+    if not owners:
+        return []
+    names = "|".join(re.escape(n) for n in sorted(owners, key=len, reverse=True))
+    mention = re.compile(r"(?<![\w-])(" + names + r")(?![\w-])")
+    findings: list[Finding] = []
+    for key, server in sorted(live.items()):
+        before = baseline.get(key)
+        for kind, name, path, text in _new_texts(server, before):
+            if path == "/name":
+                continue
+            for match in mention.finditer(text):
+                owner = owners[match.group(1)]
+                if owner == key or match.group(1) in server.tools:
+                    continue  # its own tool, or a name both servers offer
+                findings.append(
+                    Finding(
+                        rule("suspicious-text"),
+                        key,
+                        f"{key}: {kind_label(kind)} `{name}` {path}: names `{match.group(1)}`, a tool of server "
+                        f"{owner} [{SHADOWING_RULE_ID}]",
+                        LockLocation(pointer("servers", key, kind, name)),
+                        subject=name,
+                        kind=kind,
+                        details=[f"evidence: {text[max(0, match.start() - 60):match.end() + 60]}"],
+                        severity="high",
+                    )
+                )
+                break
+    return findings
+
+
+def _new_texts(server: ServerPin, before: ServerPin | None) -> Iterator[tuple[str, str, str, str]]:
+    for kind, _ in KINDS:
+        old = before.pins(kind) if before is not None else {}
+        for name, pin in server.pins(kind).items():
+            known = {text for _, text in strings(old[name].definition)} if name in old else set()
+            for path, text in strings(pin.definition):
+                if text not in known:
+                    yield kind, name, path, text
