@@ -29,7 +29,6 @@ class BootResult:
     error: str | None
     stderr_tail: str
     seconds: float
-    notes: tuple[str, ...] = ()
 
 
 Progress = Callable[[str], None]
@@ -126,16 +125,16 @@ async def boot_one(
         env = server_environment(launch.env, passthrough, temp_dir=temp_dir) | {MARKER: marker}
         cwd = str((repo / launch.cwd) if launch.cwd else repo)
         try:
-            snapshot, error, notes = await _attempt(launch, env, cwd, errlog, timeout)
+            snapshot, error = await _attempt(launch, env, cwd, errlog, timeout)
         finally:
             kill_marked(marker)
         tail = _tail(Path(temp_dir) / "stderr.log")
-    return BootResult(key, snapshot, error, tail, time.monotonic() - started, tuple(notes))
+    return BootResult(key, snapshot, error, tail, time.monotonic() - started)
 
 
 async def _attempt(
     launch: ResolvedLaunch, env: dict[str, str], cwd: str, errlog: IO[str], timeout: float
-) -> tuple[Snapshot | None, str | None, list[str]]:
+) -> tuple[Snapshot | None, str | None]:
     deadline = time.monotonic() + timeout
     transports = [launch.transport] + (["sse"] if launch.sse_fallback else [])
     errors: list[str] = []
@@ -143,11 +142,11 @@ async def _attempt(
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             break
-        snapshot, error, notes = await _connect_and_probe(launch, transport, env, cwd, errlog, remaining, timeout)
+        snapshot, error = await _connect_and_probe(launch, transport, env, cwd, errlog, remaining, timeout)
         if snapshot is not None:
-            return snapshot, None, notes
+            return snapshot, None
         errors.append(error if len(transports) == 1 else f"{transport}: {error}")
-    return None, "; ".join(errors) or f"timed out after {timeout:g}s", []
+    return None, "; ".join(errors) or f"timed out after {timeout:g}s"
 
 
 async def _connect_and_probe(
@@ -158,7 +157,7 @@ async def _connect_and_probe(
     errlog: IO[str],
     remaining: float,
     timeout: float,
-) -> tuple[Snapshot | None, str, list[str]]:
+) -> tuple[Snapshot | None, str]:
     from mcp.client.session import ClientSession
 
     from scanner.transports.connect import open_transport
@@ -182,12 +181,12 @@ async def _connect_and_probe(
                 if transport == "stdio":
                     _end_now(env)
     except TimeoutError:
-        return None, f"timed out after {timeout:g}s waiting for {stage}", []
+        return None, f"timed out after {timeout:g}s waiting for {stage}"
     except Exception as error:
-        return None, _describe(error, launch, transport, stage, witness=witness, timeout=timeout), []
-    notes = [f"ignored {len(garbage)} line(s) on stdout that are not JSON-RPC"] if garbage else []
-    snapshot.notes.extend(notes)
-    return snapshot, "", notes
+        return None, _describe(error, launch, transport, stage, witness=witness, timeout=timeout)
+    if garbage:
+        snapshot.notes.append(f"ignored {len(garbage)} line(s) on stdout that are not JSON-RPC")
+    return snapshot, ""
 
 
 def _end_now(env: dict[str, str]) -> None:

@@ -189,6 +189,23 @@ def pin(server: Server, result: BootResult) -> tuple[ServerPin, list[Finding]]:
     return server_pin, findings
 
 
+def boot_and_pin(
+    workspace: Workspace, servers: Sequence[Server], options: Options
+) -> tuple[dict[str, ServerPin], list[Finding]]:
+    """Boot `servers` and pin what each said, in order; findings for boot failures and unpinnable definitions."""
+    results = boot(workspace, servers, options)
+    live: dict[str, ServerPin] = {}
+    findings: list[Finding] = []
+    for server in servers:
+        result = results[server.key]
+        if result.snapshot is None:
+            findings.append(boot_failure(server, result))
+            continue
+        live[server.key], problems = pin(server, result)
+        findings += problems
+    return live, findings
+
+
 def lock(workspace: Workspace, options: Options) -> Outcome:
     """Pin every declared server not yet in the lock; existing pins are left alone."""
     from scanner.lock.lockfile import Lockfile
@@ -200,17 +217,12 @@ def lock(workspace: Workspace, options: Options) -> Outcome:
     kept = [s.key for s in declared if s.key in lockfile.servers]
     new = [s for s in declared if s.key not in lockfile.servers]
     ready, skipped = bootable(workspace, new)
-    findings += skipped
-    results = boot(workspace, ready, options)
-    pinned: list[str] = []
-    for server in ready:
-        result = results[server.key]
-        if result.snapshot is None:
-            findings.append(boot_failure(server, result))
-            continue
-        lockfile.servers[server.key], problems = pin(server, result)
-        findings += problems + suspicious_findings(server.key, None, lockfile.servers[server.key])
-        pinned.append(server.key)
+    live, booted = boot_and_pin(workspace, ready, options)
+    findings += skipped + booted
+    for key, server_pin in live.items():
+        findings += suspicious_findings(key, None, server_pin)
+    lockfile.servers.update(live)
+    pinned = list(live)
     baseline = {key: (None if key in pinned else pin) for key, pin in lockfile.servers.items()}
     findings += cross_server_findings(lockfile.servers, baseline)
     outcome = Outcome(findings)
@@ -233,19 +245,13 @@ def check(workspace: Workspace, options: Options) -> Outcome:
     lockfile = read_lock(workspace)
     assert lockfile is not None
     findings, ready = declared_vs_lock(workspace, lockfile)
-    results = boot(workspace, ready, options)
-    current = dict(lockfile.servers)  # servers that did not boot keep their pinned tools for shadowing
-    for server in ready:
-        result = results[server.key]
-        if result.snapshot is None:
-            findings.append(boot_failure(server, result))
-            continue
-        live, problems = pin(server, result)
-        pinned_server = lockfile.servers[server.key]
-        findings += problems + compare_server(server.key, pinned_server, live)
-        findings += suspicious_findings(server.key, pinned_server, live)
-        current[server.key] = live
-    findings += cross_server_findings(current, lockfile.servers)
+    live, booted = boot_and_pin(workspace, ready, options)
+    findings += booted
+    for key, server_pin in live.items():
+        findings += compare_server(key, lockfile.servers[key], server_pin)
+        findings += suspicious_findings(key, lockfile.servers[key], server_pin)
+    # Servers that did not boot keep their pinned tools, so shadowing of them is still seen.
+    findings += cross_server_findings(lockfile.servers | live, lockfile.servers)
     return Outcome(findings)
 
 
@@ -289,15 +295,10 @@ def update(
             del lockfile.servers[key]
             outcome.messages.append(f"removed {key}: no config file declares it any more")
     ready, skipped = bootable(workspace, selected)
-    outcome.findings += skipped
-    results = boot(workspace, ready, options)
-    for server in ready:
-        result = results[server.key]
-        if result.snapshot is None:
-            outcome.findings.append(boot_failure(server, result))
-            continue
-        live, problems = pin(server, result)
-        outcome.findings += problems
+    booted_pins, booted = boot_and_pin(workspace, ready, options)
+    outcome.findings += skipped + booted
+    for key, live in booted_pins.items():
+        server = declared[key]
         old = lockfile.servers.get(server.key)
         if old is None:
             lockfile.servers[server.key] = live
