@@ -14,6 +14,7 @@ from scanner.rules import SEVERITIES
 
 if TYPE_CHECKING:
     from scanner.engine import Options, Outcome, Workspace
+    from scanner.shard import Shard
 
 REPO_OPTION = click.option(
     "--repo",
@@ -139,6 +140,13 @@ def lock(
     show_default=True,
     help="Fail only on unpinned changes graded at least this severe (the default fails on every one).",
 )
+@click.option(
+    "--shard",
+    metavar="I/N",
+    callback=lambda _ctx, _param, value: _shard(value),
+    help="Check only the I-th of N shares of the servers (a CI matrix job each); "
+    "the SARIF category gets a -shard-I-of-N suffix.",
+)
 @boot_options
 @report_options
 def check(
@@ -146,6 +154,7 @@ def check(
     lockfile: Path | None,
     offline: bool,
     fail_on: str,
+    shard: Shard | None,
     timeout: float | None,
     concurrency: int | None,
     quiet: bool,
@@ -157,9 +166,14 @@ def check(
 
     workspace = _workspace(repo, lockfile)
     if offline:  # never touches scanner.boot, so no mcp SDK import
-        outcome = _run(lambda: engine.check_offline(workspace))
+        outcome = _run(lambda: engine.check_offline(workspace, shard))
     else:
-        outcome = _run(lambda: engine.check(workspace, _options(timeout, concurrency, quiet)))
+        options = _options(timeout, concurrency, quiet)
+        options.shard = shard
+        outcome = _run(lambda: engine.check(workspace, options))
+    if shard is not None:
+        report["category"] = shard.category(report["category"])
+        outcome.messages.append(f"{shard.label}: checked only this shard's servers")
     outcome.fail_on = fail_on
     outcome.messages.append(summary_line(outcome.findings, outcome.fails))
     _finish(workspace, outcome, report)
@@ -188,6 +202,17 @@ def update(
     workspace = _workspace(repo, lockfile)
     outcome = _run(lambda: engine.update(workspace, _options(timeout, concurrency, quiet), servers, tools))
     _finish(workspace, outcome, report)
+
+
+def _shard(value: str | None) -> Shard | None:
+    from scanner.shard import Shard, ShardError
+
+    if value is None:
+        return None
+    try:
+        return Shard.parse(value)
+    except ShardError as error:
+        raise click.BadParameter(str(error)) from None
 
 
 def _workspace(repo: Path, lockfile: Path | None) -> Workspace:

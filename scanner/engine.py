@@ -17,6 +17,7 @@ from scanner.sources.model import Server
 if TYPE_CHECKING:
     from scanner.boot import BootResult
     from scanner.lock.lockfile import Lockfile, ServerPin
+    from scanner.shard import Shard
     from scanner.sources.discover import Discovery
 
 LOCKFILE_NAME = "mcp-lock.json"
@@ -32,6 +33,7 @@ class Options:
     timeout: float | None = None
     concurrency: int | None = None
     progress: Callable[[str], None] | None = None
+    shard: Shard | None = None  # `check --shard I/N`: only this share of the servers
 
 
 @dataclass
@@ -245,6 +247,9 @@ def check(workspace: Workspace, options: Options) -> Outcome:
     lockfile = read_lock(workspace)
     assert lockfile is not None
     findings, ready = declared_vs_lock(workspace, lockfile)
+    keys = {s.key for s in workspace.discovery.servers} | lockfile.servers.keys()
+    owned = options.shard.select(keys) if options.shard else None
+    ready = [s for s in ready if owned is None or s.key in owned]
     live, booted = boot_and_pin(workspace, ready, options)
     findings += booted
     for key, server_pin in live.items():
@@ -252,7 +257,15 @@ def check(workspace: Workspace, options: Options) -> Outcome:
         findings += suspicious_findings(key, lockfile.servers[key], server_pin)
     # Servers that did not boot keep their pinned tools, so shadowing of them is still seen.
     findings += cross_server_findings(lockfile.servers | live, lockfile.servers)
-    return Outcome(findings)
+    return Outcome(_in_shard(findings, options.shard, keys))
+
+
+def _in_shard(findings: list[Finding], shard: Shard | None, keys: set[str]) -> list[Finding]:
+    """This shard's findings: those about its servers, and those about no server (a config file) in shard 1."""
+    if shard is None:
+        return findings
+    owned = shard.select(keys)
+    return [f for f in findings if f.server in owned or (shard.index == 1 and f.server not in keys)]
 
 
 def _launch_change(server: Server, pinned: ServerPin) -> list[Finding]:
@@ -401,7 +414,7 @@ def declared_vs_lock(
     return findings, ready
 
 
-def check_offline(workspace: Workspace) -> Outcome:
+def check_offline(workspace: Workspace, shard: Shard | None = None) -> Outcome:
     """`check --offline`: verify the lock and compare it with the declarations; boot nothing.
 
     Imports nothing of the mcp SDK (it runs as a pre-commit hook). A changed definition on a
@@ -410,6 +423,7 @@ def check_offline(workspace: Workspace) -> Outcome:
     lockfile = read_lock(workspace)
     assert lockfile is not None
     findings, _ = declared_vs_lock(workspace, lockfile, offline=True)
-    outcome = Outcome(findings)
+    keys = {s.key for s in workspace.discovery.servers} | lockfile.servers.keys()
+    outcome = Outcome(_in_shard(findings, shard, keys))
     outcome.messages.append("offline: nothing was booted; run `mcp-lock check` to compare definitions")
     return outcome

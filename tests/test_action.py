@@ -97,12 +97,13 @@ def test_inputs_and_outputs() -> None:
         "category",
         "offline",
         "python-version",
+        "shard",
     }
     assert inputs["upload-sarif"]["default"] == "true"
     assert inputs["category"]["default"] == "mcp-lock"
     assert inputs["offline"]["default"] == "false"
     assert inputs["python-version"]["default"] == ""
-    assert set(spec["outputs"]) == {"exit-code", "sarif-file", "findings"}
+    assert set(spec["outputs"]) == {"exit-code", "sarif-file", "findings", "category"}
     assert spec["runs"]["using"] == "composite"
 
 
@@ -128,7 +129,8 @@ def test_sarif_upload_condition() -> None:
     condition = " ".join(upload["if"].split())
     assert condition.startswith("always() && inputs.upload-sarif == 'true'")
     assert "github.event.pull_request.head.repo.fork != true" in condition
-    assert upload["with"]["category"] == "${{ inputs.category }}"
+    # What mcp-lock wrote into the SARIF: a shard's category carries its suffix.
+    assert upload["with"]["category"] == "${{ steps.scan.outputs.category }}"
 
 
 def test_last_step_exits_with_the_recorded_code() -> None:
@@ -160,6 +162,7 @@ def run_scan(action_path: Path, workdir: Path, temp: Path, **inputs: str) -> tup
         "MCPL_FAIL_ON": inputs.get("fail-on", ""),
         "MCPL_CATEGORY": inputs.get("category", "mcp-lock"),
         "MCPL_OFFLINE": inputs.get("offline", "false"),
+        "MCPL_SHARD": inputs.get("shard", ""),
     }
     env["PATH"] = f"{BIN}{os.pathsep}{env['PATH']}"  # python3 is a 3.11+ interpreter, as on the runner
     process = subprocess.run(
@@ -186,7 +189,12 @@ def test_scan_script_records_exit_code_findings_and_sarif(repo: Repo, tmp_path: 
     assert code == 0, log
     assert outputs["exit-code"] == "0" and outputs["findings"] == "0", log
     assert Path(outputs["sarif-file"]).is_file()
+    assert outputs["category"] == "mcp-lock"
     assert (temp / "summary.md").read_text(encoding="utf-8").strip()
+
+    code, outputs, log = run_scan(action_path, repo.root, temp, offline="true", shard="2/2", category="pr")
+    assert code == 0 and outputs["exit-code"] == "0", log
+    assert outputs["category"] == "pr-shard-2-of-2", log
 
     entry = repo.servers["notes"]
     repo.add_entry("notes", {**entry, "args": [*entry["args"], "--version=2"]})
