@@ -10,6 +10,9 @@ once, then measures in the same run (median of --runs wall times, each a fresh p
   single[s]    a bare client (stdio_client + initialize + list_tools) booting server s alone
   concurrent   the same bare client booting all six at once
   --version    `mcp-lock --version`
+
+With --baseline-tree DIR (a copy of another version's `scanner/`, e.g. `git archive HEAD scanner | tar -x -C DIR`),
+`check` from DIR is timed too, its runs alternating with the current tree's, so both see the same load.
 """
 
 from __future__ import annotations
@@ -86,15 +89,26 @@ def servers(repo: Path) -> dict[str, dict[str, object]]:
     return found
 
 
+def once(command: list[str], **kwargs: object) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, **kwargs)  # type: ignore[call-overload]
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{command[:4]} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+    return seconds
+
+
 def wall(command: list[str], runs: int, **kwargs: object) -> float:
-    times = []
+    return statistics.median(once(command, **kwargs) for _ in range(runs))
+
+
+def alternating(command: list[str], envs: list[dict[str, str]], runs: int) -> list[float]:
+    """Median wall time of `command` under each env, runs interleaved so that load drifts hit all alike."""
+    times: list[list[float]] = [[] for _ in envs]
     for _ in range(runs):
-        started = time.perf_counter()
-        done = subprocess.run(command, capture_output=True, text=True, **kwargs)  # type: ignore[call-overload]
-        times.append(time.perf_counter() - started)
-        if done.returncode != 0:
-            raise SystemExit(f"{command[:4]} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
-    return statistics.median(times)
+        for index, env in enumerate(envs):
+            times[index].append(once(command, env=env))
+    return [statistics.median(t) for t in times]
 
 
 def bare(specs: list[dict[str, object]], runs: int) -> float:
@@ -104,7 +118,9 @@ def bare(specs: list[dict[str, object]], runs: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
-    runs = parser.parse_args().runs
+    parser.add_argument("--baseline-tree", type=Path, help="also time check from this tree's scanner/")
+    options = parser.parse_args()
+    runs = options.runs
     install()
     repo = CACHE / "repo"
     repo.mkdir(exist_ok=True)
@@ -113,7 +129,10 @@ def main() -> None:
     env = os.environ | {"PYTHONPATH": str(HERE.parent)}
     subprocess.run([*MCP_LOCK, "lock", "--repo", str(repo), "--quiet"], check=True, env=env, capture_output=True)
 
-    check = wall([*MCP_LOCK, "check", "--repo", str(repo), "--quiet"], runs, env=env)
+    envs = [env]
+    if options.baseline_tree:
+        envs.append(os.environ | {"PYTHONPATH": str(options.baseline_tree.resolve())})
+    check, *baseline = alternating([*MCP_LOCK, "check", "--repo", str(repo), "--quiet"], envs, runs)
     version = wall([*MCP_LOCK, "--version"], runs, env=env)
     singles = {key: bare([spec], runs) for key, spec in declared.items()}
     concurrent = bare(list(declared.values()), runs)
@@ -126,6 +145,7 @@ def main() -> None:
         ("bare sequential sum", sequential),
         ("bare concurrent (all 6)", concurrent),
         ("mcp-lock check", check),
+        *[("mcp-lock check (baseline tree)", seconds) for seconds in baseline],
         ("mcp-lock --version", version),
     ]
     print(f"median of {runs} wall-clock runs; nproc={os.cpu_count()}, python {sys.version.split()[0]}")
@@ -135,6 +155,9 @@ def main() -> None:
     print(f"{'check / slowest single':<34}{check / slowest:>9.2f}   (target <= 1.3)")
     print(f"{'check / bare concurrent':<34}{check / concurrent:>9.2f}")
     print(f"{'check / sequential sum':<34}{check / sequential:>9.2f}")
+    for seconds in baseline:
+        print(f"{'baseline check / slowest single':<34}{seconds / slowest:>9.2f}")
+        print(f"{'baseline check / bare concurrent':<34}{seconds / concurrent:>9.2f}")
 
 
 if __name__ == "__main__":

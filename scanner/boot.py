@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -59,6 +62,7 @@ async def _boot_all(
     results: dict[str, BootResult] = {}
     limiter = anyio.CapacityLimiter(max(1, concurrency))
     started = time.monotonic()
+    sdk = _SdkLoader()
 
     async def run(server: Server) -> None:
         async with limiter:
@@ -70,12 +74,16 @@ async def _boot_all(
                 repo,
                 timeout=server_policy.timeout or timeout,
                 passthrough=server_policy.env,
+                network=server_policy.network,
+                sdk_ready=sdk.ready,
             )
         results[server.key] = result
         if progress:
             progress(_done_line(result))
 
     async with anyio.create_task_group() as reporter:
+        if servers:
+            reporter.start_soon(sdk.load)
         if progress and servers:
             progress(f"booting {len(servers)} server(s), timeout {timeout:g}s each")
             reporter.start_soon(_report_waiting, servers, results, started, progress)
@@ -84,6 +92,27 @@ async def _boot_all(
                 boots.start_soon(run, server)
         reporter.cancel_scope.cancel()
     return results
+
+
+class _SdkLoader:
+    """Imports the SDK (about 0.5 s) in a worker thread while the first stdio servers start."""
+
+    def __init__(self) -> None:
+        self.ready = anyio.Event()
+
+    async def load(self) -> None:
+        try:
+            await anyio.to_thread.run_sync(_import_sdk)
+        except Exception:
+            pass  # each boot imports again and reports the error as its own
+        finally:
+            self.ready.set()
+
+
+def _import_sdk() -> None:
+    # __import__ rather than importlib.import_module: the latter's parent imports are invisible to -X importtime.
+    for module in ("mcp.client.session", "mcp.shared.message", "scanner.transports.probe"):
+        __import__(module)
 
 
 async def _report_waiting(
@@ -112,81 +141,136 @@ async def boot_one(
     *,
     timeout: float,
     passthrough: Sequence[str] = (),
+    network: str = "allow",
+    sdk_ready: anyio.Event | None = None,
 ) -> BootResult:
-    """Boot one server and probe it; never raises for anything the server does."""
+    """Boot one server and probe it; never raises for anything the server does.
+
+    `sdk_ready` is set once the SDK is imported; a stdio server is started before waiting for it.
+    """
     from scanner.transports.environment import server_environment
     from scanner.transports.reaper import MARKER, kill_marked, new_marker
 
     started = time.monotonic()
+    if network == "deny" and launch.transport != "stdio":
+        return BootResult(key, None, _REMOTE_DENY.format(transport=launch.transport), "", 0.0)
     marker = new_marker()
     with tempfile.TemporaryDirectory(prefix="mcp-lock-") as temp_dir, open(
         Path(temp_dir) / "stderr.log", "w+", encoding="utf-8", errors="replace"
     ) as errlog:
         env = server_environment(launch.env, passthrough, temp_dir=temp_dir) | {MARKER: marker}
-        cwd = str((repo / launch.cwd) if launch.cwd else repo)
+        attempt = _Attempt(launch, env, str((repo / launch.cwd) if launch.cwd else repo), errlog, network, sdk_ready)
         try:
-            snapshot, error = await _attempt(launch, env, cwd, errlog, timeout)
+            snapshot, error = await attempt.run(timeout)
         finally:
             kill_marked(marker)
         tail = _tail(Path(temp_dir) / "stderr.log")
     return BootResult(key, snapshot, error, tail, time.monotonic() - started)
 
 
-async def _attempt(
-    launch: ResolvedLaunch, env: dict[str, str], cwd: str, errlog: IO[str], timeout: float
-) -> tuple[Snapshot | None, str | None]:
-    deadline = time.monotonic() + timeout
-    transports = [launch.transport] + (["sse"] if launch.sse_fallback else [])
-    errors: list[str] = []
-    for transport in transports:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            break
-        snapshot, error = await _connect_and_probe(launch, transport, env, cwd, errlog, remaining, timeout)
-        if snapshot is not None:
-            return snapshot, None
-        errors.append(error if len(transports) == 1 else f"{transport}: {error}")
-    return None, "; ".join(errors) or f"timed out after {timeout:g}s"
+_REMOTE_DENY = (
+    "network: deny applies only to stdio servers; mcp-lock itself connects to this {transport} server over the "
+    "network, so set `network: allow` for it in mcp-lock.yaml"
+)
 
 
-async def _connect_and_probe(
-    launch: ResolvedLaunch,
-    transport: str,
-    env: dict[str, str],
-    cwd: str,
-    errlog: IO[str],
-    remaining: float,
-    timeout: float,
-) -> tuple[Snapshot | None, str]:
-    from mcp.client.session import ClientSession
+@dataclass
+class _Attempt:
+    launch: ResolvedLaunch
+    env: dict[str, str]
+    cwd: str
+    errlog: IO[str]
+    network: str
+    sdk_ready: anyio.Event | None
 
-    from scanner.transports.connect import open_transport
-    from scanner.transports.errors import HttpWitness
-    from scanner.transports.probe import Stage
+    async def run(self, timeout: float) -> tuple[Snapshot | None, str | None]:
+        deadline = time.monotonic() + timeout
+        transports = [self.launch.transport] + (["sse"] if self.launch.sse_fallback else [])
+        errors: list[str] = []
+        for transport in transports:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            snapshot, error = await self._connect_and_probe(transport, remaining, timeout)
+            if snapshot is not None:
+                return snapshot, None
+            errors.append(error if len(transports) == 1 else f"{transport}: {error}")
+        return None, "; ".join(errors) or f"timed out after {timeout:g}s"
 
-    stage = Stage()
-    witness = HttpWitness() if transport == "http" else None
-    garbage: list[str] = []
+    async def _connect_and_probe(self, transport: str, remaining: float, timeout: float) -> tuple[Snapshot | None, str]:
+        from scanner.transports.isolation import IsolationUnavailable
+        from scanner.transports.stage import Stage
 
-    async def on_message(message: object) -> None:
-        if isinstance(message, Exception):
-            garbage.append(str(message).splitlines()[0][:200] if str(message) else type(message).__name__)
+        stage = Stage()
+        witness: Any = None
+        garbage: list[str] = []
 
-    try:
-        with anyio.fail_after(remaining):
-            async with open_transport(
-                launch, env=env, cwd=cwd, errlog=errlog, timeout=timeout, transport=transport, witness=witness
-            ) as (read, write), ClientSession(read, write, message_handler=on_message) as session:
-                snapshot = await _watched_probe(session, stage, witness)
-                if transport == "stdio":
-                    _end_now(env)
-    except TimeoutError:
-        return None, f"timed out after {timeout:g}s waiting for {stage}"
-    except Exception as error:
-        return None, _describe(error, launch, transport, stage, witness=witness, timeout=timeout)
-    if garbage:
-        snapshot.notes.append(f"ignored {len(garbage)} line(s) on stdout that are not JSON-RPC")
-    return snapshot, ""
+        async def on_message(message: object) -> None:
+            if isinstance(message, Exception):
+                garbage.append(str(message).splitlines()[0][:200] if str(message) else type(message).__name__)
+
+        try:
+            with anyio.fail_after(remaining):
+                async with AsyncExitStack() as stack:
+                    if transport == "http":
+                        from scanner.transports.errors import HttpWitness
+
+                        witness = HttpWitness()
+                    read, write = await self._open(stack, transport, timeout, witness)
+                    from mcp.client.session import ClientSession
+
+                    session = await stack.enter_async_context(ClientSession(read, write, message_handler=on_message))
+                    snapshot = await _watched_probe(session, stage, witness)
+                    if transport == "stdio":
+                        _end_now(self.env)
+        except TimeoutError:
+            return None, f"timed out after {timeout:g}s waiting for {stage}"
+        except IsolationUnavailable as error:
+            return None, str(error)
+        except Exception as error:
+            await self._sdk()  # _describe needs it; importing here would block the loop the thread is sharing
+            return None, _describe(error, self.launch, transport, stage, witness=witness, timeout=timeout)
+        if garbage:
+            snapshot.notes.append(f"ignored {len(garbage)} line(s) on stdout that are not JSON-RPC")
+        return snapshot, ""
+
+    async def _open(self, stack: AsyncExitStack, transport: str, timeout: float, witness: Any) -> tuple[Any, Any]:
+        """The session's streams; a stdio server is started before the SDK is waited for."""
+        if transport == "stdio":
+            from scanner.transports.stdio import process_streams, running
+
+            argv = self._argv()
+            process = await stack.enter_async_context(running(argv, env=self.env, cwd=self.cwd, errlog=self.errlog))
+            await self._sdk()
+            return await stack.enter_async_context(process_streams(process))
+        await self._sdk()
+        from scanner.transports.connect import open_transport
+
+        return await stack.enter_async_context(
+            open_transport(self.launch, timeout=timeout, transport=transport, witness=witness)
+        )
+
+    async def _sdk(self) -> None:
+        if self.sdk_ready is not None:
+            await self.sdk_ready.wait()
+
+    def _argv(self) -> list[str]:
+        """The command line; with `network: deny`, wrapped in a new network namespace (or refused)."""
+        from scanner.transports.isolation import DENY, isolated
+
+        assert self.launch.command is not None
+        argv = [self.launch.command, *self.launch.args]
+        if self.network != DENY:
+            return argv
+        if not _findable(self.launch.command, self.env, self.cwd):
+            raise FileNotFoundError(self.launch.command)  # said as "command not found", as without isolation
+        return isolated(argv)
+
+
+def _findable(command: str, env: dict[str, str], cwd: str) -> bool:
+    if os.sep in command:
+        return os.path.isfile(os.path.join(cwd, command))
+    return shutil.which(command, path=env.get("PATH", os.defpath)) is not None
 
 
 def _end_now(env: dict[str, str]) -> None:

@@ -1,6 +1,7 @@
 """The optional repo policy file, `mcp-lock.yaml`: per-server settings a team commits.
 
     timeout: 90                 # seconds, for every server
+    network: allow              # or deny: stdio servers run without network (default allow)
     env: [HTTPS_PROXY]          # caller variables every stdio server may see
     inputs:                     # values for VS Code-style ${input:ID} placeholders
       api-key: {env: MY_API_KEY}   # read from the environment (never commit secrets)
@@ -9,8 +10,12 @@
       github:
         skip: "needs a personal token; checked in the nightly job"
         timeout: 180
+        network: allow
         env: [GITHUB_TOKEN]
         inputs: {pat: {env: GITHUB_PAT}}
+
+A CLI flag that overrides the file's default network setting (per-server entries still win) is
+`dataclasses.replace(policy, network="deny")`.
 """
 
 from __future__ import annotations
@@ -21,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 POLICY_FILE = "mcp-lock.yaml"
-TOP_KEYS = {"version", "timeout", "env", "inputs", "servers"}
-SERVER_KEYS = {"skip", "timeout", "env", "inputs"}
+TOP_KEYS = {"version", "timeout", "network", "env", "inputs", "servers"}
+SERVER_KEYS = {"skip", "timeout", "network", "env", "inputs"}
+NETWORK_MODES = ("allow", "deny")  # scanner.transports.isolation.ALLOW / DENY
 
 
 class PolicyError(Exception):
@@ -35,12 +41,14 @@ class ServerPolicy:
     timeout: float | None = None
     env: tuple[str, ...] = ()
     inputs: Mapping[str, str] = field(default_factory=dict)
+    network: str | None = None  # "allow" or "deny"; None: the file's default (from for_server: resolved)
 
 
 @dataclass(frozen=True)
 class Policy:
     path: str | None = None  # repo-relative, None when the repo has no policy file
     timeout: float | None = None
+    network: str | None = None  # the default for every server; None means allow
     env: tuple[str, ...] = ()
     inputs: Mapping[str, str] = field(default_factory=dict)
     servers: Mapping[str, ServerPolicy] = field(default_factory=dict)
@@ -52,6 +60,7 @@ class Policy:
             timeout=own.timeout if own.timeout is not None else self.timeout,
             env=tuple(dict.fromkeys((*self.env, *own.env))),
             inputs={**self.inputs, **own.inputs},
+            network=own.network or self.network or "allow",
         )
 
 
@@ -74,6 +83,7 @@ def load_policy(repo: Path, environ: Mapping[str, str]) -> Policy:
     return Policy(
         path=POLICY_FILE,
         timeout=_timeout(mapping.get("timeout"), where),
+        network=_network(mapping.get("network"), where),
         env=_names(mapping.get("env"), where),
         inputs=_inputs(mapping.get("inputs"), where, environ),
         servers={str(name): _server(value, f"{where}: servers.{name}", environ) for name, value in servers.items()},
@@ -91,6 +101,7 @@ def _server(value: Any, where: str, environ: Mapping[str, str]) -> ServerPolicy:
         timeout=_timeout(mapping.get("timeout"), where),
         env=_names(mapping.get("env"), where),
         inputs=_inputs(mapping.get("inputs"), where, environ),
+        network=_network(mapping.get("network"), where),
     )
 
 
@@ -112,6 +123,14 @@ def _timeout(value: Any, where: str) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
         raise PolicyError(f"{where}: timeout must be a positive number of seconds")
     return float(value)
+
+
+def _network(value: Any, where: str) -> str | None:
+    if value is None:
+        return None
+    if value not in NETWORK_MODES:  # YAML reads a bare `no` or `off` as false: say what is wanted
+        raise PolicyError(f"{where}: network must be allow or deny, got {value!r}")
+    return str(value)
 
 
 def _names(value: Any, where: str) -> tuple[str, ...]:

@@ -178,3 +178,23 @@ def test_ctrl_c_ends_every_server_and_keeps_the_lock(repo: Repo, tmp_path: Path)
     while _alive(pid) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not _alive(pid)
+
+
+def test_server_starts_before_the_sdk_is_loaded(tmp_path: Path) -> None:
+    """Pre-spawn: a stdio server is running while its boot still waits for the SDK (here: forever)."""
+    import anyio
+
+    from scanner.boot import boot_one
+    from scanner.sources.model import ResolvedLaunch
+
+    record = tmp_path / "env.json"
+    behaviour = tmp_path / "b.json"
+    behaviour.write_text(json.dumps({"pages": [[tool("a")]], "record_env": str(record)}))
+    launch = ResolvedLaunch(transport="stdio", command=sys.executable, args=(str(RAW_SERVER), str(behaviour)))
+
+    async def boot() -> Any:
+        return await boot_one("early", launch, tmp_path, timeout=3, sdk_ready=anyio.Event())
+
+    result = anyio.run(boot)
+    assert result.error == "timed out after 3s waiting for starting the server"
+    assert record.exists()

@@ -73,3 +73,15 @@ def test_bad_policy_is_a_usage_error(repo: Repo) -> None:
     assert "unknown key(s) skipp" in result.output
     write_policy(repo, "timeout: [1\n")
     assert repo.run("list").exit_code == 2
+
+
+def test_network_must_be_allow_or_deny(repo: Repo) -> None:
+    repo.add_stdio("notes")
+    write_policy(repo, "network: off\n")  # YAML reads a bare `off` as false
+    result = repo.run("check")
+    assert result.exit_code == 2
+    assert "network must be allow or deny, got False" in result.output
+    write_policy(repo, "servers:\n  notes:\n    network: none\n")
+    result = repo.run("lock")
+    assert result.exit_code == 2
+    assert "servers.notes: network must be allow or deny, got 'none'" in result.output

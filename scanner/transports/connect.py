@@ -1,10 +1,9 @@
-"""Open a connection to one server with the SDK's own transports."""
+"""Open a connection to a remote (HTTP or SSE) server with the SDK's own transports; stdio is in stdio.py."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import IO
 
 from mcp.client._transport import TransportStreams
 
@@ -15,9 +14,6 @@ from scanner.sources.model import ResolvedLaunch
 async def open_transport(
     launch: ResolvedLaunch,
     *,
-    env: dict[str, str],
-    cwd: str,
-    errlog: IO[str],
     timeout: float,
     transport: str | None = None,
     witness: object | None = None,
@@ -27,21 +23,7 @@ async def open_transport(
     `witness` (an `errors.HttpWitness`) becomes the HTTP client's transport, to see each status.
     """
     kind = transport or launch.transport
-    if kind == "stdio":
-        from mcp.client.stdio import StdioServerParameters, stdio_client
-
-        assert launch.command is not None
-        params = StdioServerParameters(
-            command=launch.command,
-            args=list(launch.args),
-            env=env,
-            cwd=cwd,
-            # Garbage bytes on stdout must not kill the reader; a broken line then fails to parse.
-            encoding_error_handler="replace",
-        )
-        async with stdio_client(params, errlog=errlog) as streams:
-            yield streams
-    elif kind == "http":
+    if kind == "http":
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
@@ -59,5 +41,5 @@ async def open_transport(
         assert launch.url is not None
         async with sse_client(launch.url, headers=launch.headers, timeout=timeout) as streams:
             yield streams
-    else:  # pragma: no cover - discovery only produces the three transports above
+    else:  # pragma: no cover - stdio servers go through scanner.transports.stdio
         raise ValueError(f"unknown transport {kind!r}")

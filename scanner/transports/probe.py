@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from scanner import __version__
 from scanner.snapshot import KINDS, Snapshot
+from scanner.transports.stage import Stage
 
 # A server that pages past this is not listing a finite surface; refuse to pin half of it.
 MAX_PAGES = 500
@@ -35,16 +36,6 @@ SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
 
 class ProbeError(Exception):
     """The server answered, but not in a way that can be pinned."""
-
-
-class Stage:
-    """What the probe is waiting for, so a timeout or crash can say where it happened."""
-
-    def __init__(self) -> None:
-        self.current = "starting the server"
-
-    def __str__(self) -> str:
-        return self.current
 
 
 async def probe(session: ClientSession, stage: Stage) -> Snapshot:

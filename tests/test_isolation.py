@@ -1,0 +1,189 @@
+"""`network: deny`: a stdio server runs in its own network namespace, or is not started at all.
+
+A listener in the test's (host) namespace on 127.0.0.1 is what an isolated server must not reach.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fixture_repo import Repo, free_port
+from test_hostile import _alive, add_raw, tool
+
+from scanner.policy import Policy, ServerPolicy
+
+
+def write_policy(repo: Repo, text: str) -> None:
+    (repo.root / "mcp-lock.yaml").write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def listener() -> Iterator[socket.socket]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(8)
+        sock.settimeout(0.5)
+        yield sock
+
+
+def accepted(sock: socket.socket) -> int:
+    count = 0
+    while True:
+        try:
+            sock.accept()[0].close()
+        except TimeoutError:
+            return count
+        count += 1
+
+
+def net_description(repo: Repo, name: str) -> str:
+    return str(repo.lock_json()["servers"][name]["tools"]["net"]["definition"]["description"])
+
+
+def test_deny_blocks_what_allow_reaches(repo: Repo, listener: socket.socket, tmp_path: Path) -> None:
+    port = listener.getsockname()[1]
+    add_raw(repo, "open", {"connect_to": port, "record_netns": str(tmp_path / "open.ns")})
+    add_raw(repo, "closed", {"connect_to": port, "record_netns": str(tmp_path / "closed.ns")})
+    add_raw(repo, "default", {"connect_to": port})
+    write_policy(repo, "network: deny\nservers:\n  open:\n    network: allow\n")
+    result = repo.run("lock")
+    assert result.exit_code == 0, result.output
+    assert net_description(repo, "open") == "connected"
+    for name in ("closed", "default"):  # per-server deny, and the file's default
+        assert "Network is unreachable" in net_description(repo, name)
+    assert accepted(listener) == 1
+    own = os.readlink("/proc/self/ns/net")
+    assert (tmp_path / "open.ns").read_text() == own
+    assert (tmp_path / "closed.ns").read_text() != own
+    assert repo.run("check").exit_code == 0  # the isolated surface is as reproducible as any
+
+
+def test_no_unshare_on_path_fails_closed(repo: Repo, tmp_path: Path) -> None:
+    record = tmp_path / "env.json"
+    add_raw(repo, "closed", {"pages": [[tool("a")]], "record_env": str(record)})
+    add_raw(repo, "open", {"pages": [[tool("b")]]})
+    write_policy(repo, "servers:\n  closed:\n    network: deny\n")
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    result = repo.run("lock", env={"PATH": str(empty)})
+    assert result.exit_code == 1
+    assert "no `unshare` on PATH; not started" in result.output
+    assert "network: allow" in result.output
+    assert not record.exists()  # never started, not even without isolation
+    assert "open" in repo.lock_json()["servers"]  # the others are still pinned
+
+
+def test_unshare_that_cannot_isolate_fails_closed(repo: Repo, tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    calls = tmp_path / "calls.log"
+    fake = bin_dir / "unshare"  # what unshare prints where user namespaces are disabled
+    fake.write_text(
+        f'#!/bin/sh\necho "$@" >> {calls}\necho "unshare: unshare failed: Operation not permitted" >&2\nexit 1\n'
+    )
+    fake.chmod(0o755)
+    record = tmp_path / "env.json"
+    add_raw(repo, "closed", {"pages": [[tool("a")]], "record_env": str(record)})
+    write_policy(repo, "network: deny\n")
+    result = repo.run("lock", env={"PATH": f"{bin_dir}:{os.environ['PATH']}"})
+    assert result.exit_code == 1
+    assert "cannot create a network namespace here (unshare: unshare failed: Operation not permitted)" in (
+        result.output
+    )
+    assert "kernel.unprivileged_userns_clone" in result.output
+    assert not record.exists()
+    invocations = calls.read_text().splitlines()
+    assert invocations and all("raw_server" not in line for line in invocations)  # only probed, never launched
+
+
+def test_remote_server_cannot_be_isolated(repo: Repo) -> None:
+    repo.add_entry("remote", {"type": "http", "url": f"http://127.0.0.1:{free_port()}/mcp"})
+    write_policy(repo, "servers:\n  remote:\n    network: deny\n")
+    result = repo.run("lock")
+    assert result.exit_code == 1
+    assert "network: deny applies only to stdio servers" in result.output
+
+
+def test_tree_inside_the_namespace_is_reaped(repo: Repo, tmp_path: Path) -> None:
+    pidfile = tmp_path / "child.pid"
+    add_raw(repo, "forker", {"pages": [[tool("a")]], "child_ignoring_sigterm": str(pidfile)})
+    write_policy(repo, "network: deny\n")
+    result = repo.run("lock")
+    assert result.exit_code == 0, result.output
+    assert_dead(int(pidfile.read_text()))
+
+
+def test_timeout_holds_inside_the_namespace(repo: Repo, tmp_path: Path) -> None:
+    pidfile = tmp_path / "child.pid"
+    add_raw(repo, "hang", {"hang_on": "initialize", "child_ignoring_sigterm": str(pidfile)})
+    write_policy(repo, "network: deny\n")
+    started = time.monotonic()
+    result = repo.run("lock", "--timeout", "2")
+    assert result.exit_code == 1
+    assert "timed out after 2s waiting for the initialize handshake" in result.output
+    assert time.monotonic() - started < 15
+    assert_dead(int(pidfile.read_text()))
+
+
+def test_missing_command_is_named_under_isolation(repo: Repo) -> None:
+    repo.add_entry("ghost", {"command": "no-such-mcp-server-binary", "args": []})
+    write_policy(repo, "network: deny\n")
+    result = repo.run("lock")
+    assert result.exit_code == 1
+    assert "command not found: no-such-mcp-server-binary" in result.output
+
+
+def test_isolation_works_for_a_user_without_root(listener: socket.socket) -> None:
+    """CI runners are not root: run the whole lock as an unprivileged user (nobody, when we are root)."""
+    root = Path(tempfile.mkdtemp(prefix="mcp-lock-nonroot-"))
+    try:
+        root.chmod(0o777)
+        repo = Repo(root)
+        pidfile = root / "child.pid"
+        port = listener.getsockname()[1]
+        add_raw(repo, "forker", {"connect_to": port, "child_ignoring_sigterm": str(pidfile)})
+        if os.getuid() == 0:  # our interpreter may sit under root's 0700 home; the system one is reachable
+            repo.servers["forker"]["command"] = "/usr/bin/python3"
+            repo.write_config()
+        write_policy(repo, "network: deny\n")
+        for path in root.iterdir():
+            path.chmod(path.stat().st_mode | stat.S_IROTH)
+        drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.getuid() == 0 else []
+        command = [*drop, sys.executable, "-m", "scanner", "lock", "--repo", str(root), "--quiet"]
+        env = {"PATH": os.environ["PATH"], "HOME": str(root), "PYTHONPATH": str(Path(__file__).parents[1])}
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, cwd=root)
+        assert done.returncode == 0, done.stdout + done.stderr
+        net = json.loads((root / "mcp-lock.json").read_text())["servers"]["forker"]["tools"]["net"]
+        assert "Network is unreachable" in net["definition"]["description"]
+        assert accepted(listener) == 0
+        assert_dead(int(pidfile.read_text()))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_cli_can_override_the_default_but_not_a_server_entry() -> None:
+    import dataclasses
+
+    policy = Policy(network="allow", servers={"pinned": ServerPolicy(network="allow")})
+    forced = dataclasses.replace(policy, network="deny")
+    assert forced.for_server("other").network == "deny"
+    assert forced.for_server("pinned").network == "allow"
+    assert Policy().for_server("any").network == "allow"  # existing repos keep their network
+
+
+def assert_dead(pid: int) -> None:
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(pid)
