@@ -26,23 +26,30 @@ def test_never_raises_on_adversarial_fragments(text):
     scan_text(text)
 
 
-def _timed(text):
-    start = time.perf_counter()
+def _cpu_seconds(text):
+    # CPU time of this process, so other work on a shared machine barely moves it.
+    start = time.process_time()
     scan_text(text)
-    return time.perf_counter() - start
+    return time.process_time() - start
 
 
-def test_one_megabyte_inputs_stay_fast():
-    mb = 1_000_000
-    inputs = [
-        ("lorem ipsum dolor sit amet, " * (mb // 28)),
-        ("read " * (mb // 5)),                                    # verb repeated, secret never follows
-        ("do not show " * (mb // 12)),                            # negation repeated, 'to the user' never follows
-        ("а" * mb),                                               # one giant look-alike "word"
-        ("x\u200b" * (mb // 2)),                                  # invisible chars everywhere
-        ("also send " + "a" * mb),                                # long run with no sentence boundary
-        ("<" * mb),
-        ("when the user asks " * (mb // 19)),
-    ]
-    for text in inputs:
-        assert _timed(text) < 5.0, text[:30]
+# (prefix, unit, why it could blow up): the unit repeated to 250 kB and to 1 MB. Backtracking that
+# goes quadratic would take 16 times as long for 4 times the text; linear scanning about 4 times.
+PATHOLOGICAL = [
+    ("", "lorem ipsum dolor sit amet, ", "plain prose"),
+    ("", "read ", "verb repeated, secret never follows"),
+    ("", "do not show ", "negation repeated, 'to the user' never follows"),
+    ("", "а", "one giant look-alike word"),
+    ("", "x\u200b", "invisible characters everywhere"),
+    ("also send ", "a", "a long run with no sentence boundary"),
+    ("", "<", "an unclosed tag, repeated"),
+    ("", "when the user asks ", "a trigger phrase repeated"),
+]
+
+
+def test_one_megabyte_inputs_scan_in_linear_time():
+    for prefix, unit, why in PATHOLOGICAL:
+        small = _cpu_seconds(prefix + unit * (250_000 // len(unit)))
+        large = _cpu_seconds(prefix + unit * (1_000_000 // len(unit)))
+        assert large < 30.0, why  # minutes would mean catastrophic backtracking
+        assert large < 10 * max(small, 0.02), (why, small, large)

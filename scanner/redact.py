@@ -1,0 +1,135 @@
+"""Secret values a server is launched with, masked out of everything the server says back.
+
+A server gets secrets (declared `env` and `headers` values, variables interpolated from the caller's
+environment, policy inputs and pass-through variables) and can echo them anywhere: its tool
+descriptions (which are pinned and committed), its stderr (shown when it fails to boot) or an error
+message. Every text that came from a server passes through one `Redactor` before anything is pinned,
+printed or reported (see `scanner.engine.boot`), so no reporter has to think about secrets.
+
+Values shorter than MIN_LENGTH are not masked: "1", "true" or "debug" are not credentials, and
+masking them would mangle ordinary text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from scanner.transports.environment import INHERITED
+
+if TYPE_CHECKING:
+    from scanner.boot import BootResult
+    from scanner.policy import Policy
+    from scanner.snapshot import Snapshot
+    from scanner.sources.model import Server
+
+MASK = "***"
+MIN_LENGTH = 8
+
+# A canonical placeholder (scanner.sources.interpolate), with one level of nested default.
+_PLACEHOLDER = re.compile(r"\$\{(?:[^{}]|\{[^{}]*\})*\}")
+# Placeholders whose value comes from outside the repository, so may be a secret.
+_SECRET_KINDS = re.compile(r"\$\{(?:env|secret|input|file):")
+_MAX_HOLES = 8  # beyond this the whole resolved string is treated as secret (no costly matching)
+
+
+class Redactor:
+    """Replaces every known secret value by MASK in text and in JSON-like values."""
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        # Longest first, so a secret that contains another is masked whole.
+        unique = sorted({s for s in secrets if len(s) >= MIN_LENGTH}, key=lambda s: (-len(s), s))
+        self._pattern = re.compile("|".join(map(re.escape, unique))) if unique else None
+
+    def text(self, text: str) -> str:
+        return text if self._pattern is None else self._pattern.sub(MASK, text)
+
+    def value(self, value: Any) -> Any:
+        """A copy of `value` with every string (and object key) masked; `value` itself when nothing is secret."""
+        if self._pattern is None:
+            return value
+        root = [value]
+        # Iterative: a hostile server can nest deeper than Python's recursion limit.
+        stack: list[tuple[Any, Any]] = [(root, 0)]
+        while stack:
+            parent, key = stack.pop()
+            item = parent[key]
+            if isinstance(item, str):
+                parent[key] = self.text(item)
+            elif isinstance(item, dict):
+                parent[key] = copy = {self.text(k) if isinstance(k, str) else k: v for k, v in item.items()}
+                stack += [(copy, k) for k in copy]
+            elif isinstance(item, list):
+                parent[key] = copy = list(item)
+                stack += [(copy, i) for i in range(len(copy))]
+        return root[0]
+
+    def snapshot(self, snapshot: Snapshot) -> Snapshot:
+        return dataclasses.replace(
+            snapshot,
+            protocol_version=self.value(snapshot.protocol_version),
+            server_info=self.value(snapshot.server_info),
+            capabilities=self.value(snapshot.capabilities),
+            instructions=self.value(snapshot.instructions),
+            definitions=self.value(snapshot.definitions),
+            notes=self.value(snapshot.notes),
+        )
+
+    def result(self, result: BootResult) -> BootResult:
+        if self._pattern is None:
+            return result
+        return dataclasses.replace(
+            result,
+            snapshot=None if result.snapshot is None else self.snapshot(result.snapshot),
+            error=None if result.error is None else self.text(result.error),
+            stderr_tail=self.text(result.stderr_tail),
+        )
+
+
+def redactor_for(servers: Sequence[Server], policy: Policy, environ: Mapping[str, str], repo: Path) -> Redactor:
+    """One redactor for a run: the secrets of every server booted in it."""
+    secrets = {s for server in servers for s in launch_secrets(server, policy, environ)}
+    return Redactor(s for s in secrets if not _harmless(s, environ, repo))
+
+
+def launch_secrets(server: Server, policy: Policy, environ: Mapping[str, str]) -> set[str]:
+    """Every value the server is given that may be a secret."""
+    resolved, template = server.resolved, server.template
+    if resolved is None or template is None:
+        return set()
+    server_policy = policy.for_server(server.key)
+    given = [*resolved.env.values(), *resolved.headers.values()]
+    # A header's credential alone ("Bearer X" -> X), which the server may echo without the scheme.
+    values = given + [piece for h in resolved.headers.values() for piece in h.split()]
+    values += [*server_policy.inputs.values(), *(environ[n] for n in server_policy.env if n in environ)]
+    # A caller variable inside a declared value ("prefix-${env:TOKEN}"), which the server may echo alone.
+    values += [v for v in environ.values() if len(v) >= MIN_LENGTH and any(v in g for g in given)]
+    pairs = [*zip(template.args, resolved.args, strict=False), (template.command, resolved.command)]
+    pairs += [(template.url, resolved.url), (template.cwd, resolved.cwd)]
+    values += [v for t, r in pairs if t is not None and r is not None for v in interpolated(t, r)]
+    return set(values)
+
+
+def interpolated(template: str, resolved: str) -> list[str]:
+    """What the env, secret, input and file placeholders of `template` were replaced by in `resolved`."""
+    holes = _PLACEHOLDER.findall(template)
+    if not holes:
+        return []
+    if len(holes) > _MAX_HOLES:
+        return [resolved]
+    literals = _PLACEHOLDER.split(template)
+    match = re.fullmatch("(.*?)".join(map(re.escape, literals)), resolved, re.DOTALL)
+    if match is None:
+        return [resolved]
+    return [value for hole, value in zip(holes, match.groups(), strict=True) if _SECRET_KINDS.match(hole)]
+
+
+def _harmless(value: str, environ: Mapping[str, str], repo: Path) -> bool:
+    """The repository's path (or a parent of it) and what every server inherits anyway are no secrets."""
+    if any(environ.get(name) == value for name in INHERITED):
+        return True
+    root = str(repo.resolve())
+    return root == value or root.startswith(value.rstrip("/") + "/")
