@@ -147,6 +147,16 @@ def lock(
     help="Check only the I-th of N shares of the servers (a CI matrix job each); "
     "the SARIF category gets a -shard-I-of-N suffix.",
 )
+@click.option(
+    "--base",
+    metavar="REF",
+    default=None,
+    help="Also note what changed since the merge base of REF and HEAD: launches, dependency manifests "
+    "and re-pins in mcp-lock.json (notes never fail the run).",
+)
+@click.option(
+    "--changed-only", is_flag=True, help="With --base: boot only the servers with a change since the base."
+)
 @boot_options
 @report_options
 def check(
@@ -155,6 +165,8 @@ def check(
     offline: bool,
     fail_on: str,
     shard: Shard | None,
+    base: str | None,
+    changed_only: bool,
     timeout: float | None,
     concurrency: int | None,
     quiet: bool,
@@ -164,12 +176,20 @@ def check(
     from scanner import engine
     from scanner.reporters.text import summary_line
 
+    if changed_only and base is None:
+        raise click.UsageError("--changed-only needs --base REF")
     workspace = _workspace(repo, lockfile)
-    if offline:  # never touches scanner.boot, so no mcp SDK import
-        outcome = _run(lambda: engine.check_offline(workspace, shard))
-    else:
+    options = None
+    if not offline:  # offline never touches scanner.boot, so no mcp SDK import
         options = _options(timeout, concurrency, quiet)
         options.shard = shard
+    if base is not None:
+        from scanner.vcs.review import check_with_base
+
+        outcome = _run(lambda: check_with_base(workspace, base, options, shard=shard, changed_only=changed_only))
+    elif options is None:
+        outcome = _run(lambda: engine.check_offline(workspace, shard))
+    else:
         outcome = _run(lambda: engine.check(workspace, options))
     if shard is not None:
         report["category"] = shard.category(report["category"])
@@ -213,6 +233,38 @@ def _shard(value: str | None) -> Shard | None:
         return Shard.parse(value)
     except ShardError as error:
         raise click.BadParameter(str(error)) from None
+
+
+@main.command("log")
+@click.argument("target", required=False, metavar="[SERVER[/NAME]]")
+@REPO_OPTION
+@LOCK_OPTION
+@click.option(
+    "--kind",
+    type=click.Choice(("tools", "prompts", "resources", "resourceTemplates")),
+    default=None,
+    help="Only changes to definitions of this kind.",
+)
+@click.option("--reverse", is_flag=True, help="Oldest commit first (the default is newest first, like git log).")
+@click.option("--json", "as_json", is_flag=True, help="Print the log as JSON.")
+@click.option("--verbose", "-v", is_flag=True, help="Show the details of each change.")
+def log(
+    target: str | None, repo: Path, lockfile: Path | None, kind: str | None, reverse: bool, as_json: bool, verbose: bool
+) -> None:
+    """History of the pins from git: every commit that changed the lockfile, and what it changed."""
+    import json
+
+    from scanner.engine import LOCKFILE_NAME
+    from scanner.vcs.history import pin_log, render_text, to_json
+
+    result = _run(lambda: pin_log(repo, lockfile or repo / LOCKFILE_NAME, target, kind))
+    entries = result.entries[::-1] if reverse else result.entries
+    if as_json:
+        click.echo(json.dumps(to_json(entries, result.lock_path), indent=2, ensure_ascii=False))
+    else:
+        click.echo(render_text(entries, verbose=verbose), nl=False)
+    for message in result.messages:
+        click.echo(f"mcp-lock: {message}", err=True)
 
 
 def _workspace(repo: Path, lockfile: Path | None) -> Workspace:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from scanner.diff.schema_validity import schema_findings
 from scanner.diff.suspicious import cross_server_findings, suspicious_findings
 from scanner.findings import Finding, LockLocation, pointer
 from scanner.policy import Policy, load_policy
@@ -34,6 +35,7 @@ class Options:
     concurrency: int | None = None
     progress: Callable[[str], None] | None = None
     shard: Shard | None = None  # `check --shard I/N`: only this share of the servers
+    only: frozenset[str] | None = None  # `check --changed-only`: boot only these servers
 
 
 @dataclass
@@ -142,15 +144,20 @@ def bootable(workspace: Workspace, servers: Iterable[Server]) -> tuple[list[Serv
 
 def boot(workspace: Workspace, servers: Sequence[Server], options: Options) -> dict[str, BootResult]:
     from scanner.boot import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, boot_servers
+    from scanner.redact import redactor_for
 
-    return boot_servers(
+    # Whatever a server says back (definitions, errors, stderr) is masked here, before anything uses it.
+    redactor = redactor_for(servers, workspace.policy, workspace.environ, workspace.repo)
+    progress = options.progress
+    results = boot_servers(
         servers,
         workspace.repo,
         workspace.policy,
         timeout=options.timeout or workspace.policy.timeout or DEFAULT_TIMEOUT,
         concurrency=options.concurrency or DEFAULT_CONCURRENCY,
-        progress=options.progress,
+        progress=(lambda line: progress(redactor.text(line))) if progress else None,
     )
+    return {key: redactor.result(result) for key, result in results.items()}
 
 
 # Known causes of boot failures, recognised in the server's stderr, and what to do about them.
@@ -222,7 +229,7 @@ def lock(workspace: Workspace, options: Options) -> Outcome:
     live, booted = boot_and_pin(workspace, ready, options)
     findings += skipped + booted
     for key, server_pin in live.items():
-        findings += suspicious_findings(key, None, server_pin)
+        findings += suspicious_findings(key, None, server_pin) + schema_findings(key, None, server_pin)
     lockfile.servers.update(live)
     pinned = list(live)
     baseline = {key: (None if key in pinned else pin) for key, pin in lockfile.servers.items()}
@@ -250,11 +257,13 @@ def check(workspace: Workspace, options: Options) -> Outcome:
     keys = {s.key for s in workspace.discovery.servers} | lockfile.servers.keys()
     owned = options.shard.select(keys) if options.shard else None
     ready = [s for s in ready if owned is None or s.key in owned]
+    ready = [s for s in ready if options.only is None or s.key in options.only]
     live, booted = boot_and_pin(workspace, ready, options)
     findings += booted
     for key, server_pin in live.items():
         findings += compare_server(key, lockfile.servers[key], server_pin)
         findings += suspicious_findings(key, lockfile.servers[key], server_pin)
+        findings += schema_findings(key, lockfile.servers[key], server_pin)
     # Servers that did not boot keep their pinned tools, so shadowing of them is still seen.
     findings += cross_server_findings(lockfile.servers | live, lockfile.servers)
     return Outcome(_in_shard(findings, options.shard, keys))

@@ -115,6 +115,18 @@ RULES: tuple[Rule, ...] = (
         "The server listed two definitions under one name, or one without a name. Clients disagree "
         "on which one wins, so the pin would not say what the model sees.",
     ),
+    # Not drift: the definition is pinned exactly as sent, so the lock still describes the server.
+    Rule(
+        "schema-invalid",
+        "medium",
+        "A tool's inputSchema or outputSchema is not a valid JSON Schema",
+        "Checked against the draft the schema's `$schema` names, else 2020-12; references are never "
+        "fetched. A client may reject or drop the tool, or let the model call it with arguments nobody "
+        "validated. The tool is pinned as sent, so this does not fail `check`; reported by `lock` for "
+        "every pinned tool and by `check` only for schemas new or changed since the pin. Tell the "
+        "server's maintainers.",
+        blocking=False,
+    ),
     Rule(
         "suspicious-text",
         "high",
@@ -138,6 +150,49 @@ RULES: tuple[Rule, ...] = (
         "info",
         "A server was skipped by the repo policy",
         "mcp-lock.yaml says to skip this server; it is neither booted nor verified.",
+        blocking=False,
+    ),
+    # `check --base REF`: notes for the reviewer on what the pull request changed; they never fail a run.
+    Rule(
+        "changed-since-base",
+        "info",
+        "A server was declared, or its launch changed, since the base",
+        "Reported by `check --base REF` against the merge base of REF and HEAD, at the server's "
+        "declaration. `--changed-only` boots only servers with a note like this one.",
+        blocking=False,
+    ),
+    Rule(
+        "dependency-changed",
+        "info",
+        "A package manifest a server runs from changed since the base",
+        "A package.json, lockfile, pyproject.toml, requirements*.txt or similar changed in the directory "
+        "the server runs from (its cwd, the repository by default) or in a directory holding its script: "
+        "a dependency bump can change what the server offers even though its launch did not.",
+        blocking=False,
+    ),
+    Rule(
+        "repin-accepted",
+        "info",
+        "The change re-pinned a server; this is what was accepted",
+        "Reported by `check --base REF` for each difference between mcp-lock.json at the merge base and "
+        "now, quoting added text, so the reviewer sees what the re-pin accepted. The grade in brackets "
+        "is what the change would have been while unpinned.",
+        blocking=False,
+    ),
+    Rule(
+        "newly-pinned",
+        "info",
+        "The change pinned a new server",
+        "Reported by `check --base REF` for a server in mcp-lock.json that the merge base did not pin, "
+        "listing what was pinned.",
+        blocking=False,
+    ),
+    Rule(
+        "base-lock-invalid",
+        "medium",
+        "The lockfile at the base cannot be read",
+        "mcp-lock.json at the merge base does not parse or verify, so the re-pins made since cannot be "
+        "shown. Review the lockfile diff by hand.",
         blocking=False,
     ),
     Rule(

@@ -98,6 +98,8 @@ def test_inputs_and_outputs() -> None:
         "offline",
         "python-version",
         "shard",
+        "base",
+        "changed-only",
     }
     assert inputs["upload-sarif"]["default"] == "true"
     assert inputs["category"]["default"] == "mcp-lock"
@@ -139,6 +141,14 @@ def test_last_step_exits_with_the_recorded_code() -> None:
     assert "if" not in last
 
 
+def test_every_option_the_script_passes_exists_in_the_cli() -> None:
+    help_text = CliRunner().invoke(main, ["check", "--help"]).output
+    passed = set(re.findall(r"(--[a-z][a-z-]+)", step("scan")["run"])) - {"--quiet", "--disable-pip-version-check"}
+    assert {"--base", "--changed-only", "--shard", "--fail-on", "--offline"} <= passed
+    for option in passed:
+        assert option in help_text, option
+
+
 def test_fail_on_is_passed_only_if_the_cli_has_it() -> None:
     help_text = CliRunner().invoke(main, ["check", "--help"]).output
     passed_on = re.search(r'args\+=\(--fail-on "\$MCPL_FAIL_ON"\)', step("scan")["run"]) is not None
@@ -163,6 +173,8 @@ def run_scan(action_path: Path, workdir: Path, temp: Path, **inputs: str) -> tup
         "MCPL_CATEGORY": inputs.get("category", "mcp-lock"),
         "MCPL_OFFLINE": inputs.get("offline", "false"),
         "MCPL_SHARD": inputs.get("shard", ""),
+        "MCPL_BASE": inputs.get("base", ""),
+        "MCPL_CHANGED_ONLY": inputs.get("changed-only", "false"),
     }
     env["PATH"] = f"{BIN}{os.pathsep}{env['PATH']}"  # python3 is a 3.11+ interpreter, as on the runner
     process = subprocess.run(

@@ -1,0 +1,108 @@
+"""What changed between two versions of the lock, server by server: shared by re-pin notes and `log`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from scanner.diff.compare import compare_server
+from scanner.findings import pointer
+from scanner.lock.lockfile import Lockfile, ServerPin
+from scanner.rules import Severity, kind_label
+from scanner.snapshot import KINDS
+
+PINNED, UNPINNED, LAUNCH = "pinned", "unpinned", "launch-changed"
+
+
+@dataclass
+class PinChange:
+    server: str
+    change: str  # PINNED, UNPINNED, LAUNCH, or the compare rule id (tool-changed, instructions-changed, …)
+    message: str  # without the server's name
+    pointer: str  # where the change is in the newer lock (reporters fall back to the nearest parent)
+    kind: str | None = None
+    subject: str | None = None
+    details: list[str] = field(default_factory=list)
+    severity: Severity | None = None  # the grade the change had while it was unpinned
+    definitions: list[tuple[str, str]] = field(default_factory=list)  # PINNED: (kind, name) of each
+
+
+def lock_changes(old: Lockfile | None, new: Lockfile) -> list[PinChange]:
+    """Every change from `old` (None: no lock yet) to `new`, by server name then as compare orders them."""
+    before = old.servers if old is not None else {}
+    changes: list[PinChange] = []
+    for key in sorted(before.keys() | new.servers.keys()):
+        if key not in before:
+            changes.append(pinned(key, new.servers[key]))
+        elif key not in new.servers:
+            changes.append(PinChange(key, UNPINNED, "unpinned (removed from the lock)", pointer("servers", key)))
+        else:
+            changes += server_changes(key, before[key], new.servers[key])
+    return changes
+
+
+def pinned(key: str, pin: ServerPin) -> PinChange:
+    definitions = [(kind, name) for kind, _ in KINDS for name in sorted(pin.pins(kind))]
+    return PinChange(
+        key,
+        PINNED,
+        f"pinned: {surface_summary(pin)}",
+        pointer("servers", key),
+        details=[f"launch: {_launch_line(pin.launch)}"],
+        definitions=definitions,
+    )
+
+
+def surface_summary(pin: ServerPin) -> str:
+    """E.g. `2 tools (add_note, list_notes), 1 prompt (summarise)`."""
+    parts = []
+    for kind, _ in KINDS:
+        names = sorted(pin.pins(kind))
+        if names:
+            label = kind_label(kind) + ("s" if len(names) != 1 else "")
+            parts.append(f"{len(names)} {label} ({', '.join(names)})")
+    if pin.instructions:
+        parts.append("instructions")
+    return ", ".join(parts) or "no definitions"
+
+
+def server_changes(key: str, old: ServerPin, new: ServerPin) -> list[PinChange]:
+    changes = launch_change(key, old, new)
+    for finding in compare_server(key, old, new):
+        location = finding.location
+        changes.append(
+            PinChange(
+                key,
+                finding.rule.id,
+                finding.message.removeprefix(f"{key}: "),
+                getattr(location, "pointer", pointer("servers", key)),
+                finding.kind,
+                finding.subject,
+                list(finding.details),
+                finding.effective_severity,
+            )
+        )
+    return changes
+
+
+def launch_change(key: str, old: ServerPin, new: ServerPin) -> list[PinChange]:
+    if old.launch == new.launch:
+        return []
+    names = sorted(n for n in old.launch.keys() | new.launch.keys() if old.launch.get(n) != new.launch.get(n))
+    details = [f"{n}: {old.launch.get(n)!r} → {new.launch.get(n)!r}" for n in names]
+    return [
+        PinChange(
+            key,
+            LAUNCH,
+            f"launch changed ({', '.join(names)})",
+            pointer("servers", key, "launch"),
+            details=details,
+            severity="high",
+        )
+    ]
+
+
+def _launch_line(launch: dict[str, Any]) -> str:
+    if launch.get("transport") == "stdio":
+        return " ".join([str(launch.get("command") or ""), *(str(a) for a in launch.get("args") or [])])
+    return f"{launch.get('transport')} {launch.get('url')}"

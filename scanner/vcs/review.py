@@ -1,0 +1,121 @@
+"""`check --base REF`: notes on what a pull request changed since its merge base, and `--changed-only`."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from scanner.engine import Options, Outcome, Workspace, check, check_offline, read_lock
+from scanner.findings import Finding, LockLocation
+from scanner.lock.lockfile import Lockfile, LockfileError, parse
+from scanner.rules import rule
+from scanner.shard import Shard
+from scanner.vcs.affected import discover_at, launch_reasons, manifest_reasons
+from scanner.vcs.base import changed_paths, file_at, merge_base, open_worktree
+from scanner.vcs.pins import PINNED, PinChange, lock_changes
+
+
+@dataclass
+class Review:
+    label: str  # the merge base's short sha
+    findings: list[Finding]
+    messages: list[str] = field(default_factory=list)
+
+    @property
+    def servers(self) -> set[str]:
+        """Servers with a reason to be booted: every note names one."""
+        return {f.server for f in self.findings if f.rule.id != "base-lock-invalid"}
+
+
+def review(workspace: Workspace, ref: str) -> Review:
+    """Every reason a declared server changed since the merge base of `ref` and HEAD, and every re-pin."""
+    worktree = open_worktree(workspace.repo)
+    base = merge_base(worktree, ref)
+    label = base.hexsha[:7]
+    lockfile = read_lock(workspace)
+    assert lockfile is not None
+    policy = workspace.policy
+    server_inputs = {key: value.inputs for key, value in policy.servers.items() if value.inputs}
+    before = discover_at(base, worktree.prefix, workspace.environ, policy.inputs, server_inputs)
+    declared = workspace.discovery.servers
+    repo_dir = workspace.repo.resolve()
+    findings = launch_reasons(declared, before, label)
+    findings += manifest_reasons(declared, changed_paths(worktree, base), worktree, repo_dir, label)
+    lock_path = worktree.rel(workspace.lock_path)
+    findings += repin_findings(lockfile, file_at(base, lock_path), lock_path, label)
+    message = f"compared with {label}, the merge base of {ref} and HEAD"
+    return Review(label, findings, [message])
+
+
+def repin_findings(current: Lockfile, base_bytes: bytes | None, lock_path: str, label: str) -> list[Finding]:
+    """A note per change accepted into the lock since the base (no base lock: everything is new)."""
+    base: Lockfile | None = None
+    if base_bytes is not None:
+        try:
+            base = parse(base_bytes.decode("utf-8"), f"{lock_path}@{label}")
+        except (LockfileError, UnicodeDecodeError) as error:
+            message = f"the lockfile at the base cannot be read, so re-pins are not shown: {error}"
+            return [Finding(rule("base-lock-invalid"), lock_path, message, LockLocation(""))]
+    return [_note(change) for change in lock_changes(base, current)]
+
+
+def _note(change: PinChange) -> Finding:
+    if change.change == PINNED:
+        message = f"{change.server}: newly {change.message}"
+        return Finding(
+            rule("newly-pinned"), change.server, message, LockLocation(change.pointer), details=change.details
+        )
+    graded = f" ({change.severity})" if change.severity else ""
+    return Finding(
+        rule("repin-accepted"),
+        change.server,
+        f"{change.server}: re-pin accepted{graded}: {change.message}",
+        LockLocation(change.pointer),
+        subject=change.subject,
+        kind=change.kind,
+        details=change.details,
+    )
+
+
+def check_with_base(
+    workspace: Workspace,
+    ref: str,
+    options: Options | None,
+    *,
+    shard: Shard | None = None,
+    changed_only: bool = False,
+) -> Outcome:
+    """`check` (`options` None: `check --offline`) plus the notes of `review`.
+
+    `changed_only` boots only the servers with a note; the others keep every offline finding.
+    """
+    notes = review(workspace, ref)
+    if options is None:
+        outcome = check_offline(workspace, shard)
+    else:
+        only = frozenset(notes.servers) if changed_only else None
+        outcome = check(workspace, dataclasses.replace(options, only=only))
+        if only is not None:
+            notes.messages.append(_not_booted(workspace, only, notes.label))
+    outcome.findings += _in_shard(workspace, notes.findings, shard)
+    outcome.messages = notes.messages + outcome.messages
+    return outcome
+
+
+def _in_shard(workspace: Workspace, findings: list[Finding], shard: Shard | None) -> list[Finding]:
+    """With `--shard`, each note goes to the shard of its server (lockfile-wide ones to shard 1)."""
+    if shard is None:
+        return findings
+    # The same keys as engine.check shards by, so a server's notes land in the shard that boots it.
+    lockfile = read_lock(workspace)
+    assert lockfile is not None
+    keys = {s.key for s in workspace.discovery.servers} | lockfile.servers.keys()
+    owned = shard.select(keys)
+    return [f for f in findings if f.server in owned or (shard.index == 1 and f.server not in keys)]
+
+
+def _not_booted(workspace: Workspace, booted: frozenset[str], label: str) -> str:
+    rest = sorted(s.key for s in workspace.discovery.servers if s.key not in booted)
+    if not rest:
+        return "--changed-only: every declared server changed since the base, so every one was booted"
+    return f"--changed-only: not booted, nothing changed for them since {label}: {', '.join(rest)}"
