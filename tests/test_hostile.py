@@ -130,6 +130,24 @@ def test_duplicate_tool_names_are_reported(repo: Repo) -> None:
     assert "definition-invalid" in result.output
 
 
+def test_schema_nested_past_pydantic_limit_is_still_pinned(repo: Repo) -> None:
+    # 120 objects nest 240 JSON levels: past the 200 that pydantic's JSON parser takes, within the lock's 256.
+    add_raw(repo, "deep", {"pages": [[tool("a"), {**tool("deep"), "inputSchema": "NESTED"}]], "nest_schema": 120})
+    result = repo.run("lock", "--timeout", "30")
+    assert "timed out" not in result.output
+    assert sorted(repo.lock_json()["servers"]["deep"]["tools"]) == ["a", "deep"]
+
+
+def test_response_too_deep_to_parse_fails_at_once_not_at_the_timeout(repo: Repo) -> None:
+    add_raw(repo, "abyss", {"pages": [[{**tool("deep"), "inputSchema": "NESTED"}]], "nest_schema": 5000})
+    add_raw(repo, "fine", {"pages": [[tool("a")]]})
+    result = repo.run("lock", "--timeout", "60")
+    assert result.exit_code == 1
+    assert "could not parse the response" in result.output and "nested too deeply" in result.output
+    assert "timed out" not in result.output
+    assert sorted(repo.lock_json()["servers"]) == ["fine"]
+
+
 def test_non_utf8_bytes_do_not_crash(repo: Repo) -> None:
     add_raw(repo, "bytes", {"pages": [[{**tool("a"), "description": "bad BADBYTES here"}]], "raw_bytes": True})
     result = repo.run("lock")

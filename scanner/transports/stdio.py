@@ -8,7 +8,9 @@ SIGKILL of the server's process group: mcp-lock asks nothing more of a server on
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import signal
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager, suppress
@@ -44,12 +46,15 @@ async def process_streams(process: Process) -> AsyncIterator[Any]:
 
     def parse(line: bytes) -> SessionMessage | Exception:
         """A message, or the parse error as a value (the session reports it; the probe counts it)."""
+        # Invalid UTF-8 must not kill the reader; the replaced text then parses or fails like any line.
+        text = line.decode("utf-8", "replace")
         try:
-            # Invalid UTF-8 must not kill the reader; the replaced text then parses or fails like any line.
-            text = line.decode("utf-8", "replace")
-            return SessionMessage(types.jsonrpc_message_adapter.validate_json(text, by_name=False))
-        except ValueError as error:
-            return error
+            # Python's parser, not pydantic's: pydantic refuses JSON nested past 200 levels, and a
+            # schema that deep is a definition to pin (or flag), not a reason to drop the response.
+            return SessionMessage(types.jsonrpc_message_adapter.validate_python(json.loads(text), by_name=False))
+        except (ValueError, RecursionError) as error:
+            problem = error if isinstance(error, ValueError) else ValueError("JSON nested too deeply to parse")
+            return _refusal(types, text, problem) or problem
 
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
@@ -82,6 +87,25 @@ async def process_streams(process: Process) -> AsyncIterator[Any]:
             group.cancel_scope.cancel()
             for stream in (read_stream, write_stream, read_writer, write_reader):
                 stream.close()
+
+
+# A response the server meant for us ('{"jsonrpc": …, "id": 3, …') whose id we can still read.
+_RESPONSE_ID = re.compile(rb'^\s*\{.*?"id"\s*:\s*(\d{1,18})\b', re.S)
+
+
+def _refusal(types: Any, text: str, problem: ValueError) -> Any:
+    """An error response to the request the unparsable line answers, so that request fails now, clearly,
+    instead of waiting for the timeout; None when the line does not look like a response."""
+    if '"jsonrpc"' not in text[:4096]:
+        return None
+    match = _RESPONSE_ID.match(text[:4096].encode("utf-8", "replace"))
+    if not match:
+        return None
+    from mcp.shared.message import SessionMessage
+
+    reason = str(problem).splitlines()[0][:200]
+    error = types.ErrorData(code=types.PARSE_ERROR, message=f"mcp-lock could not parse the response: {reason}")
+    return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=int(match[1]), error=error))
 
 
 async def _lines(stdout: ByteReceiveStream) -> AsyncIterator[bytes]:
