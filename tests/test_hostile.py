@@ -148,6 +148,14 @@ def test_response_too_deep_to_parse_fails_at_once_not_at_the_timeout(repo: Repo)
     assert sorted(repo.lock_json()["servers"]) == ["fine"]
 
 
+def test_line_past_the_size_limit_fails_its_request_without_buffering_it(repo: Repo) -> None:
+    add_raw(repo, "huge", {"pages": [[{**tool("a"), "description": "PAD"}]], "pad_mb": 80})
+    result = repo.run("lock", "--timeout", "60")
+    assert result.exit_code == 1
+    assert "could not parse the response: a line longer than 67108864 bytes" in result.output
+    assert "timed out" not in result.output
+
+
 def test_non_utf8_bytes_do_not_crash(repo: Repo) -> None:
     add_raw(repo, "bytes", {"pages": [[{**tool("a"), "description": "bad BADBYTES here"}]], "raw_bytes": True})
     result = repo.run("lock")

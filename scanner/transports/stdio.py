@@ -48,6 +48,10 @@ async def process_streams(process: Process) -> AsyncIterator[Any]:
         """A message, or the parse error as a value (the session reports it; the probe counts it)."""
         # Invalid UTF-8 must not kill the reader; the replaced text then parses or fails like any line.
         text = line.decode("utf-8", "replace")
+        if isinstance(line, OverlongLine):
+            return _refusal(types, text, ValueError(f"a line longer than {MAX_LINE} bytes")) or ValueError(
+                f"dropped a line longer than {MAX_LINE} bytes"
+            )
         try:
             # Python's parser, not pydantic's: pydantic refuses JSON nested past 200 levels, and a
             # schema that deep is a definition to pin (or flag), not a reason to drop the response.
@@ -108,18 +112,33 @@ def _refusal(types: Any, text: str, problem: ValueError) -> Any:
     return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=int(match[1]), error=error))
 
 
+MAX_LINE = 64 * 1024 * 1024  # bytes; a server that never ends its line must not exhaust memory
+HEAD = 4096  # what is kept of an over-long line, so the request it answers can still be failed
+
+
+class OverlongLine(bytes):
+    """The first HEAD bytes of a line longer than MAX_LINE; the rest was dropped."""
+
+
 async def _lines(stdout: ByteReceiveStream) -> AsyncIterator[bytes]:
     """Complete lines as they arrive; a megabyte line is joined once, not re-scanned per chunk."""
     pending: list[bytes] = []
+    size = 0
+    head: bytes | None = None  # set while dropping the rest of an over-long line
     try:
         async for chunk in stdout:
             start = 0
             while (cut := chunk.find(b"\n", start)) >= 0:
-                yield b"".join([*pending, chunk[start:cut]])
+                line = b"".join([*pending, chunk[start:cut]]) if head is None else head
+                yield line if head is None else OverlongLine(line)
                 pending.clear()
-                start = cut + 1
-            if start < len(chunk):
+                size, head, start = 0, None, cut + 1
+            if start < len(chunk) and head is None:
                 pending.append(chunk[start:])
+                size += len(chunk) - start
+                if size > MAX_LINE:
+                    head = b"".join(pending)[:HEAD]
+                    pending.clear()
     except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
         return
 
