@@ -195,6 +195,10 @@ def pin(server: Server, result: BootResult) -> tuple[ServerPin, list[Finding]]:
         Finding(rule("definition-invalid"), server.key, f"{server.key}: {problem}", server.primary.location)
         for problem in problems
     ]
+    findings += [
+        Finding(rule("server-note"), server.key, f"{server.key}: {note}", server.primary.location)
+        for note in result.snapshot.notes
+    ]
     return server_pin, findings
 
 

@@ -146,6 +146,15 @@ RULES: tuple[Rule, ...] = (
         blocking=False,
     ),
     Rule(
+        "server-note",
+        "info",
+        "The server did something a strict client may not tolerate",
+        "Informational: mcp-lock noticed an oddity while listing, such as lines on stdout that are not "
+        "JSON-RPC (a banner or log output). mcp-lock ignores them; a client that does not may fail to "
+        "connect. Nothing is pinned from them.",
+        blocking=False,
+    ),
+    Rule(
         "server-skipped",
         "info",
         "A server was skipped by the repo policy",

@@ -94,6 +94,9 @@ def test_banner_on_stdout_is_ignored(repo: Repo) -> None:
     result = repo.run("lock")
     assert result.exit_code == 0, result.output
     assert list(repo.lock_json()["servers"]["chatty"]["tools"]) == ["a"]
+    # Said once, as a note that does not fail the run: a strict client may choke on the banner.
+    assert "ignored 1 line(s) on stdout that are not JSON-RPC" in result.output
+    assert "[server-note]" in result.output
 
 
 def test_stderr_flood_does_not_deadlock(repo: Repo) -> None:
