@@ -265,6 +265,8 @@ def log(
         click.echo(render_text(entries, verbose=verbose), nl=False)
     for message in result.messages:
         click.echo(f"mcp-lock: {message}", err=True)
+    if not entries and target and not result.messages:
+        click.echo(f"mcp-lock: no commit changed {target} in {result.lock_path}", err=True)
 
 
 def _workspace(repo: Path, lockfile: Path | None) -> Workspace:

@@ -113,3 +113,15 @@ def test_log_without_lock_commits(tmp_path: Path) -> None:
     result = repo.log()
     assert result.exit_code == 0
     assert "no commit reachable from HEAD changes mcp-lock.json" in result.output
+
+
+def test_log_says_when_nothing_matches(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "top")
+    repo.add_in_dir("notes", "notes")
+    assert repo.run("lock").exit_code == 0
+    repo.commit("Pin notes")
+    assert "Pin notes" in repo.log("notes").output
+    result = repo.log("notes/no_such_tool")
+    assert "Pin notes" not in result.output
+    assert result.exit_code == 0
+    assert "no commit changed notes/no_such_tool" in result.output
