@@ -159,6 +159,10 @@ async def boot_one(
         Path(temp_dir) / "stderr.log", "w+", encoding="utf-8", errors="replace"
     ) as errlog:
         env = server_environment(launch.env, passthrough, temp_dir=temp_dir) | {MARKER: marker}
+        if network == "deny":
+            from scanner.transports.isolation import OFFLINE_ENV
+
+            env = OFFLINE_ENV | env
         attempt = _Attempt(launch, env, str((repo / launch.cwd) if launch.cwd else repo), errlog, network, sdk_ready)
         try:
             snapshot, error = await attempt.run(timeout)

@@ -187,3 +187,18 @@ def assert_dead(pid: int) -> None:
     while _alive(pid) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not _alive(pid)
+
+
+def test_denied_server_is_told_to_use_package_caches(repo: Repo, tmp_path: Path) -> None:
+    # npx would otherwise wait out its registry timeouts (over a minute) before using its cache.
+    add_raw(repo, "closed", {"pages": [[tool("a")]], "record_env": str(tmp_path / "closed.json")})
+    add_raw(repo, "own", {"pages": [[tool("b")]], "record_env": str(tmp_path / "own.json")})
+    repo.servers["own"]["env"] = {"UV_OFFLINE": "0"}
+    repo.write_config()
+    add_raw(repo, "open", {"pages": [[tool("c")]], "record_env": str(tmp_path / "open.json")})
+    write_policy(repo, "network: deny\nservers:\n  open:\n    network: allow\n")
+    assert repo.run("lock").exit_code == 0
+    closed, own, open_ = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("closed", "own", "open"))
+    assert closed["npm_config_offline"] == "true" and closed["UV_OFFLINE"] == "1"
+    assert own["UV_OFFLINE"] == "0"  # the declaration's own value wins
+    assert "npm_config_offline" not in open_ and "UV_OFFLINE" not in open_

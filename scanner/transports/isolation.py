@@ -33,6 +33,11 @@ FIX_HINT = (
     "or set `network: allow` for this server in mcp-lock.yaml"
 )
 
+# Without a network, package runners would wait out their registry timeouts (npx: over a minute)
+# before falling back to their cache; these tell npx/npm and uv/uvx to use the cache at once.
+# A declaration's own env wins.
+OFFLINE_ENV = {"npm_config_offline": "true", "UV_OFFLINE": "1"}
+
 # unshare path -> (flags that work, or None; why not). One probe per binary per process.
 _probed: dict[str, tuple[tuple[str, ...] | None, str]] = {}
 
