@@ -6,6 +6,7 @@ nobody pins a poisoned tool without being told.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -17,15 +18,27 @@ from scanner.snapshot import KINDS
 
 
 def strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
-    """Every string in a definition (descriptions, titles, enum values, defaults…) with its JSON pointer."""
-    if isinstance(value, str):
-        yield path, value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from strings(item, f"{path}/{pointer(str(key))[1:]}")
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from strings(item, f"{path}/{index}")
+    """Every string in a definition (descriptions, titles, enum values, defaults…) with its JSON pointer.
+
+    Depth-first in document order, iteratively: nested generators cost a frame per level per string,
+    and `lock` walks every string of every pinned definition.
+    """
+    stack: list[tuple[str, Any]] = [(path, value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, str):
+            yield where, item
+        elif isinstance(item, dict):
+            stack.extend(
+                (f"{where}/{_token(key)}", child) for key, child in reversed(list(item.items()))
+            )
+        elif isinstance(item, list):
+            stack.extend((f"{where}/{index}", item[index]) for index in range(len(item) - 1, -1, -1))
+
+
+def _token(key: Any) -> str:
+    key = str(key)
+    return key.replace("~", "~0").replace("/", "~1") if "~" in key or "/" in key else key
 
 
 # A tool whose name or description says it destroys something. Word-bounded, on the name split at
@@ -91,8 +104,6 @@ def suspicious_findings(key: str, pinned: ServerPin | None, live: ServerPin) -> 
 def _scan(
     key: str, text: str, where: str, subject: str | None, kind: str | None, location: LockLocation
 ) -> list[Finding]:
-    from scanner.detectors import scan_text
-
     return [
         Finding(
             rule("suspicious-text"),
@@ -104,8 +115,16 @@ def _scan(
             details=[f"evidence: {hit.evidence}"],
             severity=hit.severity,  # type: ignore[arg-type]
         )
-        for hit in scan_text(text)
+        for hit in _hits(text)
     ]
+
+
+@functools.lru_cache(maxsize=65536)
+def _hits(text: str) -> tuple[Any, ...]:
+    """`scan_text`, once per distinct text: schemas repeat the same descriptions, types and enum values."""
+    from scanner.detectors import scan_text
+
+    return tuple(scan_text(text))
 
 
 # A name distinctive enough that mentioning it is a reference, not an English word: a separator or an
@@ -128,28 +147,26 @@ def cross_server_findings(
                 owners.setdefault(name, key)
     if not owners:
         return []
-    names = "|".join(re.escape(n) for n in sorted(owners, key=len, reverse=True))
-    mention = re.compile(r"(?<![\w-])(" + names + r")(?![\w-])")
     findings: list[Finding] = []
     for key, server in sorted(live.items()):
         before = baseline.get(key)
         for kind, name, path, text in _new_texts(server, before):
             if path == "/name":
                 continue
-            for match in mention.finditer(text):
-                owner = owners[match.group(1)]
-                if owner == key or match.group(1) in server.tools:
+            for mentioned, start, end in _mentions(text, owners):
+                owner = owners[mentioned]
+                if owner == key or mentioned in server.tools:
                     continue  # its own tool, or a name both servers offer
                 findings.append(
                     Finding(
                         rule("suspicious-text"),
                         key,
-                        f"{key}: {kind_label(kind)} `{name}` {path}: names `{match.group(1)}`, a tool of server "
+                        f"{key}: {kind_label(kind)} `{name}` {path}: names `{mentioned}`, a tool of server "
                         f"{owner} [{SHADOWING_RULE_ID}]",
                         LockLocation(pointer("servers", key, kind, name)),
                         subject=name,
                         kind=kind,
-                        details=[f"evidence: {text[max(0, match.start() - 60):match.end() + 60]}"],
+                        details=[f"evidence: {text[max(0, start - 60):end + 60]}"],
                         severity="high",
                     )
                 )
@@ -157,10 +174,44 @@ def cross_server_findings(
     return findings
 
 
+# A run of name characters; a mention starts at its start or after a dot in it, and ends at a dot or its end.
+_RUN = re.compile(r"[\w.-]+")
+
+
+def _mentions(text: str, names: Mapping[str, str]) -> Iterator[tuple[str, int, int]]:
+    """Each `(name, start, end)` of `names` in `text` not inside a longer word, left to right, longest first.
+
+    What `(?<![\\w-])(n1|n2|…)(?![\\w-])` with the names longest first finds, without building that
+    alternation: with ten thousand tool names it cost seconds per `lock`.
+    """
+    for run in _RUN.finditer(text):
+        token = run.group()
+        if "." not in token:
+            if token in names:
+                yield token, run.start(), run.end()
+            continue
+        parts = token.split(".")
+        starts = [0]
+        for part in parts:
+            starts.append(starts[-1] + len(part) + 1)
+        i = 0
+        while i < len(parts):
+            for j in range(len(parts), i, -1):
+                candidate = token[starts[i] : starts[j] - 1]
+                if candidate in names:
+                    yield candidate, run.start() + starts[i], run.start() + starts[j] - 1
+                    i = j
+                    break
+            else:
+                i += 1
+
+
 def _new_texts(server: ServerPin, before: ServerPin | None) -> Iterator[tuple[str, str, str, str]]:
     for kind, _ in KINDS:
         old = before.pins(kind) if before is not None else {}
         for name, pin in server.pins(kind).items():
+            if name in old and old[name].digest == pin.digest:
+                continue  # the same canonical definition: no new text
             known = {text for _, text in strings(old[name].definition)} if name in old else set()
             for path, text in strings(pin.definition):
                 if text not in known:

@@ -15,6 +15,7 @@ to the caller are fixed here (see lockfile-spec/SPEC.md, "Canonical form"):
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -58,10 +59,7 @@ def normalise(value: Any, max_depth: int = MAX_DEPTH) -> Any:
 
 def canonical_bytes(value: Any) -> bytes:
     """The RFC 8785 canonical UTF-8 bytes of `value` (after `normalise`)."""
-    try:
-        return rfc8785.dumps(_normalise(value, 0, MAX_DEPTH))
-    except rfc8785.CanonicalizationError as e:  # pragma: no cover - _normalise rejects first
-        raise CanonicalisationError(str(e)) from e
+    return _canonical(value)[1]
 
 
 def digest(value: Any) -> str:
@@ -69,9 +67,47 @@ def digest(value: Any) -> str:
     return DIGEST_PREFIX + hashlib.sha256(canonical_bytes(value)).hexdigest()
 
 
-def _normalise(value: Any, depth: int, max_depth: int) -> Any:
+def normalised_digest(value: Any) -> tuple[Any, str]:
+    """`(normalise(value), digest(value))` in one pass over `value`."""
+    normalised, data = _canonical(value)
+    return normalised, DIGEST_PREFIX + hashlib.sha256(data).hexdigest()
+
+
+def _canonical(value: Any) -> tuple[Any, bytes]:
+    # `json.dumps` (C) writes exactly the RFC 8785 form of a normalised value that holds no float
+    # (number formats differ) and no key with a character above U+FFFF (it sorts keys by code point,
+    # RFC 8785 by UTF-16 code unit): same separators, same escapes (", \, \b \f \n \r \t, other
+    # controls as lowercase \u00xx), everything else as UTF-8. Otherwise the `rfc8785` package does it.
+    plain = [True]
+    normalised = _normalise(value, 0, MAX_DEPTH, plain)
+    if plain[0]:
+        text = json.dumps(normalised, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
+        return normalised, text.encode("utf-8")
+    try:
+        return normalised, rfc8785.dumps(normalised)
+    except rfc8785.CanonicalizationError as e:  # pragma: no cover - _normalise rejects first
+        raise CanonicalisationError(str(e)) from e
+
+
+def _normalise(value: Any, depth: int, max_depth: int, plain: list[bool] | None = None) -> Any:
+    # Exact types first (what a JSON reader produces), by frequency; subclasses take the slow path below.
+    kind = type(value)
+    if kind is str:
+        return value if value.isascii() else _scalar_string(value)
+    if kind is dict or kind is list:
+        if depth >= max_depth:
+            raise CanonicalisationError(f"nested deeper than {max_depth} arrays/objects")
+        if kind is dict:
+            return _normalise_object(value, depth, max_depth, plain)
+        return _normalise_array(value, depth, max_depth, plain)
+    if kind is int and -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+        return value
+    if kind is bool or value is None:
+        return value
+    if plain is not None and isinstance(value, int | float) and not isinstance(value, bool):
+        plain[0] = False
     # bool before int: bool is an int subclass.
-    if value is None or isinstance(value, bool):
+    if isinstance(value, bool):
         return value
     if isinstance(value, int):
         return _number_from_int(int(value))
@@ -83,27 +119,36 @@ def _normalise(value: Any, depth: int, max_depth: int) -> Any:
         if depth >= max_depth:
             raise CanonicalisationError(f"nested deeper than {max_depth} arrays/objects")
         if isinstance(value, Mapping):
-            return _normalise_object(value, depth, max_depth)
-        return _normalise_array(value, depth, max_depth)
+            return _normalise_object(value, depth, max_depth, plain)
+        return _normalise_array(value, depth, max_depth, plain)
     raise CanonicalisationError(f"{type(value).__name__} is not a JSON value")
 
 
-def _normalise_object(value: Mapping[Any, Any], depth: int, max_depth: int) -> dict[str, Any]:
+def _normalise_object(
+    value: Mapping[Any, Any], depth: int, max_depth: int, plain: list[bool] | None = None
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in value.items():
-        key = _key(k)
+        if type(k) is str and k.isascii():
+            key = k
+        else:
+            key = _key(k)
+            if plain is not None and max(key, default="") > "\uffff":
+                plain[0] = False
         try:
-            out[key] = _normalise(v, depth + 1, max_depth)
+            out[key] = _normalise(v, depth + 1, max_depth, plain)
         except CanonicalisationError as e:
             raise e._inside(key) from None
     return out
 
 
-def _normalise_array(value: list[Any] | tuple[Any, ...], depth: int, max_depth: int) -> list[Any]:
+def _normalise_array(
+    value: list[Any] | tuple[Any, ...], depth: int, max_depth: int, plain: list[bool] | None = None
+) -> list[Any]:
     out: list[Any] = []
     for i, v in enumerate(value):
         try:
-            out.append(_normalise(v, depth + 1, max_depth))
+            out.append(_normalise(v, depth + 1, max_depth, plain))
         except CanonicalisationError as e:
             raise e._inside(i) from None
     return out

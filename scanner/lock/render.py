@@ -91,6 +91,8 @@ def is_escaped(cp: int) -> bool:
 
 def render_string(s: str) -> str:
     """A JSON string literal: JCS escaping plus \\u escapes for every hidden character."""
+    if s.isascii() and s.isprintable():  # nothing hidden (ASCII escapes only C0 and DEL): the common case
+        return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
     return '"' + _NEEDS_ESCAPE.sub(lambda m: _char(m.group()), s) + '"'
 
 
@@ -122,7 +124,9 @@ def _emit(value: Any, level: int, out: list[str]) -> None:
     if isinstance(value, dict) and value:
         inner = INDENT * (level + 1)
         out.append("{")
-        for i, key in enumerate(sorted(value, key=utf16_order)):
+        # ASCII keys sort the same by code point as by UTF-16 code unit, without encoding each one.
+        keys = sorted(value) if all(key.isascii() for key in value) else sorted(value, key=utf16_order)
+        for i, key in enumerate(keys):
             out.append(("," if i else "") + "\n" + inner + render_string(key) + ": ")
             _emit(value[key], level + 1, out)
         out.append("\n" + INDENT * level + "}")
@@ -140,8 +144,17 @@ def _emit(value: Any, level: int, out: list[str]) -> None:
         out.append(rfc8785.dumps(value).decode("ascii"))
 
 
+# Printable ASCII and the JSON whitespace: never escaped, and most of any lockfile.
+_PLAIN_ASCII = bytes(range(0x20, 0x7F)) + b"\t\n\r"
+
+
 def find_raw_hidden(text: str) -> int | None:
     """Offset of the first character of `text` that the rules escape but appears raw."""
+    # Fast path: drop every plain ASCII byte (C speed) and search only what is left; UTF-8 never puts an
+    # ASCII byte inside a multi-byte sequence, so the rest decodes to the same non-ASCII characters.
+    rest = text.encode("utf-8", "surrogatepass").translate(None, _PLAIN_ASCII)
+    if not rest or not _RAW_HIDDEN.search(rest.decode("utf-8", "surrogatepass")):
+        return None
     for match in _RAW_HIDDEN.finditer(text):
         if match.group() not in _JSON_WHITESPACE:
             return match.start()
