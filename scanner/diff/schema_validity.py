@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -72,6 +73,25 @@ def _new_schemas(live: ServerPin, before: dict[str, Any]) -> Iterator[tuple[str,
 def schema_problem(schema: Any) -> SchemaProblem | None:
     """Why `schema` is not a valid JSON Schema, or None when it is. Never raises, never fetches."""
     nodes, depth = count_nodes(schema, MAX_NODES)
+    if depth > MAX_DEPTH or nodes > MAX_NODES:
+        return _problem(schema, nodes, depth)
+    try:
+        key = json.dumps(schema, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        return _problem(schema, nodes, depth)
+    # Servers repeat schemas (every `{"type": "object"}` tool, every copy of a server): check each once.
+    if key not in _checked:
+        if len(_checked) >= MAX_CACHED:
+            _checked.clear()
+        _checked[key] = _problem(schema, nodes, depth)
+    return _checked[key]
+
+
+MAX_CACHED = 4096
+_checked: dict[str, SchemaProblem | None] = {}
+
+
+def _problem(schema: Any, nodes: int, depth: int) -> SchemaProblem | None:
     draft, validator = _validator(schema)
     if depth > MAX_DEPTH:
         return SchemaProblem((), f"nested deeper than {MAX_DEPTH} levels", draft, checked=False)
@@ -125,12 +145,18 @@ _DRAFTS = {
 
 @functools.cache
 def _meta_validator(cls: Any) -> Any:
-    """What `cls.check_schema` does, but resolving references only among the bundled metaschemas."""
+    """What `cls.check_schema` does, but resolving references only among the bundled metaschemas.
+
+    2020-12, the default and by far the most common, uses the flattened metaschema (a third of the cost).
+    """
     from jsonschema import validators
     from jsonschema_specifications import REGISTRY
 
+    from scanner.diff.metaschema import flat_2020_12
+
     meta = validators.validator_for(cls.META_SCHEMA, default=cls)
-    return meta(cls.META_SCHEMA, registry=REGISTRY, format_checker=meta.FORMAT_CHECKER)
+    metaschema = flat_2020_12() if cls is validators.Draft202012Validator else cls.META_SCHEMA
+    return meta(metaschema, registry=REGISTRY, format_checker=meta.FORMAT_CHECKER)
 
 
 def _shorten(message: str) -> str:

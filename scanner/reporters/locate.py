@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from scanner.findings import Location, LockLocation
+from scanner.lock.locate import MemberLines
 
 
 class Locator:
     def __init__(self, lock_path: Path, lock_display: str) -> None:
         self._lock_path = lock_path
         self._lock_display = lock_display
-        self._index: dict[str, int] | None = None
+        self._lines: MemberLines | None = None
 
     def resolve(self, location: Location) -> tuple[str, int]:
         if not isinstance(location, LockLocation):
@@ -19,14 +20,11 @@ class Locator:
         return self._lock_display, self._line(location.pointer)
 
     def _line(self, pointer: str) -> int:
-        if self._index is None:
-            from scanner.lock.lockfile import line_index
-
+        """The member's line; a member not in the lock (a new tool) is placed on its nearest pinned parent."""
+        if self._lines is None:
             try:
-                self._index = line_index(self._lock_path.read_text(encoding="utf-8"))
+                text = self._lock_path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
-                self._index = {}
-        # A member that is not in the lock (a new tool) is anchored on its nearest pinned parent.
-        while pointer and pointer not in self._index:
-            pointer = pointer.rsplit("/", 1)[0]
-        return self._index.get(pointer, 1)
+                text = ""
+            self._lines = MemberLines(text)
+        return self._lines.line(pointer)

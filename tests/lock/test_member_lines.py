@@ -1,0 +1,44 @@
+"""MemberLines finds on demand the same line for every member as the full scan does."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scanner.lock.locate import MemberLines, iter_members
+
+KEYS = st.text(alphabet=st.sampled_from("ab/~ \"\\é\n"), max_size=4)
+VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=5)),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(KEYS, inner, max_size=4)),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(VALUES, st.sampled_from([None, 0, 2, "\t"]))
+def test_every_member_is_on_the_line_the_full_scan_gives(value: Any, indent: Any) -> None:
+    text = json.dumps(value, indent=indent)
+    expected: dict[str, int] = {}
+    for pointer, line in iter_members(text):
+        expected.setdefault(pointer, line)
+    lines = MemberLines(text)
+    assert {pointer: lines.line(pointer) for pointer in expected} == expected
+
+
+def test_a_missing_member_is_placed_on_its_nearest_ancestor() -> None:
+    text = json.dumps({"servers": {"a": {"tools": {"x": {"definition": {}}}}, "b": {}}}, indent=2)
+    lines = MemberLines(text)
+    assert lines.line("/servers/a/tools/x") == 5
+    assert lines.line("/servers/a/tools/new_tool/definition") == 4  # the "tools" line
+    assert lines.line("/nothing/here") == 1
+
+
+def test_broken_text_keeps_what_it_could_read() -> None:
+    text = '{\n  "servers": {\n    "a": {"x": 1},\n    "b": {"y": oops}\n  }\n}'
+    lines = MemberLines(text)
+    assert lines.line("/servers/a/x") == 3
+    assert lines.line("/servers/b/y") in (2, 4)  # never an exception
