@@ -12,7 +12,9 @@ from scanner.lock.locate import MemberLines, iter_members
 
 KEYS = st.text(alphabet=st.sampled_from("ab/~ \"\\é\n"), max_size=4)
 VALUES = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=5)),
+    st.one_of(
+        st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=5)
+    ),
     lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(KEYS, inner, max_size=4)),
     max_leaves=30,
 )
