@@ -101,9 +101,14 @@ def launch_secrets(server: Server, policy: Policy, environ: Mapping[str, str]) -
     if resolved is None or template is None:
         return set()
     server_policy = policy.for_server(server.key)
-    given = [*resolved.env.values(), *resolved.headers.values()]
+    declared = {**resolved.env, **resolved.headers}
+    given = list(declared.values())
+    # A value written into the committed config is no secret unless it looks like one: masking
+    # `NODE_ENV=production` or `Accept: application/json` would rewrite ordinary descriptions.
+    # Interpolated values are caught below, as caller variables inside what was given.
+    values = [v for name, v in declared.items() if _looks_secret(name, v)]
     # A header's credential alone ("Bearer X" -> X), which the server may echo without the scheme.
-    values = given + [piece for h in resolved.headers.values() for piece in h.split()]
+    values += [piece for name, h in resolved.headers.items() for piece in h.split() if _looks_secret(name, piece)]
     values += [*server_policy.inputs.values(), *(environ[n] for n in server_policy.env if n in environ)]
     # A caller variable inside a declared value ("prefix-${env:TOKEN}"), which the server may echo alone.
     values += [v for v in environ.values() if len(v) >= MIN_LENGTH and any(v in g for g in given)]
@@ -111,6 +116,15 @@ def launch_secrets(server: Server, policy: Policy, environ: Mapping[str, str]) -
     pairs += [(template.url, resolved.url), (template.cwd, resolved.cwd)]
     values += [v for t, r in pairs if t is not None and r is not None for v in interpolated(t, r)]
     return set(values)
+
+
+_SECRET_NAME = re.compile(r"token|secret|key|pass|auth|cookie|credential|session|bearer|private", re.I)
+_CREDENTIAL = re.compile(r"(?=\S*[A-Za-z])(?=\S*\d)\S{16,}")
+
+
+def _looks_secret(name: str, value: str) -> bool:
+    """A secret-sounding name (API_KEY, Authorization) or a credential-shaped value (16+ letters and digits)."""
+    return bool(_SECRET_NAME.search(name) or _CREDENTIAL.fullmatch(value))
 
 
 def interpolated(template: str, resolved: str) -> list[str]:

@@ -291,3 +291,15 @@ def test_the_repository_path_is_not_masked(tmp_path: Path) -> None:
     environ = {"HOME": str(tmp_path.parent)}
     redactor = redactor_for(discover(tmp_path, environ).servers, Policy(), environ, tmp_path)
     assert redactor.text(f"File {tmp_path}/x.py: {token}") == f"File {tmp_path}/x.py: {MASK}"
+
+
+def test_plain_config_values_are_not_masked_but_secret_looking_ones_are(repo: Repo) -> None:
+    # Literal values in the committed config are no secrets unless they look like one; masking
+    # "production" would rewrite every description that says it.
+    spec = base_spec()
+    spec["tools"][0]["description"] = "Runs in production mode; replies in application/json; key hunter2hunter2."
+    env = {"NODE_ENV": "production", "API_KEY": "hunter2hunter2", "FORMAT": "application/json"}
+    repo.add_stdio("notes", spec, env=env)
+    assert repo.run("lock").exit_code == 0
+    description = repo.lock_json()["servers"]["notes"]["tools"]["add_note"]["definition"]["description"]
+    assert description == "Runs in production mode; replies in application/json; key ***."
