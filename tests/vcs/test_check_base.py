@@ -204,3 +204,20 @@ def test_repo_in_a_subdirectory_of_the_work_tree(tmp_path: Path) -> None:
     manifests = notes(report, "dependency-changed")
     assert sorted(n["server"] for n in manifests) == ["a", "z"]
     assert all("../../package.json changed" in n["message"] for n in manifests)
+
+
+def test_shards_split_the_notes_and_boot_only_their_changed_servers(pr: GitRepo) -> None:
+    from scanner.shard import Shard
+
+    entry = dict(pr.servers["b"])
+    pr.add_entry("b", {**entry, "args": [*entry["args"], "--version=2"]})
+    assert pr.run("update", "b").exit_code == 0
+    pr.commit("Bump b")
+    owner = {name: index for index in (1, 2) for name in Shard(index, 2).select(["a", "b"])}
+    reports = {i: pr.report("--base", "main", "--changed-only", "--shard", f"{i}/2") for i in (1, 2)}
+    for index, report in reports.items():
+        assert report["exit_code"] == 0, report["output"]
+        servers = {f["server"] for f in report["findings"]}
+        assert servers == ({"b"} if owner["b"] == index else set()), (index, report["output"])
+    # Every note lands in exactly one shard.
+    assert sum(len(r["findings"]) for r in reports.values()) == len(pr.report("--base", "main")["findings"])
