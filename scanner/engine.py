@@ -258,7 +258,7 @@ def check(workspace: Workspace, options: Options) -> Outcome:
     lockfile = read_lock(workspace)
     assert lockfile is not None
     findings, ready = declared_vs_lock(workspace, lockfile)
-    keys = {s.key for s in workspace.discovery.servers} | lockfile.servers.keys()
+    keys = server_keys(workspace, lockfile)
     owned = options.shard.select(keys) if options.shard else None
     ready = [s for s in ready if owned is None or s.key in owned]
     ready = [s for s in ready if options.only is None or s.key in options.only]
@@ -270,10 +270,15 @@ def check(workspace: Workspace, options: Options) -> Outcome:
         findings += schema_findings(key, lockfile.servers[key], server_pin)
     # Servers that did not boot keep their pinned tools, so shadowing of them is still seen.
     findings += cross_server_findings(lockfile.servers | live, lockfile.servers)
-    return Outcome(_in_shard(findings, options.shard, keys))
+    return Outcome(in_shard(findings, options.shard, keys))
 
 
-def _in_shard(findings: list[Finding], shard: Shard | None, keys: set[str]) -> list[Finding]:
+def server_keys(workspace: Workspace, lockfile: Lockfile) -> set[str]:
+    """Every declared or pinned server: what `--shard` splits."""
+    return {s.key for s in workspace.discovery.servers} | lockfile.servers.keys()
+
+
+def in_shard(findings: list[Finding], shard: Shard | None, keys: set[str]) -> list[Finding]:
     """This shard's findings: those about its servers, and those about no server (a config file) in shard 1."""
     if shard is None:
         return findings
@@ -436,7 +441,6 @@ def check_offline(workspace: Workspace, shard: Shard | None = None) -> Outcome:
     lockfile = read_lock(workspace)
     assert lockfile is not None
     findings, _ = declared_vs_lock(workspace, lockfile, offline=True)
-    keys = {s.key for s in workspace.discovery.servers} | lockfile.servers.keys()
-    outcome = Outcome(_in_shard(findings, shard, keys))
+    outcome = Outcome(in_shard(findings, shard, server_keys(workspace, lockfile)))
     outcome.messages.append("offline: nothing was booted; run `mcp-lock check` to compare definitions")
     return outcome

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from scanner.engine import Options, Outcome, Workspace, check, check_offline, read_lock
+from scanner.engine import Options, Outcome, Workspace, check, check_offline, in_shard, read_lock, server_keys
 from scanner.findings import Finding, LockLocation
 from scanner.lock.lockfile import Lockfile, LockfileError, parse
 from scanner.rules import rule
@@ -19,6 +19,7 @@ from scanner.vcs.pins import PINNED, PinChange, lock_changes
 class Review:
     label: str  # the merge base's short sha
     findings: list[Finding]
+    keys: set[str]  # every declared or pinned server, as `--shard` splits them
     messages: list[str] = field(default_factory=list)
 
     @property
@@ -44,7 +45,7 @@ def review(workspace: Workspace, ref: str) -> Review:
     lock_path = worktree.rel(workspace.lock_path)
     findings += repin_findings(lockfile, file_at(base, lock_path), lock_path, label)
     message = f"compared with {label}, the merge base of {ref} and HEAD"
-    return Review(label, findings, [message])
+    return Review(label, findings, server_keys(workspace, lockfile), [message])
 
 
 def repin_findings(current: Lockfile, base_bytes: bytes | None, lock_path: str, label: str) -> list[Finding]:
@@ -97,21 +98,9 @@ def check_with_base(
         outcome = check(workspace, dataclasses.replace(options, only=only))
         if only is not None:
             notes.messages.append(_not_booted(workspace, only, notes.label))
-    outcome.findings += _in_shard(workspace, notes.findings, shard)
+    outcome.findings += in_shard(notes.findings, shard, notes.keys)
     outcome.messages = notes.messages + outcome.messages
     return outcome
-
-
-def _in_shard(workspace: Workspace, findings: list[Finding], shard: Shard | None) -> list[Finding]:
-    """With `--shard`, each note goes to the shard of its server (lockfile-wide ones to shard 1)."""
-    if shard is None:
-        return findings
-    # The same keys as engine.check shards by, so a server's notes land in the shard that boots it.
-    lockfile = read_lock(workspace)
-    assert lockfile is not None
-    keys = {s.key for s in workspace.discovery.servers} | lockfile.servers.keys()
-    owned = shard.select(keys)
-    return [f for f in findings if f.server in owned or (shard.index == 1 and f.server not in keys)]
 
 
 def _not_booted(workspace: Workspace, booted: frozenset[str], label: str) -> str:
