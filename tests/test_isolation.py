@@ -20,12 +20,9 @@ from pathlib import Path
 import pytest
 from fixture_repo import Repo, free_port
 from test_hostile import _alive, add_raw, tool
+from test_policy import write_policy
 
 from scanner.policy import Policy, ServerPolicy
-
-
-def write_policy(repo: Repo, text: str) -> None:
-    (repo.root / "mcp-lock.yaml").write_text(text, encoding="utf-8")
 
 
 @pytest.fixture
