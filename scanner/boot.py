@@ -82,8 +82,8 @@ async def _boot_all(
             progress(_done_line(result))
 
     async with anyio.create_task_group() as reporter:
-        if servers:
-            reporter.start_soon(sdk.load)
+        if any(s.resolved is not None and s.resolved.transport != "stdio" for s in servers):
+            reporter.start_soon(sdk.load)  # stdio servers never need the SDK
         if progress and servers:
             progress(f"booting {len(servers)} server(s), timeout {timeout:g}s each")
             reporter.start_soon(_report_waiting, servers, results, started, progress)
@@ -95,7 +95,7 @@ async def _boot_all(
 
 
 class _SdkLoader:
-    """Imports the SDK (about 0.5 s) in a worker thread while the first stdio servers start."""
+    """Imports the SDK (about 0.4 s) in a worker thread, for HTTP and SSE servers only, while stdio servers start."""
 
     def __init__(self) -> None:
         self.ready = anyio.Event()
@@ -111,7 +111,7 @@ class _SdkLoader:
 
 def _import_sdk() -> None:
     # __import__ rather than importlib.import_module: the latter's parent imports are invisible to -X importtime.
-    for module in ("mcp.client.session", "mcp.shared.message", "scanner.transports.probe"):
+    for module in ("mcp.client.session", "scanner.transports.sdk_channel", "scanner.transports.connect"):
         __import__(module)
 
 
@@ -208,23 +208,18 @@ class _Attempt:
         stage = Stage()
         witness: Any = None
         garbage: list[str] = []
-
-        async def on_message(message: object) -> None:
-            if isinstance(message, Exception):
-                garbage.append(str(message).splitlines()[0][:200] if str(message) else type(message).__name__)
-
         try:
             with anyio.fail_after(remaining):
                 async with AsyncExitStack() as stack:
-                    if transport == "http":
-                        from scanner.transports.errors import HttpWitness
+                    if transport == "stdio":
+                        channel = await self._stdio_channel(stack, garbage)
+                    else:
+                        if transport == "http":
+                            from scanner.transports.errors import HttpWitness
 
-                        witness = HttpWitness()
-                    read, write = await self._open(stack, transport, timeout, witness)
-                    from mcp.client.session import ClientSession
-
-                    session = await stack.enter_async_context(ClientSession(read, write, message_handler=on_message))
-                    snapshot = await _watched_probe(session, stage, witness)
+                            witness = HttpWitness()
+                        channel = await self._sdk_channel(stack, transport, timeout, witness, garbage)
+                    snapshot = await _watched_probe(channel, stage, witness)
                     if transport == "stdio":
                         _end_now(self.env)
         except TimeoutError:
@@ -232,27 +227,42 @@ class _Attempt:
         except IsolationUnavailable as error:
             return None, str(error)
         except Exception as error:
-            await self._sdk()  # _describe needs it; importing here would block the loop the thread is sharing
+            if transport != "stdio":
+                await self._sdk()  # _describe needs it; importing here would block the loop the thread is sharing
             return None, _describe(error, self.launch, transport, stage, witness=witness, timeout=timeout)
         if garbage:
             snapshot.notes.append(f"ignored {len(garbage)} line(s) on stdout that are not JSON-RPC")
         return snapshot, ""
 
-    async def _open(self, stack: AsyncExitStack, transport: str, timeout: float, witness: Any) -> tuple[Any, Any]:
-        """The session's streams; a stdio server is started before the SDK is waited for."""
-        if transport == "stdio":
-            from scanner.transports.stdio import process_streams, running
+    async def _stdio_channel(self, stack: AsyncExitStack, garbage: list[str]) -> Any:
+        """mcp-lock's own JSON-RPC client over the server's pipes: no SDK import on the way."""
+        from scanner.transports.rpc import open_channel
+        from scanner.transports.stdio import running
 
-            argv = self._argv()
-            process = await stack.enter_async_context(running(argv, env=self.env, cwd=self.cwd, errlog=self.errlog))
-            await self._sdk()
-            return await stack.enter_async_context(process_streams(process))
+        process = await stack.enter_async_context(
+            running(self._argv(), env=self.env, cwd=self.cwd, errlog=self.errlog)
+        )
+        return await stack.enter_async_context(open_channel(process, garbage.append))
+
+    async def _sdk_channel(
+        self, stack: AsyncExitStack, transport: str, timeout: float, witness: Any, garbage: list[str]
+    ) -> Any:
+        """The SDK's session over its HTTP or SSE transport."""
         await self._sdk()
-        from scanner.transports.connect import open_transport
+        from mcp.client.session import ClientSession
 
-        return await stack.enter_async_context(
+        from scanner.transports.connect import open_transport
+        from scanner.transports.sdk_channel import SdkChannel
+
+        async def on_message(message: object) -> None:
+            if isinstance(message, Exception):
+                garbage.append(str(message).splitlines()[0][:200] if str(message) else type(message).__name__)
+
+        read, write = await stack.enter_async_context(
             open_transport(self.launch, timeout=timeout, transport=transport, witness=witness)
         )
+        session = await stack.enter_async_context(ClientSession(read, write, message_handler=on_message))
+        return SdkChannel(session)
 
     async def _sdk(self) -> None:
         if self.sdk_ready is not None:
@@ -289,16 +299,16 @@ def _end_now(env: dict[str, str]) -> None:
         kill_marked(env[MARKER])
 
 
-async def _watched_probe(session: Any, stage: Any, witness: Any) -> Snapshot:
+async def _watched_probe(channel: Any, stage: Any, witness: Any) -> Snapshot:
     """Probe, but fail at once when the HTTP witness sees the connection fail (the SDK would wait)."""
     from scanner.transports.probe import probe
 
     if witness is None:
-        return await probe(session, stage)
+        return await probe(channel, stage)
     found: list[Snapshot] = []
 
     async def run(scope: anyio.CancelScope) -> None:
-        found.append(await probe(session, stage))
+        found.append(await probe(channel, stage))
         scope.cancel()
 
     async def watch() -> None:
@@ -322,9 +332,7 @@ def _describe(
 ) -> str:
     """One line saying what went wrong, without a traceback (or a secret)."""
     leaf = _leaf(error)
-    from mcp.shared.exceptions import MCPError
-
-    from scanner.transports.probe import ProbeError
+    from scanner.transports.protocol import ConnectionClosed, ProbeError, RpcError
 
     if transport in ("http", "sse") and launch.url:
         from scanner.transports.errors import describe_http
@@ -332,6 +340,7 @@ def _describe(
         message = describe_http(leaf, launch.url, witness, stage, timeout)
         if message:
             return message
+        leaf = _as_rpc_error(leaf)
 
     if isinstance(leaf, ProbeError):
         return str(leaf)
@@ -339,12 +348,25 @@ def _describe(
         return f"command not found: {launch.command} (is it installed and on PATH?)"
     if isinstance(leaf, PermissionError) and transport == "stdio":
         return f"cannot execute {launch.command}: permission denied"
-    if isinstance(leaf, MCPError):
-        if leaf.code == -32000 or "closed" in str(leaf).lower():
+    if isinstance(leaf, ConnectionClosed):
+        return f"the server closed the connection during {stage}"
+    if isinstance(leaf, RpcError):
+        if leaf.code == -32000 or "closed" in leaf.message.lower():
             return f"the server closed the connection during {stage}"
-        return f"the server answered {stage} with error {leaf.code}: {leaf}"
+        return f"the server answered {stage} with error {leaf.code}: {leaf.message}"
     text = str(leaf) or type(leaf).__name__
     return f"{type(leaf).__name__} during {stage}: {text}".splitlines()[0][:300]
+
+
+def _as_rpc_error(error: BaseException) -> BaseException:
+    """The SDK's MCPError (raised outside a request, by its transports) as the probe's RpcError."""
+    from mcp.shared.exceptions import MCPError
+
+    from scanner.transports.protocol import RpcError
+
+    if isinstance(error, MCPError):
+        return RpcError(error.code, error.error.message, error.error.data)
+    return error
 
 
 def _leaf(error: BaseException) -> BaseException:

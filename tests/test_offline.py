@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 import time
@@ -158,10 +159,23 @@ def test_imports_no_mcp_sdk_module(repo: Repo) -> None:
     code, imported, output = _sdk_modules_imported(["-m", "scanner", "check", "--offline"], repo.root)
     assert code == 0, output
     assert imported == set()
-    # The probe itself can see an SDK import: the live check pulls the SDK in.
+    # A live check of stdio servers speaks JSON-RPC itself: only anyio, no SDK module.
     code, imported, output = _sdk_modules_imported(["-m", "scanner", "check", "--quiet"], repo.root)
     assert code == 0, output
-    assert "mcp" in imported
+    assert "anyio" in imported
+    assert {name.split(".")[0] for name in imported} == {"anyio"}, sorted(imported)
+
+
+def test_remote_server_loads_the_sdk(tmp_path: Path) -> None:
+    """An HTTP server goes through the SDK's client, which is imported only then."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed again: connecting is refused
+    servers = {"remote": {"type": "http", "url": f"http://127.0.0.1:{port}/mcp"}}
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    code, imported, output = _sdk_modules_imported(["-m", "scanner", "lock", "--timeout", "10"], tmp_path)
+    assert code != 0 and "refused" in output, output
+    assert "mcp.client.session" in imported and "mcp.client.streamable_http" in imported
 
 
 def synthetic_repo(root: Path, count: int) -> None:

@@ -64,6 +64,8 @@ def describe_http(
     """A one-line message for an HTTP failure, or None when the error is not about HTTP."""
     from mcp.shared.exceptions import MCPError
 
+    from scanner.transports.protocol import RpcError
+
     where = _safe_url(url)
     host = _host_port(url)
     if isinstance(error, httpx2.TimeoutException):
@@ -73,7 +75,7 @@ def describe_http(
     if isinstance(error, httpx2.TransportError):
         text = str(error).splitlines()[0] if str(error) else type(error).__name__
         return f"HTTP connection to {host} failed during {stage}: {text[:200]}"
-    if not isinstance(error, MCPError) or witness is None or witness.status is None:
+    if not isinstance(error, MCPError | RpcError) or witness is None or witness.status is None:
         return None
     status = witness.status
     if witness.redirects:

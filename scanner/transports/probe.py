@@ -1,28 +1,28 @@
 """Talk to a connected server: handshake, then list every definition, keeping the raw JSON.
 
-The SDK's typed models drop unknown fields, add defaults and reject some real definitions
-(an `inputSchema` without `type`), so the probe drives the SDK's JSON-RPC dispatcher directly
-and pins the result dictionaries exactly as they arrived.
+Typed models would drop unknown fields, add defaults and reject some real definitions (an
+`inputSchema` without `type`), so the probe sends raw requests and pins the result dictionaries
+exactly as they arrived. It needs no SDK: the channel carries the requests.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
-import mcp_types as types
-from mcp.client.session import ClientSession
-from mcp.shared.exceptions import MCPError
-from mcp_types import UNSUPPORTED_PROTOCOL_VERSION
-from mcp_types.version import LATEST_HANDSHAKE_VERSION, MODERN_PROTOCOL_VERSIONS
-from pydantic import ValidationError
-
-from scanner import __version__
 from scanner.snapshot import KINDS, Snapshot
+from scanner.transports.protocol import (
+    CLIENT_INFO,
+    HANDSHAKE_VERSION,
+    MODERN_VERSIONS,
+    SERVER_INFO_META_KEY,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    ProbeError,
+    RpcError,
+)
 from scanner.transports.stage import Stage
 
 # A server that pages past this is not listing a finite surface; refuse to pin half of it.
 MAX_PAGES = 500
-CLIENT_INFO = {"name": "mcp-lock", "version": __version__}
 # Capability advertised by the server for each kind of definition.
 CAPABILITY_OF = {"tools": "tools", "prompts": "prompts", "resources": "resources", "resourceTemplates": "resources"}
 LIST_METHOD = {
@@ -31,56 +31,73 @@ LIST_METHOD = {
     "resources": "resources/list",
     "resourceTemplates": "resources/templates/list",
 }
-SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
 
 
-class ProbeError(Exception):
-    """The server answered, but not in a way that can be pinned."""
+class Channel(Protocol):
+    """A connected server: `rpc.StdioChannel` for stdio, `sdk_channel.SdkChannel` for HTTP and SSE."""
+
+    async def request(self, method: str, params: dict[str, Any], *, negotiation: bool = False) -> dict[str, Any]: ...
+
+    async def notify(self, method: str) -> None: ...
+
+    async def discover(self, version: str) -> dict[str, Any]: ...
+
+    def adopt_legacy(self, result: dict[str, Any]) -> None: ...
+
+    def adopt_modern(self, version: str, result: dict[str, Any]) -> None: ...
 
 
-async def probe(session: ClientSession, stage: Stage) -> Snapshot:
-    """Handshake with the server behind `session` and list everything it offers."""
+async def probe(channel: Channel, stage: Stage) -> Snapshot:
+    """Handshake with the server behind `channel` and list everything it offers."""
     stage.current = "the initialize handshake"
-    snapshot = await _handshake(session)
+    snapshot = await _handshake(channel)
     for kind, _ in KINDS:
         if CAPABILITY_OF[kind] not in snapshot.capabilities:
             continue
-        snapshot.definitions[kind] = await _list_all(session, kind, stage)
+        snapshot.definitions[kind] = await _list_all(channel, kind, stage)
     return snapshot
 
 
-async def _handshake(session: ClientSession) -> Snapshot:
-    params = {"protocolVersion": LATEST_HANDSHAKE_VERSION, "capabilities": {}, "clientInfo": CLIENT_INFO}
+async def _handshake(channel: Channel) -> Snapshot:
+    params = {"protocolVersion": HANDSHAKE_VERSION, "capabilities": {}, "clientInfo": dict(CLIENT_INFO)}
     try:
-        raw = await _send(session, "initialize", params, cancel_on_abandon=False)
-    except MCPError as error:
+        raw = await channel.request("initialize", params, negotiation=True)
+    except RpcError as error:
         modern = _modern_version_offered(error)
         if modern is None:
             raise
-        return await _discover(session, modern)
-    _adopt_initialize(session, raw)
-    await session.send_notification(types.InitializedNotification())
+        return await _discover(channel, modern)
+    if not isinstance(raw.get("protocolVersion"), str):
+        raise ProbeError("the initialize result has no protocolVersion")
+    channel.adopt_legacy(raw)
+    await channel.notify("notifications/initialized")
     return Snapshot(
-        protocol_version=_text(raw.get("protocolVersion")),
+        protocol_version=raw["protocolVersion"],
         server_info=_object(raw.get("serverInfo")),
         capabilities=_object(raw.get("capabilities")),
         instructions=raw.get("instructions") if isinstance(raw.get("instructions"), str) else None,
     )
 
 
-def _modern_version_offered(error: MCPError) -> str | None:
+def _modern_version_offered(error: RpcError) -> str | None:
     """A modern-only server answers `initialize` with -32022 naming the versions it speaks."""
     if error.code != UNSUPPORTED_PROTOCOL_VERSION:
         return None
-    data = error.error.data if isinstance(error.error.data, dict) else {}
-    supported = data.get("supported") or []
-    mutual = [v for v in MODERN_PROTOCOL_VERSIONS if v in supported]
+    data = error.data if isinstance(error.data, dict) else {}
+    return _newest_mutual(data.get("supported"))
+
+
+def _newest_mutual(supported: Any) -> str | None:
+    mutual = [v for v in MODERN_VERSIONS if isinstance(supported, list) and v in supported]
     return mutual[-1] if mutual else None
 
 
-async def _discover(session: ClientSession, version: str) -> Snapshot:
-    raw = await session.send_discover(version)
-    session.adopt(types.DiscoverResult.model_validate(raw))
+async def _discover(channel: Channel, offered: str) -> Snapshot:
+    raw = await channel.discover(offered)
+    version = _newest_mutual(raw.get("supportedVersions"))
+    if version is None:
+        raise ProbeError(f"server/discover named no protocol version mcp-lock speaks ({', '.join(MODERN_VERSIONS)})")
+    channel.adopt_modern(version, raw)
     meta = _object(raw.get("_meta"))
     return Snapshot(
         protocol_version=version,
@@ -90,30 +107,14 @@ async def _discover(session: ClientSession, version: str) -> Snapshot:
     )
 
 
-def _adopt_initialize(session: ClientSession, raw: dict[str, Any]) -> None:
-    """Install the negotiated version even when the SDK's model dislikes the rest of the answer."""
-    try:
-        result = types.InitializeResult.model_validate(raw, by_name=False)
-    except ValidationError:
-        version = raw.get("protocolVersion")
-        if not isinstance(version, str):
-            raise ProbeError("the initialize result has no protocolVersion") from None
-        result = types.InitializeResult(
-            protocol_version=version,
-            capabilities=types.ServerCapabilities(),
-            server_info=types.Implementation(name="", version=""),
-        )
-    session.adopt(result)
-
-
-async def _list_all(session: ClientSession, kind: str, stage: Stage) -> list[dict[str, Any]]:
+async def _list_all(channel: Channel, kind: str, stage: Stage) -> list[dict[str, Any]]:
     method = LIST_METHOD[kind]
     items: list[dict[str, Any]] = []
     seen_cursors: set[str] = set()
     cursor: str | None = None
     for page in range(1, MAX_PAGES + 1):
         stage.current = f"{method} (page {page})"
-        result = await _send(session, method, {"cursor": cursor} if cursor is not None else {})
+        result = await channel.request(method, {"cursor": cursor} if cursor is not None else {})
         items.extend(_page_items(result, kind, method, page))
         cursor = result.get("nextCursor")
         if cursor is None or cursor == "":
@@ -136,20 +137,5 @@ def _page_items(result: dict[str, Any], kind: str, method: str, page: int) -> li
     return entries
 
 
-async def _send(
-    session: ClientSession, method: str, params: dict[str, Any], *, cancel_on_abandon: bool = True
-) -> dict[str, Any]:
-    # The session's stamp adds what the negotiated protocol era needs (headers, `_meta` envelope);
-    # sending through the dispatcher skips the typed parse that would rewrite the result.
-    data: dict[str, Any] = {"method": method, "params": dict(params)}
-    opts: dict[str, Any] = {"cancel_on_abandon": cancel_on_abandon}
-    session._stamp(data, opts)  # type: ignore[arg-type]
-    return await session._dispatcher.send_raw_request(method, data["params"] or None, opts)  # type: ignore[arg-type]
-
-
 def _object(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""

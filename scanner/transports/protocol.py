@@ -1,0 +1,50 @@
+"""The MCP protocol constants the probe needs, without importing the SDK (its import costs about 0.4 s).
+
+tests/transports/test_protocol.py holds each value to the SDK's own, so an SDK upgrade that adds a
+protocol version fails a test instead of drifting silently.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scanner import __version__
+
+HANDSHAKE_VERSION = "2025-11-25"  # newest version reachable through `initialize`
+MODERN_VERSIONS = ("2026-07-28",)  # per-request `_meta` envelope versions, oldest first
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+PARSE_ERROR = -32700
+METHOD_NOT_FOUND = -32601
+
+PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion"
+CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo"
+CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
+SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
+
+CLIENT_INFO = {"name": "mcp-lock", "version": __version__}
+CLIENT_CAPABILITIES: dict[str, Any] = {}  # mcp-lock only lists; it offers the server nothing
+
+
+def modern_envelope(version: str) -> dict[str, Any]:
+    """The `_meta` every request carries once a modern version is agreed."""
+    return {
+        PROTOCOL_VERSION_META_KEY: version,
+        CLIENT_INFO_META_KEY: dict(CLIENT_INFO),
+        CLIENT_CAPABILITIES_META_KEY: dict(CLIENT_CAPABILITIES),
+    }
+
+
+class RpcError(Exception):
+    """The server answered a request with a JSON-RPC error."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.data = code, message, data
+
+
+class ConnectionClosed(Exception):
+    """The server's stdout ended (or its stdin broke) before it answered."""
+
+
+class ProbeError(Exception):
+    """The server answered, but not in a way that can be pinned."""
