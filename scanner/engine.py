@@ -45,6 +45,8 @@ class Workspace:
     discovery: Discovery
     policy: Policy
     environ: Mapping[str, str] = field(default_factory=dict)
+    # The last lock read, by the file's identity: `check --base` reads it in review() and check().
+    read_cache: tuple[tuple[int, int, int], Lockfile] | None = field(default=None, repr=False, compare=False)
 
     @property
     def lock_display(self) -> str:
@@ -121,10 +123,16 @@ def read_lock(workspace: Workspace, *, missing_ok: bool = False) -> Lockfile | N
         if missing_ok:
             return None
         raise UsageError(f"{workspace.lock_display}: no lockfile; run `mcp-lock lock` first and commit it")
+    stat = workspace.lock_path.stat()
+    identity = (stat.st_ino, stat.st_size, stat.st_mtime_ns)  # a write replaces the file: a new identity
+    if workspace.read_cache is not None and workspace.read_cache[0] == identity:
+        return workspace.read_cache[1]
     try:
-        return read(workspace.lock_path)
+        lockfile = read(workspace.lock_path)
     except LockfileError as error:
         raise UsageError(str(error)) from None
+    workspace.read_cache = (identity, lockfile)
+    return lockfile
 
 
 def bootable(workspace: Workspace, servers: Iterable[Server]) -> tuple[list[Server], list[Finding]]:
@@ -371,6 +379,7 @@ def _accepted_line(finding: Finding) -> str:
 def _write(workspace: Workspace, lockfile: Lockfile) -> None:
     from scanner.lock.lockfile import write
 
+    workspace.read_cache = None  # lock and update changed the object it holds
     write(workspace.lock_path, lockfile)
 
 

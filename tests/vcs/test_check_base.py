@@ -221,3 +221,21 @@ def test_shards_split_the_notes_and_boot_only_their_changed_servers(pr: GitRepo)
         assert servers == ({"b"} if owner["b"] == index else set()), (index, report["output"])
     # Every note lands in exactly one shard.
     assert sum(len(r["findings"]) for r in reports.values()) == len(pr.report("--base", "main")["findings"])
+
+
+def test_base_check_reads_the_lock_once(pr: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """review() and check() share one read of the working tree's lock (parse and digest checks are not free)."""
+    import scanner.lock.lockfile as lockfile
+
+    reads: list[Path] = []
+    real_read = lockfile.read
+
+    def counting_read(path: Path) -> lockfile.Lockfile:
+        reads.append(path)
+        return real_read(path)
+
+    monkeypatch.setattr(lockfile, "read", counting_read)
+    drift(pr, "a")
+    report = pr.report("--base", "main")
+    assert report["exit_code"] == 1, report["output"]
+    assert reads == [pr.lock_path]
