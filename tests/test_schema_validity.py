@@ -149,6 +149,8 @@ def test_hostile_schemas_are_bounded(repo: Repo) -> None:
         {"name": "weird_dialect", "inputSchema": {"$schema": ["not", "a", "uri"], "type": "object"}},
         {"name": "bad_uri_dialect", "inputSchema": {"$schema": "http://[::1", "type": "object"}},
         {"name": "bad_regex", "inputSchema": {"type": "string", "pattern": "(("}},
+        # `re` raises OverflowError (not re.error) for this one; it used to end `lock` in a traceback
+        {"name": "huge_repeat", "inputSchema": {"type": "object", "patternProperties": {"a{99999999999999}": {}}}},
     ]
     add_raw(repo, "hostile", tools)
     # The check bounds its own work (depth and size limits, asserted below), not a clock.
@@ -159,7 +161,8 @@ def test_hostile_schemas_are_bounded(repo: Repo) -> None:
     found = {f["subject"]: f["message"] for f in findings if f["rule"] == "schema-invalid"}
     # An unparsable $schema URI falls back to 2020-12; whether it is then flagged depends on the URI format checker.
     found.pop("bad_uri_dialect", None)
-    assert sorted(found) == ["array", "bad_regex", "deep", "huge", "text", "weird_dialect"]
+    assert sorted(found) == ["array", "bad_regex", "deep", "huge", "huge_repeat", "text", "weird_dialect"]
+    assert "is not a 'regex'" in found["huge_repeat"]
     assert "inputSchema is too large to check as a JSON Schema (2020-12): nested deeper than 64 levels" in found["deep"]
     assert "inputSchema is too large to check as a JSON Schema (2020-12): more than 10000 values" in found["huge"]
     assert "is not a 'regex'" in found["bad_regex"]
