@@ -4,7 +4,8 @@
                           [--no-subprocess] [--profile] [--tree DIR]
 
 For each size it writes a repo under bench/.cache/scale/ declaring SIZE copies of bench/scale_server.py (a
-fast stdio server without the SDK, TOOLS realistic tools each), then:
+fast stdio server without the SDK, TOOLS realistic tools each; each copy varies its names, texts and schemas
+with its index, so that, as across real servers, most definitions and strings are distinct), then:
 
 1. boots every server twice in-process through `scanner.engine.boot`: once clean, once with --drift-percent of
    the tools changed (half a sentence appended to the description, half a new required parameter), and keeps
@@ -12,8 +13,8 @@ fast stdio server without the SDK, TOOLS realistic tools each), then:
 2. replays those boots (boot_servers patched to return them; the rest of engine.boot still runs) and times
    the rest of the pipeline, --runs times, median per phase: discovery, `engine.lock` (pin = canonicalise +
    hash, render, self-verify, write), `engine.check` clean and drifted (read + verify the lock, pin, diff +
-   grade, detectors) and SARIF render.
-   Phase times are exclusive (a nested phase is not counted in its parent);
+   grade, detectors) and SARIF render. Caches keyed on text or schema are emptied before each command, as
+   each real command is a new process. Phase times are exclusive (a nested phase is not counted in its parent);
 3. the same pipeline once under tracemalloc: peak Python heap above the captured boots;
 4. unless --no-subprocess, the real commands as subprocesses, booting for real: `mcp-lock lock`,
    `mcp-lock check --sarif F` clean and drifted; wall time and peak RSS (wait4 ru_maxrss, which also covers
@@ -53,6 +54,7 @@ import scale_server  # noqa: E402
 import scanner.boot  # noqa: E402
 import scanner.diff.compare  # noqa: E402
 import scanner.lock.lockfile  # noqa: E402
+import scanner.lock.render  # noqa: E402
 from scanner import engine  # noqa: E402
 from scanner.reporters.locate import Locator  # noqa: E402
 from scanner.reporters.sarif import render_sarif  # noqa: E402
@@ -145,10 +147,29 @@ def replayed(results: dict[str, Any], phases: Phases) -> Iterator[None]:
     ]
     if hasattr(engine, "schema_findings"):  # added concurrently by another change
         targets.append((engine, "schema_findings", "schema validity", engine.schema_findings))
+    if hasattr(lockfile, "_reads_back"):  # write renders with render_normal and proves the read-back itself
+        targets.append((lockfile, "render_normal", "render", lockfile.render_normal))
+        targets.append((lockfile, "_reads_back", "read-back verify", lockfile._reads_back))
     with contextlib.ExitStack() as stack:
         for module, name, label, function in targets:
             stack.enter_context(mock.patch.object(module, name, phases.wrap(label, function)))
         yield
+
+
+def fresh_caches() -> None:
+    """Empty the in-process caches keyed on text or schema: each real command is a new process, so a cache
+    warmed by the previous replay would flatter the next one."""
+    import scanner.diff.schema_validity as schema_validity
+    import scanner.diff.suspicious as suspicious
+
+    for module in (suspicious, schema_validity):
+        for value in vars(module).values():
+            if callable(getattr(value, "cache_clear", None)) and getattr(value, "__module__", "") == module.__name__:
+                value.cache_clear()
+    for holder, name in ((schema_validity, "_checked"), (scanner.lock.render, "_KEY_LITERALS")):
+        cache = getattr(holder, name, None)
+        if isinstance(cache, dict):
+            cache.clear()
 
 
 def pipeline(repo: Path, clean: dict[str, Any], drifted: dict[str, Any], phases: Phases) -> dict[str, Any]:
@@ -158,6 +179,7 @@ def pipeline(repo: Path, clean: dict[str, Any], drifted: dict[str, Any], phases:
     lock_path.unlink(missing_ok=True)
     seen: dict[str, Any] = {}
     for op, results in (("lock", clean), ("check", clean), ("check drifted", drifted)):
+        fresh_caches()
         op_phases = Phases()
         started = time.perf_counter()
         with replayed(results, op_phases):
