@@ -57,6 +57,21 @@ def normalise(value: Any, max_depth: int = MAX_DEPTH) -> Any:
     return _normalise(value, 0, max_depth)
 
 
+def normalise_plain(value: Any, max_depth: int = MAX_DEPTH) -> tuple[Any, bool]:
+    """`(normalise(value, max_depth), plain)`: plain when it holds no float and no key above U+FFFF."""
+    plain = [True]
+    return _normalise(value, 0, max_depth, plain), plain[0]
+
+
+def plain_digest(value: Any) -> str:
+    """`digest(value)` for a value that is already normalised and plain (see `normalise_plain`).
+
+    The caller vouches for that (e.g. every part of a document `normalise_plain` returned); the canonical
+    bytes are then those of `json.dumps` (see `_canonical`), without walking the value in Python.
+    """
+    return DIGEST_PREFIX + hashlib.sha256(_PLAIN_JSON.encode(value).encode("utf-8")).hexdigest()
+
+
 def canonical_bytes(value: Any) -> bytes:
     """The RFC 8785 canonical UTF-8 bytes of `value` (after `normalise`)."""
     return _canonical(value)[1]
@@ -81,12 +96,18 @@ def _canonical(value: Any) -> tuple[Any, bytes]:
     plain = [True]
     normalised = _normalise(value, 0, MAX_DEPTH, plain)
     if plain[0]:
-        text = json.dumps(normalised, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
-        return normalised, text.encode("utf-8")
+        return normalised, _PLAIN_JSON.encode(normalised).encode("utf-8")
     try:
         return normalised, rfc8785.dumps(normalised)
     except rfc8785.CanonicalizationError as e:  # pragma: no cover - _normalise rejects first
         raise CanonicalisationError(str(e)) from e
+
+
+# Sorted compact JSON, UTF-8 as is. No cycle check: a normalised value is a tree (normalise copies, and refuses
+# anything nested deeper than it allows).
+_PLAIN_JSON = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False, check_circular=False
+)
 
 
 def _normalise(value: Any, depth: int, max_depth: int, plain: list[bool] | None = None) -> Any:
@@ -135,6 +156,13 @@ def _normalise_object(
             key = _key(k)
             if plain is not None and max(key, default="") > "\uffff":
                 plain[0] = False
+        # The commonest members (ASCII strings, safe integers, booleans, null) without a call: as `_normalise`.
+        kind = type(v)
+        if (kind is str and v.isascii()) or kind is bool or v is None or (
+            kind is int and -MAX_SAFE_INTEGER <= v <= MAX_SAFE_INTEGER
+        ):
+            out[key] = v
+            continue
         try:
             out[key] = _normalise(v, depth + 1, max_depth, plain)
         except CanonicalisationError as e:
@@ -147,6 +175,9 @@ def _normalise_array(
 ) -> list[Any]:
     out: list[Any] = []
     for i, v in enumerate(value):
+        if type(v) is str and v.isascii():  # as `_normalise`, without the call
+            out.append(v)
+            continue
         try:
             out.append(_normalise(v, depth + 1, max_depth, plain))
         except CanonicalisationError as e:

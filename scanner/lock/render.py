@@ -11,12 +11,15 @@ not depend on the Unicode version of whoever renders it (lockfile-spec/SPEC.md, 
 from __future__ import annotations
 
 import bisect
+import math
 import re
+import threading
+from json.encoder import encode_basestring_ascii as _encode_ascii
 from typing import Any
 
 import rfc8785
 
-from scanner.lock.canonical import MAX_DEPTH, normalise
+from scanner.lock.canonical import MAX_DEPTH, MAX_SAFE_INTEGER, normalise
 
 # Inclusive code point ranges written as \u escapes (sorted, non-overlapping). Frozen for
 # lockfileVersion 1: Cc, Cf, Zs except U+0020, Zl, Zp, Co, Cs, noncharacters and
@@ -91,16 +94,44 @@ def is_escaped(cp: int) -> bool:
 
 def render_string(s: str) -> str:
     """A JSON string literal: JCS escaping plus \\u escapes for every hidden character."""
-    if s.isascii() and s.isprintable():  # nothing hidden (ASCII escapes only C0 and DEL): the common case
-        return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if s.isascii():
+        # json's encoder escapes exactly what these rules escape in ASCII: '"', '\\', the short forms \\b \\t
+        # \\n \\f \\r, every other C0 control and DEL as a lower-case \\u00xx (tests/lock/test_lock_render.py).
+        return _encode_ascii(s)
     return '"' + _NEEDS_ESCAPE.sub(lambda m: _char(m.group()), s) + '"'
 
 
 def render_value(value: Any, max_depth: int = MAX_DEPTH) -> str:
     """The text of a JSON value per the lockfile rules, without the trailing newline."""
+    rendered = render_normal(value, max_depth)
+    if rendered is None:
+        rendered = render_normal(normalise(value, max_depth), max_depth)
+        assert rendered is not None  # a normalised value is normal
+    return rendered[0]
+
+
+def render_normal(value: Any, max_depth: int = MAX_DEPTH) -> tuple[str, bool] | None:
+    """`(render_value(value), plain)` when `value` is already what `normalise` makes of it, else None.
+
+    Normal means plain JSON types only (exact dict, list, str, int, float, bool, None), string keys (a str
+    subclass is written by its value), integers within ±(2**53 - 1), finite floats, no lone surrogate, nesting
+    within `max_depth`. `normalise` returns such a value unchanged (an equal copy of the same types), so
+    rendering it directly gives the same text.
+    `plain`: it holds no float and no key above U+FFFF (see `canonical.plain_digest`).
+    """
     out: list[str] = []
-    _emit(normalise(value, max_depth), 0, out)
-    return "".join(out)
+    odd: list[str] = []  # "float", "astral key": what makes a value not plain
+    if len(_BREAKS) <= max_depth:
+        _more_breaks(max_depth)
+    try:
+        _emit(value, 0, max_depth, out, odd)
+    except _NotNormal:
+        return None
+    return "".join(out), not odd
+
+
+class _NotNormal(Exception):
+    pass
 
 
 def utf16_order(key: str) -> bytes:
@@ -120,28 +151,123 @@ def _char(c: str) -> str:
     return f"\\u{cp:04x}"
 
 
-def _emit(value: Any, level: int, out: list[str]) -> None:
-    if isinstance(value, dict) and value:
-        inner = INDENT * (level + 1)
-        out.append("{")
-        # ASCII keys sort the same by code point as by UTF-16 code unit, without encoding each one.
-        keys = sorted(value) if all(key.isascii() for key in value) else sorted(value, key=utf16_order)
-        for i, key in enumerate(keys):
-            out.append(("," if i else "") + "\n" + inner + render_string(key) + ": ")
-            _emit(value[key], level + 1, out)
-        out.append("\n" + INDENT * level + "}")
-    elif isinstance(value, list) and value:
-        inner = INDENT * (level + 1)
-        out.append("[")
-        for i, item in enumerate(value):
-            out.append(("," if i else "") + "\n" + inner)
-            _emit(item, level + 1, out)
-        out.append("\n" + INDENT * level + "]")
-    elif isinstance(value, str):
-        out.append(render_string(value))
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+# "\n" + the indentation of each level, made once (render_normal makes sure every level it may reach is here).
+_BREAKS: list[str] = []
+_BREAKS_LOCK = threading.Lock()
+
+
+def _more_breaks(level: int) -> None:
+    global _BREAKS
+    with _BREAKS_LOCK:  # only ever replaced by a longer list, each entry made from its own index
+        if len(_BREAKS) <= level:
+            _BREAKS = _BREAKS + ["\n" + INDENT * n for n in range(len(_BREAKS), level + 1)]
+
+
+# The literal of each object key seen (keys repeat: "type", "description", property names...), bounded.
+_KEY_LITERALS: dict[str, str] = {}
+_MAX_KEY_LITERALS = 50_000
+
+
+def _key(key: str) -> str:
+    literal = _KEY_LITERALS.get(key)
+    if literal is None:
+        literal = _string(key)
+        if len(_KEY_LITERALS) >= _MAX_KEY_LITERALS:
+            _KEY_LITERALS.clear()
+        _KEY_LITERALS[key] = literal
+    return literal
+
+
+def _string(s: str) -> str:
+    """render_string for a normal string; _NotNormal for one holding a lone surrogate."""
+    if s.isascii():
+        return _encode_ascii(s)
+    if _SURROGATE.search(s):
+        raise _NotNormal
+    return '"' + _NEEDS_ESCAPE.sub(lambda m: _char(m.group()), s) + '"'
+
+
+def _scalar(value: Any, odd: list[str]) -> str:
+    """A normal number, true, false or null: exactly its RFC 8785 form."""
+    kind = type(value)
+    if kind is int:
+        if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+            return str(value)  # a safe integer is its own shortest round-trip form: plain digits
+        raise _NotNormal
+    if kind is bool:
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if kind is float and math.isfinite(value):
+        odd.append("float")
+        return rfc8785.dumps(value).decode("ascii")
+    raise _NotNormal
+
+
+def _keys(value: dict[Any, Any], odd: list[str]) -> list[str]:
+    """The keys of a normal object in RFC 8785 order."""
+    try:
+        keys = sorted(value)
+        if all(map(str.isascii, keys)):
+            # ASCII keys sort the same by code point as by UTF-16 code unit, without encoding each one.
+            return keys
+    except TypeError:  # a key that is not a string
+        raise _NotNormal from None
+    for key in keys:
+        if not isinstance(key, str) or _SURROGATE.search(key):
+            raise _NotNormal
+        if not key.isascii() and max(key) > "\uffff":
+            odd.append("astral key")
+    return sorted(keys, key=utf16_order)
+
+
+def _emit(value: Any, level: int, max_depth: int, out: list[str], odd: list[str]) -> None:
+    # Exact types only (anything else is not normal); strings and scalars inside a container are written
+    # with their member, which is most of the nodes of a lock.
+    kind = type(value)
+    if kind is dict or kind is list:
+        if level >= max_depth:
+            raise _NotNormal
+        if not value:
+            out.append("{}" if kind is dict else "[]")
+            return
+        inner = _BREAKS[level + 1]  # level < max_depth, and _BREAKS reaches max_depth
+        if kind is dict:
+            separator = "{" + inner
+            for key in _keys(value, odd):
+                item = value[key]
+                item_kind = type(item)
+                if item_kind is str:
+                    if item.isascii():
+                        out.append(separator + _key(key) + ": " + _encode_ascii(item))
+                    else:
+                        out.append(separator + _key(key) + ": " + _string(item))
+                elif item_kind is dict or item_kind is list:
+                    out.append(separator + _key(key) + ": ")
+                    _emit(item, level + 1, max_depth, out, odd)
+                else:
+                    out.append(separator + _key(key) + ": " + _scalar(item, odd))
+                separator = "," + inner
+            out.append(_BREAKS[level] + "}")
+        else:
+            separator = "[" + inner
+            for item in value:
+                item_kind = type(item)
+                if item_kind is str:
+                    out.append(separator + _string(item))
+                elif item_kind is dict or item_kind is list:
+                    out.append(separator)
+                    _emit(item, level + 1, max_depth, out, odd)
+                else:
+                    out.append(separator + _scalar(item, odd))
+                separator = "," + inner
+            out.append(_BREAKS[level] + "]")
+    elif kind is str:
+        out.append(_string(value))
     else:
-        # Numbers, literals, {} and []: exactly their RFC 8785 form.
-        out.append(rfc8785.dumps(value).decode("ascii"))
+        out.append(_scalar(value, odd))
 
 
 # Printable ASCII and the JSON whitespace: never escaped, and most of any lockfile.

@@ -184,3 +184,78 @@ def test_module_has_no_heavy_imports() -> None:
     root = Path(__file__).resolve().parents[2]
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# --- normalise's inline fast paths, plain digests --------------------------------------------------------------
+
+from scanner.lock.canonical import normalise_plain, normalised_digest, plain_digest  # noqa: E402
+
+
+def reference_normalise(value: object, depth: int = 0) -> object:
+    """What normalise returns, written plainly (errors aside): the value as a JSON reader holding doubles sees it."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return int(value) if abs(value) <= 2**53 - 1 else float(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, dict):
+        return {str.__str__(k): reference_normalise(v, depth + 1) for k, v in value.items()}
+    return [reference_normalise(v, depth + 1) for v in value]
+
+
+def _types(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: _types(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_types(v) for v in value]
+    return type(value).__name__
+
+
+@settings(max_examples=500, deadline=None)
+@given(json_like)
+def test_normalise_is_the_plain_reading(value: object) -> None:
+    try:
+        normal, plain = normalise_plain(value)
+    except CanonicalisationError:
+        with pytest.raises(CanonicalisationError):
+            normalise(value)
+        return
+    expected = reference_normalise(value)
+    assert normal == expected and _types(normal) == _types(expected)
+    assert list(json.dumps(normal)) == list(json.dumps(expected))  # same key order too
+    assert normalised_digest(value) == (normal, digest(value))
+    assert plain == (not any(isinstance(v, float) for v in _leaves(normal)) and not _astral_key(normal))
+    if plain:
+        assert plain_digest(normal) == digest(value)
+
+
+def _leaves(value: object):
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from _leaves(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _leaves(v)
+    else:
+        yield value
+
+
+def _astral_key(value: object) -> bool:
+    if isinstance(value, dict):
+        return any(max(k, default="") > "\uffff" or _astral_key(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_astral_key(v) for v in value)
+    return False
+
+
+def test_plain_digest_matches_the_vectors_without_floats() -> None:
+    for vector in VECTORS:
+        vector = vector.values[0]
+        if "error" in vector:
+            continue
+        value, plain = normalise_plain(json.loads(vector["input"]))
+        if plain:
+            assert plain_digest(value) == vector["digest"]

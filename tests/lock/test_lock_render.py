@@ -184,3 +184,154 @@ def test_spec_short_example_is_a_rendered_lock(time_lock: Lockfile) -> None:
     spec = (SPEC / "SPEC.md").read_text("utf-8")
     example = spec.split("```json\n", 1)[1].split("```", 1)[0]
     assert example == render(time_lock)
+
+
+# --- the renderer before it skipped the normalise pass, as a reference ------------------------------------
+
+import rfc8785  # noqa: E402
+
+from scanner.lock import render as render_module  # noqa: E402
+from scanner.lock.canonical import MAX_DEPTH, CanonicalisationError, normalise, normalise_plain  # noqa: E402
+
+
+def _old_string(s: str) -> str:
+    if s.isascii() and s.isprintable():
+        return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return '"' + render_module._NEEDS_ESCAPE.sub(lambda m: render_module._char(m.group()), s) + '"'
+
+
+def _old_emit(value: object, level: int, out: list[str]) -> None:
+    indent = render_module.INDENT
+    if isinstance(value, dict) and value:
+        out.append("{")
+        ascii_keys = all(key.isascii() for key in value)
+        keys = sorted(value) if ascii_keys else sorted(value, key=render_module.utf16_order)
+        for i, key in enumerate(keys):
+            out.append(("," if i else "") + "\n" + indent * (level + 1) + _old_string(key) + ": ")
+            _old_emit(value[key], level + 1, out)
+        out.append("\n" + indent * level + "}")
+    elif isinstance(value, list) and value:
+        out.append("[")
+        for i, item in enumerate(value):
+            out.append(("," if i else "") + "\n" + indent * (level + 1))
+            _old_emit(item, level + 1, out)
+        out.append("\n" + indent * level + "]")
+    elif isinstance(value, str):
+        out.append(_old_string(value))
+    else:
+        out.append(rfc8785.dumps(value).decode("ascii"))
+
+
+def old_render_value(value: object, max_depth: int = MAX_DEPTH) -> str:
+    out: list[str] = []
+    _old_emit(normalise(value, max_depth), 0, out)
+    return "".join(out)
+
+
+def _outcome(function, *args):
+    try:
+        return "ok", function(*args)
+    except CanonicalisationError as e:
+        return "error", str(e), e.pointer
+
+
+class Key(str):
+    pass
+
+
+HIDDEN = st.sampled_from(
+    ["\u200b", "\u202e", "\x7f", "\x00", "\n", "\U000e0041", "\ud800", "😀", "é", '"', "\\", "\ue000", "\uff01"]
+)
+STRINGS = st.text(max_size=6) | st.lists(HIDDEN | st.text(max_size=2), max_size=4).map("".join)
+SCALARS = (
+    st.none() | st.booleans() | st.integers(-(2**60), 2**60) | st.floats() | STRINGS
+    | st.sampled_from([2**53 - 1, -(2**53 - 1), 2**53, 10**400, -0.0, 1e21, 5e-324])
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner)
+        | st.dictionaries(STRINGS, inner, max_size=4)
+    ),
+    max_leaves=25,
+).map(lambda value: _subclass_keys(value))
+
+
+def _subclass_keys(value: object) -> object:
+    """Some keys (those of even length) as a str subclass: normalise makes them str."""
+    if isinstance(value, dict):
+        return {(Key(k) if len(k) % 2 == 0 else k): _subclass_keys(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_subclass_keys(v) for v in value)
+    return value
+
+
+@settings(max_examples=1500, deadline=None)
+@given(VALUES, st.integers(1, 6))
+def test_render_is_the_renderer_it_replaced(value: object, max_depth: int) -> None:
+    assert _outcome(render_value, value) == _outcome(old_render_value, value)
+    assert _outcome(render_value, value, max_depth) == _outcome(old_render_value, value, max_depth)
+
+
+@settings(max_examples=800, deadline=None)
+@given(VALUES)
+def test_render_normal_only_for_what_normalise_leaves_alone(value: object) -> None:
+    rendered = render_module.render_normal(value)
+    try:
+        normal, plain = normalise_plain(value)
+    except CanonicalisationError:
+        assert rendered is None
+        return
+    if rendered is not None:
+        assert rendered == (old_render_value(value), plain)
+        assert _same_types(normal, value)  # normalise changes nothing: the value reads back as itself
+    else:
+        assert not _same_types(normal, value)
+    assert render_module.render_normal(normal) == (old_render_value(value), plain)
+
+
+def _same_types(a: object, b: object) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        # Keys may be str subclasses: written by value, read back as equal str keys.
+        return list(a) == list(b) and all(_same_types(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same_types(x, y) for x, y in zip(a, b, strict=True))
+    return a == b or a != a
+
+
+def test_numbers_and_literals_render_as_rfc8785() -> None:
+    values = [*range(-1100, 1100), 2**53 - 1, -(2**53 - 1), 10**15, -(10**15), 123456789012345, True, False, None]
+    values += [0.5, -0.0, 1e21, 1e-7, 5e-324, 1.7976931348623157e308, 100.0, 0.1 + 0.2]
+    for value in values:
+        assert render_value(value) == rfc8785.dumps(value).decode("ascii") == old_render_value(value)
+        assert render_value([value]) == old_render_value([value])
+        assert render_value({"k": value}) == old_render_value({"k": value})
+
+
+def test_every_ascii_character_renders_as_before() -> None:
+    for cp in range(0x80):
+        for text in (chr(cp), f"a{chr(cp)}b", chr(cp) * 3):
+            assert render_string(text) == _old_string(text)
+
+
+def test_a_large_lock_renders_as_before() -> None:
+    import sys
+
+    sys.path.insert(0, str(SPEC.parent / "bench"))
+    try:
+        import scale_server
+    finally:
+        sys.path.remove(str(SPEC.parent / "bench"))
+    servers = {}
+    for index in range(6):
+        tools = [scale_server.tool(index, number) for number in range(50)]
+        tools[3]["description"] += " Ünïcödé — \u200b tag\U000e0041 😀 \x7f"
+        tools[4]["inputSchema"]["properties"]["é😀"] = {"type": "number", "default": 0.25, "maximum": 1e300}
+        pin, problems = pin_server([declaration(f"s{index}")], stdio_launch(), snapshot(tools=tools))
+        assert problems == []
+        servers[f"s{index}"] = pin
+    lock = Lockfile(servers=servers)
+    assert render(lock) == old_render_value(to_document(lock), MAX_DEPTH + 5) + "\n"
