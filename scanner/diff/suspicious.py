@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Set
 from typing import Any
 
 from scanner.findings import Finding, LockLocation, pointer
@@ -39,6 +39,35 @@ def strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
 def _token(key: Any) -> str:
     key = str(key)
     return key.replace("~", "~0").replace("/", "~1") if "~" in key or "/" in key else key
+
+
+def _texts(value: Any) -> list[str]:
+    """The strings `strings(value)` yields, in the same order, without their pointers (built only for a hit)."""
+    out: list[str] = []
+    if isinstance(value, str):
+        out.append(value)
+        return out
+    try:
+        _collect(value, out)
+    except RecursionError:  # deeper than any pinned definition can be: the iterative walk
+        return [text for _, text in strings(value)]
+    return out
+
+
+def _collect(value: Any, out: list[str]) -> None:
+    for child in value.values() if isinstance(value, dict) else value if isinstance(value, list) else ():
+        kind = type(child)  # exact types first (a pinned definition has no others), then as `strings`
+        if kind is str:
+            out.append(child)
+        elif kind is dict or kind is list or isinstance(child, dict | list):
+            _collect(child, out)
+        elif isinstance(child, str):
+            out.append(child)
+
+
+def _paths(value: Any) -> list[str]:
+    """The pointer of each string of `_texts(value)`, by index."""
+    return [path for path, _ in strings(value)]
 
 
 # A tool whose name or description says it destroys something. Word-bounded, on the name split at
@@ -95,9 +124,14 @@ def suspicious_findings(key: str, pinned: ServerPin | None, live: ServerPin) -> 
     findings: list[Finding] = destructive_findings(key, pinned, live) if pinned is not None else []
     if live.instructions and (pinned is None or pinned.instructions != live.instructions):
         findings += _scan(key, live.instructions, "instructions", None, None, LockLocation(pointer("servers", key)))
-    for kind, name, path, text in _new_texts(live, pinned):
-        location = LockLocation(pointer("servers", key, kind, name))
-        findings += _scan(key, text, f"{kind_label(kind)} `{name}` {path}", name, kind, location)
+    for kind, name, definition, texts, known in _changed(live, pinned):
+        paths: list[str] | None = None
+        for index, text in enumerate(texts):
+            if text in known or not _hits(text):
+                continue
+            paths = paths or _paths(definition)
+            location = LockLocation(pointer("servers", key, kind, name))
+            findings += _scan(key, text, f"{kind_label(kind)} `{name}` {paths[index]}", name, kind, location)
     return findings
 
 
@@ -122,9 +156,14 @@ def _scan(
 @functools.lru_cache(maxsize=65536)
 def _hits(text: str) -> tuple[Any, ...]:
     """`scan_text`, once per distinct text: schemas repeat the same descriptions, types and enum values."""
-    from scanner.detectors import scan_text
+    return tuple(_scan_text()(text))
 
-    return tuple(scan_text(text))
+
+@functools.cache
+def _scan_text() -> Any:
+    from scanner.detectors import scan_text  # on first use: it loads the catalogue
+
+    return scan_text
 
 
 # A name distinctive enough that mentioning it is a reference, not an English word: a separator or an
@@ -150,28 +189,42 @@ def cross_server_findings(
     findings: list[Finding] = []
     for key, server in sorted(live.items()):
         before = baseline.get(key)
-        for kind, name, path, text in _new_texts(server, before):
-            if path == "/name":
-                continue
-            for mentioned, start, end in _mentions(text, owners):
-                owner = owners[mentioned]
-                if owner == key or mentioned in server.tools:
-                    continue  # its own tool, or a name both servers offer
-                findings.append(
-                    Finding(
-                        rule("suspicious-text"),
-                        key,
-                        f"{key}: {kind_label(kind)} `{name}` {path}: names `{mentioned}`, a tool of server "
-                        f"{owner} [{SHADOWING_RULE_ID}]",
-                        LockLocation(pointer("servers", key, kind, name)),
-                        subject=name,
-                        kind=kind,
-                        details=[f"evidence: {text[max(0, start - 60):end + 60]}"],
-                        severity="high",
+        for kind, name, definition, texts, known in _changed(server, before):
+            paths: list[str] | None = None
+            for index, text in enumerate(texts):
+                # Every owned name has a separator between letters or digits, or a capital after one: text
+                # without either (most descriptions) mentions none.
+                if text in known or not _MAYBE_NAME.search(text):
+                    continue
+                for mentioned, start, end in _mentions(text, owners):
+                    owner = owners[mentioned]
+                    if owner == key or mentioned in server.tools:
+                        continue  # its own tool, or a name both servers offer
+                    paths = paths or _paths(definition)
+                    path = paths[index]
+                    if path == "/name":
+                        break  # a definition's own name is not a mention
+                    findings.append(
+                        Finding(
+                            rule("suspicious-text"),
+                            key,
+                            f"{key}: {kind_label(kind)} `{name}` {path}: names `{mentioned}`, a tool of server "
+                            f"{owner} [{SHADOWING_RULE_ID}]",
+                            LockLocation(pointer("servers", key, kind, name)),
+                            subject=name,
+                            kind=kind,
+                            details=[f"evidence: {text[max(0, start - 60):end + 60]}"],
+                            severity="high",
+                        )
                     )
-                )
-                break
+                    break
     return findings
+
+
+# Finds what every DISTINCTIVE name contains (see `cross_server_findings`): a separator between two letters or
+# digits, or a capital after a small letter or digit. It starts at the separator or capital, so that the search
+# skips to those characters at C speed (a class first), then looks around.
+_MAYBE_NAME = re.compile(r"[_.\-A-Z](?:(?<=[A-Za-z0-9][_.\-])(?=[A-Za-z0-9])|(?<=[a-z0-9][A-Z]))")
 
 
 # A run of name characters; a mention starts at its start or after a dot in it, and ends at a dot or its end.
@@ -206,13 +259,15 @@ def _mentions(text: str, names: Mapping[str, str]) -> Iterator[tuple[str, int, i
                 i += 1
 
 
-def _new_texts(server: ServerPin, before: ServerPin | None) -> Iterator[tuple[str, str, str, str]]:
+_NOTHING: frozenset[str] = frozenset()
+
+
+def _changed(server: ServerPin, before: ServerPin | None) -> Iterator[tuple[str, str, Any, list[str], Set[str]]]:
+    """(kind, name, definition, its texts, texts the pinned definition already had) of each changed definition."""
     for kind, _ in KINDS:
         old = before.pins(kind) if before is not None else {}
         for name, pin in server.pins(kind).items():
             if name in old and old[name].digest == pin.digest:
                 continue  # the same canonical definition: no new text
-            known = {text for _, text in strings(old[name].definition)} if name in old else set()
-            for path, text in strings(pin.definition):
-                if text not in known:
-                    yield kind, name, path, text
+            known = set(_texts(old[name].definition)) if name in old else _NOTHING
+            yield kind, name, pin.definition, _texts(pin.definition), known
