@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scanner.detectors import Hit, engine, load_catalogue, scan_text
+from scanner.detectors import Hit, engine, load_catalogue, prefilter, scan_text
 from scanner.detectors import unicode_checks as uc
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -137,7 +137,7 @@ def test_every_pattern_has_factors_and_the_gate_covers_it() -> None:
 
 def test_factors_of_known_shapes() -> None:
     def factors(source: str, flags: int = re.IGNORECASE) -> list[set[tuple[str, bool]]]:
-        return [set(f) for f in engine._pattern_factors(re.compile(source, flags))]
+        return [set(f) for f in prefilter.pattern_factors(re.compile(source, flags))]
 
     assert factors(r"\b(?:do\s+not|never)\s+(?:ever\s+)?tell(?:ing)?\b") == [
         {("not", True), ("never", True)},  # "do" or "not" from the first alternative: the rarer
@@ -162,10 +162,10 @@ def test_fold_covers_every_character_ignorecase_matches_to_ascii() -> None:
     for cp in range(0x80, 0x110000):
         char = chr(cp)
         if ascii_class.match(char):
-            folded = char.translate(engine._FOLD_ASCII)
+            folded = char.translate(prefilter.FOLD_ASCII)
             assert folded.isascii() and re.fullmatch(re.escape(folded), char, re.IGNORECASE), hex(cp)
     for char in map(chr, range(0x80)):
-        assert char.translate(engine._FOLD_ASCII) == char.lower()
+        assert char.translate(prefilter.FOLD_ASCII) == char.lower()
 
 
 def test_a_text_only_a_folded_letter_makes_match_is_still_caught() -> None:
@@ -184,24 +184,24 @@ def test_the_gate_rejects_most_ordinary_text() -> None:
     screen = engine._screen()
     searched = 0
     for text in benign:
-        folded = text.translate(engine._FOLD_ASCII)
+        folded = text.translate(prefilter.FOLD_ASCII)
         candidates = set(screen.always)
         found = screen.starts.findall(" " + folded) + (screen.anywhere.findall(folded) if screen.anywhere else [])
         for literal in found:
             candidates |= screen.by_literal(literal)
-        searched += any(engine._has_factors(folded, screen.factors[n]) for n in candidates)
+        searched += any(prefilter.has_factors(folded, screen.factors[n]) for n in candidates)
     assert searched < 0.1 * len(benign)
 
 
 def test_literals_a_gate_match_can_hide() -> None:
     # findall reports one literal per position and resumes after it: what it can hide must map to its patterns.
-    assert engine._overlaps("~/.ssh", ".ssh/", False)  # starts inside, runs past the end
-    assert engine._overlaps("add", "additionally", True)  # same start
-    assert engine._overlaps("additionally", "add", True)
-    assert engine._overlaps("also", "so", False)
-    assert not engine._overlaps("also", "so", True)  # a word start cannot follow "l"
-    assert engine._overlaps("e.g", "g", True)
-    assert not engine._overlaps("send", "bcc", False)
+    assert prefilter._overlaps("~/.ssh", ".ssh/", False)  # starts inside, runs past the end
+    assert prefilter._overlaps("add", "additionally", True)  # same start
+    assert prefilter._overlaps("additionally", "add", True)
+    assert prefilter._overlaps("also", "so", False)
+    assert not prefilter._overlaps("also", "so", True)  # a word start cannot follow "l"
+    assert prefilter._overlaps("e.g", "g", True)
+    assert not prefilter._overlaps("send", "bcc", False)
     screen = engine._screen()
     for literal, patterns in ((lit, n) for n, factor in screen.gated.items() for lit, _ in factor):
         assert patterns in screen.by_literal(literal)
