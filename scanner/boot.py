@@ -146,7 +146,7 @@ async def boot_one(
 ) -> BootResult:
     """Boot one server and probe it; never raises for anything the server does.
 
-    `sdk_ready` is set once the SDK is imported; a stdio server is started before waiting for it.
+    `sdk_ready` is set once the SDK is imported: HTTP and SSE servers wait for it; stdio servers never need it.
     """
     from scanner.transports.environment import server_environment
     from scanner.transports.reaper import MARKER, kill_marked, new_marker
