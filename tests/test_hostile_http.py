@@ -192,3 +192,25 @@ def test_header_values_never_printed(repo: Repo, hostile: Any) -> None:
     )
     for secret in ("s3cr3t", "pa55word", "q-secret"):
         assert secret not in line
+
+
+def flood(handler: BaseHTTPRequestHandler) -> None:
+    """200 application/json, then bytes without end (the connection is the only limit)."""
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.end_headers()
+    chunk = b" " * 65536
+    try:
+        for _ in range(4096):  # 256 MiB at most, should the client never stop reading
+            handler.wfile.write(chunk)
+    except OSError:
+        pass
+
+
+def test_endless_response_is_cut_off(repo: Repo, hostile: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from scanner.transports import errors
+
+    monkeypatch.setattr(errors, "MAX_RESPONSE_BYTES", 4 * 1024 * 1024)
+    port = hostile(flood)
+    line, _ = run_lock(repo, f"http://127.0.0.1:{port}/mcp")
+    assert f"http://127.0.0.1:{port}/mcp sent more than 4 MiB in one response during the initialize handshake" in line

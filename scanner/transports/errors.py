@@ -3,7 +3,8 @@
 The SDK's Streamable HTTP transport folds every non-2xx status into a JSON-RPC error without the
 status ("Server returned an error response"), and a connection error only ends its writer task, so
 the request would wait for the timeout. `HttpWitness` wraps the httpx2 transport to remember the
-status and content type of the last POST and to report a connection failure at once.
+status and content type of the last POST, to report a connection failure at once, and to stop
+reading a response past MAX_RESPONSE_BYTES (the SDK would buffer all of it).
 
 Messages never carry header values, URL credentials or query strings.
 """
@@ -24,6 +25,13 @@ AUTH_HINT = (
 )
 
 
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024  # as a stdio line (stdio.MAX_LINE): far past any real listing
+
+
+class ResponseTooLarge(httpx2.TransportError):
+    """The server kept sending one response past MAX_RESPONSE_BYTES."""
+
+
 class HttpWitness(httpx2.AsyncBaseTransport):
     """An httpx2 transport that records what the server answered to each POST."""
 
@@ -40,10 +48,10 @@ class HttpWitness(httpx2.AsyncBaseTransport):
         try:
             response = await self.inner.handle_async_request(request)
         except httpx2.TransportError as error:
-            if request.method == "POST" and self.error is None:
-                self.error = error
-                self.failed.set()
+            if request.method == "POST":
+                self.fail(error)
             raise
+        response.stream = _Capped(response.stream, self)  # type: ignore[arg-type]
         if request.method == "POST":
             self.status = response.status_code
             self.content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -53,6 +61,31 @@ class HttpWitness(httpx2.AsyncBaseTransport):
             else:
                 self.redirects = 0
         return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    def fail(self, error: Exception) -> None:
+        if self.error is None:
+            self.error = error
+            self.failed.set()
+
+
+class _Capped(httpx2.AsyncByteStream):
+    """A response body that ends the boot once it passes MAX_RESPONSE_BYTES."""
+
+    def __init__(self, inner: Any, witness: HttpWitness) -> None:
+        self.inner, self.witness = inner, witness
+
+    async def __aiter__(self) -> Any:
+        received = 0
+        async for chunk in self.inner:
+            received += len(chunk)
+            if received > MAX_RESPONSE_BYTES:
+                error = ResponseTooLarge(f"a response longer than {MAX_RESPONSE_BYTES} bytes")
+                self.witness.fail(error)  # the SDK would only log it and let the request wait
+                raise error
+            yield chunk
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -72,6 +105,8 @@ def describe_http(
         return f"timed out after {timeout:g}s waiting for {stage} ({where} accepted the connection but did not answer)"
     if isinstance(error, httpx2.ConnectError):
         return _connect_error(error, url, host)
+    if isinstance(error, ResponseTooLarge):
+        return f"{where} sent more than {MAX_RESPONSE_BYTES // (1024 * 1024)} MiB in one response during {stage}"
     if isinstance(error, httpx2.TransportError):
         text = str(error).splitlines()[0] if str(error) else type(error).__name__
         return f"HTTP connection to {host} failed during {stage}: {text[:200]}"
