@@ -7,7 +7,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -210,18 +210,15 @@ class _Attempt:
         garbage: list[str] = []
         try:
             with anyio.fail_after(remaining):
-                async with AsyncExitStack() as stack:
-                    if transport == "stdio":
-                        channel = await self._stdio_channel(stack, garbage)
-                    else:
-                        if transport == "http":
-                            from scanner.transports.errors import HttpWitness
-
-                            witness = HttpWitness()
-                        channel = await self._sdk_channel(stack, transport, timeout, witness, garbage)
-                    snapshot = await _watched_probe(channel, stage, witness)
-                    if transport == "stdio":
+                if transport == "stdio":
+                    async with AsyncExitStack() as stack:
+                        snapshot = await _probe(await self._stdio_channel(stack, garbage), stage)
                         _end_now(self.env)
+                else:
+                    from scanner.transports.errors import HttpWitness
+
+                    witness = HttpWitness()
+                    snapshot = await _watched(witness, self._remote_probe, transport, timeout, witness, garbage, stage)
         except TimeoutError:
             return None, f"timed out after {timeout:g}s waiting for {stage}"
         except IsolationUnavailable as error:
@@ -243,6 +240,12 @@ class _Attempt:
             running(self._argv(), env=self.env, cwd=self.cwd, errlog=self.errlog)
         )
         return await stack.enter_async_context(open_channel(process, garbage.append))
+
+    async def _remote_probe(
+        self, transport: str, timeout: float, witness: Any, garbage: list[str], stage: Any
+    ) -> Snapshot:
+        async with AsyncExitStack() as stack:
+            return await _probe(await self._sdk_channel(stack, transport, timeout, witness, garbage), stage)
 
     async def _sdk_channel(
         self, stack: AsyncExitStack, transport: str, timeout: float, witness: Any, garbage: list[str]
@@ -299,16 +302,18 @@ def _end_now(env: dict[str, str]) -> None:
         kill_marked(env[MARKER])
 
 
-async def _watched_probe(channel: Any, stage: Any, witness: Any) -> Snapshot:
-    """Probe, but fail at once when the HTTP witness sees the connection fail (the SDK would wait)."""
+async def _probe(channel: Any, stage: Any) -> Snapshot:
     from scanner.transports.probe import probe
 
-    if witness is None:
-        return await probe(channel, stage)
+    return await probe(channel, stage)
+
+
+async def _watched(witness: Any, work: Callable[..., Awaitable[Snapshot]], *args: Any) -> Snapshot:
+    """`work(*args)`, but fail at once when the HTTP witness sees the connection fail (the SDK would wait)."""
     found: list[Snapshot] = []
 
     async def run(scope: anyio.CancelScope) -> None:
-        found.append(await probe(channel, stage))
+        found.append(await work(*args))
         scope.cancel()
 
     async def watch() -> None:

@@ -214,3 +214,26 @@ def test_endless_response_is_cut_off(repo: Repo, hostile: Any, monkeypatch: pyte
     port = hostile(flood)
     line, _ = run_lock(repo, f"http://127.0.0.1:{port}/mcp")
     assert f"http://127.0.0.1:{port}/mcp sent more than 4 MiB in one response during the initialize handshake" in line
+
+
+def event_flood(handler: BaseHTTPRequestHandler) -> None:
+    """An SSE endpoint that sends event after event (each under the SDK's 1 MiB event limit) and never names
+    the endpoint to post to."""
+    handler.send_response(200)
+    handler.send_header("Content-Type", "text/event-stream")
+    handler.end_headers()
+    chunk = b"event: noise\ndata: " + b"x" * 65000 + b"\n\n"
+    try:
+        for _ in range(4096):
+            handler.wfile.write(chunk)
+    except OSError:
+        pass
+
+
+def test_endless_sse_stream_is_cut_off(repo: Repo, hostile: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from scanner.transports import errors
+
+    monkeypatch.setattr(errors, "MAX_RESPONSE_BYTES", 4 * 1024 * 1024)
+    port = hostile(event_flood)
+    line, _ = run_lock(repo, f"http://127.0.0.1:{port}/sse", type="sse")
+    assert f"http://127.0.0.1:{port}/sse sent more than 4 MiB in one response" in line

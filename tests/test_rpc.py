@@ -55,7 +55,9 @@ def test_answers_server_requests_and_ignores_notifications(repo: Repo, tmp_path:
         {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}},
         {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": 1}},
     ]
-    add_raw(repo, "chatty", {"pages": [[tool("a")]], "interject": {"tools/list": chatter}, "record_in": str(inbound)})
+    # Before the initialize answer: each reply is written before the next line is read, so the server has
+    # them (and records them) before it is asked for tools/list and, once that is answered, killed.
+    add_raw(repo, "chatty", {"pages": [[tool("a")]], "interject": {"initialize": chatter}, "record_in": str(inbound)})
     result = repo.run("lock")
     assert result.exit_code == 0, result.output
     assert list(repo.lock_json()["servers"]["chatty"]["tools"]) == ["a"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from mcp.client._transport import TransportStreams
 
@@ -36,10 +37,19 @@ async def open_transport(
         async with client, streamable_http_client(launch.url, http_client=client) as streams:
             yield streams
     elif kind == "sse":
+        import httpx2
         from mcp.client.sse import sse_client
 
         assert launch.url is not None
-        async with sse_client(launch.url, headers=launch.headers, timeout=timeout) as streams:
+        def client_factory(
+            headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None, auth: Any = None
+        ) -> httpx2.AsyncClient:
+            # As the SDK's own factory, with the witness as transport (sse_client always passes a timeout).
+            return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth, transport=witness)
+
+        async with sse_client(
+            launch.url, headers=launch.headers, timeout=timeout, httpx_client_factory=client_factory
+        ) as streams:
             yield streams
     else:  # pragma: no cover - stdio servers go through scanner.transports.stdio
         raise ValueError(f"unknown transport {kind!r}")
