@@ -6,7 +6,6 @@ import json
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from fixture_repo import Repo
@@ -207,18 +206,16 @@ def synthetic_repo(root: Path, count: int) -> None:
     write(root / "mcp-lock.json", lock)
 
 
-def test_fifty_servers_offline_is_fast(tmp_path: Path) -> None:
+def test_fifty_servers_offline(tmp_path: Path) -> None:
+    """Fifty npx servers that do not exist: offline, nothing is launched (its speed: bench/offline.py)."""
     synthetic_repo(tmp_path, 50)
-    started = time.monotonic()
     process = subprocess.run(
         [sys.executable, "-m", "scanner", "check", "--offline", "--repo", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=60,
     )
-    elapsed = time.monotonic() - started
     assert process.returncode == 0, process.stdout + process.stderr
-    assert elapsed < 5, f"check --offline on 50 servers took {elapsed:.2f}s"
     # And one bumped version among them is found.
     config = json.loads((tmp_path / ".mcp.json").read_text(encoding="utf-8"))
     config["mcpServers"]["server-37"]["args"][1] = "@acme/mcp-37@1.0.38"
