@@ -358,7 +358,8 @@ def _describe(
     if isinstance(leaf, RpcError):
         if leaf.code == -32000 or "closed" in leaf.message.lower():
             return f"the server closed the connection during {stage}"
-        return f"the server answered {stage} with error {leaf.code}: {leaf.message}"
+        reason = (leaf.message.splitlines() or [""])[0][:300]
+        return f"the server answered {stage} with error {leaf.code}: {reason}"
     text = str(leaf) or type(leaf).__name__
     return f"{type(leaf).__name__} during {stage}: {text}".splitlines()[0][:300]
 
@@ -397,4 +398,6 @@ def _quiet_sdk_logging() -> None:
 
 
 def stderr_progress(message: str) -> None:
-    print(f"mcp-lock: {message}", file=sys.stderr, flush=True)
+    from scanner.reporters.terminal import safe
+
+    print(f"mcp-lock: {safe(message)}", file=sys.stderr, flush=True)

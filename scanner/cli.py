@@ -294,7 +294,9 @@ def _run(action: Any) -> Any:
     try:
         return action()
     except UsageError as error:
-        click.echo(f"mcp-lock: error: {error}", err=True)
+        from scanner.reporters.terminal import safe
+
+        click.echo(f"mcp-lock: error: {safe(str(error))}", err=True)
         sys.exit(EXIT_ERROR)
     except KeyboardInterrupt:
         click.echo("mcp-lock: interrupted", err=True)
@@ -317,12 +319,14 @@ def _finish(workspace: Workspace, outcome: Outcome, report: dict[str, Any]) -> N
         _write_report(report["summary_file"], _render("markdown", outcome, locator, report), append=True)
     if report["github_annotations"] and report["output_format"] != "github":
         click.echo(_render("github", outcome, locator, report), nl=False)
+    from scanner.reporters.terminal import safe
+
     if report["output_format"] == "text" or report["output"] is not None:
         for message in outcome.messages:
-            click.echo(message)
+            click.echo(safe(message))
     else:
         for message in outcome.messages:
-            click.echo(f"mcp-lock: {message}", err=True)
+            click.echo(f"mcp-lock: {safe(message)}", err=True)
     sys.exit(outcome.exit_code)
 
 

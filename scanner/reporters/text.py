@@ -7,6 +7,7 @@ from itertools import groupby
 
 from scanner.findings import Finding
 from scanner.reporters.locate import Locator
+from scanner.reporters.terminal import safe
 
 COLOURS = {"critical": "1;31", "high": "31", "medium": "33", "low": "36", "info": "2"}
 
@@ -21,14 +22,14 @@ def render_text(findings: Sequence[Finding], locator: Locator, *, colour: bool =
     lines: list[str] = []
     ordered = sorted(findings, key=Finding.sort_key)
     for server, group in groupby(ordered, key=lambda f: f.server):
-        lines.append(paint(server, "1"))
+        lines.append(paint(safe(server), "1"))
         for finding in group:
             severity = finding.effective_severity
             file, line = locator.resolve(finding.location)
             label = paint(f"{severity.upper():<8}", COLOURS[severity])
-            lines.append(f"  {label} {finding.message}  [{finding.rule.id}]")
-            lines.append(f"           at {file}:{line}")
-            lines += [f"           {detail}" for detail in finding.details]
+            lines.append(f"  {label} {safe(finding.message)}  [{finding.rule.id}]")
+            lines.append(f"           at {safe(file)}:{line}")
+            lines += [f"           {safe(detail)}" for detail in finding.details]
     return "\n".join(lines) + "\n"
 
 

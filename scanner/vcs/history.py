@@ -141,6 +141,8 @@ def servers_in(entries: list[Entry]) -> set[str]:
 
 
 def render_text(entries: list[Entry], *, verbose: bool = False) -> str:
+    from scanner.reporters.terminal import safe
+
     lines: list[str] = []
     for entry in entries:
         lines.append(f"{entry.short} {entry.date[:10]} {entry.author}  {entry.subject}")
@@ -149,7 +151,8 @@ def render_text(entries: list[Entry], *, verbose: bool = False) -> str:
         for change in entry.changes:
             lines.append(f"    {change.server}: {change.message}")
             lines += [f"        {detail}" for detail in change.details] if verbose else []
-    return "".join(line + "\n" for line in lines)
+    # Commit subjects, authors and pinned texts come from the repository and, before that, from servers.
+    return "".join(safe(line) + "\n" for line in lines)
 
 
 def to_json(entries: list[Entry], lock_path: str) -> dict[str, Any]:
