@@ -127,7 +127,10 @@ class Phases:
 def replayed(results: dict[str, Any], phases: Phases) -> Iterator[None]:
     """engine.boot returns the captured results; the pipeline's functions are timed by phase."""
 
-    def boot_servers(servers: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    def boot_servers(servers: Any, *args: Any, on_result: Any = None, **kwargs: Any) -> dict[str, Any]:
+        for server in servers:
+            if on_result:
+                on_result(results[server.key])  # as each would arrive: pins and detectors run here
         return {s.key: results[s.key] for s in servers}
 
     lockfile = scanner.lock.lockfile

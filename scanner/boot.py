@@ -45,10 +45,14 @@ def boot_servers(
     timeout: float = DEFAULT_TIMEOUT,
     concurrency: int = DEFAULT_CONCURRENCY,
     progress: Progress | None = None,
+    on_result: Callable[[BootResult], None] | None = None,
 ) -> dict[str, BootResult]:
-    """Boot every server (they must all have a resolved launch) and return results by key."""
+    """Boot every server (they must all have a resolved launch) and return results by key.
+
+    `on_result` gets each result as it arrives, while the other servers still boot.
+    """
     _quiet_sdk_logging()
-    return anyio.run(_boot_all, servers, repo, policy, timeout, concurrency, progress)
+    return anyio.run(_boot_all, servers, repo, policy, timeout, concurrency, progress, on_result)
 
 
 async def _boot_all(
@@ -58,6 +62,7 @@ async def _boot_all(
     timeout: float,
     concurrency: int,
     progress: Progress | None,
+    on_result: Callable[[BootResult], None] | None,
 ) -> dict[str, BootResult]:
     results: dict[str, BootResult] = {}
     limiter = anyio.CapacityLimiter(max(1, concurrency))
@@ -80,6 +85,8 @@ async def _boot_all(
         results[server.key] = result
         if progress:
             progress(_done_line(result))
+        if on_result:
+            on_result(result)
 
     async with anyio.create_task_group() as reporter:
         if any(s.resolved is not None and s.resolved.transport != "stdio" for s in servers):

@@ -150,22 +150,36 @@ def bootable(workspace: Workspace, servers: Iterable[Server]) -> tuple[list[Serv
     return ready, findings
 
 
-def boot(workspace: Workspace, servers: Sequence[Server], options: Options) -> dict[str, BootResult]:
+def boot(
+    workspace: Workspace,
+    servers: Sequence[Server],
+    options: Options,
+    on_result: Callable[[BootResult], None] | None = None,
+) -> dict[str, BootResult]:
+    """Boot `servers`; `on_result` gets each (masked) result as it arrives, while the others still boot."""
     from scanner.boot import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, boot_servers
     from scanner.redact import redactor_for
 
     # Whatever a server says back (definitions, errors, stderr) is masked here, before anything uses it.
     redactor = redactor_for(servers, workspace.policy, workspace.environ, workspace.repo)
     progress = options.progress
-    results = boot_servers(
+    masked: dict[str, BootResult] = {}
+
+    def arrived(result: BootResult) -> None:
+        masked[result.key] = redactor.result(result)
+        if on_result:
+            on_result(masked[result.key])
+
+    boot_servers(
         servers,
         workspace.repo,
         workspace.policy,
         timeout=options.timeout or workspace.policy.timeout or DEFAULT_TIMEOUT,
         concurrency=options.concurrency or DEFAULT_CONCURRENCY,
         progress=(lambda line: progress(redactor.text(line))) if progress else None,
+        on_result=arrived,
     )
-    return {key: redactor.result(result) for key, result in results.items()}
+    return masked
 
 
 # Known causes of boot failures, recognised in the server's stderr, and what to do about them.
@@ -210,20 +224,32 @@ def pin(server: Server, result: BootResult) -> tuple[ServerPin, list[Finding]]:
     return server_pin, findings
 
 
+# What lock, check and update each make of a freshly pinned server (detectors, the diff against its pin).
+Analyse = Callable[[str, "ServerPin"], list[Finding]]
+
+
 def boot_and_pin(
-    workspace: Workspace, servers: Sequence[Server], options: Options
+    workspace: Workspace, servers: Sequence[Server], options: Options, analyse: Analyse | None = None
 ) -> tuple[dict[str, ServerPin], list[Finding]]:
-    """Boot `servers` and pin what each said, in order; findings for boot failures and unpinnable definitions."""
-    results = boot(workspace, servers, options)
-    live: dict[str, ServerPin] = {}
-    findings: list[Finding] = []
-    for server in servers:
-        result = results[server.key]
+    """Boot `servers`, pinning and analysing each as soon as it answers (the others are still booting).
+
+    Returns the pins in declaration order, then findings in the same order whichever server finished
+    first: boot failures and unpinnable definitions, then what `analyse` found.
+    """
+    by_key = {server.key: server for server in servers}
+    done: dict[str, tuple[ServerPin | None, list[Finding], list[Finding]]] = {}
+
+    def arrived(result: BootResult) -> None:
+        server = by_key[result.key]
         if result.snapshot is None:
-            findings.append(boot_failure(server, result))
-            continue
-        live[server.key], problems = pin(server, result)
-        findings += problems
+            done[server.key] = (None, [boot_failure(server, result)], [])
+            return
+        server_pin, problems = pin(server, result)
+        done[server.key] = (server_pin, problems, analyse(server.key, server_pin) if analyse else [])
+
+    boot(workspace, servers, options, on_result=arrived)
+    live = {s.key: server_pin for s in servers if (server_pin := done[s.key][0]) is not None}
+    findings = [f for s in servers for f in done[s.key][1]] + [f for s in servers for f in done[s.key][2]]
     return live, findings
 
 
@@ -238,10 +264,8 @@ def lock(workspace: Workspace, options: Options) -> Outcome:
     kept = [s.key for s in declared if s.key in lockfile.servers]
     new = [s for s in declared if s.key not in lockfile.servers]
     ready, skipped = bootable(workspace, new)
-    live, booted = boot_and_pin(workspace, ready, options)
+    live, booted = boot_and_pin(workspace, ready, options, _new_server_findings)
     findings += skipped + booted
-    for key, server_pin in live.items():
-        findings += suspicious_findings(key, None, server_pin) + schema_findings(key, None, server_pin)
     lockfile.servers.update(live)
     pinned = list(live)
     baseline = {key: (None if key in pinned else pin) for key, pin in lockfile.servers.items()}
@@ -270,15 +294,24 @@ def check(workspace: Workspace, options: Options) -> Outcome:
     owned = options.shard.select(keys) if options.shard else None
     ready = [s for s in ready if owned is None or s.key in owned]
     ready = [s for s in ready if options.only is None or s.key in options.only]
-    live, booted = boot_and_pin(workspace, ready, options)
+
+    def against_pin(key: str, server_pin: ServerPin) -> list[Finding]:
+        pinned = lockfile.servers[key]
+        return (
+            compare_server(key, pinned, server_pin)
+            + suspicious_findings(key, pinned, server_pin)
+            + schema_findings(key, pinned, server_pin)
+        )
+
+    live, booted = boot_and_pin(workspace, ready, options, against_pin)
     findings += booted
-    for key, server_pin in live.items():
-        findings += compare_server(key, lockfile.servers[key], server_pin)
-        findings += suspicious_findings(key, lockfile.servers[key], server_pin)
-        findings += schema_findings(key, lockfile.servers[key], server_pin)
     # Servers that did not boot keep their pinned tools, so shadowing of them is still seen.
     findings += cross_server_findings(lockfile.servers | live, lockfile.servers)
     return Outcome(in_shard(findings, options.shard, keys))
+
+
+def _new_server_findings(key: str, server_pin: ServerPin) -> list[Finding]:
+    return suspicious_findings(key, None, server_pin) + schema_findings(key, None, server_pin)
 
 
 def server_keys(workspace: Workspace, lockfile: Lockfile) -> set[str]:

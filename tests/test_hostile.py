@@ -228,3 +228,30 @@ def test_stdio_boot_never_waits_for_the_sdk(tmp_path: Path) -> None:
     assert result.error is None
     assert [t["name"] for t in result.snapshot.definitions["tools"]] == ["a"]
     assert record.exists()
+
+
+def test_each_server_is_pinned_and_analysed_while_the_others_still_boot(repo: Repo, monkeypatch: Any) -> None:
+    """A slow server does not hold up the work on a fast one; findings still come in declaration order."""
+    from scanner import engine
+
+    add_raw(repo, "slow", {"pages": [[tool("a")]], "hang_on": "initialize"})
+    add_raw(repo, "fast", {"pages": [[tool("b")]]})
+    events: list[str] = []
+    real_failure = engine.boot_failure
+
+    def failure(server: Any, result: Any) -> Any:
+        events.append(server.key)
+        return real_failure(server, result)
+
+    monkeypatch.setattr(engine, "boot_failure", failure)
+
+    def analyse(key: str, server_pin: Any) -> list[Any]:
+        events.append(f"analysed {key}")
+        return [engine.Finding(engine.rule("server-note"), key, f"{key}: analysed", None)]  # type: ignore[arg-type]
+
+    workspace = engine.open_workspace(repo.root, None)
+    ready, _ = engine.bootable(workspace, workspace.discovery.servers)
+    live, findings = engine.boot_and_pin(workspace, ready, engine.Options(timeout=3), analyse)
+    assert events == ["analysed fast", "slow"]  # fast was done before slow timed out
+    assert list(live) == ["fast"]
+    assert [(f.server, f.rule.id) for f in findings] == [("slow", "boot-failed"), ("fast", "server-note")]
