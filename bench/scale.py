@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import cProfile
+import gc
 import io
 import json
 import os
@@ -52,6 +53,7 @@ sys.path[:0] = [str(ROOT), str(HERE)]
 import scale_server  # noqa: E402
 
 import scanner.boot  # noqa: E402
+import scanner.cli  # noqa: E402
 import scanner.diff.compare  # noqa: E402
 import scanner.lock.lockfile  # noqa: E402
 import scanner.lock.render  # noqa: E402
@@ -300,6 +302,8 @@ OWN_ROWS = ("lock: total", "check: total", "check drifted: total")
 
 
 def main() -> None:
+    if hasattr(scanner.cli, "GC_THRESHOLDS"):  # as the mcp-lock command sets it (--tree may predate it)
+        gc.set_threshold(*scanner.cli.GC_THRESHOLDS)
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="20,50,100,200", help="servers per repo, comma-separated")
     parser.add_argument("--tools", type=int, default=50)

@@ -65,14 +65,17 @@ def boot_options(function: Any) -> Any:
     return function
 
 
+# Pins, locks and findings are hundreds of thousands of acyclic dicts and lists; at the default gen-0
+# threshold (700 allocations) the cyclic collector rescans them over and over, a quarter of the own
+# work at 10,000 definitions (bench/README.md). Cycles are still collected, just less often.
+GC_THRESHOLDS = (50_000, 20, 20)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="mcp-lock")
 def main() -> None:
     """Pin the tool definitions of every MCP server a repository declares, and check them in CI."""
-    # Pins, locks and findings are hundreds of thousands of acyclic dicts and lists; at the default
-    # threshold (700 allocations) the cyclic collector rescans them over and over, a quarter of the own
-    # work at 10,000 definitions (bench/README.md). Cycles are still collected, just less often.
-    gc.set_threshold(50_000, 20, 20)
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 @main.command("list")
