@@ -194,46 +194,37 @@ def test_header_values_never_printed(repo: Repo, hostile: Any) -> None:
         assert secret not in line
 
 
-def flood(handler: BaseHTTPRequestHandler) -> None:
-    """200 application/json, then bytes without end (the connection is the only limit)."""
-    handler.send_response(200)
-    handler.send_header("Content-Type", "application/json")
-    handler.end_headers()
-    chunk = b" " * 65536
-    try:
-        for _ in range(4096):  # 256 MiB at most, should the client never stop reading
-            handler.wfile.write(chunk)
-    except OSError:
-        pass
+def endless(content_type: str, chunk: bytes) -> Behaviour:
+    """200 with `content_type`, then `chunk` again and again (256 MiB at most, should the client read on)."""
+
+    def answer(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", content_type)
+        handler.end_headers()
+        try:
+            for _ in range(256 * 1024 * 1024 // len(chunk)):
+                handler.wfile.write(chunk)
+        except OSError:
+            pass
+
+    return answer
 
 
-def test_endless_response_is_cut_off(repo: Repo, hostile: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def small_cap(monkeypatch: pytest.MonkeyPatch) -> None:
     from scanner.transports import errors
 
     monkeypatch.setattr(errors, "MAX_RESPONSE_BYTES", 4 * 1024 * 1024)
-    port = hostile(flood)
+
+
+def test_endless_response_is_cut_off(repo: Repo, hostile: Any, small_cap: None) -> None:
+    port = hostile(endless("application/json", b" " * 65536))
     line, _ = run_lock(repo, f"http://127.0.0.1:{port}/mcp")
     assert f"http://127.0.0.1:{port}/mcp sent more than 4 MiB in one response during the initialize handshake" in line
 
 
-def event_flood(handler: BaseHTTPRequestHandler) -> None:
-    """An SSE endpoint that sends event after event (each under the SDK's 1 MiB event limit) and never names
-    the endpoint to post to."""
-    handler.send_response(200)
-    handler.send_header("Content-Type", "text/event-stream")
-    handler.end_headers()
-    chunk = b"event: noise\ndata: " + b"x" * 65000 + b"\n\n"
-    try:
-        for _ in range(4096):
-            handler.wfile.write(chunk)
-    except OSError:
-        pass
-
-
-def test_endless_sse_stream_is_cut_off(repo: Repo, hostile: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    from scanner.transports import errors
-
-    monkeypatch.setattr(errors, "MAX_RESPONSE_BYTES", 4 * 1024 * 1024)
-    port = hostile(event_flood)
+def test_endless_sse_stream_is_cut_off(repo: Repo, hostile: Any, small_cap: None) -> None:
+    # Event after event, each under the SDK's 1 MiB event limit, and never the endpoint to post to.
+    port = hostile(endless("text/event-stream", b"event: noise\ndata: " + b"x" * 65000 + b"\n\n"))
     line, _ = run_lock(repo, f"http://127.0.0.1:{port}/sse", type="sse")
     assert f"http://127.0.0.1:{port}/sse sent more than 4 MiB in one response" in line
