@@ -348,11 +348,12 @@ def _describe(
 
     if transport in ("http", "sse") and launch.url:
         from scanner.transports.errors import describe_http
+        from scanner.transports.sdk_channel import rpc_error
 
+        leaf = rpc_error(leaf)  # the SDK's transports raise its own MCPError outside any request
         message = describe_http(leaf, launch.url, witness, stage, timeout)
         if message:
             return message
-        leaf = _as_rpc_error(leaf)
 
     if isinstance(leaf, ProbeError):
         return str(leaf)
@@ -369,17 +370,6 @@ def _describe(
         return f"the server answered {stage} with error {leaf.code}: {reason}"
     text = str(leaf) or type(leaf).__name__
     return f"{type(leaf).__name__} during {stage}: {text}".splitlines()[0][:300]
-
-
-def _as_rpc_error(error: BaseException) -> BaseException:
-    """The SDK's MCPError (raised outside a request, by its transports) as the probe's RpcError."""
-    from mcp.shared.exceptions import MCPError
-
-    from scanner.transports.protocol import RpcError
-
-    if isinstance(error, MCPError):
-        return RpcError(error.code, error.error.message, error.error.data)
-    return error
 
 
 def _leaf(error: BaseException) -> BaseException:

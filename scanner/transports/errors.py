@@ -19,13 +19,15 @@ from urllib.parse import urlsplit
 import anyio
 import httpx2
 
+from scanner.transports.stdio import MAX_LINE
+
 AUTH_HINT = (
     'the server needs authentication: declare a header taken from an environment variable, e.g. '
     '"headers": {"Authorization": "Bearer ${TOKEN}"}, and set TOKEN where mcp-lock runs'
 )
 
 
-MAX_RESPONSE_BYTES = 64 * 1024 * 1024  # as a stdio line (stdio.MAX_LINE): far past any real listing
+MAX_RESPONSE_BYTES = MAX_LINE  # the cap on one stdio line: far past any real listing
 
 
 class ResponseTooLarge(httpx2.TransportError):
@@ -95,8 +97,6 @@ def describe_http(
     error: BaseException, url: str, witness: HttpWitness | None, stage: object, timeout: float
 ) -> str | None:
     """A one-line message for an HTTP failure, or None when the error is not about HTTP."""
-    from mcp.shared.exceptions import MCPError
-
     from scanner.transports.protocol import RpcError
 
     where = _safe_url(url)
@@ -110,7 +110,7 @@ def describe_http(
     if isinstance(error, httpx2.TransportError):
         text = str(error).splitlines()[0] if str(error) else type(error).__name__
         return f"HTTP connection to {host} failed during {stage}: {text[:200]}"
-    if not isinstance(error, MCPError | RpcError) or witness is None or witness.status is None:
+    if not isinstance(error, RpcError) or witness is None or witness.status is None:
         return None
     status = witness.status
     if witness.redirects:

@@ -24,11 +24,10 @@ from scanner.transports.protocol import (
     RpcError,
     modern_envelope,
 )
-from scanner.transports.stdio import MAX_LINE, OverlongLine, lines
+from scanner.transports.stdio import HEAD, MAX_LINE, OverlongLine, lines
 
 # A response meant for us ('{"jsonrpc": …, "id": 3, …') whose id can still be read when the rest cannot.
 _RESPONSE_ID = re.compile(rb'^\s*\{.*?"id"\s*:\s*(\d{1,18})\b', re.S)
-_HEAD = 4096
 
 
 class _Waiter:
@@ -171,7 +170,7 @@ class StdioChannel:
 
 
 def _response_id(line: bytes) -> int | None:
-    head = line[:_HEAD]
+    head = line[:HEAD]
     if b'"jsonrpc"' not in head:
         return None
     match = _RESPONSE_ID.match(head)

@@ -58,8 +58,14 @@ class SdkChannel:
 
 @contextmanager
 def _as_rpc_error() -> Iterator[None]:
-    """Re-raise the SDK's MCPError as the probe's RpcError (same code, message and data)."""
     try:
         yield
     except MCPError as error:
-        raise RpcError(error.code, error.error.message, error.error.data) from error
+        raise rpc_error(error) from error
+
+
+def rpc_error(error: BaseException) -> BaseException:
+    """The SDK's MCPError as the probe's RpcError (same code, message and data); any other error as it is."""
+    if isinstance(error, MCPError):
+        return RpcError(error.code, error.error.message, error.error.data)
+    return error
