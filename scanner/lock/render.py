@@ -13,7 +13,6 @@ from __future__ import annotations
 import bisect
 import math
 import re
-import threading
 from json.encoder import encode_basestring_ascii as _encode_ascii
 from typing import Any
 
@@ -121,10 +120,9 @@ def render_normal(value: Any, max_depth: int = MAX_DEPTH) -> tuple[str, bool] | 
     """
     out: list[str] = []
     odd: list[str] = []  # "float", "astral key": what makes a value not plain
-    if len(_BREAKS) <= max_depth:
-        _more_breaks(max_depth)
     try:
-        _emit(value, 0, max_depth, out, odd)
+        # breaks[n]: a line break and the indentation of level n, for every level a normal value may reach.
+        _emit(value, 0, ["\n" + INDENT * n for n in range(max_depth + 1)], out, odd)
     except _NotNormal:
         return None
     return "".join(out), not odd
@@ -153,40 +151,15 @@ def _char(c: str) -> str:
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
-# "\n" + the indentation of each level, made once (render_normal makes sure every level it may reach is here).
-_BREAKS: list[str] = []
-_BREAKS_LOCK = threading.Lock()
-
-
-def _more_breaks(level: int) -> None:
-    global _BREAKS
-    with _BREAKS_LOCK:  # only ever replaced by a longer list, each entry made from its own index
-        if len(_BREAKS) <= level:
-            _BREAKS = _BREAKS + ["\n" + INDENT * n for n in range(len(_BREAKS), level + 1)]
-
-
-# The literal of each object key seen (keys repeat: "type", "description", property names...), bounded.
-_KEY_LITERALS: dict[str, str] = {}
-_MAX_KEY_LITERALS = 50_000
+def _string(s: str) -> str:
+    """render_string for a normal string; _NotNormal for one holding a lone surrogate."""
+    if not s.isascii() and _SURROGATE.search(s):
+        raise _NotNormal
+    return render_string(s)
 
 
 def _key(key: str) -> str:
-    literal = _KEY_LITERALS.get(key)
-    if literal is None:
-        literal = _string(key)
-        if len(_KEY_LITERALS) >= _MAX_KEY_LITERALS:
-            _KEY_LITERALS.clear()
-        _KEY_LITERALS[key] = literal
-    return literal
-
-
-def _string(s: str) -> str:
-    """render_string for a normal string; _NotNormal for one holding a lone surrogate."""
-    if s.isascii():
-        return _encode_ascii(s)
-    if _SURROGATE.search(s):
-        raise _NotNormal
-    return '"' + _NEEDS_ESCAPE.sub(lambda m: _char(m.group()), s) + '"'
+    return _encode_ascii(key) if key.isascii() else _string(key)  # keys are nearly always ASCII
 
 
 def _scalar(value: Any, odd: list[str]) -> str:
@@ -223,17 +196,17 @@ def _keys(value: dict[Any, Any], odd: list[str]) -> list[str]:
     return sorted(keys, key=utf16_order)
 
 
-def _emit(value: Any, level: int, max_depth: int, out: list[str], odd: list[str]) -> None:
+def _emit(value: Any, level: int, breaks: list[str], out: list[str], odd: list[str]) -> None:
     # Exact types only (anything else is not normal); strings and scalars inside a container are written
     # with their member, which is most of the nodes of a lock.
     kind = type(value)
     if kind is dict or kind is list:
-        if level >= max_depth:
+        if level >= len(breaks) - 1:  # deeper than max_depth
             raise _NotNormal
         if not value:
             out.append("{}" if kind is dict else "[]")
             return
-        inner = _BREAKS[level + 1]  # level < max_depth, and _BREAKS reaches max_depth
+        inner = breaks[level + 1]
         if kind is dict:
             separator = "{" + inner
             for key in _keys(value, odd):
@@ -246,11 +219,11 @@ def _emit(value: Any, level: int, max_depth: int, out: list[str], odd: list[str]
                         out.append(separator + _key(key) + ": " + _string(item))
                 elif item_kind is dict or item_kind is list:
                     out.append(separator + _key(key) + ": ")
-                    _emit(item, level + 1, max_depth, out, odd)
+                    _emit(item, level + 1, breaks, out, odd)
                 else:
                     out.append(separator + _key(key) + ": " + _scalar(item, odd))
                 separator = "," + inner
-            out.append(_BREAKS[level] + "}")
+            out.append(breaks[level] + "}")
         else:
             separator = "[" + inner
             for item in value:
@@ -259,11 +232,11 @@ def _emit(value: Any, level: int, max_depth: int, out: list[str], odd: list[str]
                     out.append(separator + _string(item))
                 elif item_kind is dict or item_kind is list:
                     out.append(separator)
-                    _emit(item, level + 1, max_depth, out, odd)
+                    _emit(item, level + 1, breaks, out, odd)
                 else:
                     out.append(separator + _scalar(item, odd))
                 separator = "," + inner
-            out.append(_BREAKS[level] + "]")
+            out.append(breaks[level] + "]")
     elif kind is str:
         out.append(_string(value))
     else:
