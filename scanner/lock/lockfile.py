@@ -9,11 +9,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-import gc
 import json
 import os
 import stat
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -116,20 +115,6 @@ def surface_digest(instructions: str | None, pins: Mapping[str, Mapping[str, Pin
     )
 
 
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection inside: pinning and reading build hundreds of thousands of acyclic dicts
-    and lists, and every few hundred allocations would otherwise make the collector scan them again (a
-    third of the time of reading a 25 MB lock). Collection resumes after, as it was."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 # --- pinning -------------------------------------------------------------------------------
 
 
@@ -149,8 +134,7 @@ def pin_server(
     instructions) cannot be canonicalised: there is nothing sound to pin then.
     """
     problems: list[str] = []
-    with _gc_paused():
-        pins = {kind: _pin_kind(kind, snapshot.definitions.get(kind, []), problems) for kind in _ATTRS}
+    pins = {kind: _pin_kind(kind, snapshot.definitions.get(kind, []), problems) for kind in _ATTRS}
     server = ServerPin(
         declarations=_declaration_records(declarations),
         launch=normalise(dict(launch_spec)),
@@ -278,11 +262,6 @@ def read(path: str | os.PathLike[str]) -> Lockfile:
 
 def parse(text: str, source: str = "mcp-lock.json") -> Lockfile:
     """Verify and load lockfile text (e.g. from another git revision); `source` names it in errors."""
-    with _gc_paused():
-        return _parse(text, source)
-
-
-def _parse(text: str, source: str) -> Lockfile:
     _refuse_raw_hidden(text, source)
     document = _load_json(text, source)
     if not isinstance(document, dict):
@@ -568,8 +547,7 @@ def write(path: str | os.PathLike[str], lock: Lockfile) -> None:
             parse(text, source)
         else:
             text = rendered[0] + "\n"
-            with _gc_paused():
-                _reads_back(text, document, rendered[1], source)
+            _reads_back(text, document, rendered[1], source)
     except LockfileError as e:
         raise LockfileError(source, f"not written: {e.reason}") from None
     # Through a symlink to its target, so a linked lock stays linked.

@@ -151,6 +151,7 @@ def _char(c: str) -> str:
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
+
 def _string(s: str) -> str:
     """render_string for a normal string; _NotNormal for one holding a lone surrogate."""
     if not s.isascii() and _SURROGATE.search(s):
