@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from scanner import __version__
+from scanner.model.kinds import KIND_KEYS
 from scanner.rules import SEVERITIES
 
 if TYPE_CHECKING:
@@ -249,7 +250,7 @@ def _shard(value: str | None) -> Shard | None:
 @LOCK_OPTION
 @click.option(
     "--kind",
-    type=click.Choice(("tools", "prompts", "resources", "resourceTemplates")),
+    type=click.Choice(KIND_KEYS),
     default=None,
     help="Only changes to definitions of this kind.",
 )

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from scanner.diff.schema_validity import schema_findings
 from scanner.diff.suspicious import cross_server_findings, suspicious_findings
-from scanner.findings import Finding, LockLocation, pointer
+from scanner.findings import Finding, LockLocation
+from scanner.model.pointer import pointer
 from scanner.policy import Policy, load_policy
 from scanner.rules import Severity, rule, severity_rank
 from scanner.sources.model import Server

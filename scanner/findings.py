@@ -18,9 +18,6 @@ class LockLocation:
 Location = SourceLocation | LockLocation
 
 
-def pointer(*parts: str) -> str:
-    """A JSON pointer (RFC 6901) from unescaped parts."""
-    return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in parts)
 
 
 @dataclass

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from scanner.model.kinds import KIND_BY_KEY, KINDS
+
 Severity = Literal["critical", "high", "medium", "low", "info"]
 SEVERITIES: tuple[Severity, ...] = ("critical", "high", "medium", "low", "info")
 HELP_BASE = "https://github.com/mcp-lock/mcp-lock/blob/main/docs/rules.md#"
@@ -29,17 +31,11 @@ def severity_rank(severity: Severity) -> int:
     return SEVERITIES.index(severity)
 
 
-_KIND_WORDS = {
-    "tools": ("tool", "tool"),
-    "prompts": ("prompt", "prompt"),
-    "resources": ("resource", "resource"),
-    "resourceTemplates": ("resource-template", "resource template"),
-}
 
 
 def _definition_rules() -> list[Rule]:
     rules: list[Rule] = []
-    for word, label in _KIND_WORDS.values():
+    for word, label in ((kind.word, kind.noun) for kind in KINDS):
         rules += [
             Rule(
                 f"{word}-added",
@@ -223,8 +219,8 @@ def rule(rule_id: str) -> Rule:
 
 def definition_rule(kind: str, change: str) -> Rule:
     """The rule for a definition of `kind` (a lock key such as "tools") being added/removed/changed."""
-    return RULES_BY_ID[f"{_KIND_WORDS[kind][0]}-{change}"]
+    return RULES_BY_ID[f"{KIND_BY_KEY[kind].word}-{change}"]
 
 
 def kind_label(kind: str) -> str:
-    return _KIND_WORDS[kind][1]
+    return KIND_BY_KEY[kind].noun

@@ -5,13 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-# Each kind of definition, the key it is listed under in the lock, and the field that names it.
-KINDS: tuple[tuple[str, str], ...] = (
-    ("tools", "name"),
-    ("prompts", "name"),
-    ("resources", "uri"),
-    ("resourceTemplates", "uriTemplate"),
-)
+from scanner.model.kinds import KIND_KEYS
 
 
 @dataclass
@@ -27,6 +21,6 @@ class Snapshot:
     capabilities: dict[str, Any]
     instructions: str | None
     definitions: dict[str, list[dict[str, Any]]] = field(
-        default_factory=lambda: {kind: [] for kind, _ in KINDS}
+        default_factory=lambda: {key: [] for key in KIND_KEYS}
     )
     notes: list[str] = field(default_factory=list)  # oddities seen while listing (e.g. page limit hit)

@@ -100,16 +100,17 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from scanner.diff import suspicious  # noqa: E402
-from scanner.findings import LockLocation, pointer  # noqa: E402
+from scanner.findings import LockLocation  # noqa: E402
 from scanner.lock.canonical import digest  # noqa: E402
 from scanner.lock.lockfile import Pin, ServerPin  # noqa: E402
+from scanner.model.kinds import KINDS  # noqa: E402
+from scanner.model.pointer import pointer  # noqa: E402
 from scanner.rules import kind_label, rule  # noqa: E402
-from scanner.snapshot import KINDS  # noqa: E402
 
 
 def _reference_texts(server, before):
     """What `_new_texts` yielded before the walk was split into texts and (only on a hit) pointers."""
-    for kind, _ in KINDS:
+    for kind in (k.key for k in KINDS):
         old = before.pins(kind) if before is not None else {}
         for name, pin in server.pins(kind).items():
             if name in old and old[name].digest == pin.digest:
@@ -181,7 +182,7 @@ def definitions(draw, key_field="name", names=TOOL_NAMES):
 @st.composite
 def server_pins(draw):
     kinds = {}
-    for kind, key_field in KINDS:
+    for kind, key_field in ((k.key, k.name_field) for k in KINDS):
         entries = dict(draw(st.lists(definitions(key_field), max_size=4 if kind == "tools" else 2)))
         kinds[kind] = {name: Pin(definition, digest(definition)) for name, definition in entries.items()}
     server = ServerPin([], {}, "2025-06-18", {}, {}, draw(st.none() | TEXT), kinds["tools"], kinds["prompts"],
@@ -193,7 +194,7 @@ def server_pins(draw):
 def pinned_of(draw, live):
     """A baseline for `live`: some definitions the same, some edited, some missing."""
     pins = {}
-    for kind, _ in KINDS:
+    for kind in (k.key for k in KINDS):
         chosen = {}
         for name, pin in live.pins(kind).items():
             fate = draw(st.sampled_from(["same", "edited", "gone"]))

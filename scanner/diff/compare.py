@@ -7,31 +7,26 @@ from typing import Any
 
 from scanner.diff.grade import SEVERITY, Change, grade, most_severe, ordered
 from scanner.diff.text import text_changes
-from scanner.findings import Finding, LockLocation, pointer
+from scanner.findings import Finding, LockLocation
 from scanner.lock.canonical import canonical_bytes
 from scanner.lock.lockfile import Pin, ServerPin
+from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
+from scanner.model.pointer import pointer
 from scanner.rules import definition_rule, kind_label, rule
-from scanner.snapshot import KINDS
 
-ATTRIBUTE_OF = {
-    "tools": "tools",
-    "prompts": "prompts",
-    "resources": "resources",
-    "resourceTemplates": "resource_templates",
-}
 TEXT_PREVIEW = 400
 RENAME_RATIO = 0.9  # descriptions at least this similar (difflib) make a removal + addition a rename
 
 
 def pins_of(server: ServerPin, kind: str) -> dict[str, Pin]:
-    pins: dict[str, Pin] = getattr(server, ATTRIBUTE_OF[kind])
+    pins: dict[str, Pin] = getattr(server, KIND_BY_KEY[kind].attribute)
     return pins
 
 
 def compare_server(key: str, pinned: ServerPin, live: ServerPin) -> list[Finding]:
     """Every difference between the pinned and the live surface of one server."""
     findings = _instructions(key, pinned, live)
-    for kind, _ in KINDS:
+    for kind in KIND_KEYS:
         findings += _definitions(key, kind, pins_of(pinned, kind), pins_of(live, kind))
     findings += _server_info(key, pinned, live)
     return findings

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scanner.lock.canonical import canonical_bytes
+from scanner.model.pointer import escape
 from scanner.rules import Severity, severity_rank
 
 TABLE = """\
@@ -164,7 +165,7 @@ def argument_changes(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> li
     now = {str(a.get("name")): a for a in new}
     changes: list[Change] = []
     for name in sorted(was.keys() | now.keys()):
-        path = "/" + name.replace("~", "~0").replace("/", "~1")
+        path = "/" + escape(name)
         a, b = was.get(name), now.get(name)
         if a is None:
             cls = "property-added-required" if b and b.get("required") else "property-added-optional"

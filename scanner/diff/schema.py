@@ -12,6 +12,7 @@ from typing import Any
 
 from scanner.diff.grade import Change, _same, _summary, change
 from scanner.diff.text import text_changes
+from scanner.model.pointer import escape, unescape
 
 UPPER_BOUNDS = ("maxLength", "maxItems", "maxProperties", "maxContains", "maximum", "exclusiveMaximum")
 LOWER_BOUNDS = ("minLength", "minItems", "minProperties", "minContains", "minimum", "exclusiveMinimum")
@@ -41,10 +42,6 @@ HANDLED = {
     *STRING_CONSTRAINTS,
 }
 MAX_REF_DEPTH = 32
-
-
-def _esc(part: str) -> str:
-    return part.replace("~", "~0").replace("/", "~1")
 
 
 def output_schema_changes(old: Any, new: Any) -> list[Change]:
@@ -116,7 +113,7 @@ class _Walk:
                 out.append(
                     self.add(
                         "schema-changed",
-                        f"{path}/{_esc(key)}",
+                        f"{path}/{escape(key)}",
                         f"{key} {_summary(old.get(key))} → {_summary(new.get(key))}",
                     )
                 )
@@ -186,7 +183,7 @@ class _Walk:
         req_now = set(new.get("required") or []) if isinstance(new.get("required"), list) else set()
         out: list[Change] = []
         for name in sorted(was.keys() | now.keys() | req_was | req_now, key=str):
-            where = f"{path}/properties/{_esc(str(name))}"
+            where = f"{path}/properties/{escape(str(name))}"
             if name in now and name not in was:
                 if name in req_now:
                     out.append(self.add("property-added-required", where, "new required parameter"))
@@ -264,7 +261,7 @@ class _Walk:
         b = b if isinstance(b, dict) else {}
         out: list[Change] = []
         for name in sorted(a.keys() | b.keys()):
-            where = f"{path}/{_esc(name)}"
+            where = f"{path}/{escape(name)}"
             if name not in a:
                 out.append(self.add("schema-noise", where, "definition added (used only through a $ref)"))
             elif name not in b:
@@ -321,7 +318,7 @@ def _lookup(root: Any, ref: str) -> Any:
         return None
     node = root
     for part in ref[1:].split("/")[1:] if ref != "#" else []:
-        part = part.replace("~1", "/").replace("~0", "~")
+        part = unescape(part)
         if isinstance(node, dict) and part in node:
             node = node[part]
         elif isinstance(node, list) and part.isdigit() and int(part) < len(node):

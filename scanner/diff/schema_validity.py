@@ -25,8 +25,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from scanner.findings import Finding, LockLocation, pointer
+from scanner.findings import Finding, LockLocation
 from scanner.lock.lockfile import ServerPin
+from scanner.model.pointer import pointer
 from scanner.rules import rule
 
 SCHEMA_FIELDS = ("inputSchema", "outputSchema")

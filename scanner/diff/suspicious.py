@@ -11,10 +11,11 @@ import re
 from collections.abc import Iterator, Mapping, Set
 from typing import Any
 
-from scanner.findings import Finding, LockLocation, pointer
+from scanner.findings import Finding, LockLocation
 from scanner.lock.lockfile import ServerPin
+from scanner.model.kinds import KIND_KEYS
+from scanner.model.pointer import escape, pointer
 from scanner.rules import kind_label, rule
-from scanner.snapshot import KINDS
 
 
 def strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
@@ -30,15 +31,10 @@ def strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
             yield where, item
         elif isinstance(item, dict):
             stack.extend(
-                (f"{where}/{_token(key)}", child) for key, child in reversed(list(item.items()))
+                (f"{where}/{escape(key)}", child) for key, child in reversed(list(item.items()))
             )
         elif isinstance(item, list):
             stack.extend((f"{where}/{index}", item[index]) for index in range(len(item) - 1, -1, -1))
-
-
-def _token(key: Any) -> str:
-    key = str(key)
-    return key.replace("~", "~0").replace("/", "~1") if "~" in key or "/" in key else key
 
 
 def _texts(value: Any) -> list[str]:
@@ -264,7 +260,7 @@ _NOTHING: frozenset[str] = frozenset()
 
 def _changed(server: ServerPin, before: ServerPin | None) -> Iterator[tuple[str, str, Any, list[str], Set[str]]]:
     """(kind, name, definition, its texts, texts the pinned definition already had) of each changed definition."""
-    for kind, _ in KINDS:
+    for kind in KIND_KEYS:
         old = before.pins(kind) if before is not None else {}
         for name, pin in server.pins(kind).items():
             if name in old and old[name].digest == pin.digest:

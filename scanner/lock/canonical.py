@@ -22,6 +22,8 @@ from typing import Any
 
 import rfc8785
 
+from scanner.model.pointer import escape
+
 # Containers (arrays/objects) that may enclose a value, the outermost counting as 1. Deep
 # enough for any real JSON Schema, shallow enough to stay far from Python's recursion limit.
 MAX_DEPTH = 256
@@ -43,7 +45,7 @@ class CanonicalisationError(ValueError):
         self.pointer = ""
 
     def _inside(self, key: str | int) -> CanonicalisationError:
-        self.pointer = "/" + str(key).replace("~", "~0").replace("/", "~1") + self.pointer
+        self.pointer = "/" + escape(key) + self.pointer
         return self
 
 

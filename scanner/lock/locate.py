@@ -6,21 +6,13 @@ import bisect
 import contextlib
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from json.decoder import scanstring
+
+from scanner.model.pointer import escape
 
 _WS = re.compile(r"[ \t\n\r]*")
 _SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null")
-
-
-def pointer_token(key: str) -> str:
-    """One reference token of a JSON pointer (RFC 6901): `~` -> `~0`, `/` -> `~1`."""
-    return key.replace("~", "~0").replace("/", "~1")
-
-
-def join_pointer(parts: Iterable[str | int]) -> str:
-    """The JSON pointer of a path given as keys and indices."""
-    return "".join("/" + pointer_token(str(p)) for p in parts)
 
 
 def iter_members(text: str) -> Iterator[tuple[str, int]]:
@@ -55,7 +47,7 @@ class _Scanner:
         if self.text[pos : pos + 1] != '"':
             raise ValueError(f"expected a key at offset {pos}")
         key, end = scanstring(self.text, pos + 1, True)
-        return line, parent + "/" + pointer_token(key), self.expect(self.skip(end), ":")
+        return line, parent + "/" + escape(key), self.expect(self.skip(end), ":")
 
     def members(self) -> Iterator[tuple[str, int]]:
         text = self.text
@@ -158,7 +150,7 @@ class MemberLines:
             member = pos
             if opening == "{":
                 key, end = scanstring(text, pos + 1, True)
-                token, pos = pointer_token(key), skip(end)
+                token, pos = escape(key), skip(end)
                 if text[pos] != ":":
                     raise ValueError(f"expected ':' at offset {pos}")
                 pos = skip(pos + 1)

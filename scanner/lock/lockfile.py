@@ -26,9 +26,11 @@ from scanner.lock.canonical import (
     normalised_digest,
     plain_digest,
 )
-from scanner.lock.locate import iter_members, join_pointer
+from scanner.lock.locate import iter_members
 from scanner.lock.render import find_raw_hidden, render_normal, render_string, render_value
-from scanner.snapshot import KINDS, Snapshot
+from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS, KINDS
+from scanner.model.pointer import join, unescape
+from scanner.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from scanner.sources.model import Declaration
@@ -39,20 +41,6 @@ SCHEMA_RESOURCE = "mcp-lock.schema.json"
 # Containers around a definition in the document: root, servers, server, kind, pin.
 _DEFINITION_NESTING = 5
 
-# Wire name of each kind -> ServerPin attribute, the field naming a definition, a noun.
-_ATTRS = {
-    "tools": "tools",
-    "prompts": "prompts",
-    "resources": "resources",
-    "resourceTemplates": "resource_templates",
-}
-_KEY_FIELDS = dict(KINDS)
-_NOUNS = {
-    "tools": "tool",
-    "prompts": "prompt",
-    "resources": "resource",
-    "resourceTemplates": "resource template",
-}
 
 _REPIN = "hand-edited or corrupted; re-pin with mcp-lock update"
 
@@ -92,11 +80,11 @@ class ServerPin:
 
     def pins(self, kind: str) -> dict[str, Pin]:
         """The pins of a kind named as on the wire: tools, prompts, resources, resourceTemplates."""
-        return getattr(self, _ATTRS[kind])
+        return getattr(self, KIND_BY_KEY[kind].attribute)
 
     def surface_digest(self) -> str:
         """The surface digest these instructions and definitions call for."""
-        return surface_digest(self.instructions, {kind: self.pins(kind) for kind in _ATTRS})
+        return surface_digest(self.instructions, {kind: self.pins(kind) for kind in KIND_KEYS})
 
 
 @dataclasses.dataclass
@@ -110,7 +98,7 @@ def surface_digest(instructions: str | None, pins: Mapping[str, Mapping[str, Pin
     return digest(
         {
             "instructions": instructions,
-            **{kind: {key: pin.digest for key, pin in pins.get(kind, {}).items()} for kind in _ATTRS},
+            **{kind: {key: pin.digest for key, pin in pins.get(kind, {}).items()} for kind in KIND_KEYS},
         }
     )
 
@@ -134,7 +122,7 @@ def pin_server(
     instructions) cannot be canonicalised: there is nothing sound to pin then.
     """
     problems: list[str] = []
-    pins = {kind: _pin_kind(kind, snapshot.definitions.get(kind, []), problems) for kind in _ATTRS}
+    pins = {kind: _pin_kind(kind, snapshot.definitions.get(kind, []), problems) for kind in KIND_KEYS}
     server = ServerPin(
         declarations=_declaration_records(declarations),
         launch=normalise(dict(launch_spec)),
@@ -142,14 +130,14 @@ def pin_server(
         server_info=normalise(snapshot.server_info),
         capabilities=normalise(snapshot.capabilities),
         instructions=normalise(snapshot.instructions),
-        **{_ATTRS[kind]: kind_pins for kind, kind_pins in pins.items()},
+        **{KIND_BY_KEY[kind].attribute: kind_pins for kind, kind_pins in pins.items()},
     )
     server.digest = server.surface_digest()
     return server, problems
 
 
 def _pin_kind(kind: str, definitions: Iterable[Any], problems: list[str]) -> dict[str, Pin]:
-    key_field = _KEY_FIELDS[kind]
+    key_field = KIND_BY_KEY[kind].name_field
     pins: dict[str, Pin] = {}
     first_index: dict[str, int] = {}
     for index, definition in enumerate(definitions):
@@ -221,7 +209,7 @@ def _server_document(server: ServerPin) -> dict[str, Any]:
         "instructions": server.instructions,
         **{
             kind: {key: {"definition": pin.definition, "digest": pin.digest} for key, pin in server.pins(kind).items()}
-            for kind in _ATTRS
+            for kind in KIND_KEYS
         },
         "digest": server.digest,
     }
@@ -334,7 +322,7 @@ def _report_duplicate(text: str, source: str) -> NoReturn:
         for pointer, line in iter_members(text):
             if pointer in seen:
                 parent, _, token = pointer.rpartition("/")
-                key = token.replace("~1", "/").replace("~0", "~")
+                key = unescape(token)
                 where = _shown(parent) if parent else "the top level"
                 raise LockfileError(source, f"duplicate key {render_string(key)} in {where}", line)
             seen.add(pointer)
@@ -429,7 +417,7 @@ def _without_pins(document: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(entry, dict):
             return document
         emptied = dict(entry)
-        for kind in _ATTRS:
+        for kind in KIND_KEYS:
             pins = entry.get(kind)
             if not isinstance(pins, dict):
                 continue
@@ -453,7 +441,7 @@ def _validate_schema(document: dict[str, Any], text: str, source: str) -> None:
     error = best_match(_validator().iter_errors(_without_pins(document)))
     if error is None:
         return
-    pointer = join_pointer(error.absolute_path)
+    pointer = join(error.absolute_path)
     message = error.message if len(error.message) <= 200 else error.message[:199] + "…"
     where = _shown(pointer) or "/"
     _fail_at(text, source, pointer, f"does not match the lockfile schema at {where}: {message}")
@@ -471,8 +459,8 @@ def _from_document(document: dict[str, Any]) -> Lockfile:
             instructions=entry["instructions"],
             digest=entry["digest"],
             **{
-                _ATTRS[kind]: {key: Pin(pin["definition"], pin["digest"]) for key, pin in entry[kind].items()}
-                for kind in _ATTRS
+                kind.attribute: {key: Pin(pin["definition"], pin["digest"]) for key, pin in entry[kind.key].items()}
+                for kind in KINDS
             },
         )
     return Lockfile(document["lockfileVersion"], servers)
@@ -483,14 +471,14 @@ def _verified(lock: Lockfile, text: str, source: str, plain: bool = False) -> Lo
     and holds no float and no key above U+FFFF, so each definition's digest is `plain_digest`'s (the schema
     puts every definition where the document's depth limit is its own)."""
     for name, server in lock.servers.items():
-        for kind in _ATTRS:
+        for kind in KIND_KEYS:
             for key, pin in server.pins(kind).items():
                 _verify_pin(name, kind, key, pin, text, source, plain)
         if server.surface_digest() != server.digest:
             _fail_at(
                 text,
                 source,
-                join_pointer(["servers", name, "digest"]),
+                join(["servers", name, "digest"]),
                 f"server {render_string(name)}: surface digest does not match its instructions"
                 f" and definitions: {_REPIN}",
             )
@@ -498,9 +486,9 @@ def _verified(lock: Lockfile, text: str, source: str, plain: bool = False) -> Lo
 
 
 def _verify_pin(server: str, kind: str, key: str, pin: Pin, text: str, source: str, plain: bool) -> None:
-    pointer = join_pointer(["servers", server, kind, key])
-    what = f"{_NOUNS[kind]} {render_string(key)} of server {render_string(server)}"
-    key_field = _KEY_FIELDS[kind]
+    pointer = join(["servers", server, kind, key])
+    what = f"{KIND_BY_KEY[kind].noun} {render_string(key)} of server {render_string(server)}"
+    key_field = KIND_BY_KEY[kind].name_field
     if pin.definition.get(key_field) != key:
         _fail_at(text, source, pointer, f'{what}: the definition\'s "{key_field}" is not the key: {_REPIN}')
     try:

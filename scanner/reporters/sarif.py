@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 import scanner
 from scanner.findings import Finding
+from scanner.model.kinds import KIND_BY_KEY
 from scanner.reporters.json_report import ordered
 from scanner.reporters.locate import Locator
 from scanner.rules import RULES, Rule, Severity
@@ -40,7 +41,6 @@ SECURITY_SEVERITY: dict[Severity, str] = {
     "low": "2.0",
     "info": "0.1",
 }
-LOGICAL_KINDS = {"tools": "function", "prompts": "resource", "resources": "resource", "resourceTemplates": "resource"}
 
 
 def render_sarif(
@@ -108,7 +108,7 @@ def _result(finding: Finding, locator: Locator, index: dict[str, int], root: str
     logical: dict[str, Any] = {
         "name": finding.subject or finding.server,
         "fullyQualifiedName": finding.qualified_name,
-        "kind": LOGICAL_KINDS.get(finding.kind or "", "resource") if finding.subject else "module",
+        "kind": _logical_kind(finding),
     }
     message = finding.message.strip() or finding.rule.summary
     return {
@@ -150,3 +150,10 @@ def artifact_uri(file: str, root: str | Path | None = None) -> str:
 
 def _pascal(rule_id: str) -> str:
     return "".join(word.capitalize() for word in re.split(r"[^A-Za-z0-9]+", rule_id) if word)
+
+
+def _logical_kind(finding: Finding) -> str:
+    if not finding.subject:
+        return "module"
+    kind = KIND_BY_KEY.get(finding.kind or "")
+    return kind.sarif_kind if kind else "resource"

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import yaml
 
+from scanner.model.pointer import join
 from scanner.sources import jsonc
 from scanner.sources.interpolate import Context
 from scanner.sources.model import ConfigFile, Problem, Severity, SourceLocation
@@ -126,7 +127,7 @@ def _yaml_lines(node: yaml.Node, ptr: str, lines: dict[str, int], depth: int) ->
         return
     if isinstance(node, yaml.MappingNode):
         for key, child in node.value:
-            sub = ptr + jsonc.pointer([str(key.value)])
+            sub = ptr + join([str(key.value)])
             lines[sub] = key.start_mark.line + 1
             _yaml_lines(child, sub, lines, depth + 1)
     elif isinstance(node, yaml.SequenceNode):

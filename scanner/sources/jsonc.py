@@ -11,9 +11,10 @@ is the 1-based line where the key `"db"` starts, `lines["/list/0"]` where the fi
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
+
+from scanner.model.pointer import join
 
 NoteKind = Literal["comment", "trailing-comma", "bom", "duplicate-key"]
 
@@ -53,12 +54,8 @@ class Document:
 
     def line(self, *path: str | int, default: int = 1) -> int:
         """Line of the member at `path` (keys or indexes), or `default` when unknown."""
-        return self.lines.get(pointer(path), default)
+        return self.lines.get(join(path), default)
 
-
-def pointer(path: Iterable[str | int]) -> str:
-    """The RFC 6901 JSON pointer for a path of keys and indexes."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
 
 
 def decode(data: bytes) -> str:
@@ -182,8 +179,8 @@ class _Parser:
             child = (*path, key)
             if key in result:
                 self.note("duplicate-key", key_pos, f"duplicate key {key!r} (the last one wins)")
-                self.forget(pointer(child))
-            self.doc.lines[pointer(child)] = self.line_at(key_pos)
+                self.forget(join(child))
+            self.doc.lines[join(child)] = self.line_at(key_pos)
             result[key] = self.value(child, depth + 1)
             if self.separator("}", "object member"):
                 return result
@@ -197,7 +194,7 @@ class _Parser:
             return result
         while True:
             child = (*path, len(result))
-            self.doc.lines[pointer(child)] = self.line_at(self.pos)
+            self.doc.lines[join(child)] = self.line_at(self.pos)
             result.append(self.value(child, depth + 1))
             if self.separator("]", "array item"):
                 return result

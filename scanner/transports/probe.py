@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from scanner.snapshot import KINDS, Snapshot
+from scanner.model.kinds import KIND_BY_KEY, KINDS
+from scanner.snapshot import Snapshot
 from scanner.transports.protocol import (
     CLIENT_INFO,
     HANDSHAKE_VERSION,
@@ -23,14 +24,6 @@ from scanner.transports.stage import Stage
 
 # A server that pages past this is not listing a finite surface; refuse to pin half of it.
 MAX_PAGES = 500
-# Capability advertised by the server for each kind of definition.
-CAPABILITY_OF = {"tools": "tools", "prompts": "prompts", "resources": "resources", "resourceTemplates": "resources"}
-LIST_METHOD = {
-    "tools": "tools/list",
-    "prompts": "prompts/list",
-    "resources": "resources/list",
-    "resourceTemplates": "resources/templates/list",
-}
 
 
 class Channel(Protocol):
@@ -51,10 +44,10 @@ async def probe(channel: Channel, stage: Stage) -> Snapshot:
     """Handshake with the server behind `channel` and list everything it offers."""
     stage.current = "the initialize handshake"
     snapshot = await _handshake(channel)
-    for kind, _ in KINDS:
-        if CAPABILITY_OF[kind] not in snapshot.capabilities:
+    for kind in KINDS:
+        if kind.capability not in snapshot.capabilities:
             continue
-        snapshot.definitions[kind] = await _list_all(channel, kind, stage)
+        snapshot.definitions[kind.key] = await _list_all(channel, kind.key, stage)
     return snapshot
 
 
@@ -108,7 +101,7 @@ async def _discover(channel: Channel, offered: str) -> Snapshot:
 
 
 async def _list_all(channel: Channel, kind: str, stage: Stage) -> list[dict[str, Any]]:
-    method = LIST_METHOD[kind]
+    method = KIND_BY_KEY[kind].list_method
     items: list[dict[str, Any]] = []
     seen_cursors: set[str] = set()
     cursor: str | None = None

@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scanner.diff.compare import compare_server
-from scanner.findings import pointer
 from scanner.lock.lockfile import Lockfile, ServerPin
+from scanner.model.kinds import KIND_KEYS
+from scanner.model.pointer import pointer
 from scanner.rules import Severity, kind_label
-from scanner.snapshot import KINDS
 
 PINNED, UNPINNED, LAUNCH = "pinned", "unpinned", "launch-changed"
 
@@ -42,7 +42,7 @@ def lock_changes(old: Lockfile | None, new: Lockfile) -> list[PinChange]:
 
 
 def pinned(key: str, pin: ServerPin) -> PinChange:
-    definitions = [(kind, name) for kind, _ in KINDS for name in sorted(pin.pins(kind))]
+    definitions = [(kind, name) for kind in KIND_KEYS for name in sorted(pin.pins(kind))]
     return PinChange(
         key,
         PINNED,
@@ -56,7 +56,7 @@ def pinned(key: str, pin: ServerPin) -> PinChange:
 def surface_summary(pin: ServerPin) -> str:
     """E.g. `2 tools (add_note, list_notes), 1 prompt (summarise)`."""
     parts = []
-    for kind, _ in KINDS:
+    for kind in KIND_KEYS:
         names = sorted(pin.pins(kind))
         if names:
             label = kind_label(kind) + ("s" if len(names) != 1 else "")

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from scanner.findings import Finding, LockLocation, pointer
+from scanner.findings import Finding, LockLocation
+from scanner.model.pointer import pointer
 from scanner.reporters.locate import Locator
 from scanner.rules import rule
 from scanner.sources.model import SourceLocation
