@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -215,6 +217,54 @@ def test_a_bump_rewrites_only_the_version() -> None:
         assert text.count(version) == 1, text
         assert digest is None or text.count(digest) == 1
         assert len(text) < 200, text
+
+
+# Renovate's extraction (recursive strategy) in JavaScript, with JavaScript's own regex engine.
+JS_EXTRACT = r"""
+const fs = require("fs");
+const [presetPath, root, ...files] = process.argv.slice(1);
+const managers = JSON.parse(fs.readFileSync(presetPath, "utf8")).customManagers;
+const out = [];
+function walk(manager, regexes, text, level, groups, file) {
+  if (level === regexes.length) {
+    const datasource = manager.datasourceTemplate || groups.datasource;
+    if (groups.depName && (groups.currentValue || groups.currentDigest)) {
+      out.push([file, groups.depName, groups.currentValue || "", groups.currentDigest || null, datasource, text]);
+    }
+    return;
+  }
+  for (const match of text.matchAll(regexes[level])) {
+    const named = Object.fromEntries(Object.entries(match.groups || {}).filter(([, v]) => v !== undefined));
+    walk(manager, regexes, match[0], level + 1, { ...groups, ...named }, file);
+  }
+}
+for (const file of files) {
+  const text = fs.readFileSync(root + "/" + file, "utf8");
+  for (const manager of managers) {
+    if (!manager.managerFilePatterns.some((p) => new RegExp(p.slice(1, -1)).test(file))) continue;
+    walk(manager, manager.matchStrings.map((m) => new RegExp(m, "g")), text, 0, {}, file);
+  }
+}
+console.log(JSON.stringify(out));
+"""
+
+
+def test_javascript_regexes_extract_what_the_python_translation_does() -> None:
+    """The translation to Python must not hide a difference: JavaScript finds the very same."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not installed; Node.js is needed for npx servers and this check")
+    files = [p.relative_to(ROOT).as_posix() for p in fixture_files()]
+    result = subprocess.run(
+        [node, "-e", JS_EXTRACT, str(PRESET), str(ROOT), *files], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    in_js = sorted(tuple(hit) for hit in json.loads(result.stdout))
+    in_python = sorted(
+        (path.relative_to(ROOT).as_posix(), *dep, text) for path in fixture_files() for dep, text in extract_file(path)
+    )
+    assert in_js == in_python
+    assert len(in_js) == sum(map(len, EXPECTED.values()))
 
 
 # --- unpinned launches and look-alikes are left alone ------------------------------------------
