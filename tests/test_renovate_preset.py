@@ -3,6 +3,7 @@ in our client-format fixtures, and nothing unpinned."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import shutil
@@ -183,6 +184,14 @@ def test_preset_is_a_renovate_config_of_regex_custom_managers() -> None:
         assert ("datasource" in names) != ("datasourceTemplate" in manager), manager["description"]
     templates = {m.get("datasourceTemplate") for m in config["customManagers"]}
     assert templates == {"npm", "pypi", "docker", None}
+
+
+def test_the_preset_is_what_build_preset_writes() -> None:
+    spec = importlib.util.spec_from_file_location("build_preset", ROOT / "renovate" / "build_preset.py")
+    assert spec is not None and spec.loader is not None
+    builder = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(builder)
+    assert PRESET.read_text(encoding="utf-8") == builder.render(), "run `python renovate/build_preset.py`"
 
 
 def test_every_client_file_mcp_lock_discovers_is_handled() -> None:
