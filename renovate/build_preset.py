@@ -42,13 +42,13 @@ def launch(launchers: str) -> str:
     toml_line = r"\n+[ \t]*[^\s\[][^\n]*"  # up to the next [table] header
     toml_table = (
         rf"(?:^|\n)\[[^\[\]\n]+\][ \t]*(?:{toml_line})*?"
-        rf"\n[ \t]*command[ \t]*=[ \t]*[\"'](?:{launchers})[\"'][^\n]*(?:{toml_line})*"
+        rf"""\n[ \t]*command[ \t]*=[ \t]*["'](?:{launchers})["'][^\n]*(?:{toml_line})*"""
     )
-    toml_value = rf"(?:[^{{}}\n\"']|{STRING}|'[^'\n]*'|\{{(?:[^{{}}\n\"']|{STRING}|'[^'\n]*')*\}})"
-    toml_inline = rf"\{{{toml_value}*\bcommand[ \t]*=[ \t]*[\"'](?:{launchers})[\"']{toml_value}*\}}"
+    toml_value = rf"""(?:[^{{}}\n"']|{STRING}|'[^'\n]*'|\{{(?:[^{{}}\n"']|{STRING}|'[^'\n]*')*\}})"""
+    toml_inline = rf"""\{{{toml_value}*\bcommand[ \t]*=[ \t]*["'](?:{launchers})["']{toml_value}*\}}"""
     # The item's other keys and its lists; a list item that reads like `- key: value` starts the next server.
-    yaml_line = r"\n(?:[ \t]*-[ \t]+(?:[\"'][^\n]*|[^\n:]*[@=./0-9-][^\n:]*)|[ \t]*[^\s-][^\n]*)?"
-    yaml = rf"\bcommand:[ \t]*[\"']?(?:{launchers})[\"']?[ \t]*(?:#[^\n]*)?(?:{yaml_line})*"
+    yaml_line = r"""\n(?:[ \t]*-[ \t]+(?:["'][^\n]*|[^\n:]*[@=./0-9-][^\n:]*)|[ \t]*[^\s-][^\n]*)?"""
+    yaml = rf"""\bcommand:[ \t]*["']?(?:{launchers})["']?[ \t]*(?:#[^\n]*)?(?:{yaml_line})*"""
     return f"(?:{json_server}|{opencode}|{toml_table}|{toml_inline}|{yaml})"
 
 

@@ -228,7 +228,8 @@ def test_a_bump_rewrites_only_the_version() -> None:
         assert len(text) < 200, text
 
 
-# Renovate's extraction (recursive strategy) in JavaScript, with JavaScript's own regex engine.
+# Renovate's extraction (recursive strategy) in JavaScript, with JavaScript's own regex engine. The u flag:
+# RE2 always works on Unicode, and with it JavaScript also rejects escapes its lenient mode lets pass.
 JS_EXTRACT = r"""
 const fs = require("fs");
 const [presetPath, root, ...files] = process.argv.slice(1);
@@ -250,8 +251,8 @@ function walk(manager, regexes, text, level, groups, file) {
 for (const file of files) {
   const text = fs.readFileSync(root + "/" + file, "utf8");
   for (const manager of managers) {
-    if (!manager.managerFilePatterns.some((p) => new RegExp(p.slice(1, -1)).test(file))) continue;
-    walk(manager, manager.matchStrings.map((m) => new RegExp(m, "g")), text, 0, {}, file);
+    if (!manager.managerFilePatterns.some((p) => new RegExp(p.slice(1, -1), "u").test(file))) continue;
+    walk(manager, manager.matchStrings.map((m) => new RegExp(m, "gu")), text, 0, {}, file);
   }
 }
 console.log(JSON.stringify(out));
