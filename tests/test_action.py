@@ -105,7 +105,7 @@ def test_inputs_and_outputs() -> None:
     assert inputs["category"]["default"] == "mcp-lock"
     assert inputs["offline"]["default"] == "false"
     assert inputs["python-version"]["default"] == ""
-    assert set(spec["outputs"]) == {"exit-code", "sarif-file", "findings", "category"}
+    assert set(spec["outputs"]) == {"exit-code", "sarif-file", "findings", "category", "summary-file"}
     assert spec["runs"]["using"] == "composite"
 
 
@@ -203,6 +203,8 @@ def test_scan_script_records_exit_code_findings_and_sarif(repo: Repo, tmp_path: 
     assert Path(outputs["sarif-file"]).is_file()
     assert outputs["category"] == "mcp-lock"
     assert (temp / "summary.md").read_text(encoding="utf-8").strip()
+    written = Path(outputs["summary-file"]).read_text(encoding="utf-8")
+    assert written == (temp / "summary.md").read_text(encoding="utf-8")  # also in the job summary
 
     code, outputs, log = run_scan(action_path, repo.root, temp, offline="true", shard="2/2", category="pr")
     assert code == 0 and outputs["exit-code"] == "0", log
@@ -220,6 +222,7 @@ def test_scan_script_records_exit_code_findings_and_sarif(repo: Repo, tmp_path: 
     code, outputs, log = run_scan(action_path, repo.root, temp, offline="true")
     assert outputs["exit-code"] == "2" and outputs["findings"] == "0", log
     assert "sarif-file" not in outputs  # so the upload step is skipped rather than failing
+    assert "summary-file" not in outputs  # so nothing stale is posted
 
     final = subprocess.run(["bash", "-c", steps()[-1]["run"]], env={**os.environ, "MCPL_EXIT_CODE": "1"}, timeout=30)
     assert final.returncode == 1

@@ -1,4 +1,5 @@
-"""The example workflows in docs/ci.md are real workflows: schema-valid, and clean under zizmor but for our own tag."""
+"""The example workflows in docs/ci.md and docs/renovate.md are real workflows: schema-valid, and clean
+under zizmor but for our own tag."""
 
 from __future__ import annotations
 
@@ -12,11 +13,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
-DOC = ROOT / "docs" / "ci.md"
+DOCS = (ROOT / "docs" / "ci.md", ROOT / "docs" / "renovate.md")
 
 
 def workflows() -> list[str]:
-    blocks = re.findall(r"```yaml\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
+    blocks = [b for doc in DOCS for b in re.findall(r"```yaml\n(.*?)```", doc.read_text(encoding="utf-8"), re.S)]
     return [block for block in blocks if re.search(r"^jobs:", block, re.M)]
 
 
@@ -35,6 +36,7 @@ def test_the_guide_shows_the_gate_the_nightly_and_the_matrix() -> None:
     assert any("pull_request:" in t for t in texts)
     assert any("schedule:" in t for t in texts)
     assert any("matrix:" in t and "shard:" in t for t in texts)
+    assert any("startsWith(github.head_ref, 'renovate/')" in t and "summary-file" in t for t in texts)
     assert not any("pull_request_target" in t for t in texts)
 
 
