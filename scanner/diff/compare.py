@@ -5,7 +5,8 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from scanner.diff.grade import SEVERITY, Change, grade, most_severe, ordered
+from scanner.diff.change import SEVERITY, Change, most_severe, ordered
+from scanner.diff.grade import grade
 from scanner.diff.text import text_changes
 from scanner.findings import Finding, LockLocation
 from scanner.lock.canonical import canonical_bytes

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from scanner.diff.metaschema import flat_2020_12
 from scanner.findings import Finding, LockLocation
 from scanner.lock.lockfile import ServerPin
 from scanner.model.pointer import pointer
@@ -327,8 +328,6 @@ def _meta_validator(cls: Any) -> Any:
     """
     from jsonschema import validators
     from jsonschema_specifications import REGISTRY
-
-    from scanner.diff.metaschema import flat_2020_12
 
     meta = validators.validator_for(cls.META_SCHEMA, default=cls)
     metaschema = flat_2020_12() if cls is validators.Draft202012Validator else cls.META_SCHEMA
