@@ -99,13 +99,14 @@ def test_text_naming_another_servers_tool_is_shadowing(repo: Repo) -> None:
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from scanner.detectors import destructive, shadowing, texts  # noqa: E402
 from scanner.diff import suspicious  # noqa: E402
-from scanner.findings import LockLocation  # noqa: E402
 from scanner.lock.canonical import digest  # noqa: E402
 from scanner.lock.lockfile import Pin, ServerPin  # noqa: E402
+from scanner.model.findings import Finding, LockLocation  # noqa: E402
 from scanner.model.kinds import KINDS  # noqa: E402
 from scanner.model.pointer import pointer  # noqa: E402
-from scanner.rules import kind_label, rule  # noqa: E402
+from scanner.model.rules import SUSPICIOUS_TEXT, kind_label  # noqa: E402
 
 
 def _reference_texts(server, before):
@@ -115,14 +116,14 @@ def _reference_texts(server, before):
         for name, pin in server.pins(kind).items():
             if name in old and old[name].digest == pin.digest:
                 continue
-            known = {text for _, text in suspicious.strings(old[name].definition)} if name in old else set()
-            for path, text in suspicious.strings(pin.definition):
+            known = {text for _, text in texts.strings(old[name].definition)} if name in old else set()
+            for path, text in texts.strings(pin.definition):
                 if text not in known:
                     yield kind, name, path, text
 
 
 def reference_suspicious(key, pinned, live):
-    findings = suspicious.destructive_findings(key, pinned, live) if pinned is not None else []
+    findings = destructive.destructive_findings(key, pinned, live) if pinned is not None else []
     if live.instructions and (pinned is None or pinned.instructions != live.instructions):
         findings += suspicious._scan(key, live.instructions, "instructions", None, None,
                                      LockLocation(pointer("servers", key)))
@@ -136,7 +137,7 @@ def reference_cross_server(live, baseline):
     owners = {}
     for key, server in sorted(live.items()):
         for name in server.tools:
-            if suspicious.DISTINCTIVE.match(name):
+            if shadowing.DISTINCTIVE.match(name):
                 owners.setdefault(name, key)
     if not owners:
         return []
@@ -145,14 +146,14 @@ def reference_cross_server(live, baseline):
         for kind, name, path, text in _reference_texts(server, baseline.get(key)):
             if path == "/name":
                 continue
-            for mentioned, start, end in suspicious._mentions(text, owners):
+            for mentioned, start, end in shadowing._mentions(text, owners):
                 owner = owners[mentioned]
                 if owner == key or mentioned in server.tools:
                     continue
-                findings.append(suspicious.Finding(
-                    rule("suspicious-text"), key,
+                findings.append(Finding(
+                    SUSPICIOUS_TEXT, key,
                     f"{key}: {kind_label(kind)} `{name}` {path}: names `{mentioned}`, a tool of server "
-                    f"{owner} [{suspicious.SHADOWING_RULE_ID}]",
+                    f"{owner} [{shadowing.RULE.id}]",
                     LockLocation(pointer("servers", key, kind, name)), subject=name, kind=kind,
                     details=[f"evidence: {text[max(0, start - 60):end + 60]}"], severity="high",
                 ))
@@ -223,9 +224,9 @@ def test_findings_are_those_of_the_straightforward_walk(data) -> None:
 @settings(max_examples=300, deadline=None)
 @given(VALUE)
 def test_texts_and_paths_follow_strings(value) -> None:
-    walked = list(suspicious.strings(value))
-    assert suspicious._texts(value) == [text for _, text in walked]
-    assert suspicious._paths(value) == [path for path, _ in walked]
+    walked = list(texts.strings(value))
+    assert texts.texts_of(value) == [text for _, text in walked]
+    assert texts.paths_of(value) == [path for path, _ in walked]
 
 
 def test_a_name_in_the_middle_of_dotted_text_still_shadows() -> None:

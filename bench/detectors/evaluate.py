@@ -22,7 +22,7 @@ def load(name: str) -> list[dict]:
 
 
 def evaluate() -> dict:
-    classes = {r.id: r.rule_class for r in load_catalogue()}
+    classes = {entry.rule.id: entry.rule_class for entry in load_catalogue()}
     poisoned, benign = load("poisoned.jsonl"), load("benign.jsonl")
     per_class = defaultdict(lambda: [0, 0])  # class -> [caught by expected class, total]
     rule_tp, rule_fp = Counter(), Counter()
@@ -67,8 +67,9 @@ def main() -> None:
     for cls, (ok, total) in sorted(r["per_class"].items()):
         print(f"  {cls:20s} {ok:3d}/{total:<3d} {ok / total:.0%}")
     print("\nper rule (poisoned items hit / benign texts hit):")
-    for rule in load_catalogue():
-        print(f"  {rule.id} {rule.rule_class:20s} {r['rule_tp'][rule.id]:3d} / {r['rule_fp'][rule.id]}")
+    for entry in load_catalogue():
+        rid = entry.rule.id
+        print(f"  {rid} {entry.rule_class:20s} {r['rule_tp'][rid]:3d} / {r['rule_fp'][rid]}")
     if "--verbose" in sys.argv:
         for item in r["misses"]:
             print("MISS", item["class"], item["text"][:150])

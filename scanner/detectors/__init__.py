@@ -1,17 +1,34 @@
-"""Deterministic detectors for poisoned text in MCP tool definitions.
+"""Detectors for poisoned or risky text in MCP definitions, each one registered rule.
 
-``scan_text(text) -> list[Hit]``; rules live in ``catalogue.yaml`` (loaded lazily, once).
+``scan_text(text) -> list[Hit]`` runs the regex and code-point detectors of ``catalogue.yaml`` (loaded
+lazily, once; a regex detector is one catalogue entry). A structural check is one module that registers
+itself with ``checks``; the imports below are the one list of them.
 """
 
-from .engine import CATALOGUE_VERSION, SEVERITIES, CatalogueError, Hit, Rule, load_catalogue, rule_class, scan_text
+from . import destructive, shadowing
+from .checks import SERVER_CHECKS, WORKSPACE_CHECKS, run_server_checks, run_workspace_checks
+from .engine import CATALOGUE_VERSION, CatalogueEntry, CatalogueError, Hit, load_catalogue, rule_class, scan_text
+
+STRUCTURAL_CHECKS = (destructive, shadowing)
+
+
+def register_all() -> None:
+    """Register every detector's rule: the structural checks are registered on import, the catalogue on load."""
+    load_catalogue()
+
 
 __all__ = [
     "CATALOGUE_VERSION",
-    "SEVERITIES",
+    "SERVER_CHECKS",
+    "STRUCTURAL_CHECKS",
+    "WORKSPACE_CHECKS",
+    "CatalogueEntry",
     "CatalogueError",
     "Hit",
-    "Rule",
     "load_catalogue",
+    "register_all",
     "rule_class",
+    "run_server_checks",
+    "run_workspace_checks",
     "scan_text",
 ]

@@ -1,4 +1,4 @@
-"""Rule catalogue loading and ``scan_text``."""
+"""Catalogue loading and ``scan_text``: each catalogue entry is one registered check, filed as suspicious-text."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ import re
 from dataclasses import dataclass, field
 from importlib import resources
 
+from scanner.model.rules import SEVERITIES, SUSPICIOUS_TEXT, Category, Rule, Severity, register_check
+
 from . import unicode_checks as uc
 from .prefilter import FOLD_ASCII, Screen
 
-SEVERITIES = ("critical", "high", "medium", "low", "info")
 CATALOGUE_VERSION = 1
 MAX_HITS_PER_RULE = 3
 MAX_EVIDENCE = 200
@@ -19,18 +20,17 @@ MAX_EVIDENCE = 200
 @dataclass(frozen=True)
 class Hit:
     rule_id: str
-    severity: str
+    severity: Severity
     summary: str
     evidence: str
 
 
 @dataclass(frozen=True)
-class Rule:
-    id: str
-    severity: str
-    rule_class: str
-    summary: str
-    help: str
+class CatalogueEntry:
+    """One detector of the catalogue: its rule, and how it matches."""
+
+    rule: Rule
+    rule_class: str  # the catalogue's finer grouping (invisible, exfiltration…), for the evaluation bench
     patterns: tuple[re.Pattern[str], ...] = ()
     detector: str | None = None
     examples_match: tuple[str, ...] = ()
@@ -46,7 +46,7 @@ _DETECTORS = ("unicode_tags", "bidi_controls", "zero_width", "homoglyphs")
 _FLAG_NAMES = {"MULTILINE": re.MULTILINE, "CASE_SENSITIVE": 0}
 
 
-def _parse(data: object) -> tuple[Rule, ...]:
+def _parse(data: object) -> tuple[CatalogueEntry, ...]:
     if not isinstance(data, dict) or data.get("catalogue_version") != CATALOGUE_VERSION:
         raise CatalogueError(f"expected catalogue_version: {CATALOGUE_VERSION}")
     rules, seen = [], set()
@@ -70,9 +70,11 @@ def _parse(data: object) -> tuple[Rule, ...]:
         if bool(patterns) == bool(detector):
             raise CatalogueError(f"{rid}: needs exactly one of patterns / detector")
         examples = raw.get("examples") or {}
-        rules.append(Rule(
-            id=rid, severity=raw["severity"], rule_class=raw["class"], summary=raw["summary"],
-            help=raw["help"], patterns=patterns, detector=detector,
+        rule = Rule(
+            rid, Category.POISONING, raw["severity"], raw["summary"], raw["help"], reported_as=SUSPICIOUS_TEXT.id
+        )
+        rules.append(CatalogueEntry(
+            rule=rule, rule_class=raw["class"], patterns=patterns, detector=detector,
             examples_match=tuple(examples.get("match") or ()),
             examples_no_match=tuple(examples.get("no_match") or ()), flags=flags,
         ))
@@ -80,12 +82,15 @@ def _parse(data: object) -> tuple[Rule, ...]:
 
 
 @functools.cache
-def load_catalogue() -> tuple[Rule, ...]:
-    """Load and compile the packaged catalogue once (yaml imported lazily)."""
+def load_catalogue() -> tuple[CatalogueEntry, ...]:
+    """Load and compile the packaged catalogue once (yaml imported lazily), registering each entry's rule."""
     import yaml
 
     text = resources.files(__package__).joinpath("catalogue.yaml").read_text(encoding="utf-8")
-    return _parse(yaml.safe_load(text))
+    entries = _parse(yaml.safe_load(text))
+    for entry in entries:
+        register_check(entry.rule)
+    return entries
 
 
 def _evidence(text: str, start: int, end: int) -> str:
@@ -130,17 +135,17 @@ def scan_text(text: str) -> list[Hit]:
         return []
     hits: list[Hit] = []
     index = 0
-    for rule in load_catalogue():
+    for entry in load_catalogue():
         found: list[str] = []
-        if rule.detector:
-            for _s, _e, ev in _detector_spans(rule.detector, text):
+        if entry.detector:
+            for _s, _e, ev in _detector_spans(entry.detector, text):
                 if ev not in found:
                     found.append(ev)
                 if len(found) >= MAX_HITS_PER_RULE:
                     break
         else:
-            first, index = index, index + len(rule.patterns)
-            for number, pattern in enumerate(rule.patterns, first):
+            first, index = index, index + len(entry.patterns)
+            for number, pattern in enumerate(entry.patterns, first):
                 if number not in candidates:
                     continue
                 if norm is None:
@@ -152,14 +157,14 @@ def scan_text(text: str) -> list[Hit]:
                         found.append(ev)
                 if len(found) >= MAX_HITS_PER_RULE:
                     break
-        hits.extend(Hit(rule.id, rule.severity, rule.summary, ev) for ev in found)
+        hits.extend(Hit(entry.rule.id, entry.rule.severity, entry.rule.summary, ev) for ev in found)
     return hits
 
 
 @functools.cache
 def _screen() -> Screen:
-    return Screen.build([pattern for rule in load_catalogue() for pattern in rule.patterns])
+    return Screen.build([pattern for entry in load_catalogue() for pattern in entry.patterns])
 
 
 def rule_class(rule_id: str) -> str:
-    return next(r.rule_class for r in load_catalogue() if r.id == rule_id)
+    return next(entry.rule_class for entry in load_catalogue() if entry.rule.id == rule_id)

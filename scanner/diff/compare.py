@@ -5,14 +5,15 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from scanner.diff.grade import SEVERITY, Change, grade, most_severe, ordered
+from scanner.diff.change import SEVERITY, Change, most_severe, ordered
+from scanner.diff.grade import grade
 from scanner.diff.text import text_changes
-from scanner.findings import Finding, LockLocation
 from scanner.lock.canonical import canonical_bytes
 from scanner.lock.lockfile import Pin, ServerPin
+from scanner.model.findings import Finding, LockLocation
 from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
 from scanner.model.pointer import pointer
-from scanner.rules import definition_rule, kind_label, rule
+from scanner.model.rules import INSTRUCTIONS_CHANGED, SERVER_INFO_CHANGED, definition_rule, kind_label
 
 TEXT_PREVIEW = 400
 RENAME_RATIO = 0.9  # descriptions at least this similar (difflib) make a removal + addition a rename
@@ -38,7 +39,7 @@ def _instructions(key: str, pinned: ServerPin, live: ServerPin) -> list[Finding]
     changes = ordered(text_changes("instructions", "", pinned.instructions, live.instructions))
     return [
         Finding(
-            rule("instructions-changed"),
+            INSTRUCTIONS_CHANGED,
             key,
             f"{key}: the server's instructions to the model changed{_quoted(changes)}",
             LockLocation(pointer("servers", key, "instructions")),
@@ -230,7 +231,7 @@ def _server_info(key: str, pinned: ServerPin, live: ServerPin) -> list[Finding]:
         return []
     return [
         Finding(
-            rule("server-info-changed"),
+            SERVER_INFO_CHANGED,
             key,
             f"{key}: the server reports different {', '.join(c.split(':')[0] for c in changes)}",
             LockLocation(pointer("servers", key)),

@@ -3,15 +3,16 @@
 Walks nested `properties`, array `items`/`prefixItems`, `$defs`/`definitions`, `$ref` targets (when a
 reference changes, or a schema is inlined in place of one) and `anyOf`/`oneOf`/`allOf` by index. Each
 difference becomes a `Change` whose path is a JSON pointer into the schema; severities come from the
-table in `scanner.diff.grade`.
+table in `scanner.diff.change`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from scanner.diff.grade import Change, _same, _summary, change
+from scanner.diff.change import Change, change, same, summary
 from scanner.diff.text import text_changes
+from scanner.lock.canonical import canonical_bytes
 from scanner.model.pointer import escape, unescape
 
 UPPER_BOUNDS = ("maxLength", "maxItems", "maxProperties", "maxContains", "maximum", "exclusiveMaximum")
@@ -77,27 +78,27 @@ class _Walk:
         return schema
 
     def node(self, old: Any, new: Any, path: str, depth: int) -> list[Change]:
-        if _same(old, new):
+        if same(old, new):
             return []
         if depth > MAX_REF_DEPTH:
             return [self.add("schema-changed", path, "changed (too deep to compare)")]
         if isinstance(old, dict) and isinstance(new, dict) and old.get("$ref") != new.get("$ref"):
             old, new = self.resolve(old, 0, depth), self.resolve(new, 1, depth)
-            if _same(old, new):
+            if same(old, new):
                 return []
         if not isinstance(old, dict) or not isinstance(new, dict):
-            return [self.add("schema-changed", path, f"{_summary(old)} → {_summary(new)}")]
+            return [self.add("schema-changed", path, f"{summary(old)} → {summary(new)}")]
         out: list[Change] = []
         out += self.noise(old, new, path)
-        if not _same(old.get("description"), new.get("description")):
+        if not same(old.get("description"), new.get("description")):
             out += text_changes(self.field, path + "/description", old.get("description"), new.get("description"))
         out += self.types(old, new, path)
         out += self.enums(old, new, path)
         for key in ("const", "default"):
-            if not _same(old.get(key), new.get(key)):
+            if not same(old.get(key), new.get(key)):
                 out.append(
                     self.add(
-                        f"{key}-changed", path + "/" + key, f"{key} {_summary(old.get(key))} → {_summary(new.get(key))}"
+                        f"{key}-changed", path + "/" + key, f"{key} {summary(old.get(key))} → {summary(new.get(key))}"
                     )
                 )
         out += self.constraints(old, new, path)
@@ -109,12 +110,12 @@ class _Walk:
         for key in ("anyOf", "oneOf", "allOf"):
             out += self.branches(key, old.get(key), new.get(key), path, depth)
         for key in sorted((old.keys() | new.keys()) - HANDLED):
-            if not _same(old.get(key), new.get(key)):
+            if not same(old.get(key), new.get(key)):
                 out.append(
                     self.add(
                         "schema-changed",
                         f"{path}/{escape(key)}",
-                        f"{key} {_summary(old.get(key))} → {_summary(new.get(key))}",
+                        f"{key} {summary(old.get(key))} → {summary(new.get(key))}",
                     )
                 )
         return out
@@ -122,10 +123,10 @@ class _Walk:
     def noise(self, old: dict[str, Any], new: dict[str, Any], path: str) -> list[Change]:
         out = []
         for key in ("$schema", "title"):
-            if not _same(old.get(key), new.get(key)):
+            if not same(old.get(key), new.get(key)):
                 out.append(
                     self.add(
-                        "schema-noise", f"{path}/{key}", f"{key} {_summary(old.get(key))} → {_summary(new.get(key))}"
+                        "schema-noise", f"{path}/{key}", f"{key} {summary(old.get(key))} → {summary(new.get(key))}"
                     )
                 )
         return out
@@ -134,7 +135,7 @@ class _Walk:
         was, now = _types(old.get("type")), _types(new.get("type"))
         if was == now:
             return []
-        shown = f"type {_summary(old.get('type'))} → {_summary(new.get('type'))}"
+        shown = f"type {summary(old.get('type'))} → {summary(new.get('type'))}"
         if was is None or (now is not None and now > was):
             return [self.add("type-broadened", path + "/type", shown)]
         if now is None or now < was:
@@ -142,10 +143,10 @@ class _Walk:
         return [self.add("type-changed", path + "/type", shown)]
 
     def enums(self, old: dict[str, Any], new: dict[str, Any], path: str) -> list[Change]:
-        if _same(old.get("enum"), new.get("enum")):
+        if same(old.get("enum"), new.get("enum")):
             return []
         was, now = _values(old.get("enum")), _values(new.get("enum"))
-        shown = f"enum {_summary(old.get('enum'))} → {_summary(new.get('enum'))}"
+        shown = f"enum {summary(old.get('enum'))} → {summary(new.get('enum'))}"
         if was is None or (now is not None and now > was):
             return [self.add("enum-widened", path + "/enum", shown)]
         if now is None or now < was:
@@ -158,9 +159,9 @@ class _Walk:
         out = []
         for key in (*UPPER_BOUNDS, *LOWER_BOUNDS, *STRING_CONSTRAINTS, "uniqueItems"):
             a, b = old.get(key), new.get(key)
-            if _same(a, b):
+            if same(a, b):
                 continue
-            shown = f"{key} {_summary(a)} → {_summary(b)}"
+            shown = f"{key} {summary(a)} → {summary(b)}"
             if b is None:
                 loose = True
             elif a is None:
@@ -200,7 +201,7 @@ class _Walk:
                         self.add(
                             "became-required-with-default",
                             where,
-                            f"now required, but has default {_summary(target['default'])}",
+                            f"now required, but has default {summary(target['default'])}",
                         )
                     )
                 else:
@@ -213,10 +214,10 @@ class _Walk:
 
     def additional(self, old: dict[str, Any], new: dict[str, Any], path: str, depth: int) -> list[Change]:
         a, b = old.get("additionalProperties"), new.get("additionalProperties")
-        if _same(a, b):
+        if same(a, b):
             return []
         where = path + "/additionalProperties"
-        shown = f"additionalProperties {_summary(a)} → {_summary(b)}"
+        shown = f"additionalProperties {summary(a)} → {summary(b)}"
         if b is False:
             return [self.add("additional-properties-closed", where, shown)]
         if a is False:
@@ -230,16 +231,16 @@ class _Walk:
     def items(self, old: dict[str, Any], new: dict[str, Any], path: str, depth: int) -> list[Change]:
         out: list[Change] = []
         a, b = old.get("items"), new.get("items")
-        if not _same(a, b):
+        if not same(a, b):
             if isinstance(a, list) and isinstance(b, list):
                 out += self.indexed(a, b, path + "/items", depth)
             elif a is None or b is None:
                 cls = "constraint-loosened" if b is None else "constraint-tightened"
-                out.append(self.add(cls, path + "/items", f"items {_summary(a)} → {_summary(b)}"))
+                out.append(self.add(cls, path + "/items", f"items {summary(a)} → {summary(b)}"))
             else:
                 out += self.node(a, b, path + "/items", depth + 1)
         a, b = old.get("prefixItems"), new.get("prefixItems")
-        if not _same(a, b):
+        if not same(a, b):
             out += self.indexed(
                 a if isinstance(a, list) else [], b if isinstance(b, list) else [], path + "/prefixItems", depth
             )
@@ -249,9 +250,9 @@ class _Walk:
         out: list[Change] = []
         for i in range(max(len(a), len(b))):
             if i >= len(a):
-                out.append(self.add("schema-changed", f"{path}/{i}", f"added {_summary(b[i])}"))
+                out.append(self.add("schema-changed", f"{path}/{i}", f"added {summary(b[i])}"))
             elif i >= len(b):
-                out.append(self.add("schema-changed", f"{path}/{i}", f"removed {_summary(a[i])}"))
+                out.append(self.add("schema-changed", f"{path}/{i}", f"removed {summary(a[i])}"))
             else:
                 out += self.node(a[i], b[i], f"{path}/{i}", depth + 1)
         return out
@@ -271,7 +272,7 @@ class _Walk:
         return out
 
     def branches(self, key: str, a: Any, b: Any, path: str, depth: int) -> list[Change]:
-        if _same(a, b):
+        if same(a, b):
             return []
         a = a if isinstance(a, list) else []
         b = b if isinstance(b, list) else []
@@ -282,7 +283,7 @@ class _Walk:
                 out += self.node(a[i], b[i], where, depth + 1)
                 continue
             added = i >= len(a)
-            shown = f"{'added' if added else 'removed'} {key} branch {_summary(b[i] if added else a[i])}"
+            shown = f"{'added' if added else 'removed'} {key} branch {summary(b[i] if added else a[i])}"
             if key == "allOf":
                 cls = "constraint-tightened" if added else "constraint-loosened"
             else:
@@ -304,8 +305,6 @@ def _types(value: Any) -> frozenset[str] | None:
 
 
 def _values(value: Any) -> frozenset[bytes] | None:
-    from scanner.lock.canonical import canonical_bytes
-
     return frozenset(canonical_bytes(v) for v in value) if isinstance(value, list) else None
 
 

@@ -25,10 +25,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from scanner.findings import Finding, LockLocation
+from scanner.diff.metaschema import flat_2020_12
 from scanner.lock.lockfile import ServerPin
+from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import pointer
-from scanner.rules import rule
+from scanner.model.rules import SCHEMA_INVALID
 
 SCHEMA_FIELDS = ("inputSchema", "outputSchema")
 MAX_DEPTH = 64  # real tool schemas nest a handful of levels; the validator recurses per level
@@ -328,8 +329,6 @@ def _meta_validator(cls: Any) -> Any:
     from jsonschema import validators
     from jsonschema_specifications import REGISTRY
 
-    from scanner.diff.metaschema import flat_2020_12
-
     meta = validators.validator_for(cls.META_SCHEMA, default=cls)
     metaschema = flat_2020_12() if cls is validators.Draft202012Validator else cls.META_SCHEMA
     return meta(metaschema, registry=REGISTRY, format_checker=_format_checker(meta.FORMAT_CHECKER))
@@ -371,7 +370,7 @@ def _finding(key: str, name: str, field: str, problem: SchemaProblem) -> Finding
     where = pointer(field, *problem.path)[1:]
     verdict = "is not a valid JSON Schema" if problem.checked else "is too large to check as a JSON Schema"
     return Finding(
-        rule("schema-invalid"),
+        SCHEMA_INVALID,
         key,
         f"{key}: tool `{name}` {field} {verdict} ({problem.draft}): {problem.message}",
         LockLocation(pointer("servers", key, "tools", name, "definition", field, *problem.path)),
@@ -384,7 +383,7 @@ def _finding(key: str, name: str, field: str, problem: SchemaProblem) -> Finding
 def _over_budget(key: str, unchecked: list[str]) -> Finding:
     shown = ", ".join(unchecked[:5]) + (f" and {len(unchecked) - 5} more" if len(unchecked) > 5 else "")
     return Finding(
-        rule("schema-invalid"),
+        SCHEMA_INVALID,
         key,
         f"{key}: {len(unchecked)} tool schema(s) not checked: the server's schemas exceed "
         f"{MAX_NODES_PER_SERVER} values in all ({shown})",

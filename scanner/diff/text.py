@@ -19,6 +19,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from scanner.diff.change import Change, change
+
 SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|\n+")
 # A rewritten sentence at least this similar to a removed one is a rewording, not a new sentence.
 REWORD_RATIO = 0.8
@@ -178,10 +180,8 @@ KIND_CLASS = {
 }
 
 
-def text_changes(field_name: str, path: str, old: Any, new: Any) -> list:  # list[Change]
+def text_changes(field_name: str, path: str, old: Any, new: Any) -> list[Change]:
     """Graded changes of one text field (a description, a title, instructions)."""
-    from scanner.diff.grade import change
-
     old_text = old if isinstance(old, str) else ""
     new_text = new if isinstance(new, str) else ""
     if (old is not None and not isinstance(old, str)) or (new is not None and not isinstance(new, str)):

@@ -1,34 +1,60 @@
-"""docs/rules.md, rendered from the rule table so the docs cannot drift from the code."""
+"""docs/rules.md, rendered from the rule registry so the docs cannot drift from the code."""
 
 from __future__ import annotations
 
-from scanner.rules import RULES
+from scanner.detectors import register_all
+from scanner.diff.change import CHANGE_CLASSES
+from scanner.model.rules import REGISTRY, RULES, Rule
 
 
 def render_rules_doc() -> str:
+    register_all()
+    checks = sorted(REGISTRY.checks(), key=lambda rule: rule.id)
     lines = [
         "# Rules",
         "",
-        "Generated from `scanner/rules.py` by `python -m scanner.reporters.rules_doc`; do not edit by hand.",
+        "Generated from the rule registry (`scanner/model/rules.py`, the detector catalogue "
+        "`scanner/detectors/catalogue.yaml` and the check modules in `scanner/detectors/`) by "
+        "`python -m scanner.reporters.rules_doc`; do not edit by hand.",
         "A *blocking* finding fails `mcp-lock check` (exit 1).",
         "",
-        "| id | severity | blocking | summary |",
-        "|---|---|---|---|",
+        "| id | category | severity | blocking | summary |",
+        "|---|---|---|---|---|",
     ]
-    lines += [f"| [`{r.id}`](#{r.id}) | {r.severity} | {'yes' if r.blocking else 'no'} | {r.summary} |" for r in RULES]
+    lines += [
+        f"| [`{r.id}`](#{r.anchor}) | {r.category} | {r.severity} | {'yes' if r.blocking else 'no'} | {r.summary} |"
+        for r in RULES
+    ]
     for rule in RULES:
-        lines += ["", f"## {rule.id}", "", f"**{rule.summary}.** Severity {rule.severity}.", "", rule.help]
+        lines += ["", f"## {rule.id}", "", _lead(rule), "", rule.help]
+    lines += [
+        "",
+        "## Checks",
+        "",
+        "Each detector is a check with its own id. Its findings are filed under the rule it names and quote "
+        "the check's id in brackets, e.g. `[MCPL-D010]`; a hit takes the check's severity.",
+        "",
+        "| id | category | severity | filed as | summary |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| [`{r.id}`](#{r.anchor}) | {r.category} | {r.severity} | `{r.reported_as}` | {_cell(r.summary)} |"
+        for r in checks
+    ]
+    for rule in checks:
+        lines += ["", f"### {rule.id}", "", _lead(rule), "", rule.help]
     lines += ["", "## Change classes", "", "A `*-changed` finding takes the severity of its most severe change:", ""]
     lines += ["| class | severity | what changed |", "|---|---|---|"]
-    lines += [f"| `{cls}` | {severity} | {what} |" for cls, severity, what in _change_classes()]
+    lines += [f"| `{c.name}` | {c.severity} | {_cell(c.what)} |" for c in CHANGE_CLASSES]
     return "\n".join(lines) + "\n"
 
 
-def _change_classes() -> list[tuple[str, str, str]]:
-    from scanner.diff.grade import TABLE
+def _lead(rule: Rule) -> str:
+    return f"**{rule.summary}.** Category {rule.category}. Severity {rule.severity}."
 
-    rows = [line.split(None, 2) for line in TABLE.splitlines()[1:] if line.strip()]
-    return [(row[0], row[1], row[2].replace("|", "\\|") if len(row) > 2 else "") for row in rows]
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
 
 
 if __name__ == "__main__":

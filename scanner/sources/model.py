@@ -5,19 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from scanner.model.locations import SourceLocation as SourceLocation  # re-exported for discovery
+
 Transport = Literal["stdio", "http", "sse"]
 Severity = Literal["error", "warning"]
-
-
-@dataclass(frozen=True, order=True)
-class SourceLocation:
-    """A place in a repository file: a repo-relative POSIX path and a 1-based line."""
-
-    file: str
-    line: int = 1
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}"
 
 
 @dataclass(frozen=True)

@@ -1,18 +1,26 @@
 import pytest
 
-from scanner.detectors import SEVERITIES, Hit, load_catalogue, scan_text
+from scanner.detectors import Hit, load_catalogue, scan_text
 from scanner.detectors.engine import CatalogueError, _parse
+from scanner.model.rules import REGISTRY, SEVERITIES, SUSPICIOUS_TEXT, Category
 
-RULES = load_catalogue()
-MATCH = [(r.id, ex) for r in RULES for ex in r.examples_match]
-NO_MATCH = [(r.id, ex) for r in RULES for ex in r.examples_no_match]
+ENTRIES = load_catalogue()
+MATCH = [(e.rule.id, ex) for e in ENTRIES for ex in e.examples_match]
+NO_MATCH = [(e.rule.id, ex) for e in ENTRIES for ex in e.examples_no_match]
 
 
 def test_catalogue_shape():
-    assert len({r.id for r in RULES}) == len(RULES)
-    assert all(r.severity in SEVERITIES for r in RULES)
-    assert all(r.examples_match and r.examples_no_match for r in RULES)
-    assert load_catalogue() is RULES  # loaded once
+    assert len({e.rule.id for e in ENTRIES}) == len(ENTRIES)
+    assert all(e.rule.severity in SEVERITIES for e in ENTRIES)
+    assert all(e.examples_match and e.examples_no_match for e in ENTRIES)
+    assert load_catalogue() is ENTRIES  # loaded once
+
+
+def test_every_entry_is_a_registered_poisoning_check_filed_as_suspicious_text():
+    for entry in ENTRIES:
+        assert REGISTRY[entry.rule.id] is entry.rule
+        assert entry.rule.category is Category.POISONING
+        assert entry.rule.reported_as == SUSPICIOUS_TEXT.id
 
 
 @pytest.mark.parametrize(("rule_id", "text"), MATCH)

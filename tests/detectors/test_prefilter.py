@@ -16,24 +16,24 @@ from scanner.detectors import Hit, engine, load_catalogue, prefilter, scan_text
 from scanner.detectors import unicode_checks as uc
 
 ROOT = Path(__file__).resolve().parents[2]
-RULES = load_catalogue()
-PATTERNS = [p for rule in RULES for p in rule.patterns]
+ENTRIES = load_catalogue()
+PATTERNS = [p for entry in ENTRIES for p in entry.patterns]
 
 
 def reference_scan(text: str) -> list[Hit]:
     """scan_text as it was before the pre-filter: every pattern searched over the normalised text."""
     hits: list[Hit] = []
     norm = uc.Normalised(text)
-    for rule in RULES:
+    for entry in ENTRIES:
         found: list[str] = []
-        if rule.detector:
-            for _s, _e, ev in engine._detector_spans(rule.detector, text):
+        if entry.detector:
+            for _s, _e, ev in engine._detector_spans(entry.detector, text):
                 if ev not in found:
                     found.append(ev)
                 if len(found) >= engine.MAX_HITS_PER_RULE:
                     break
         else:
-            for pattern in rule.patterns:
+            for pattern in entry.patterns:
                 m = pattern.search(norm.text)
                 if m:
                     ev = engine._evidence(text, *norm.span(m.start(), m.end()))
@@ -41,7 +41,7 @@ def reference_scan(text: str) -> list[Hit]:
                         found.append(ev)
                 if len(found) >= engine.MAX_HITS_PER_RULE:
                     break
-        hits.extend(Hit(rule.id, rule.severity, rule.summary, ev) for ev in found)
+        hits.extend(Hit(entry.rule.id, entry.rule.severity, entry.rule.summary, ev) for ev in found)
     return hits
 
 
@@ -56,12 +56,12 @@ def _fixture_texts() -> list[str]:
         import scale_server
     finally:
         sys.path.remove(str(ROOT / "bench"))
-    from scanner.diff.suspicious import strings
+    from scanner.detectors.texts import strings
 
     return sorted({text for i in range(4) for n in range(50) for _, text in strings(scale_server.tool(i, n))})
 
 
-CATALOGUE_TEXTS = [t for rule in RULES for t in (*rule.examples_match, *rule.examples_no_match)]
+CATALOGUE_TEXTS = [t for entry in ENTRIES for t in (*entry.examples_match, *entry.examples_no_match)]
 
 
 def _mutations(texts: list[str], seed: int) -> list[str]:

@@ -3,7 +3,8 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scanner.detectors import SEVERITIES, Hit, scan_text
+from scanner.detectors import Hit, scan_text
+from scanner.model.rules import SEVERITIES
 
 ALPHABET = st.characters(codec=None, exclude_categories=("Cs",))
 SNIPPETS = st.sampled_from([

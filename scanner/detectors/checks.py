@@ -1,0 +1,50 @@
+"""The structural checks: each is one module that registers its rule and function here, once.
+
+A server check sees one server (what was pinned, None when unpinned, and what it says now); a
+workspace check sees every server at once. Each returns findings filed under its rule's
+`reported_as` rule. `scanner.detectors` imports every check module, which is what runs them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from scanner.lock.lockfile import ServerPin
+from scanner.model.findings import Finding
+from scanner.model.rules import Rule, register_check
+
+ServerCheck = Callable[[str, ServerPin | None, ServerPin], list[Finding]]
+WorkspaceCheck = Callable[[Mapping[str, ServerPin], Mapping[str, ServerPin | None]], list[Finding]]
+
+SERVER_CHECKS: list[tuple[Rule, ServerCheck]] = []
+WORKSPACE_CHECKS: list[tuple[Rule, WorkspaceCheck]] = []
+
+
+def server_check(rule: Rule) -> Callable[[ServerCheck], ServerCheck]:
+    """Register `rule` and the decorated function as a check of one server."""
+    register_check(rule)
+
+    def add(check: ServerCheck) -> ServerCheck:
+        SERVER_CHECKS.append((rule, check))
+        return check
+
+    return add
+
+
+def workspace_check(rule: Rule) -> Callable[[WorkspaceCheck], WorkspaceCheck]:
+    """Register `rule` and the decorated function as a check across every server."""
+    register_check(rule)
+
+    def add(check: WorkspaceCheck) -> WorkspaceCheck:
+        WORKSPACE_CHECKS.append((rule, check))
+        return check
+
+    return add
+
+
+def run_server_checks(key: str, pinned: ServerPin | None, live: ServerPin) -> list[Finding]:
+    return [finding for _, check in SERVER_CHECKS for finding in check(key, pinned, live)]
+
+
+def run_workspace_checks(live: Mapping[str, ServerPin], baseline: Mapping[str, ServerPin | None]) -> list[Finding]:
+    return [finding for _, check in WORKSPACE_CHECKS for finding in check(live, baseline)]

@@ -1,0 +1,75 @@
+"""MCPL-D020: a tool new since the pin that can destroy something, weighed with its own annotations."""
+
+from __future__ import annotations
+
+import re
+
+from scanner.detectors.checks import server_check
+from scanner.lock.lockfile import ServerPin
+from scanner.model.findings import Finding, LockLocation
+from scanner.model.pointer import pointer
+from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule, Severity
+
+RULE = Rule(
+    "MCPL-D020",
+    Category.CAPABILITY,
+    "medium",
+    "A tool new since the pin says it destroys something",
+    "Its name or description says it deletes, drops, wipes, overwrites or the like. Reported by `check` "
+    "for tools added since the pin, weighed with the tool's own annotations: `destructiveHint: true` "
+    "is low (still worth a look), no hint is medium, and a tool annotated read-only or non-destructive "
+    "that says it destroys contradicts itself (high). Filed as suspicious-text.",
+    reported_as=SUSPICIOUS_TEXT.id,
+)
+
+
+# A tool whose name or description says it destroys something. Word-bounded, on the name split at
+# separators, so "undo_delete" fires and "deleted_items_count" reads as a noun in prose only.
+DESTRUCTIVE = re.compile(
+    r"\b(delete|remove|drop|wipe|purge|erase|destroy|truncate|revoke|kill|terminate|overwrite|reset|"
+    r"uninstall|deactivate|shutdown|rm)(s|d|ed)?\b",
+    re.IGNORECASE,
+)
+
+
+@server_check(RULE)
+def destructive_findings(key: str, pinned: ServerPin | None, live: ServerPin) -> list[Finding]:
+    """A tool that is new since the pin and can destroy something, weighed with its own annotations.
+
+    An honest `destructiveHint: true` is still worth a reviewer's look (low); no hint is medium; a tool
+    that says it destroys but is annotated read-only or non-destructive contradicts itself (high).
+    """
+    if pinned is None:
+        return []  # `lock` pins what it boots; only a tool added since a pin is news
+    findings: list[Finding] = []
+    before = pinned.tools
+    for name, pin in live.tools.items():
+        if name in before:
+            continue
+        description = pin.definition.get("description")
+        words = name.replace("_", " ").replace("-", " ").replace(".", " ")
+        match = DESTRUCTIVE.search(words) or (DESTRUCTIVE.search(description) if isinstance(description, str) else None)
+        if match is None:
+            continue
+        annotations = pin.definition.get("annotations")
+        hints = annotations if isinstance(annotations, dict) else {}
+        severity: Severity
+        if hints.get("readOnlyHint") is True or hints.get("destructiveHint") is False:
+            severity, verdict = "high", "yet annotated read-only or non-destructive"
+        elif hints.get("destructiveHint") is True:
+            severity, verdict = "low", "and annotated destructiveHint: true"
+        else:
+            severity, verdict = "medium", "with no destructiveHint annotation"
+        findings.append(
+            Finding(
+                SUSPICIOUS_TEXT,
+                key,
+                f"{key}: new tool `{name}` can {match.group(1).lower()} things, {verdict} [{RULE.id}]",
+                LockLocation(pointer("servers", key, "tools", name)),
+                subject=name,
+                kind="tools",
+                details=[f"evidence: {match.group(0)}", f"annotations: {hints or '(none)'}"],
+                severity=severity,
+            )
+        )
+    return findings

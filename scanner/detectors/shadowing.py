@@ -1,0 +1,117 @@
+"""MCPL-D021: new text in one server that names a tool of another declared server (tool shadowing)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+
+from scanner.detectors.checks import workspace_check
+from scanner.detectors.texts import changed_definitions, paths_of
+from scanner.lock.lockfile import ServerPin
+from scanner.model.findings import Finding, LockLocation
+from scanner.model.pointer import pointer
+from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule, kind_label
+
+RULE = Rule(
+    "MCPL-D021",
+    Category.POISONING,
+    "high",
+    "New text in one server names a tool of another server",
+    "A description or other text that is new since the pin mentions a distinctive tool name (send_email, "
+    "readFile) that another declared server offers: the way one server steers the model into misusing, "
+    "or replacing, another's tool (tool shadowing). Filed as suspicious-text.",
+    reported_as=SUSPICIOUS_TEXT.id,
+)
+
+
+# A name distinctive enough that mentioning it is a reference, not an English word: a separator or an
+# inner capital (send_email, get-docs, readFile) and at least five characters.
+DISTINCTIVE = re.compile(r"^(?=.{5,}$)[A-Za-z0-9]+(?:[_\-.][A-Za-z0-9]+)+$|^[a-z0-9]+(?:[A-Z][a-z0-9]*)+$")
+
+
+@workspace_check(RULE)
+def shadowing_findings(
+    live: Mapping[str, ServerPin], baseline: Mapping[str, ServerPin | None]
+) -> list[Finding]:
+    """New text in one server that names a tool of another declared server: how shadowing starts.
+
+    `live` holds every server's current pin; `baseline[key]` is what was pinned before (None: all new).
+    """
+    owners: dict[str, str] = {}
+    for key, server in sorted(live.items()):
+        for name in server.tools:
+            if DISTINCTIVE.match(name):
+                owners.setdefault(name, key)
+    if not owners:
+        return []
+    findings: list[Finding] = []
+    for key, server in sorted(live.items()):
+        before = baseline.get(key)
+        for kind, name, definition, texts, known in changed_definitions(server, before):
+            paths: list[str] | None = None
+            for index, text in enumerate(texts):
+                # Every owned name has a separator between letters or digits, or a capital after one: text
+                # without either (most descriptions) mentions none.
+                if text in known or not _MAYBE_NAME.search(text):
+                    continue
+                for mentioned, start, end in _mentions(text, owners):
+                    owner = owners[mentioned]
+                    if owner == key or mentioned in server.tools:
+                        continue  # its own tool, or a name both servers offer
+                    paths = paths or paths_of(definition)
+                    path = paths[index]
+                    if path == "/name":
+                        break  # a definition's own name is not a mention
+                    findings.append(
+                        Finding(
+                            SUSPICIOUS_TEXT,
+                            key,
+                            f"{key}: {kind_label(kind)} `{name}` {path}: names `{mentioned}`, a tool of server "
+                            f"{owner} [{RULE.id}]",
+                            LockLocation(pointer("servers", key, kind, name)),
+                            subject=name,
+                            kind=kind,
+                            details=[f"evidence: {text[max(0, start - 60):end + 60]}"],
+                            severity="high",
+                        )
+                    )
+                    break
+    return findings
+
+
+# Finds what every DISTINCTIVE name contains (see `shadowing_findings`): a separator between two letters or
+# digits, or a capital after a small letter or digit. It starts at the separator or capital, so that the search
+# skips to those characters at C speed (a class first), then looks around.
+_MAYBE_NAME = re.compile(r"[_.\-A-Z](?:(?<=[A-Za-z0-9][_.\-])(?=[A-Za-z0-9])|(?<=[a-z0-9][A-Z]))")
+
+
+# A run of name characters; a mention starts at its start or after a dot in it, and ends at a dot or its end.
+_RUN = re.compile(r"[\w.-]+")
+
+
+def _mentions(text: str, names: Mapping[str, str]) -> Iterator[tuple[str, int, int]]:
+    """Each `(name, start, end)` of `names` in `text` not inside a longer word, left to right, longest first.
+
+    What `(?<![\\w-])(n1|n2|…)(?![\\w-])` with the names longest first finds, without building that
+    alternation: with ten thousand tool names it cost seconds per `lock`.
+    """
+    for run in _RUN.finditer(text):
+        token = run.group()
+        if "." not in token:
+            if token in names:
+                yield token, run.start(), run.end()
+            continue
+        parts = token.split(".")
+        starts = [0]
+        for part in parts:
+            starts.append(starts[-1] + len(part) + 1)
+        i = 0
+        while i < len(parts):
+            for j in range(len(parts), i, -1):
+                candidate = token[starts[i] : starts[j] - 1]
+                if candidate in names:
+                    yield candidate, run.start() + starts[i], run.start() + starts[j] - 1
+                    i = j
+                    break
+            else:
+                i += 1

@@ -1,0 +1,116 @@
+"""One graded change of a definition, and the table that says how severe each class of change is.
+
+A gate that shows every change the same gets muted, so a reworded sentence, a new required parameter
+and an SDK adding `$schema` must not look alike. The table below is data: `CHANGE_CLASSES` and
+`SEVERITY` are parsed from it, so it is the one place that says how severe each class of change is.
+`text`, `schema` and `grade` build changes with `change`; `compare` turns them into findings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from scanner.lock.canonical import canonical_bytes
+from scanner.model.rules import Severity, severity_rank
+
+TABLE = """\
+class                         severity  what changed
+property-added-required       high      a new parameter the caller must supply
+became-required               high      an existing parameter must now be supplied
+annotation-escalated          high      readOnlyHint true→false/removed, destructiveHint or openWorldHint became true
+text-sentence-added           medium    a text field gained a sentence (quoted in the finding)
+text-invisible-changed        medium    invisible/format characters (Cf, tag block, bidi controls) added or removed
+text-lookalike                medium    a word now uses look-alike (non-ASCII) letters
+property-removed              medium    a parameter was removed
+type-broadened                medium    more types or anyOf/oneOf branches, e.g. "boolean" → ["boolean","string"]
+type-narrowed                 medium    fewer types (or anyOf/oneOf branches) accepted
+type-changed                  medium    the accepted types changed otherwise
+enum-widened                  medium    more enum values accepted (or the enum was dropped)
+enum-changed                  medium    enum values both added and removed
+const-changed                 medium    `const` changed, added or removed
+default-changed               medium    `default` changed, added or removed
+constraint-loosened           medium    maxLength/maxItems/maximum up, minimum down, pattern/format removed or changed
+additional-properties-opened  medium    additionalProperties false → allowed
+schema-changed                medium    any other schema keyword changed (fallback)
+field-changed                 medium    any other field of the definition changed (fallback)
+renamed                       medium    same schema and description under a new name
+text-reworded                 low       a text field reworded without a new sentence
+property-added-optional       low       a new optional parameter
+became-optional               low       a parameter no longer has to be supplied
+became-required-with-default  low       a parameter with a default is now listed as required (schema generators do this)
+enum-narrowed                 low       fewer enum values accepted (or an enum was added)
+constraint-tightened          low       a length/range/pattern/format constraint added or made stricter
+additional-properties-closed  low       additionalProperties → false
+output-schema-added           low       the tool now declares an outputSchema
+output-schema-removed         low       the tool no longer declares an outputSchema
+annotation-deescalated        low       the reverse of an escalation
+annotation-changed            low       annotations title or another hint changed
+metadata-changed              low       title, icons, _meta or execution changed
+text-cosmetic                 info      whitespace, punctuation, letter case or a one-word typo fix
+schema-noise                  info      `$schema` added/removed/changed, or a `title` inside a schema changed
+"""
+
+
+@dataclass(frozen=True)
+class ChangeClass:
+    name: str  # e.g. "property-added-required"
+    severity: Severity
+    what: str  # what changed, in prose
+
+
+def _parse(table: str) -> tuple[ChangeClass, ...]:
+    rows = [line.split(None, 2) for line in table.splitlines()[1:] if line.strip()]
+    return tuple(ChangeClass(row[0], row[1], row[2] if len(row) > 2 else "") for row in rows)  # type: ignore[arg-type]
+
+
+CHANGE_CLASSES: tuple[ChangeClass, ...] = _parse(TABLE)
+SEVERITY: dict[str, Severity] = {cls.name: cls.severity for cls in CHANGE_CLASSES}
+__doc__ = (__doc__ or "") + "\n" + TABLE
+
+
+@dataclass(frozen=True)
+class Change:
+    cls: str
+    path: str  # JSON pointer into the field (the schema, for schema changes); "" for the field itself
+    detail: str
+    severity: Severity
+    field: str = ""  # the top-level field of the definition: description, inputSchema, annotations…
+    quote: str | None = None  # an added sentence, for the finding's first line
+    diff: str | None = None  # word-level before/after with [-old-]{+new+} markers
+
+    def line(self) -> str:
+        where = " ".join(part for part in (self.field, self.path) if part)
+        return f"{where}: {self.detail} ({self.severity})"
+
+
+def change(cls: str, path: str, detail: str, field: str = "", **extra: Any) -> Change:
+    """A Change whose severity comes from the table."""
+    return Change(cls, path, detail, SEVERITY[cls], field, **extra)
+
+
+def most_severe(changes: list[Change]) -> Severity | None:
+    return min((c.severity for c in changes), key=severity_rank, default=None)
+
+
+def ordered(changes: list[Change]) -> list[Change]:
+    return sorted(changes, key=lambda c: severity_rank(c.severity))  # stable: walk order within a severity
+
+
+def same(a: Any, b: Any) -> bool:
+    """Canonically equal; absent (None) equals only absent."""
+    if a is None or b is None:
+        return a is None and b is None
+    return canonical_bytes(a) == canonical_bytes(b)
+
+
+SUMMARY_LIMIT = 120
+
+
+def summary(value: Any) -> str:
+    """A value as one short line of canonical JSON, for a change's detail."""
+    if value is None:
+        return "(absent)"
+    text = canonical_bytes(value).decode("utf-8")
+    text = text.encode("unicode_escape").decode("ascii") if not text.isprintable() else text
+    return text if len(text) <= SUMMARY_LIMIT else text[:SUMMARY_LIMIT] + "…"

@@ -1,0 +1,57 @@
+"""Findings: what a run concluded, with symbolic locations that reporters turn into file:line."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from scanner.model.locations import Location, LockLocation, SourceLocation
+from scanner.model.rules import Rule, Severity, severity_rank
+
+__all__ = ["Finding", "Location", "LockLocation", "SourceLocation", "by_severity", "ordered"]
+
+
+@dataclass
+class Finding:
+    rule: Rule
+    server: str
+    message: str  # one line: names the subject and says what happened
+    location: Location
+    subject: str | None = None  # e.g. the tool name; None for server-level findings
+    kind: str | None = None  # the lock key of the subject: tools, prompts, resources, resourceTemplates
+    details: list[str] = field(default_factory=list)  # further lines: changed fields, before/after
+    severity: Severity | None = None  # overrides the rule's default when grading says so
+
+    @property
+    def effective_severity(self) -> Severity:
+        return self.severity or self.rule.severity
+
+    @property
+    def blocking(self) -> bool:
+        return self.rule.blocking
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.server}/{self.subject}" if self.subject else self.server
+
+    def sort_key(self) -> tuple[object, ...]:
+        """The one finding order: by server, most severe first, then rule, subject, and the rest to break ties."""
+        return (
+            self.server,
+            severity_rank(self.effective_severity),
+            self.rule.id,
+            self.subject or "",
+            self.kind or "",
+            self.message,
+            tuple(self.details),
+        )
+
+
+def ordered(findings: Iterable[Finding]) -> list[Finding]:
+    """Findings grouped by server, most severe first within one: the order every report lists them in."""
+    return sorted(findings, key=Finding.sort_key)
+
+
+def by_severity(findings: Iterable[Finding]) -> list[Finding]:
+    """`ordered`, with the most severe findings of every server first (for reports that lead with severity)."""
+    return sorted(findings, key=lambda f: (severity_rank(f.effective_severity), *f.sort_key()))

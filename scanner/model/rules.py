@@ -1,0 +1,359 @@
+"""Every rule mcp-lock knows, registered once: id, category, default severity, summary, help and docs anchor.
+
+Two kinds of rule share one registry. A *reported* rule is what a finding is filed under (SARIF `ruleId`,
+`[rule]` in text output); they are the constants below, in the fixed order of `RULES`. A *check* is one
+detector: a catalogue entry (scanner/detectors/catalogue.yaml) or a structural check module in
+scanner/detectors/. Its findings are filed under the reported rule it names (`reported_as`) and quote the
+check's own id, so a check is added without changing what reporters list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal
+
+from scanner.model.kinds import KIND_BY_KEY, KINDS
+
+Severity = Literal["critical", "high", "medium", "low", "info"]
+SEVERITIES: tuple[Severity, ...] = ("critical", "high", "medium", "low", "info")
+HELP_BASE = "https://github.com/mcp-lock/mcp-lock/blob/main/docs/rules.md#"
+
+
+class Category(StrEnum):
+    """What a rule is about; a closed set, so every rule answers the same question."""
+
+    POISONING = "poisoning"  # text aimed at the model rather than the user
+    CAPABILITY = "capability"  # what a tool can do
+    CORRECTNESS = "correctness"  # what a server sends is malformed or odd
+    DRIFT = "drift"  # what the servers say differs from the lock
+    CONFIG = "config"  # configuration files and repo policy
+    AVAILABILITY = "availability"  # a server could not be checked at all
+    REVIEW = "review"  # `check --base`: what a pull request changed, for its reviewer
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    category: Category
+    severity: Severity  # the default; a finding may carry its own (graded drift, detector hits)
+    summary: str
+    help: str
+    # A blocking finding fails `check`: the lock no longer describes what the servers say.
+    blocking: bool = True
+    # For a check: the id of the reported rule its findings are filed under.
+    reported_as: str | None = None
+
+    @property
+    def anchor(self) -> str:
+        """The heading anchor in docs/rules.md (GitHub lower-cases headings)."""
+        return self.id.lower()
+
+    @property
+    def help_uri(self) -> str:
+        return HELP_BASE + self.anchor
+
+
+def severity_rank(severity: Severity) -> int:
+    """0 for critical, growing as severity falls; for sorting and thresholds."""
+    return SEVERITIES.index(severity)
+
+
+class Registry:
+    """Rules by id in registration order; an id names one rule."""
+
+    def __init__(self) -> None:
+        self._rules: dict[str, Rule] = {}
+
+    def register(self, rule: Rule) -> Rule:
+        """Add `rule`; registering the same rule again is a no-op (a reloaded catalogue), a different one fails."""
+        if rule.severity not in SEVERITIES:
+            raise ValueError(f"rule {rule.id}: unknown severity {rule.severity!r}")
+        if rule.reported_as is not None and self._rules.get(rule.reported_as, rule).reported_as is not None:
+            raise ValueError(f"rule {rule.id}: reported as {rule.reported_as!r}, which is not a reported rule")
+        known = self._rules.setdefault(rule.id, rule)
+        if known != rule:
+            raise ValueError(f"two different rules with id {rule.id}")
+        return rule
+
+    def __getitem__(self, rule_id: str) -> Rule:
+        return self._rules[rule_id]
+
+    def __contains__(self, rule_id: object) -> bool:
+        return rule_id in self._rules
+
+    def __iter__(self) -> Iterator[Rule]:
+        return iter(tuple(self._rules.values()))
+
+    def checks(self) -> tuple[Rule, ...]:
+        """The registered checks, in registration order."""
+        return tuple(rule for rule in self if rule.reported_as is not None)
+
+
+REGISTRY = Registry()
+
+
+def register_check(rule: Rule) -> Rule:
+    """Register a detector's rule once, beside its code; its `reported_as` must name a reported rule."""
+    if rule.reported_as is None:
+        raise ValueError(f"check {rule.id}: says no reported rule to file its findings under")
+    return REGISTRY.register(rule)
+
+
+def _definition_rules() -> dict[tuple[str, str], Rule]:
+    rules: dict[tuple[str, str], Rule] = {}
+    for kind in KINDS:
+        word, label = kind.word, kind.noun
+        rules[kind.key, "added"] = Rule(
+            f"{word}-added",
+            Category.DRIFT,
+            "high",
+            f"A {label} was added that is not in the lock",
+            f"The server now offers a {label} that nobody reviewed. Read its definition in the "
+            f"lockfile diff after `mcp-lock update`, then commit the re-pin.",
+        )
+        rules[kind.key, "removed"] = Rule(
+            f"{word}-removed",
+            Category.DRIFT,
+            "medium",
+            f"A pinned {label} is no longer offered",
+            f"The server stopped offering a pinned {label}. Re-pin with `mcp-lock update` once the "
+            f"removal is expected. A rename (same schema, near-identical description) is reported as one "
+            f"`{word}-changed` finding instead.",
+        )
+        rules[kind.key, "changed"] = Rule(
+            f"{word}-changed",
+            Category.DRIFT,
+            "high",
+            f"A pinned {label}'s definition changed",
+            f"The text or schema the model receives for this {label} differs from the pinned one. "
+            f"Read the before/after, then re-pin with `mcp-lock update` if the change is expected.",
+        )
+    return rules
+
+
+# By (kind lock key, "added" | "removed" | "changed").
+DEFINITION_RULES: dict[tuple[str, str], Rule] = _definition_rules()
+
+
+BOOT_FAILED = Rule(
+    "boot-failed",
+    Category.AVAILABILITY,
+    "high",
+    "A declared server could not be booted",
+    "mcp-lock could not start the server or list its definitions, so nothing about it can be "
+    "verified. Fix the cause shown, or skip the server with a reason in mcp-lock.yaml.",
+)
+
+CONFIG_ERROR = Rule(
+    "config-error",
+    Category.CONFIG,
+    "high",
+    "A config file or server declaration cannot be used",
+    "The file does not parse, or the declaration is missing a field, uses an unknown transport "
+    "or names a variable or input that is not set. The message says what to supply.",
+)
+
+SERVER_NOT_PINNED = Rule(
+    "server-not-pinned",
+    Category.DRIFT,
+    "high",
+    "A declared server is not in the lock",
+    "Run `mcp-lock lock` to pin the new server and commit mcp-lock.json.",
+)
+
+SERVER_NOT_DECLARED = Rule(
+    "server-not-declared",
+    Category.DRIFT,
+    "medium",
+    "A pinned server is no longer declared",
+    "The lock pins a server that no config file declares. Run `mcp-lock update` to drop it.",
+)
+
+LAUNCH_CHANGED = Rule(
+    "launch-changed",
+    Category.DRIFT,
+    "high",
+    "A server's launch command changed since it was pinned",
+    "The command, arguments, URL or environment names differ from the pin (a version bump, for "
+    "example). Run `mcp-lock update SERVER` to boot the new launch and review what it offers.",
+)
+
+INSTRUCTIONS_CHANGED = Rule(
+    "instructions-changed",
+    Category.DRIFT,
+    "high",
+    "The server's instructions to the model changed",
+    "Server instructions are sent to the model with every session. Review the new text, then "
+    "re-pin with `mcp-lock update`.",
+)
+
+DEFINITION_INVALID = Rule(
+    "definition-invalid",
+    Category.CORRECTNESS,
+    "high",
+    "The server listed definitions that cannot be pinned unambiguously",
+    "The server listed two definitions under one name, or one without a name. Clients disagree "
+    "on which one wins, so the pin would not say what the model sees.",
+)
+
+# Not drift: the definition is pinned exactly as sent, so the lock still describes the server.
+SCHEMA_INVALID = Rule(
+    "schema-invalid",
+    Category.CORRECTNESS,
+    "medium",
+    "A tool's inputSchema or outputSchema is not a valid JSON Schema",
+    "Checked against the draft the schema's `$schema` names, else 2020-12; references are never "
+    "fetched. A client may reject or drop the tool, or let the model call it with arguments nobody "
+    "validated. The tool is pinned as sent, so this does not fail `check`; reported by `lock` for "
+    "every pinned tool and by `check` only for schemas new or changed since the pin. Tell the "
+    "server's maintainers.",
+    blocking=False,
+)
+
+SUSPICIOUS_TEXT = Rule(
+    "suspicious-text",
+    Category.POISONING,
+    "high",
+    "Text the model will read looks like an instruction aimed at it",
+    "A detector from the versioned catalogue (scanner/detectors/catalogue.yaml) matched text that is "
+    "new in this server's definitions: invisible or look-alike characters, instructions hidden from the "
+    "user, exfiltration, secret-file reads, instruction overrides or tool shadowing. The finding quotes "
+    "the evidence with invisible characters made visible. Its severity is the detector's own.",
+)
+
+SERVER_INFO_CHANGED = Rule(
+    "server-info-changed",
+    Category.DRIFT,
+    "low",
+    "The server reports a different name, version, protocol or capabilities",
+    "Informational: the definitions the model sees are unchanged. `mcp-lock update` records the "
+    "new values.",
+    blocking=False,
+)
+
+SERVER_NOTE = Rule(
+    "server-note",
+    Category.CORRECTNESS,
+    "info",
+    "The server did something a strict client may not tolerate",
+    "Informational: mcp-lock noticed an oddity while listing, such as lines on stdout that are not "
+    "JSON-RPC (a banner or log output). mcp-lock ignores them; a client that does not may fail to "
+    "connect. Nothing is pinned from them.",
+    blocking=False,
+)
+
+SERVER_SKIPPED = Rule(
+    "server-skipped",
+    Category.CONFIG,
+    "info",
+    "A server was skipped by the repo policy",
+    "mcp-lock.yaml says to skip this server; it is neither booted nor verified.",
+    blocking=False,
+)
+
+# `check --base REF`: notes for the reviewer on what the pull request changed; they never fail a run.
+CHANGED_SINCE_BASE = Rule(
+    "changed-since-base",
+    Category.REVIEW,
+    "info",
+    "A server was declared, or its launch changed, since the base",
+    "Reported by `check --base REF` against the merge base of REF and HEAD, at the server's "
+    "declaration. `--changed-only` boots only servers with a note like this one.",
+    blocking=False,
+)
+
+DEPENDENCY_CHANGED = Rule(
+    "dependency-changed",
+    Category.REVIEW,
+    "info",
+    "A package manifest a server runs from changed since the base",
+    "A package.json, lockfile, pyproject.toml, requirements*.txt or similar changed in the directory "
+    "the server runs from (its cwd, the repository by default) or in a directory holding its script: "
+    "a dependency bump can change what the server offers even though its launch did not.",
+    blocking=False,
+)
+
+REPIN_ACCEPTED = Rule(
+    "repin-accepted",
+    Category.REVIEW,
+    "info",
+    "The change re-pinned a server; this is what was accepted",
+    "Reported by `check --base REF` for each difference between mcp-lock.json at the merge base and "
+    "now, quoting added text, so the reviewer sees what the re-pin accepted. The grade in brackets "
+    "is what the change would have been while unpinned.",
+    blocking=False,
+)
+
+NEWLY_PINNED = Rule(
+    "newly-pinned",
+    Category.REVIEW,
+    "info",
+    "The change pinned a new server",
+    "Reported by `check --base REF` for a server in mcp-lock.json that the merge base did not pin, "
+    "listing what was pinned.",
+    blocking=False,
+)
+
+BASE_LOCK_INVALID = Rule(
+    "base-lock-invalid",
+    Category.REVIEW,
+    "medium",
+    "The lockfile at the base cannot be read",
+    "mcp-lock.json at the merge base does not parse or verify, so the re-pins made since cannot be "
+    "shown. Review the lockfile diff by hand.",
+    blocking=False,
+)
+
+CONFIG_WARNING = Rule(
+    "config-warning",
+    Category.CONFIG,
+    "info",
+    "A config file has something a client may reject",
+    "For example comments or trailing commas in a file that a strict-JSON client reads, or a "
+    "deprecated location. The server is still discovered.",
+    blocking=False,
+)
+
+
+# The reported rules, in the fixed order reporters list them (SARIF `ruleIndex` is a position in it).
+RULES: tuple[Rule, ...] = tuple(
+    REGISTRY.register(rule)
+    for rule in (
+        BOOT_FAILED,
+        CONFIG_ERROR,
+        SERVER_NOT_PINNED,
+        SERVER_NOT_DECLARED,
+        LAUNCH_CHANGED,
+        INSTRUCTIONS_CHANGED,
+        DEFINITION_INVALID,
+        SCHEMA_INVALID,
+        SUSPICIOUS_TEXT,
+        *DEFINITION_RULES.values(),
+        SERVER_INFO_CHANGED,
+        SERVER_NOTE,
+        SERVER_SKIPPED,
+        CHANGED_SINCE_BASE,
+        DEPENDENCY_CHANGED,
+        REPIN_ACCEPTED,
+        NEWLY_PINNED,
+        BASE_LOCK_INVALID,
+        CONFIG_WARNING,
+    )
+)
+RULES_BY_ID: dict[str, Rule] = {rule.id: rule for rule in RULES}
+
+
+def rule(rule_id: str) -> Rule:
+    """The reported rule with this id, for ids that come from data; code names the constant instead."""
+    return RULES_BY_ID[rule_id]
+
+
+def definition_rule(kind: str, change: str) -> Rule:
+    """The rule for a definition of `kind` (a lock key such as "tools") being added/removed/changed."""
+    return DEFINITION_RULES[kind, change]
+
+
+def kind_label(kind: str) -> str:
+    return KIND_BY_KEY[kind].noun
