@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from scanner.lock.canonical import CanonicalisationError, normalise, normalised_digest
 from scanner.lock.model import Pin, ServerPin
 from scanner.lock.render import render_string
 from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
 from scanner.snapshot import Snapshot
-
-if TYPE_CHECKING:
-    from scanner.sources.model import Declaration
+from scanner.sources.model import Declaration
 
 
 def pin_server(
