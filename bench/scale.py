@@ -54,12 +54,12 @@ import scale_server  # noqa: E402
 
 import scanner.boot  # noqa: E402
 import scanner.cli  # noqa: E402
-import scanner.diff.compare  # noqa: E402
-import scanner.lock.lockfile  # noqa: E402
 import scanner.lock.render  # noqa: E402
 from scanner import engine  # noqa: E402
+from scanner.lock import document, reader, writer  # noqa: E402
 from scanner.reporters.locate import Locator  # noqa: E402
 from scanner.reporters.sarif import render_sarif  # noqa: E402
+from scanner.run import offline, operations, pinning  # noqa: E402
 
 CACHE = HERE / ".cache" / "scale"
 SERVER = HERE / "scale_server.py"
@@ -135,26 +135,26 @@ def replayed(results: dict[str, Any], phases: Phases) -> Iterator[None]:
                 on_result(results[server.key])  # as each would arrive: pins and detectors run here
         return {s.key: results[s.key] for s in servers}
 
-    lockfile = scanner.lock.lockfile
     targets = [
         (scanner.boot, "boot_servers", "replayed boot", boot_servers),
-        (engine, "boot", "engine.boot", engine.boot),
-        (engine, "config_findings", "config findings", engine.config_findings),
-        (engine, "read_lock", "read lock", engine.read_lock),
-        (engine, "_write", "write lock", engine._write),
-        (lockfile, "pin_server", "pin (canonicalise + hash)", lockfile.pin_server),
-        (lockfile, "render", "render", lockfile.render),
-        (lockfile, "parse", "parse + verify", lockfile.parse),
-        (scanner.diff.compare, "compare_server", "diff + grade", scanner.diff.compare.compare_server),
-        (engine, "suspicious_findings", "detectors", engine.suspicious_findings),
-        (engine, "cross_server_findings", "cross-server detectors", engine.cross_server_findings),
-        (lockfile, "line_index", "lock line index", lockfile.line_index),
+        (pinning, "boot", "engine.boot", pinning.boot),
+        (operations, "config_findings", "config findings", operations.config_findings),
+        (offline, "config_findings", "config findings", offline.config_findings),
+        (operations, "read_lock", "read lock", operations.read_lock),
+        (operations, "write_lock", "write lock", operations.write_lock),
+        (pinning, "pin_server", "pin (canonicalise + hash)", pinning.pin_server),
+        (writer, "render", "render", writer.render),
+        (reader, "parse", "parse + verify", reader.parse),
+        (writer, "parse", "parse + verify", writer.parse),
+        (operations, "compare_server", "diff + grade", operations.compare_server),
+        (operations, "suspicious_findings", "detectors", operations.suspicious_findings),
+        (operations, "cross_server_findings", "cross-server detectors", operations.cross_server_findings),
+        (document, "line_index", "lock line index", document.line_index),
+        (operations, "schema_findings", "schema validity", operations.schema_findings),
+        # write renders with render_normal and proves the read-back itself
+        (writer, "render_normal", "render", writer.render_normal),
+        (writer, "_reads_back", "read-back verify", writer._reads_back),
     ]
-    if hasattr(engine, "schema_findings"):  # added concurrently by another change
-        targets.append((engine, "schema_findings", "schema validity", engine.schema_findings))
-    if hasattr(lockfile, "_reads_back"):  # write renders with render_normal and proves the read-back itself
-        targets.append((lockfile, "render_normal", "render", lockfile.render_normal))
-        targets.append((lockfile, "_reads_back", "read-back verify", lockfile._reads_back))
     with contextlib.ExitStack() as stack:
         for module, name, label, function in targets:
             stack.enter_context(mock.patch.object(module, name, phases.wrap(label, function)))

@@ -6,6 +6,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from scanner.findings import Finding
+
 _SPEC = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
 
 
@@ -44,3 +46,11 @@ class Shard:
     def category(self, base: str | None) -> str:
         """The SARIF category of this shard: each shard uploads its own analysis."""
         return f"{base or 'mcp-lock'}-{self.label}"
+
+
+def in_shard(findings: list[Finding], shard: Shard | None, keys: set[str]) -> list[Finding]:
+    """This shard's findings: those about its servers, and those about no server (a config file) in shard 1."""
+    if shard is None:
+        return findings
+    owned = shard.select(keys)
+    return [f for f in findings if f.server in owned or (shard.index == 1 and f.server not in keys)]

@@ -233,21 +233,24 @@ def test_stdio_boot_never_waits_for_the_sdk(tmp_path: Path) -> None:
 def test_each_server_is_pinned_and_analysed_while_the_others_still_boot(repo: Repo, monkeypatch: Any) -> None:
     """A slow server does not hold up the work on a fast one; findings still come in declaration order."""
     from scanner import engine
+    from scanner.findings import Finding
+    from scanner.rules import rule
+    from scanner.run import pinning
 
     add_raw(repo, "slow", {"pages": [[tool("a")]], "hang_on": "initialize"})
     add_raw(repo, "fast", {"pages": [[tool("b")]]})
     events: list[str] = []
-    real_failure = engine.boot_failure
+    real_failure = pinning.boot_failure
 
     def failure(server: Any, result: Any) -> Any:
         events.append(server.key)
         return real_failure(server, result)
 
-    monkeypatch.setattr(engine, "boot_failure", failure)
+    monkeypatch.setattr(pinning, "boot_failure", failure)
 
     def analyse(key: str, server_pin: Any) -> list[Any]:
         events.append(f"analysed {key}")
-        return [engine.Finding(engine.rule("server-note"), key, f"{key}: analysed", None)]  # type: ignore[arg-type]
+        return [Finding(rule("server-note"), key, f"{key}: analysed", None)]  # type: ignore[arg-type]
 
     workspace = engine.open_workspace(repo.root, None)
     ready, _ = engine.bootable(workspace, workspace.discovery.servers)

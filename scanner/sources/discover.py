@@ -86,12 +86,23 @@ def walk(repo: Path, names: frozenset[str]) -> Iterator[str]:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
             if entry.name in names and not _is_dir(entry):
                 yield rel
-            elif depth < MAX_DEPTH and _is_dir(entry) and _walkable(entry.name):
+            elif walks_into(rel) and _is_dir(entry):
                 queue.append((rel, depth + 1))
 
 
-def _walkable(name: str) -> bool:
-    return name not in SKIP_DIRS and (not name.startswith(".") or name in HIDDEN_OK)
+def walks_into(rel_dir: str) -> bool:
+    """Whether the walk enters folder `rel_dir` (repo-relative POSIX), given that it entered the parent."""
+    name = rel_dir.rpartition("/")[2]
+    within = rel_dir.count("/") < MAX_DEPTH
+    return within and name not in SKIP_DIRS and (not name.startswith(".") or name in HIDDEN_OK)
+
+
+def is_config_path(rel: str) -> bool:
+    """Whether discovery reads the file at `rel` (repo-relative POSIX) when it finds it: what `candidates` yields."""
+    if rel in FIXED or rel.rpartition("/")[2] in WALKED:
+        return True
+    folder, _, name = rel.rpartition("/")
+    return folder == continuedev.FOLDER and name.endswith(continuedev.SUFFIXES)
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:

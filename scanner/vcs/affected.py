@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 import git
 
 from scanner.findings import Finding
+from scanner.lock.model import launch_diff
 from scanner.rules import rule
 from scanner.sources.discover import Discovery, discover
 from scanner.sources.model import LaunchTemplate, Server
@@ -72,10 +73,9 @@ def launch_reasons(current: Iterable[Server], base: Discovery, label: str) -> li
         spec, old = server.template.spec(), before.get(server.key)
         if old is None:
             message, details = f"{server.key}: declared since the base {label}", []
-        elif old != spec:
-            names = sorted(n for n in spec.keys() | old.keys() if spec.get(n) != old.get(n))
-            message = f"{server.key}: launch changed since the base {label} ({', '.join(names)})"
-            details = [f"{n}: {old.get(n)!r} → {spec.get(n)!r}" for n in names]
+        elif (diff := launch_diff(old, spec)) is not None:
+            message = f"{server.key}: launch changed since the base {label} ({', '.join(diff.names)})"
+            details = diff.details
         else:
             continue
         findings.append(

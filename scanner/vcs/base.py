@@ -9,9 +9,8 @@ from pathlib import Path
 
 import git
 
-from scanner.engine import UsageError
-from scanner.sources import continuedev
-from scanner.sources.discover import FIXED, HIDDEN_OK, MAX_DEPTH, SKIP_DIRS, WALKED
+from scanner.errors import UsageError
+from scanner.sources.discover import is_config_path, walks_into
 
 SHALLOW_HINT = "this clone is shallow; fetch the full history (with actions/checkout: `fetch-depth: 0`)"
 SYMLINK_MODE = 0o120000
@@ -128,25 +127,12 @@ def materialise_configs(commit: git.Commit, prefix: str, dest: Path) -> int:
     start = len(prefix) + 1 if prefix else 0
     written = 0
     with git_errors():
-        for item in tree.traverse(prune=lambda i, _d: i.type == "tree" and _pruned(i.path[start:])):
+        for item in tree.traverse(prune=lambda i, _d: i.type == "tree" and not walks_into(i.path[start:])):
             rel = item.path[start:]
-            if item.type == "blob" and item.mode != SYMLINK_MODE and _is_config(rel):
+            if item.type == "blob" and item.mode != SYMLINK_MODE and is_config_path(rel):
                 target = dest / rel
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(item.data_stream.read())
                 written += 1
     return written
 
-
-def _pruned(rel_dir: str) -> bool:
-    parts = rel_dir.split("/")
-    name = parts[-1]
-    hidden = name.startswith(".") and name not in HIDDEN_OK
-    return len(parts) > MAX_DEPTH + 1 or name in SKIP_DIRS or hidden
-
-
-def _is_config(rel: str) -> bool:
-    if rel in FIXED or rel.rsplit("/", 1)[-1] in WALKED:
-        return True
-    folder, _, name = rel.rpartition("/")
-    return folder == continuedev.FOLDER and name.endswith(continuedev.SUFFIXES)

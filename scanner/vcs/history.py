@@ -13,7 +13,9 @@ from typing import Any
 
 import git
 
-from scanner.lock.lockfile import Lockfile, LockfileError, parse
+from scanner.lock.model import Lockfile, LockfileError
+from scanner.lock.reader import parse
+from scanner.reporters.terminal import safe
 from scanner.rules import kind_label
 from scanner.vcs.base import SHALLOW_HINT, VcsError, Worktree, file_at, git_errors, head_commit, open_worktree
 from scanner.vcs.pins import PINNED, PinChange, lock_changes
@@ -141,8 +143,6 @@ def servers_in(entries: list[Entry]) -> set[str]:
 
 
 def render_text(entries: list[Entry], *, verbose: bool = False) -> str:
-    from scanner.reporters.terminal import safe
-
     lines: list[str] = []
     for entry in entries:
         lines.append(f"{entry.short} {entry.date[:10]} {entry.author}  {entry.subject}")

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scanner.diff.compare import compare_server
-from scanner.lock.lockfile import Lockfile, ServerPin
+from scanner.lock.model import Lockfile, ServerPin, launch_diff
 from scanner.model.kinds import KIND_KEYS
 from scanner.model.pointer import pointer
 from scanner.rules import Severity, kind_label
@@ -86,17 +86,16 @@ def server_changes(key: str, old: ServerPin, new: ServerPin) -> list[PinChange]:
 
 
 def launch_change(key: str, old: ServerPin, new: ServerPin) -> list[PinChange]:
-    if old.launch == new.launch:
+    diff = launch_diff(old.launch, new.launch)
+    if diff is None:
         return []
-    names = sorted(n for n in old.launch.keys() | new.launch.keys() if old.launch.get(n) != new.launch.get(n))
-    details = [f"{n}: {old.launch.get(n)!r} → {new.launch.get(n)!r}" for n in names]
     return [
         PinChange(
             key,
             LAUNCH,
-            f"launch changed ({', '.join(names)})",
+            f"launch changed ({', '.join(diff.names)})",
             pointer("servers", key, "launch"),
-            details=details,
+            details=diff.details,
             severity="high",
         )
     ]

@@ -5,11 +5,15 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from scanner.engine import Options, Outcome, Workspace, check, check_offline, in_shard, read_lock, server_keys
 from scanner.findings import Finding, LockLocation
-from scanner.lock.lockfile import Lockfile, LockfileError, parse
+from scanner.lock.model import Lockfile, LockfileError
+from scanner.lock.reader import parse
 from scanner.rules import rule
-from scanner.shard import Shard
+from scanner.run.offline import check_offline
+from scanner.run.operations import check
+from scanner.run.outcome import Outcome
+from scanner.run.workspace import Options, Workspace, read_lock, server_keys
+from scanner.shard import Shard, in_shard
 from scanner.vcs.affected import discover_at, launch_reasons, manifest_reasons
 from scanner.vcs.base import changed_paths, file_at, merge_base, open_worktree
 from scanner.vcs.pins import PINNED, PinChange, lock_changes

@@ -404,7 +404,7 @@ def test_failure_mid_write_leaves_the_old_file(
 ) -> None:
     path = tmp_path / "mcp-lock.json"
     path.write_text("old contents\n")
-    import scanner.lock.lockfile as module
+    import scanner.lock.writer as module
 
     def boom(*args, **kwargs):
         raise OSError(28, "No space left on device")
@@ -418,7 +418,7 @@ def test_failure_mid_write_leaves_the_old_file(
 
 
 def test_interrupt_mid_write_leaves_no_temp_file(time_lock: Lockfile, tmp_path: Path, monkeypatch) -> None:
-    import scanner.lock.lockfile as module
+    import scanner.lock.writer as module
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
@@ -514,17 +514,17 @@ def test_write_refuses_a_definition_changed_after_it_was_pinned(tmp_path: Path) 
 def test_write_refuses_text_that_does_not_read_back_as_the_lock(
     time_lock: Lockfile, tmp_path: Path, monkeypatch
 ) -> None:
-    from scanner.lock import lockfile
+    from scanner.lock import writer
 
-    real = lockfile.render_normal
+    real = writer.render_normal
 
     def lossy(document, max_depth):  # a renderer that changes a field no digest covers
         text, plain = real(document, max_depth)
         return text.replace('"version": "1.0.0"', '"version": "6.6.6"'), plain
 
-    doctored = lossy(lockfile.to_document(time_lock), lockfile.MAX_DEPTH + 5)[0] + "\n"
+    doctored = lossy(writer.to_document(time_lock), writer.DOCUMENT_DEPTH)[0] + "\n"
     assert parse(doctored) != time_lock  # the reader accepts it: only the read-back comparison can tell
-    monkeypatch.setattr(lockfile, "render_normal", lossy)
+    monkeypatch.setattr(writer, "render_normal", lossy)
     message = _refused_by_write(time_lock, tmp_path / "mcp-lock.json")
     assert message.endswith("not written: the rendered text does not read back as the lock")
     assert not (tmp_path / "mcp-lock.json").exists()
@@ -543,14 +543,14 @@ def test_write_refuses_text_that_does_not_read_back_as_the_lock(
 def test_write_writes_exactly_the_rendered_lock_and_it_reads_back(
     tool: dict, hand_built: bool, tmp_path: Path, monkeypatch
 ) -> None:
-    from scanner.lock import lockfile
+    from scanner.lock import writer
 
     lock = _pinned([tool])
     if hand_built:  # a tuple where the reader has a list: not normal, so rendered from normalise's copy
         lock.servers["time"].launch["args"] = tuple(lock.servers["time"].launch["args"])
     read_back = []
-    real = lockfile._reads_back
-    monkeypatch.setattr(lockfile, "_reads_back", lambda *args: read_back.append(real(*args)))
+    real = writer._reads_back
+    monkeypatch.setattr(writer, "_reads_back", lambda *args: read_back.append(real(*args)))
     path = tmp_path / "mcp-lock.json"
     write(path, lock)
     assert path.read_bytes() == render(lock).encode("utf-8")

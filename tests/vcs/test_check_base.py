@@ -225,16 +225,16 @@ def test_shards_split_the_notes_and_boot_only_their_changed_servers(pr: GitRepo)
 
 def test_base_check_reads_the_lock_once(pr: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     """review() and check() share one read of the working tree's lock (parse and digest checks are not free)."""
-    import scanner.lock.lockfile as lockfile
+    import scanner.lock.reader as reader
 
     reads: list[Path] = []
-    real_read = lockfile.read
+    real_read = reader.read
 
-    def counting_read(path: Path) -> lockfile.Lockfile:
+    def counting_read(path: Path) -> reader.Lockfile:
         reads.append(path)
         return real_read(path)
 
-    monkeypatch.setattr(lockfile, "read", counting_read)
+    monkeypatch.setattr(reader, "read", counting_read)
     drift(pr, "a")
     report = pr.report("--base", "main")
     assert report["exit_code"] == 1, report["output"]

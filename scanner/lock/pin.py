@@ -1,0 +1,82 @@
+"""Pinning: what a booted server said (a Snapshot) becomes a ServerPin, each definition with its digest."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from scanner.lock.canonical import CanonicalisationError, normalise, normalised_digest
+from scanner.lock.model import Pin, ServerPin
+from scanner.lock.render import render_string
+from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
+from scanner.snapshot import Snapshot
+from scanner.sources.model import Declaration
+
+
+def pin_server(
+    declarations: Iterable[Declaration | Mapping[str, str]],
+    launch_spec: Mapping[str, Any],
+    snapshot: Snapshot,
+) -> tuple[ServerPin, list[str]]:
+    """Pin what a booted server said. Returns the pin and problems to report as findings.
+
+    `declarations` are Declarations or {"file", "client", "name"} mappings (line numbers are
+    not recorded: they churn). `launch_spec` is `LaunchTemplate.spec()`.
+
+    A definition that is not an object, lacks a string key field, repeats an earlier key
+    (the first is kept) or cannot be canonicalised is left out, and a problem says so.
+    Raises CanonicalisationError when the handshake itself (server info, capabilities,
+    instructions) cannot be canonicalised: there is nothing sound to pin then.
+    """
+    problems: list[str] = []
+    pins = {kind: _pin_kind(kind, snapshot.definitions.get(kind, []), problems) for kind in KIND_KEYS}
+    server = ServerPin(
+        declarations=_declaration_records(declarations),
+        launch=normalise(dict(launch_spec)),
+        protocol_version=normalise(snapshot.protocol_version),
+        server_info=normalise(snapshot.server_info),
+        capabilities=normalise(snapshot.capabilities),
+        instructions=normalise(snapshot.instructions),
+        **{KIND_BY_KEY[kind].attribute: kind_pins for kind, kind_pins in pins.items()},
+    )
+    server.digest = server.surface_digest()
+    return server, problems
+
+
+def _pin_kind(kind: str, definitions: Iterable[Any], problems: list[str]) -> dict[str, Pin]:
+    key_field = KIND_BY_KEY[kind].name_field
+    pins: dict[str, Pin] = {}
+    first_index: dict[str, int] = {}
+    for index, definition in enumerate(definitions):
+        where = f"{kind}[{index}]"
+        key = definition.get(key_field) if isinstance(definition, Mapping) else None
+        if not isinstance(definition, Mapping):
+            problems.append(f"{where} is not a JSON object; not pinned")
+        elif not isinstance(key, str):
+            problems.append(f'{where} has no string "{key_field}"; not pinned')
+        elif key in first_index:
+            problems.append(
+                f"{where} repeats {key_field} {render_string(key)} of {kind}[{first_index[key]}];"
+                " only the first is pinned"
+            )
+        else:
+            first_index[key] = index
+            try:
+                value, value_digest = normalised_digest(definition)
+            except CanonicalisationError as e:
+                problems.append(f"{where} ({render_string(key)}) cannot be pinned: {e} at {e.pointer or '/'}")
+                continue
+            pins[key] = Pin(value, value_digest)
+    return pins
+
+
+def _declaration_records(declarations: Iterable[Declaration | Mapping[str, str]]) -> list[dict[str, str]]:
+    # Sorted and deduplicated: discovery order is not stable across file systems.
+    unique = {_declaration_record(d) for d in declarations}
+    return [{"file": f, "client": c, "name": n} for f, c, n in sorted(unique)]
+
+
+def _declaration_record(d: Declaration | Mapping[str, str]) -> tuple[str, str, str]:
+    if isinstance(d, Mapping):
+        return d["file"], d["client"], d["name"]
+    return d.location.file, d.client, d.name

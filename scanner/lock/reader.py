@@ -1,0 +1,183 @@
+"""Reading mcp-lock.json: never trusts the file. Every digest is recomputed, and a mismatch is an error."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+from typing import Any, NoReturn
+
+from scanner.lock.canonical import CanonicalisationError, digest, normalise_plain, plain_digest
+from scanner.lock.document import fail_at, from_document, shown
+from scanner.lock.locate import iter_members
+from scanner.lock.model import DOCUMENT_DEPTH, LOCKFILE_VERSION, Lockfile, LockfileError, Pin
+from scanner.lock.render import find_raw_hidden, render_string
+from scanner.lock.schema import validate_schema
+from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
+from scanner.model.pointer import join, unescape
+
+_REPIN = "hand-edited or corrupted; re-pin with mcp-lock update"
+
+
+def read(path: str | os.PathLike[str]) -> Lockfile:
+    """Read and verify a lockfile; raise LockfileError for anything it would be unsafe to trust."""
+    source = os.fspath(path)
+    try:
+        data = Path(source).read_bytes()
+    except FileNotFoundError:
+        raise LockfileError(source, "not found") from None
+    except OSError as e:
+        raise LockfileError(source, f"cannot be read: {e.strerror or e}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise LockfileError(source, f"not UTF-8 (byte offset {e.start})") from None
+    return parse(text, source)
+
+
+def parse(text: str, source: str = "mcp-lock.json") -> Lockfile:
+    """Verify and load lockfile text (e.g. from another git revision); `source` names it in errors."""
+    refuse_raw_hidden(text, source)
+    document = _load_json(text, source)
+    if not isinstance(document, dict):
+        raise LockfileError(source, "not a lockfile: the top level is not a JSON object")
+    check_version(document, source)
+    try:
+        document, plain = normalise_plain(document, max_depth=DOCUMENT_DEPTH)
+    except CanonicalisationError as e:
+        fail_at(text, source, e.pointer, f"{e} at {shown(e.pointer)}")
+    validate_schema(document, text, source)
+    return verified(from_document(document), text, source, plain)
+
+
+class _Duplicate(Exception):
+    pass
+
+
+class _BadNumber(Exception):
+    pass
+
+
+def _load_json(text: str, source: str) -> Any:
+    try:
+        return json.loads(
+            text,
+            object_pairs_hook=_object_without_duplicates,
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
+            parse_int=_bounded_int,
+        )
+    except json.JSONDecodeError as e:
+        raise LockfileError(source, f"invalid JSON: {e.msg}", e.lineno, e.colno) from None
+    except _Duplicate:
+        _report_duplicate(text, source)
+    except _BadNumber as e:
+        raise LockfileError(source, f"invalid JSON: {e}") from None
+    except RecursionError:
+        raise LockfileError(source, "invalid JSON: nested too deeply") from None
+
+
+def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise _Duplicate
+    return obj
+
+
+def _reject_constant(name: str) -> NoReturn:
+    raise _BadNumber(f"{name} is not a JSON number")
+
+
+def _finite_float(literal: str) -> float:
+    value = float(literal)
+    if value in (float("inf"), float("-inf")):
+        raise _BadNumber(f"{literal} is too large for a double")
+    return value
+
+
+def _bounded_int(literal: str) -> int:
+    # 310 digits or more is past the largest double anyway; refusing early also keeps clear
+    # of Python's limit on converting long digit strings.
+    if len(literal.lstrip("-")) > 309:
+        raise _BadNumber(f"an integer of {len(literal.lstrip('-'))} digits is too large for a double")
+    return int(literal)
+
+
+def _report_duplicate(text: str, source: str) -> NoReturn:
+    seen: set[str] = set()
+    with contextlib.suppress(ValueError):  # the scanner is stricter than json (NaN): no line then
+        for pointer, line in iter_members(text):
+            if pointer in seen:
+                parent, _, token = pointer.rpartition("/")
+                key = unescape(token)
+                where = shown(parent) if parent else "the top level"
+                raise LockfileError(source, f"duplicate key {render_string(key)} in {where}", line)
+            seen.add(pointer)
+    raise LockfileError(source, "duplicate key in an object")
+
+
+def refuse_raw_hidden(text: str, source: str) -> None:
+    """Raise LockfileError at the first hidden character written raw rather than as a \\u escape."""
+    offset = find_raw_hidden(text)
+    if offset is None:
+        return
+    if offset == 0 and text[0] == "\ufeff":
+        raise LockfileError(source, "starts with a byte order mark; save it as UTF-8 without one")
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    raise LockfileError(
+        source,
+        f"raw {_describe(text[offset])} in the file; hidden characters must be written as"
+        " \\u escapes (re-render with mcp-lock update)",
+        line,
+        column,
+    )
+
+
+def _describe(char: str) -> str:
+    import unicodedata
+
+    name = unicodedata.name(char, "")
+    return f"U+{ord(char):04X}" + (f" ({name})" if name else "")
+
+
+def check_version(document: dict[str, Any], source: str) -> None:
+    """Refuse a lock written in a newer format than this reader knows."""
+    version = document.get("lockfileVersion")
+    if isinstance(version, int) and not isinstance(version, bool) and version > LOCKFILE_VERSION:
+        shown_version = str(version) if version < 10**9 else "unknown"
+        raise LockfileError(source, f"written by a newer mcp-lock (format {shown_version}); upgrade mcp-lock")
+
+
+def verified(lock: Lockfile, text: str, source: str, plain: bool = False) -> Lockfile:
+    """`lock`, once every digest in it is recomputed and matches. `plain`: the whole document was normalised
+    and holds no float and no key above U+FFFF, so each definition's digest is `plain_digest`'s (the schema
+    puts every definition where the document's depth limit is its own)."""
+    for name, server in lock.servers.items():
+        for kind in KIND_KEYS:
+            for key, pin in server.pins(kind).items():
+                _verify_pin(name, kind, key, pin, text, source, plain)
+        if server.surface_digest() != server.digest:
+            fail_at(
+                text,
+                source,
+                join(["servers", name, "digest"]),
+                f"server {render_string(name)}: surface digest does not match its instructions"
+                f" and definitions: {_REPIN}",
+            )
+    return lock
+
+
+def _verify_pin(server: str, kind: str, key: str, pin: Pin, text: str, source: str, plain: bool) -> None:
+    pointer = join(["servers", server, kind, key])
+    what = f"{KIND_BY_KEY[kind].noun} {render_string(key)} of server {render_string(server)}"
+    key_field = KIND_BY_KEY[kind].name_field
+    if pin.definition.get(key_field) != key:
+        fail_at(text, source, pointer, f'{what}: the definition\'s "{key_field}" is not the key: {_REPIN}')
+    try:
+        actual = plain_digest(pin.definition) if plain else digest(pin.definition)
+    except CanonicalisationError as e:
+        fail_at(text, source, pointer, f"{what}: {e}: {_REPIN}")
+    if actual != pin.digest:
+        fail_at(text, source, pointer, f"{what}: recorded digest does not match the definition: {_REPIN}")

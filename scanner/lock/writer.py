@@ -1,0 +1,112 @@
+"""Writing mcp-lock.json: atomically, and only text proven to read back as the lock."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import stat
+from typing import Any
+
+from scanner.lock.canonical import MAX_SAFE_INTEGER
+from scanner.lock.document import from_document, render, to_document
+from scanner.lock.model import DOCUMENT_DEPTH, Lockfile, LockfileError
+from scanner.lock.reader import check_version, parse, refuse_raw_hidden, verified
+from scanner.lock.render import render_normal
+from scanner.lock.schema import validate_schema
+
+
+def write(path: str | os.PathLike[str], lock: Lockfile) -> None:
+    """Write the lock atomically: readers see the old file or the new one, never a mix.
+
+    Refuses (LockfileError, nothing written) a lock that its own reader would refuse, or whose text would
+    not read back as the lock. Keeps an existing file's permission bits; a new file gets the usual umask-based
+    mode.
+    """
+    source = os.fspath(path)
+    document = to_document(lock)
+    rendered = render_normal(document, max_depth=DOCUMENT_DEPTH)
+    try:
+        if rendered is None:  # not already normal (e.g. a hand-built lock): the full reader
+            text = render(lock)
+            parse(text, source)
+        else:
+            text = rendered[0] + "\n"
+            _reads_back(text, document, rendered[1], source)
+    except LockfileError as e:
+        raise LockfileError(source, f"not written: {e.reason}") from None
+    # Through a symlink to its target, so a linked lock stays linked.
+    target = os.path.realpath(source)
+    directory, name = os.path.split(target)
+    try:
+        mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        mode = None
+    _replace_atomically(directory, name, text.encode("utf-8"), mode)
+
+
+def _reads_back(text: str, document: dict[str, Any], plain: bool, source: str) -> None:
+    """What `parse(text, source)` checks, for the text `render_normal` made of `document`; raises as it would.
+
+    The same steps as `parse`, some proven instead of repeated:
+    * raw hidden characters, the version, the schema, each definition's key field: the same checks;
+    * loading: plain `json.loads` (C) must give a value equal to `document`, or the reader is run for its
+      error (and if it has none, this refuses the text anyway: it does not read back as the lock). The
+      reader's stricter loading refuses only duplicate keys, NaN, Infinity and out-of-range numbers: render
+      writes each key of an object once, so a duplicate would leave an object with fewer members than the
+      document's; the others cannot equal the finite, in-range numbers of a normal document;
+    * normalising: integers are read as normalising reads them (beyond ±(2**53 - 1): the nearest double, so
+      that 2**60 pinned as a double reads back equal); `document` is normal (render_normal accepted it), so
+      the equal loaded value is too, and normalising it changes nothing that reaches a digest (1 and 1.0 have
+      one canonical form);
+    * digests: recomputed from the loaded definitions, as the reader does (`plain_digest` when the document
+      is plain and no float literal was read); the surface digests too.
+    """
+    refuse_raw_hidden(text, source)
+    floats: list[str] = []
+    try:
+        loaded = json.loads(
+            text, parse_float=lambda literal: floats.append(literal) or float(literal), parse_int=_read_int
+        )
+    except (ValueError, OverflowError, RecursionError):
+        loaded = None
+    if loaded != document:
+        parse(text, source)
+        raise LockfileError(source, "the rendered text does not read back as the lock")
+    check_version(loaded, source)
+    validate_schema(loaded, text, source)
+    verified(from_document(loaded), text, source, plain and not floats)
+
+
+def _read_int(literal: str) -> int | float:
+    number = int(literal)
+    return number if -MAX_SAFE_INTEGER <= number <= MAX_SAFE_INTEGER else float(number)
+
+
+def _replace_atomically(directory: str, name: str, data: bytes, mode: int | None) -> None:
+    temp = os.path.join(directory, f".{name}.{os.urandom(6).hex()}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    fd = os.open(temp, flags, 0o666)  # umask applies, as for any new file
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(temp, mode)
+        os.replace(temp, os.path.join(directory, name))
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    _fsync_directory(directory)
+
+
+def _fsync_directory(directory: str) -> None:
+    # Makes the rename durable on POSIX; directories cannot be opened this way on Windows.
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

@@ -1,0 +1,142 @@
+"""What can be told without booting anything: config problems, which servers can boot, the declarations
+against the lock, and `check --offline`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from scanner.findings import Finding, LockLocation
+from scanner.lock.model import Lockfile, ServerPin, launch_diff
+from scanner.model.pointer import pointer
+from scanner.rules import rule
+from scanner.run.outcome import Outcome
+from scanner.run.workspace import Workspace, read_lock, server_keys
+from scanner.shard import Shard, in_shard
+from scanner.sources.model import Server
+
+# Problems that only stop a server from being launched here (a variable or input not set).
+UNRESOLVED_CODES = frozenset({"unresolved-variable", "unresolved-input"})
+
+
+def config_findings(workspace: Workspace, *, offline: bool = False) -> list[Finding]:
+    """Problems in config files and declarations, as findings at their file and line.
+
+    `offline` (nothing is launched): a missing variable or input only matters when a server is
+    booted, so it is a warning rather than an error (see UNRESOLVED_CODES).
+    """
+    findings: list[Finding] = []
+    for config in workspace.discovery.files:
+        problems = list(config.problems) + [p for d in config.declarations for p in d.problems]
+        for problem in problems:
+            error = problem.severity == "error" and not (offline and problem.code in UNRESOLVED_CODES)
+            rule_id = "config-error" if error else "config-warning"
+            server = _server_at(workspace, problem.location.file, problem.location.line) or config.path
+            findings.append(
+                Finding(rule(rule_id), server, f"{problem.location}: {problem.message}", problem.location)
+            )
+    return findings
+
+
+def _server_at(workspace: Workspace, file: str, line: int) -> str | None:
+    for server in workspace.discovery.servers:
+        if any(d.location.file == file and d.location.line == line for d in server.declarations):
+            return server.key
+    return None
+
+
+def bootable(workspace: Workspace, servers: Iterable[Server]) -> tuple[list[Server], list[Finding]]:
+    """The servers that can be booted, and findings for the ones skipped or unresolvable."""
+    ready: list[Server] = []
+    findings: list[Finding] = []
+    for server in servers:
+        reason = workspace.policy.for_server(server.key).skip
+        if reason:
+            findings.append(
+                Finding(rule("server-skipped"), server.key, f"{server.key}: skipped: {reason}", server.primary.location)
+            )
+        elif server.resolved is not None and not server.errors:
+            ready.append(server)
+    return ready, findings
+
+
+def launch_change(server: Server, pinned: ServerPin) -> list[Finding]:
+    """A finding when the server's declared launch differs from the one it was pinned with."""
+    assert server.template is not None
+    diff = launch_diff(pinned.launch, server.template.spec())
+    if diff is None:
+        return []
+    return [
+        Finding(
+            rule("launch-changed"),
+            server.key,
+            f"{server.key}: launch changed since it was pinned ({', '.join(diff.names)})",
+            server.primary.location,
+            details=diff.details,
+        )
+    ]
+
+
+def declared_vs_lock(
+    workspace: Workspace, lockfile: Lockfile, *, offline: bool = False
+) -> tuple[list[Finding], list[Server]]:
+    """What can be told without booting anything, and the servers to boot for the rest.
+
+    Findings: config problems, servers pinned but not declared, declared but not pinned,
+    skipped by the policy, and pinned servers whose declared launch differs from the pin.
+    Online, the launch is compared for the bootable servers only (the others already have a
+    config error); `offline`, for every pinned, non-skipped server that has a launch at all,
+    since comparing launches needs no variable values.
+    """
+    findings = config_findings(workspace, offline=offline)
+    declared = {s.key: s for s in workspace.discovery.servers}
+    for key in sorted(lockfile.servers.keys() - declared.keys()):
+        findings.append(
+            Finding(
+                rule("server-not-declared"),
+                key,
+                f"{key}: pinned, but no config file declares it any more",
+                LockLocation(pointer("servers", key)),
+            )
+        )
+    candidates: list[Server] = []
+    for server in declared.values():
+        if server.key not in lockfile.servers and not workspace.policy.for_server(server.key).skip:
+            findings.append(
+                Finding(
+                    rule("server-not-pinned"),
+                    server.key,
+                    f"{server.key}: declared but not pinned; run `mcp-lock lock`",
+                    server.primary.location,
+                )
+            )
+        else:
+            candidates.append(server)
+    ready, skipped = bootable(workspace, candidates)
+    findings += skipped
+    if offline:
+        compared = [
+            s
+            for s in candidates
+            if s.template is not None
+            and s.key in lockfile.servers
+            and not workspace.policy.for_server(s.key).skip
+        ]
+    else:
+        compared = ready
+    for server in compared:
+        findings += launch_change(server, lockfile.servers[server.key])
+    return findings, ready
+
+
+def check_offline(workspace: Workspace, shard: Shard | None = None) -> Outcome:
+    """`check --offline`: verify the lock and compare it with the declarations; boot nothing.
+
+    Imports nothing of the mcp SDK (it runs as a pre-commit hook). A changed definition on a
+    server's side is only seen by a live `check`.
+    """
+    lockfile = read_lock(workspace)
+    assert lockfile is not None
+    findings, _ = declared_vs_lock(workspace, lockfile, offline=True)
+    outcome = Outcome(in_shard(findings, shard, server_keys(workspace, lockfile)))
+    outcome.messages.append("offline: nothing was booted; run `mcp-lock check` to compare definitions")
+    return outcome

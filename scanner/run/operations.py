@@ -1,0 +1,130 @@
+"""The three operations, lock, check and update, over discovery, booting, the lock and the diff."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from scanner.diff.compare import compare_server
+from scanner.diff.schema_validity import schema_findings
+from scanner.diff.suspicious import cross_server_findings, suspicious_findings
+from scanner.errors import UsageError
+from scanner.findings import Finding
+from scanner.lock.model import Lockfile, ServerPin, rebuild
+from scanner.run.offline import bootable, config_findings, declared_vs_lock, launch_change
+from scanner.run.outcome import Outcome
+from scanner.run.pinning import boot_and_pin
+from scanner.run.workspace import Options, Workspace, read_lock, server_keys, write_lock
+from scanner.shard import in_shard
+
+
+def lock(workspace: Workspace, options: Options) -> Outcome:
+    """Pin every declared server not yet in the lock; existing pins are left alone."""
+    existing = read_lock(workspace, missing_ok=True)
+    lockfile = existing or Lockfile(version=1, servers={})
+    findings = config_findings(workspace)
+    declared = workspace.discovery.servers
+    kept = [s.key for s in declared if s.key in lockfile.servers]
+    new = [s for s in declared if s.key not in lockfile.servers]
+    ready, skipped = bootable(workspace, new)
+    live, booted = boot_and_pin(workspace, ready, options, _new_server_findings)
+    findings += skipped + booted
+    lockfile.servers.update(live)
+    pinned = list(live)
+    baseline = {key: (None if key in pinned else pin) for key, pin in lockfile.servers.items()}
+    findings += cross_server_findings(lockfile.servers, baseline)
+    outcome = Outcome(findings)
+    if kept:
+        outcome.messages.append(
+            f"kept the existing pins of {', '.join(kept)} (use `mcp-lock update` to re-pin them)"
+        )
+    if pinned or existing is None:
+        write_lock(workspace, lockfile)
+        outcome.lock_written = True
+        outcome.messages.append(
+            f"pinned {', '.join(pinned) if pinned else 'no servers'} in {workspace.lock_display}"
+        )
+    return outcome
+
+
+def check(workspace: Workspace, options: Options) -> Outcome:
+    lockfile = read_lock(workspace)
+    assert lockfile is not None
+    findings, ready = declared_vs_lock(workspace, lockfile)
+    keys = server_keys(workspace, lockfile)
+    owned = options.shard.select(keys) if options.shard else None
+    ready = [s for s in ready if owned is None or s.key in owned]
+    ready = [s for s in ready if options.only is None or s.key in options.only]
+
+    def against_pin(key: str, server_pin: ServerPin) -> list[Finding]:
+        pinned = lockfile.servers[key]
+        return (
+            compare_server(key, pinned, server_pin)
+            + suspicious_findings(key, pinned, server_pin)
+            + schema_findings(key, pinned, server_pin)
+        )
+
+    live, booted = boot_and_pin(workspace, ready, options, against_pin)
+    findings += booted
+    # Servers that did not boot keep their pinned tools, so shadowing of them is still seen.
+    findings += cross_server_findings(lockfile.servers | live, lockfile.servers)
+    return Outcome(in_shard(findings, options.shard, keys))
+
+
+def _new_server_findings(key: str, server_pin: ServerPin) -> list[Finding]:
+    return suspicious_findings(key, None, server_pin) + schema_findings(key, None, server_pin)
+
+
+def update(
+    workspace: Workspace, options: Options, names: Sequence[str] = (), tools: Sequence[str] = ()
+) -> Outcome:
+    """Re-pin the named servers (all when none are named); with `tools`, only those tools."""
+    lockfile = read_lock(workspace, missing_ok=True) or Lockfile(version=1, servers={})
+    declared = {s.key: s for s in workspace.discovery.servers}
+    unknown = [n for n in names if n not in declared and n not in lockfile.servers]
+    if unknown:
+        raise UsageError(f"no declared or pinned server named {', '.join(unknown)}; see `mcp-lock list`")
+    selected = [declared[n] for n in (names or sorted(declared)) if n in declared]
+    outcome = Outcome(config_findings(workspace))
+    for key in sorted(lockfile.servers.keys() - declared.keys()):
+        if not names or key in names:
+            del lockfile.servers[key]
+            outcome.messages.append(f"removed {key}: no config file declares it any more")
+    ready, skipped = bootable(workspace, selected)
+    booted_pins, booted = boot_and_pin(workspace, ready, options)
+    outcome.findings += skipped + booted
+    for key, live in booted_pins.items():
+        server = declared[key]
+        old = lockfile.servers.get(server.key)
+        if old is None:
+            lockfile.servers[server.key] = live
+            outcome.messages.append(f"pinned new server {server.key}")
+            continue
+        accepted = compare_server(server.key, old, live)
+        if tools:
+            accepted = [f for f in accepted if f.kind == "tools" and f.subject in tools]
+            live = _with_tools(old, live, tools)
+        accepted += launch_change(server, old) if not tools else []
+        lockfile.servers[server.key] = live
+        outcome.messages += [_accepted_line(f) for f in accepted] or [f"{server.key}: unchanged"]
+    if any(f.rule.id == "boot-failed" for f in outcome.findings):
+        outcome.messages.append("not written: a server failed to boot, so its pin would be lost or stale")
+        return outcome
+    write_lock(workspace, lockfile)
+    outcome.lock_written = True
+    # What was accepted is not a finding any more; boot and config problems still are.
+    return outcome
+
+
+def _with_tools(old: ServerPin, live: ServerPin, tools: Sequence[str]) -> ServerPin:
+    """The old pin with only the named tools taken from the live surface."""
+    merged = dict(old.tools)
+    for name in tools:
+        if name in live.tools:
+            merged[name] = live.tools[name]
+        else:
+            merged.pop(name, None)
+    return rebuild(old, tools=merged)
+
+
+def _accepted_line(finding: Finding) -> str:
+    return "accepted " + finding.message + "".join("\n    " + line for line in finding.details)

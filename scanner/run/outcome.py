@@ -1,0 +1,27 @@
+"""What a run found and did, and the exit code that follows from it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from scanner.errors import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
+from scanner.findings import Finding
+from scanner.rules import Severity, severity_rank
+
+
+@dataclass
+class Outcome:
+    findings: list[Finding]
+    lock_written: bool = False
+    messages: list[str] = field(default_factory=list)  # what was done, for the reporter to say
+    # Blocking findings graded below this do not fail the run (`--fail-on`); by default every one does.
+    fail_on: Severity = "info"
+
+    def fails(self, finding: Finding) -> bool:
+        return finding.blocking and severity_rank(finding.effective_severity) <= severity_rank(self.fail_on)
+
+    @property
+    def exit_code(self) -> int:
+        if any(f.rule.id == "config-error" for f in self.findings):
+            return EXIT_ERROR
+        return EXIT_FINDINGS if any(self.fails(f) for f in self.findings) else EXIT_CLEAN

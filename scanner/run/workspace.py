@@ -1,0 +1,84 @@
+"""The repository a command runs on: its declarations, policy and lockfile, and the run's options."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scanner.errors import UsageError
+from scanner.lock import reader, writer
+from scanner.lock.model import Lockfile, LockfileError
+from scanner.policy import Policy, PolicyError, load_policy
+from scanner.shard import Shard
+from scanner.sources.discover import Discovery, discover
+
+LOCKFILE_NAME = "mcp-lock.json"
+
+
+@dataclass
+class Options:
+    timeout: float | None = None
+    concurrency: int | None = None
+    progress: Callable[[str], None] | None = None
+    shard: Shard | None = None  # `check --shard I/N`: only this share of the servers
+    only: frozenset[str] | None = None  # `check --changed-only`: boot only these servers
+
+
+@dataclass
+class Workspace:
+    repo: Path
+    lock_path: Path
+    discovery: Discovery
+    policy: Policy
+    environ: Mapping[str, str] = field(default_factory=dict)
+    # The last lock read, by the file's identity: `check --base` reads it in review() and check().
+    read_cache: tuple[tuple[int, int, int], Lockfile] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def lock_display(self) -> str:
+        try:
+            return self.lock_path.resolve().relative_to(self.repo.resolve()).as_posix()
+        except ValueError:
+            return str(self.lock_path)
+
+
+def open_workspace(repo: Path, lock_path: Path | None, environ: Mapping[str, str] | None = None) -> Workspace:
+    environ = dict(os.environ) if environ is None else environ
+    if not repo.is_dir():
+        raise UsageError(f"{repo}: not a directory")
+    try:
+        policy = load_policy(repo, environ)
+    except PolicyError as error:
+        raise UsageError(str(error)) from None
+    server_inputs = {key: value.inputs for key, value in policy.servers.items() if value.inputs}
+    discovery = discover(repo, environ, inputs=policy.inputs, server_inputs=server_inputs)
+    return Workspace(repo, lock_path or repo / LOCKFILE_NAME, discovery, policy, environ)
+
+
+def read_lock(workspace: Workspace, *, missing_ok: bool = False) -> Lockfile | None:
+    if not workspace.lock_path.exists():
+        if missing_ok:
+            return None
+        raise UsageError(f"{workspace.lock_display}: no lockfile; run `mcp-lock lock` first and commit it")
+    stat = workspace.lock_path.stat()
+    identity = (stat.st_ino, stat.st_size, stat.st_mtime_ns)  # a write replaces the file: a new identity
+    if workspace.read_cache is not None and workspace.read_cache[0] == identity:
+        return workspace.read_cache[1]
+    try:
+        lockfile = reader.read(workspace.lock_path)
+    except LockfileError as error:
+        raise UsageError(str(error)) from None
+    workspace.read_cache = (identity, lockfile)
+    return lockfile
+
+
+def write_lock(workspace: Workspace, lockfile: Lockfile) -> None:
+    workspace.read_cache = None  # lock and update changed the object it holds
+    writer.write(workspace.lock_path, lockfile)
+
+
+def server_keys(workspace: Workspace, lockfile: Lockfile) -> set[str]:
+    """Every declared or pinned server: what `--shard` splits."""
+    return {s.key for s in workspace.discovery.servers} | lockfile.servers.keys()
