@@ -3,20 +3,25 @@
 from __future__ import annotations
 
 import gc
+import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
-from scanner import __version__
+from scanner import __version__, engine
+from scanner.console import safe, stderr_progress
+from scanner.findings import Finding
 from scanner.model.kinds import KIND_KEYS
+from scanner.reporters.interface import ReportContext
+from scanner.reporters.locate import Locator
+from scanner.reporters.registry import REPORTER_BY_NAME, REPORTERS, Reporter
+from scanner.reporters.text import summary_line
 from scanner.rules import SEVERITIES
-
-if TYPE_CHECKING:
-    from scanner.engine import Options, Outcome, Workspace
-    from scanner.shard import Shard
+from scanner.shard import Shard, ShardError
+from scanner.sources.describe import describe_launch
 
 REPO_OPTION = click.option(
     "--repo",
@@ -33,23 +38,31 @@ LOCK_OPTION = click.option(
 )
 
 
-FORMATS = ("text", "json", "sarif", "github", "markdown")
 FILE = click.Path(dir_okay=False, path_type=Path)
 
 
 def report_options(function: Any) -> Any:
     """Output options: one format on stdout (or --output), and any others written to files in the same run."""
-    for option in (
-        click.option("--format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True),
+    options = [
+        click.option(
+            "--format", "output_format", type=click.Choice(list(REPORTER_BY_NAME)), default="text", show_default=True
+        ),
         click.option("--output", type=FILE, help="Write --format here."),
-        click.option("--json", "json_file", type=FILE, help="Also write JSON."),
-        click.option("--sarif", "sarif_file", type=FILE, help="Also write SARIF."),
-        click.option("--summary", "summary_file", type=FILE, help="Also append Markdown (e.g. $GITHUB_STEP_SUMMARY)."),
-        click.option("--github-annotations", is_flag=True, help="Also print GitHub workflow annotations."),
-        click.option("--category", default=None, help="SARIF run category (automationDetails.id)."),
-    ):
+    ]
+    for reporter in sorted(REPORTERS, key=lambda r: r.also_to == "stdout"):  # files first, as in _also_report
+        if reporter.also_to == "stdout":
+            options.append(click.option(reporter.also, _also(reporter), is_flag=True, help=reporter.also_help))
+        elif reporter.also:
+            options.append(click.option(reporter.also, _also(reporter), type=FILE, help=reporter.also_help))
+    options.append(click.option("--category", default=None, help="SARIF run category (automationDetails.id)."))
+    for option in options:
         function = option(function)
     return function
+
+
+def _also(reporter: Reporter) -> str:
+    """The parameter name of a reporter's `also` option."""
+    return f"also_{reporter.name}"
 
 
 def boot_options(function: Any) -> Any:
@@ -84,8 +97,6 @@ def main() -> None:
 @LOCK_OPTION
 def list_command(repo: Path, lockfile: Path | None) -> None:
     """Show every declared server: name, transport, launch, where it is declared, and any problem."""
-    from scanner.reporters.launch import describe_launch
-
     workspace = _workspace(repo, lockfile)
     servers = workspace.discovery.servers
     for server in servers:
@@ -126,8 +137,6 @@ def lock(
     **report: Any,
 ) -> None:
     """Boot every declared server that is not pinned yet and pin it in mcp-lock.json."""
-    from scanner import engine
-
     workspace = _workspace(repo, lockfile)
     outcome = _run(lambda: engine.lock(workspace, _options(timeout, concurrency, quiet)))
     _finish(workspace, outcome, report)
@@ -182,9 +191,6 @@ def check(
     **report: Any,
 ) -> None:
     """Boot every declared server and compare what it says with the lock. Exit 1 on any unpinned change."""
-    from scanner import engine
-    from scanner.reporters.text import summary_line
-
     if changed_only and base is None:
         raise click.UsageError("--changed-only needs --base REF")
     workspace = _workspace(repo, lockfile)
@@ -193,6 +199,7 @@ def check(
         options = _options(timeout, concurrency, quiet)
         options.shard = shard
     if base is not None:
+        # GitPython is slow to import, and only --base needs it.
         from scanner.vcs.review import check_with_base
 
         outcome = _run(lambda: check_with_base(workspace, base, options, shard=shard, changed_only=changed_only))
@@ -226,16 +233,12 @@ def update(
     **report: Any,
 ) -> None:
     """Re-pin the named servers (every server when none is named), showing each change accepted."""
-    from scanner import engine
-
     workspace = _workspace(repo, lockfile)
     outcome = _run(lambda: engine.update(workspace, _options(timeout, concurrency, quiet), servers, tools))
     _finish(workspace, outcome, report)
 
 
 def _shard(value: str | None) -> Shard | None:
-    from scanner.shard import Shard, ShardError
-
     if value is None:
         return None
     try:
@@ -261,12 +264,10 @@ def log(
     target: str | None, repo: Path, lockfile: Path | None, kind: str | None, reverse: bool, as_json: bool, verbose: bool
 ) -> None:
     """History of the pins from git: every commit that changed the lockfile, and what it changed."""
-    import json
-
-    from scanner.engine import LOCKFILE_NAME
+    # GitPython is slow to import, and only the log needs it.
     from scanner.vcs.history import pin_log, render_text, to_json
 
-    result = _run(lambda: pin_log(repo, lockfile or repo / LOCKFILE_NAME, target, kind))
+    result = _run(lambda: pin_log(repo, lockfile or repo / engine.LOCKFILE_NAME, target, kind))
     entries = result.entries[::-1] if reverse else result.entries
     if as_json:
         click.echo(json.dumps(to_json(entries, result.lock_path), indent=2, ensure_ascii=False))
@@ -278,53 +279,37 @@ def log(
         click.echo(f"mcp-lock: no commit changed {target} in {result.lock_path}", err=True)
 
 
-def _workspace(repo: Path, lockfile: Path | None) -> Workspace:
-    from scanner.engine import open_workspace
-
-    return _run(lambda: open_workspace(repo, lockfile))
+def _workspace(repo: Path, lockfile: Path | None) -> engine.Workspace:
+    return _run(lambda: engine.open_workspace(repo, lockfile))
 
 
-def _options(timeout: float | None, concurrency: int | None, quiet: bool) -> Options:
-    from scanner.boot import stderr_progress
-    from scanner.engine import Options
-
-    return Options(timeout=timeout, concurrency=concurrency, progress=None if quiet else stderr_progress)
+def _options(timeout: float | None, concurrency: int | None, quiet: bool) -> engine.Options:
+    return engine.Options(timeout=timeout, concurrency=concurrency, progress=None if quiet else stderr_progress)
 
 
 def _run(action: Any) -> Any:
     """Run `action`; a usage or configuration error becomes a one-line message and exit code 2."""
-    from scanner.engine import EXIT_ERROR, UsageError
-
     try:
         return action()
-    except UsageError as error:
-        from scanner.reporters.terminal import safe
-
+    except engine.UsageError as error:
         click.echo(f"mcp-lock: error: {safe(str(error))}", err=True)
-        sys.exit(EXIT_ERROR)
+        sys.exit(engine.EXIT_ERROR)
     except KeyboardInterrupt:
         click.echo("mcp-lock: interrupted", err=True)
         sys.exit(130)
 
 
-def _finish(workspace: Workspace, outcome: Outcome, report: dict[str, Any]) -> None:
-    from scanner.reporters.locate import Locator
-
-    locator = Locator(workspace.lock_path, workspace.lock_display)
-    rendered = _render(report["output_format"], outcome, locator, report)
+def _finish(workspace: engine.Workspace, outcome: engine.Outcome, report: dict[str, Any]) -> None:
+    colour = report["output"] is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    context = ReportContext(
+        Locator(workspace.lock_path, workspace.lock_display), category=report["category"], colour=colour
+    )
+    rendered = REPORTER_BY_NAME[report["output_format"]].render(outcome.findings, context)
     if report["output"] is not None:
         _write_report(report["output"], rendered)
     else:
         click.echo(rendered, nl=False)
-    for option, fmt in (("json_file", "json"), ("sarif_file", "sarif")):
-        if report[option] is not None:
-            _write_report(report[option], _render(fmt, outcome, locator, report))
-    if report["summary_file"] is not None:
-        _write_report(report["summary_file"], _render("markdown", outcome, locator, report), append=True)
-    if report["github_annotations"] and report["output_format"] != "github":
-        click.echo(_render("github", outcome, locator, report), nl=False)
-    from scanner.reporters.terminal import safe
-
+    _also_report(outcome.findings, context, report)
     if report["output_format"] == "text" or report["output"] is not None:
         for message in outcome.messages:
             click.echo(safe(message))
@@ -334,27 +319,16 @@ def _finish(workspace: Workspace, outcome: Outcome, report: dict[str, Any]) -> N
     sys.exit(outcome.exit_code)
 
 
-def _render(fmt: str, outcome: Outcome, locator: Any, report: dict[str, Any]) -> str:
-    if fmt == "json":
-        from scanner.reporters.json_report import render_json
-
-        return render_json(outcome.findings, locator) + "\n"
-    if fmt == "sarif":
-        from scanner.reporters.sarif import render_sarif
-
-        return render_sarif(outcome.findings, locator, category=report["category"]) + "\n"
-    if fmt == "github":
-        from scanner.reporters.github import render_github
-
-        return render_github(outcome.findings, locator)
-    if fmt == "markdown":
-        from scanner.reporters.markdown import render_markdown
-
-        return render_markdown(outcome.findings, locator)
-    from scanner.reporters.text import render_text
-
-    colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ and report["output"] is None
-    return render_text(outcome.findings, locator, colour=colour)
+def _also_report(findings: list[Finding], context: ReportContext, report: dict[str, Any]) -> None:
+    """The formats asked for besides --format: files first, then what goes to stdout (once only)."""
+    wanted = [reporter for reporter in REPORTERS if reporter.also and report[_also(reporter)]]
+    for reporter in wanted:
+        if reporter.also_to != "stdout":
+            text = reporter.render(findings, context)
+            _write_report(report[_also(reporter)], text, append=reporter.also_to == "append")
+    for reporter in wanted:
+        if reporter.also_to == "stdout" and reporter.name != report["output_format"]:
+            click.echo(reporter.render(findings, context), nl=False)
 
 
 def _write_report(path: Path, text: str, *, append: bool = False) -> None:

@@ -141,7 +141,7 @@ def servers_in(entries: list[Entry]) -> set[str]:
 
 
 def render_text(entries: list[Entry], *, verbose: bool = False) -> str:
-    from scanner.reporters.terminal import safe
+    from scanner.console import safe
 
     lines: list[str] = []
     for entry in entries:
