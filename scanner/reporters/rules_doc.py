@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from scanner.diff.grade import TABLE
 from scanner.rules import RULES
 
 
@@ -25,8 +26,6 @@ def render_rules_doc() -> str:
 
 
 def _change_classes() -> list[tuple[str, str, str]]:
-    from scanner.diff.grade import TABLE
-
     rows = [line.split(None, 2) for line in TABLE.splitlines()[1:] if line.strip()]
     return [(row[0], row[1], row[2].replace("|", "\\|") if len(row) > 2 else "") for row in rows]
 
