@@ -49,10 +49,10 @@ def report_options(function: Any) -> Any:
         click.option("--output", type=FILE, help="Write --format here."),
     ]
     for reporter in sorted(REPORTERS, key=lambda r: r.also_to == "stdout"):  # files first, as in _also_report
-        if reporter.also_to == "stdout":
-            options.append(click.option(reporter.also, _also(reporter), is_flag=True, help=reporter.also_help))
-        elif reporter.also:
-            options.append(click.option(reporter.also, _also(reporter), type=FILE, help=reporter.also_help))
+        if reporter.also is None:
+            continue
+        kind: dict[str, Any] = {"is_flag": True} if reporter.also_to == "stdout" else {"type": FILE}
+        options.append(click.option(reporter.also, _also(reporter), help=reporter.also_help, **kind))
     options.append(click.option("--category", default=None, help="SARIF run category (automationDetails.id)."))
     for option in options:
         function = option(function)
