@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -392,9 +391,3 @@ def _quiet_sdk_logging() -> None:
 
     for name in ("mcp", "httpx2", "httpx", "anyio"):
         logging.getLogger(name).setLevel(logging.CRITICAL + 1)
-
-
-def stderr_progress(message: str) -> None:
-    from scanner.reporters.terminal import safe
-
-    print(f"mcp-lock: {safe(message)}", file=sys.stderr, flush=True)

@@ -1,70 +1,23 @@
-"""The `mcp-lock` command: a thin layer over scanner.engine. Heavy imports wait for the command that needs them."""
+"""The `mcp-lock` command group. A subcommand's module is imported only when that subcommand runs, so
+`mcp-lock --version` starts without loading the engine (the pattern of click's "lazily loading subcommands")."""
 
 from __future__ import annotations
 
 import gc
-import os
-import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+import importlib
 
 import click
 
 from scanner import __version__
-from scanner.model.kinds import KIND_KEYS
-from scanner.rules import SEVERITIES
 
-if TYPE_CHECKING:
-    from scanner.engine import Options, Outcome, Workspace
-    from scanner.shard import Shard
-
-REPO_OPTION = click.option(
-    "--repo",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="Repository whose declared MCP servers are pinned.",
-)
-LOCK_OPTION = click.option(
-    "--lockfile",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Lockfile path [default: REPO/mcp-lock.json].",
-)
-
-
-FORMATS = ("text", "json", "sarif", "github", "markdown")
-FILE = click.Path(dir_okay=False, path_type=Path)
-
-
-def report_options(function: Any) -> Any:
-    """Output options: one format on stdout (or --output), and any others written to files in the same run."""
-    for option in (
-        click.option("--format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True),
-        click.option("--output", type=FILE, help="Write --format here."),
-        click.option("--json", "json_file", type=FILE, help="Also write JSON."),
-        click.option("--sarif", "sarif_file", type=FILE, help="Also write SARIF."),
-        click.option("--summary", "summary_file", type=FILE, help="Also append Markdown (e.g. $GITHUB_STEP_SUMMARY)."),
-        click.option("--github-annotations", is_flag=True, help="Also print GitHub workflow annotations."),
-        click.option("--category", default=None, help="SARIF run category (automationDetails.id)."),
-    ):
-        function = option(function)
-    return function
-
-
-def boot_options(function: Any) -> Any:
-    for option in (
-        click.option(
-            "--timeout", type=click.FloatRange(min=0.1), default=None, help="Seconds per server [default: 90]."
-        ),
-        click.option(
-            "--concurrency", type=click.IntRange(min=1), default=None, help="Servers booted at once [default: 8]."
-        ),
-        click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr."),
-    ):
-        function = option(function)
-    return function
-
+# Subcommand name -> "module:attribute" of its click command.
+COMMANDS = {
+    "check": "scanner.commands:check",
+    "list": "scanner.commands:list_command",
+    "lock": "scanner.commands:lock",
+    "log": "scanner.commands:log",
+    "update": "scanner.commands:update",
+}
 
 # Pins, locks and findings are hundreds of thousands of acyclic dicts and lists; at the default gen-0
 # threshold (700 allocations) the cyclic collector rescans them over and over, a quarter of the own
@@ -72,295 +25,21 @@ def boot_options(function: Any) -> Any:
 GC_THRESHOLDS = (50_000, 20, 20)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module, attribute = target.split(":")
+        command: click.Command = getattr(importlib.import_module(module), attribute)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="mcp-lock")
 def main() -> None:
     """Pin the tool definitions of every MCP server a repository declares, and check them in CI."""
     gc.set_threshold(*GC_THRESHOLDS)
-
-
-@main.command("list")
-@REPO_OPTION
-@LOCK_OPTION
-def list_command(repo: Path, lockfile: Path | None) -> None:
-    """Show every declared server: name, transport, launch, where it is declared, and any problem."""
-    from scanner.reporters.launch import describe_launch
-
-    workspace = _workspace(repo, lockfile)
-    servers = workspace.discovery.servers
-    for server in servers:
-        template = server.template
-        launch = describe_launch(template) if template else "(cannot be launched)"
-        transport = template.transport if template else "?"
-        skip = workspace.policy.for_server(server.key).skip
-        click.echo(f"{server.key}  [{transport}]  {launch}")
-        for declaration in server.declarations:
-            disabled = "  (disabled)" if declaration.disabled else ""
-            click.echo(f"    declared at {declaration.location} ({declaration.client}){disabled}")
-        if skip:
-            click.echo(f"    skipped by {workspace.policy.path}: {skip}")
-        for problem in server.problems:
-            click.echo(f"    {problem.severity}: {problem.message}")
-    for config in workspace.discovery.files:
-        for problem in config.problems:
-            click.echo(f"{problem.severity}: {problem.location}: {problem.message}", err=True)
-    if not servers:
-        click.echo("no MCP servers declared in this repository", err=True)
-    bad = any(p.severity == "error" for c in workspace.discovery.files for p in c.problems) or any(
-        s.errors for s in servers
-    )
-    sys.exit(2 if bad else 0)
-
-
-@main.command()
-@REPO_OPTION
-@LOCK_OPTION
-@boot_options
-@report_options
-def lock(
-    repo: Path,
-    lockfile: Path | None,
-    timeout: float | None,
-    concurrency: int | None,
-    quiet: bool,
-    **report: Any,
-) -> None:
-    """Boot every declared server that is not pinned yet and pin it in mcp-lock.json."""
-    from scanner import engine
-
-    workspace = _workspace(repo, lockfile)
-    outcome = _run(lambda: engine.lock(workspace, _options(timeout, concurrency, quiet)))
-    _finish(workspace, outcome, report)
-
-
-@main.command()
-@REPO_OPTION
-@LOCK_OPTION
-@click.option(
-    "--offline",
-    is_flag=True,
-    help="Boot nothing: verify the lock and compare it with the declared servers and their launches "
-    "(fast, for pre-commit). Definitions are not compared.",
-)
-@click.option(
-    "--fail-on",
-    type=click.Choice(SEVERITIES),
-    default="info",
-    show_default=True,
-    help="Fail only on unpinned changes graded at least this severe (the default fails on every one).",
-)
-@click.option(
-    "--shard",
-    metavar="I/N",
-    callback=lambda _ctx, _param, value: _shard(value),
-    help="Check only the I-th of N shares of the servers (a CI matrix job each); "
-    "the SARIF category gets a -shard-I-of-N suffix.",
-)
-@click.option(
-    "--base",
-    metavar="REF",
-    default=None,
-    help="Also note what changed since the merge base of REF and HEAD: launches, dependency manifests "
-    "and re-pins in mcp-lock.json (notes never fail the run).",
-)
-@click.option(
-    "--changed-only", is_flag=True, help="With --base: boot only the servers with a change since the base."
-)
-@boot_options
-@report_options
-def check(
-    repo: Path,
-    lockfile: Path | None,
-    offline: bool,
-    fail_on: str,
-    shard: Shard | None,
-    base: str | None,
-    changed_only: bool,
-    timeout: float | None,
-    concurrency: int | None,
-    quiet: bool,
-    **report: Any,
-) -> None:
-    """Boot every declared server and compare what it says with the lock. Exit 1 on any unpinned change."""
-    from scanner import engine
-    from scanner.reporters.text import summary_line
-
-    if changed_only and base is None:
-        raise click.UsageError("--changed-only needs --base REF")
-    workspace = _workspace(repo, lockfile)
-    options = None
-    if not offline:  # offline never touches scanner.boot, so no mcp SDK import
-        options = _options(timeout, concurrency, quiet)
-        options.shard = shard
-    if base is not None:
-        from scanner.vcs.review import check_with_base
-
-        outcome = _run(lambda: check_with_base(workspace, base, options, shard=shard, changed_only=changed_only))
-    elif options is None:
-        outcome = _run(lambda: engine.check_offline(workspace, shard))
-    else:
-        outcome = _run(lambda: engine.check(workspace, options))
-    if shard is not None:
-        report["category"] = shard.category(report["category"])
-        outcome.messages.append(f"{shard.label}: checked only this shard's servers")
-    outcome.fail_on = fail_on
-    outcome.messages.append(summary_line(outcome.findings, outcome.fails))
-    _finish(workspace, outcome, report)
-
-
-@main.command()
-@click.argument("servers", nargs=-1)
-@click.option("--tool", "tools", multiple=True, help="Re-pin only this tool (repeatable).")
-@REPO_OPTION
-@LOCK_OPTION
-@boot_options
-@report_options
-def update(
-    servers: tuple[str, ...],
-    tools: tuple[str, ...],
-    repo: Path,
-    lockfile: Path | None,
-    timeout: float | None,
-    concurrency: int | None,
-    quiet: bool,
-    **report: Any,
-) -> None:
-    """Re-pin the named servers (every server when none is named), showing each change accepted."""
-    from scanner import engine
-
-    workspace = _workspace(repo, lockfile)
-    outcome = _run(lambda: engine.update(workspace, _options(timeout, concurrency, quiet), servers, tools))
-    _finish(workspace, outcome, report)
-
-
-def _shard(value: str | None) -> Shard | None:
-    from scanner.shard import Shard, ShardError
-
-    if value is None:
-        return None
-    try:
-        return Shard.parse(value)
-    except ShardError as error:
-        raise click.BadParameter(str(error)) from None
-
-
-@main.command("log")
-@click.argument("target", required=False, metavar="[SERVER[/NAME]]")
-@REPO_OPTION
-@LOCK_OPTION
-@click.option(
-    "--kind",
-    type=click.Choice(KIND_KEYS),
-    default=None,
-    help="Only changes to definitions of this kind.",
-)
-@click.option("--reverse", is_flag=True, help="Oldest commit first (the default is newest first, like git log).")
-@click.option("--json", "as_json", is_flag=True, help="Print the log as JSON.")
-@click.option("--verbose", "-v", is_flag=True, help="Show the details of each change.")
-def log(
-    target: str | None, repo: Path, lockfile: Path | None, kind: str | None, reverse: bool, as_json: bool, verbose: bool
-) -> None:
-    """History of the pins from git: every commit that changed the lockfile, and what it changed."""
-    import json
-
-    from scanner.engine import LOCKFILE_NAME
-    from scanner.vcs.history import pin_log, render_text, to_json
-
-    result = _run(lambda: pin_log(repo, lockfile or repo / LOCKFILE_NAME, target, kind))
-    entries = result.entries[::-1] if reverse else result.entries
-    if as_json:
-        click.echo(json.dumps(to_json(entries, result.lock_path), indent=2, ensure_ascii=False))
-    else:
-        click.echo(render_text(entries, verbose=verbose), nl=False)
-    for message in result.messages:
-        click.echo(f"mcp-lock: {message}", err=True)
-    if not entries and target and not result.messages:
-        click.echo(f"mcp-lock: no commit changed {target} in {result.lock_path}", err=True)
-
-
-def _workspace(repo: Path, lockfile: Path | None) -> Workspace:
-    from scanner.engine import open_workspace
-
-    return _run(lambda: open_workspace(repo, lockfile))
-
-
-def _options(timeout: float | None, concurrency: int | None, quiet: bool) -> Options:
-    from scanner.boot import stderr_progress
-    from scanner.engine import Options
-
-    return Options(timeout=timeout, concurrency=concurrency, progress=None if quiet else stderr_progress)
-
-
-def _run(action: Any) -> Any:
-    """Run `action`; a usage or configuration error becomes a one-line message and exit code 2."""
-    from scanner.engine import EXIT_ERROR, UsageError
-
-    try:
-        return action()
-    except UsageError as error:
-        from scanner.reporters.terminal import safe
-
-        click.echo(f"mcp-lock: error: {safe(str(error))}", err=True)
-        sys.exit(EXIT_ERROR)
-    except KeyboardInterrupt:
-        click.echo("mcp-lock: interrupted", err=True)
-        sys.exit(130)
-
-
-def _finish(workspace: Workspace, outcome: Outcome, report: dict[str, Any]) -> None:
-    from scanner.reporters.locate import Locator
-
-    locator = Locator(workspace.lock_path, workspace.lock_display)
-    rendered = _render(report["output_format"], outcome, locator, report)
-    if report["output"] is not None:
-        _write_report(report["output"], rendered)
-    else:
-        click.echo(rendered, nl=False)
-    for option, fmt in (("json_file", "json"), ("sarif_file", "sarif")):
-        if report[option] is not None:
-            _write_report(report[option], _render(fmt, outcome, locator, report))
-    if report["summary_file"] is not None:
-        _write_report(report["summary_file"], _render("markdown", outcome, locator, report), append=True)
-    if report["github_annotations"] and report["output_format"] != "github":
-        click.echo(_render("github", outcome, locator, report), nl=False)
-    from scanner.reporters.terminal import safe
-
-    if report["output_format"] == "text" or report["output"] is not None:
-        for message in outcome.messages:
-            click.echo(safe(message))
-    else:
-        for message in outcome.messages:
-            click.echo(f"mcp-lock: {safe(message)}", err=True)
-    sys.exit(outcome.exit_code)
-
-
-def _render(fmt: str, outcome: Outcome, locator: Any, report: dict[str, Any]) -> str:
-    if fmt == "json":
-        from scanner.reporters.json_report import render_json
-
-        return render_json(outcome.findings, locator) + "\n"
-    if fmt == "sarif":
-        from scanner.reporters.sarif import render_sarif
-
-        return render_sarif(outcome.findings, locator, category=report["category"]) + "\n"
-    if fmt == "github":
-        from scanner.reporters.github import render_github
-
-        return render_github(outcome.findings, locator)
-    if fmt == "markdown":
-        from scanner.reporters.markdown import render_markdown
-
-        return render_markdown(outcome.findings, locator)
-    from scanner.reporters.text import render_text
-
-    colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ and report["output"] is None
-    return render_text(outcome.findings, locator, colour=colour)
-
-
-def _write_report(path: Path, text: str, *, append: bool = False) -> None:
-    try:
-        with path.open("a" if append else "w", encoding="utf-8") as handle:
-            handle.write(text)
-    except OSError as error:
-        click.echo(f"mcp-lock: error: cannot write {path}: {error.strerror}", err=True)
-        sys.exit(2)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from fixture_repo import Repo, base_spec
 
 
@@ -55,3 +56,17 @@ def test_clean_sarif_still_has_a_run_with_empty_results(repo: Repo, tmp_path: Pa
     sarif = tmp_path / "clean.sarif"
     assert repo.run("check", "--sarif", str(sarif)).exit_code == 0
     assert json.loads(sarif.read_text())["runs"][0]["results"] == []
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif"])
+def test_json_documents_end_in_one_newline(repo: Repo, tmp_path: Path, fmt: str) -> None:
+    repo.add_stdio("notes")
+    assert repo.run("lock").exit_code == 0
+    on_stdout = repo.run("check", "--offline", "--format", fmt)
+    output, also = tmp_path / f"output.{fmt}", tmp_path / f"also.{fmt}"
+    assert repo.run("check", "--offline", "--format", fmt, "--output", str(output)).exit_code == 0
+    assert repo.run("check", "--offline", f"--{fmt}", str(also)).exit_code == 0
+    for text in (on_stdout.stdout, output.read_text(), also.read_text()):
+        assert text.endswith("}\n")
+        assert not text.endswith("\n\n")
+        json.loads(text)

@@ -10,7 +10,7 @@ import pytest
 from fixture_repo import Repo, base_spec
 from test_hostile import add_raw, tool
 
-from scanner.reporters.terminal import printable, safe, safe_line
+from scanner.console import printable, safe, safe_line, stderr_progress
 
 INJECTED = (
     "Fine.\n::stop-commands::pwned\n  ::error title=forged::all clear\r\n##[error]also forged\x1b[2K\u2028::warning::x"
@@ -70,3 +70,8 @@ def test_error_answers_and_stderr_cannot_issue_commands(repo: Repo) -> None:
 def test_safe(text: str, expected: str) -> None:
     assert safe(text) == expected
     assert "\n" not in printable(text) and safe_line(safe(text)) == safe(text)
+
+
+def test_progress_lines_cannot_issue_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    stderr_progress("::stop-commands::x\nwaiting ##[error]y")
+    assert capsys.readouterr().err == "mcp-lock: \\::stop-commands::x\\nwaiting #\\#[error]y\n"

@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from scanner.findings import Finding
+from scanner.model.findings import by_severity
+from scanner.reporters.interface import ReportContext
 from scanner.reporters.locate import Locator
-from scanner.rules import severity_rank
 
 
 def escape_data(text: str) -> str:
@@ -36,11 +37,14 @@ def command_for(finding: Finding) -> str:
 
 def render_github(findings: Sequence[Finding], locator: Locator) -> str:
     lines: list[str] = []
-    ordered = sorted(findings, key=lambda f: (severity_rank(f.effective_severity), *f.sort_key(), f.message))
-    for finding in ordered:
+    for finding in by_severity(findings):
         file, line = locator.resolve(finding.location)
         title = f"mcp-lock {finding.rule.id}: {finding.rule.summary}"
         properties = f"file={escape_property(file)},line={max(1, line)},title={escape_property(title)}"
         message = "\n".join([finding.message, *finding.details])
         lines.append(f"::{command_for(finding)} {properties}::{escape_data(message)}")
     return "".join(line + "\n" for line in lines)
+
+
+def render(findings: Sequence[Finding], context: ReportContext) -> str:
+    return render_github(findings, context.locator)

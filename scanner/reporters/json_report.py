@@ -28,8 +28,9 @@ Schema (version 1). Fields are only ever added within a version; a rename or rem
 
 `location.pointer` is present only for findings anchored in the lockfile (RFC 6901 pointer into
 mcp-lock.json); findings in a config file carry only file and line. `bySeverity` always lists
-all five severities, most severe first. Findings are ordered by server, then severity (most severe
-first), rule id, subject, kind and message, so the same findings always give the same bytes.
+all five severities, most severe first. Findings are in the report order (`model.findings.ordered`:
+server, then severity, most severe first, rule id, subject, kind and message), so the same findings always
+give the same bytes.
 """
 
 from __future__ import annotations
@@ -40,15 +41,12 @@ from typing import Any
 
 import scanner
 from scanner.findings import Finding, LockLocation
+from scanner.model.findings import ordered
+from scanner.reporters.interface import ReportContext
 from scanner.reporters.locate import Locator
 from scanner.rules import SEVERITIES
 
 SCHEMA_VERSION = 1
-
-
-def ordered(findings: Sequence[Finding]) -> list[Finding]:
-    """Findings in the stable report order: server, severity, rule, subject, then kind and message."""
-    return sorted(findings, key=lambda f: (*f.sort_key(), f.kind or "", f.message, tuple(f.details)))
 
 
 def build_report(findings: Sequence[Finding], locator: Locator) -> dict[str, Any]:
@@ -70,6 +68,10 @@ def build_report(findings: Sequence[Finding], locator: Locator) -> dict[str, Any
 
 def render_json(findings: Sequence[Finding], locator: Locator, *, indent: int | None = 2) -> str:
     return json.dumps(build_report(findings, locator), indent=indent, ensure_ascii=False) + "\n"
+
+
+def render(findings: Sequence[Finding], context: ReportContext) -> str:
+    return render_json(findings, context.locator)
 
 
 def _finding(finding: Finding, locator: Locator) -> dict[str, Any]:

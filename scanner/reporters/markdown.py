@@ -8,18 +8,20 @@ syntax stay text, and each fence is longer than any backtick run inside it.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
-from typing import Any
-
-from jinja2 import Environment, PackageLoader
+from typing import TYPE_CHECKING, Any
 
 from scanner.findings import Finding
+from scanner.model.findings import by_severity
+from scanner.reporters.interface import ReportContext
 from scanner.reporters.locate import Locator
 from scanner.reporters.text import summary_line
-from scanner.rules import severity_rank
 
-_ENV = Environment(loader=PackageLoader("scanner.reporters", "templates"), autoescape=False)
+if TYPE_CHECKING:
+    from jinja2 import Template
+
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]|~])")
 _NEWLINES = re.compile(r"\r\n|[\r\n\v\f\x85\u2028\u2029]")
 SEVERITY_ICONS = {"critical": "🟥", "high": "🟧", "medium": "🟨", "low": "🟦", "info": "⬜"}
@@ -59,10 +61,9 @@ def diff_lines(details: Sequence[str]) -> list[str]:
 
 
 def render_markdown(findings: Sequence[Finding], locator: Locator, *, title: str = "mcp-lock") -> str:
-    ordered = sorted(findings, key=lambda f: (severity_rank(f.effective_severity), *f.sort_key(), f.message))
     blocking = any(f.blocking for f in findings)
     rows: list[dict[str, Any]] = []
-    for number, finding in enumerate(ordered, 1):
+    for number, finding in enumerate(by_severity(findings), 1):
         file, line = locator.resolve(finding.location)
         severity = finding.effective_severity
         body = diff_lines(finding.details)
@@ -81,5 +82,19 @@ def render_markdown(findings: Sequence[Finding], locator: Locator, *, title: str
             }
         )
     verdict = ("❌ " if blocking else "✅ ") + summary_line(findings)
-    text = _ENV.get_template("summary.md.j2").render(title=escape_html(title), verdict=verdict, rows=rows)
+    text = _template().render(title=escape_html(title), verdict=verdict, rows=rows)
     return text.rstrip("\n") + "\n"
+
+
+def render(findings: Sequence[Finding], context: ReportContext) -> str:
+    return render_markdown(findings, context.locator)
+
+
+@functools.cache
+def _template() -> Template:
+    # jinja2 is imported on first use: `mcp-lock --version` and `check --offline` do not pay for it.
+    from jinja2 import Environment, PackageLoader
+
+    return Environment(loader=PackageLoader("scanner.reporters", "templates"), autoescape=False).get_template(
+        "summary.md.j2"
+    )

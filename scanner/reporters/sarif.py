@@ -18,8 +18,9 @@ from urllib.parse import quote
 
 import scanner
 from scanner.findings import Finding
+from scanner.model.findings import ordered
 from scanner.model.kinds import KIND_BY_KEY
-from scanner.reporters.json_report import ordered
+from scanner.reporters.interface import ReportContext
 from scanner.reporters.locate import Locator
 from scanner.rules import RULES, Rule, Severity
 
@@ -52,6 +53,10 @@ def render_sarif(
     indent: int | None = 2,
 ) -> str:
     return json.dumps(build_sarif(findings, locator, category=category, root=root), indent=indent) + "\n"
+
+
+def render(findings: Sequence[Finding], context: ReportContext) -> str:
+    return render_sarif(findings, context.locator, category=context.category)
 
 
 def build_sarif(

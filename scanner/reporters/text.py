@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from itertools import groupby
 
+from scanner.console import safe
 from scanner.findings import Finding
+from scanner.model.findings import ordered
+from scanner.reporters.interface import ReportContext
 from scanner.reporters.locate import Locator
-from scanner.reporters.terminal import safe
 
 COLOURS = {"critical": "1;31", "high": "31", "medium": "33", "low": "36", "info": "2"}
 
@@ -20,8 +22,7 @@ def render_text(findings: Sequence[Finding], locator: Locator, *, colour: bool =
         return f"\x1b[{code}m{text}\x1b[0m" if colour else text
 
     lines: list[str] = []
-    ordered = sorted(findings, key=Finding.sort_key)
-    for server, group in groupby(ordered, key=lambda f: f.server):
+    for server, group in groupby(ordered(findings), key=lambda f: f.server):
         lines.append(paint(safe(server), "1"))
         for finding in group:
             severity = finding.effective_severity
@@ -31,6 +32,10 @@ def render_text(findings: Sequence[Finding], locator: Locator, *, colour: bool =
             lines.append(f"           at {safe(file)}:{line}")
             lines += [f"           {safe(detail)}" for detail in finding.details]
     return "\n".join(lines) + "\n"
+
+
+def render(findings: Sequence[Finding], context: ReportContext) -> str:
+    return render_text(findings, context.locator, colour=context.colour)
 
 
 def summary_line(findings: Sequence[Finding], fails: Callable[[Finding], bool] = lambda f: f.blocking) -> str:

@@ -1,4 +1,4 @@
-"""Server text made safe to print in a terminal or a CI log.
+"""Lines for a terminal or a CI log: server text made safe to print, and progress on stderr.
 
 A description, an error message or a stderr line comes from the server. Printed as it is, a newline in
 it starts a line of its own, and a CI runner reads some lines as commands: GitHub's runner takes a line
@@ -10,6 +10,7 @@ form. So control characters are written as escapes, and command openers get a ba
 from __future__ import annotations
 
 import re
+import sys
 
 # C0 and C1 controls (tab kept), DEL, and the Unicode line and paragraph separators.
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
@@ -37,3 +38,8 @@ def safe_line(line: str) -> str:
 def safe(text: str) -> str:
     """Server text for a line of its own: `printable`, then `safe_line`."""
     return safe_line(printable(text))
+
+
+def stderr_progress(message: str) -> None:
+    """A progress line on stderr, for a command's `progress` callback."""
+    print(f"mcp-lock: {safe(message)}", file=sys.stderr, flush=True)

@@ -1,0 +1,326 @@
+"""The `mcp-lock` subcommands: a thin layer over scanner.engine. GitPython waits for the command that needs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from scanner import engine
+from scanner.console import safe, stderr_progress
+from scanner.findings import Finding
+from scanner.model.kinds import KIND_KEYS
+from scanner.reporters.interface import ReportContext
+from scanner.reporters.locate import Locator
+from scanner.reporters.registry import REPORTER_BY_NAME, REPORTERS, Reporter
+from scanner.reporters.text import summary_line
+from scanner.rules import SEVERITIES
+from scanner.shard import Shard, ShardError
+from scanner.sources.describe import describe_launch
+
+REPO_OPTION = click.option(
+    "--repo",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Repository whose declared MCP servers are pinned.",
+)
+LOCK_OPTION = click.option(
+    "--lockfile",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Lockfile path [default: REPO/mcp-lock.json].",
+)
+
+
+FILE = click.Path(dir_okay=False, path_type=Path)
+
+
+def report_options(function: Any) -> Any:
+    """Output options: one format on stdout (or --output), and any others written to files in the same run."""
+    options = [
+        click.option(
+            "--format", "output_format", type=click.Choice(list(REPORTER_BY_NAME)), default="text", show_default=True
+        ),
+        click.option("--output", type=FILE, help="Write --format here."),
+    ]
+    for reporter in sorted(REPORTERS, key=lambda r: r.also_to == "stdout"):  # files first, as in _also_report
+        if reporter.also is None:
+            continue
+        kind: dict[str, Any] = {"is_flag": True} if reporter.also_to == "stdout" else {"type": FILE}
+        options.append(click.option(reporter.also, _also(reporter), help=reporter.also_help, **kind))
+    options.append(click.option("--category", default=None, help="SARIF run category (automationDetails.id)."))
+    for option in options:
+        function = option(function)
+    return function
+
+
+def _also(reporter: Reporter) -> str:
+    """The parameter name of a reporter's `also` option."""
+    return f"also_{reporter.name}"
+
+
+def boot_options(function: Any) -> Any:
+    for option in (
+        click.option(
+            "--timeout", type=click.FloatRange(min=0.1), default=None, help="Seconds per server [default: 90]."
+        ),
+        click.option(
+            "--concurrency", type=click.IntRange(min=1), default=None, help="Servers booted at once [default: 8]."
+        ),
+        click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr."),
+    ):
+        function = option(function)
+    return function
+
+
+@click.command("list")
+@REPO_OPTION
+@LOCK_OPTION
+def list_command(repo: Path, lockfile: Path | None) -> None:
+    """Show every declared server: name, transport, launch, where it is declared, and any problem."""
+    workspace = _workspace(repo, lockfile)
+    servers = workspace.discovery.servers
+    for server in servers:
+        template = server.template
+        launch = describe_launch(template) if template else "(cannot be launched)"
+        transport = template.transport if template else "?"
+        skip = workspace.policy.for_server(server.key).skip
+        click.echo(f"{server.key}  [{transport}]  {launch}")
+        for declaration in server.declarations:
+            disabled = "  (disabled)" if declaration.disabled else ""
+            click.echo(f"    declared at {declaration.location} ({declaration.client}){disabled}")
+        if skip:
+            click.echo(f"    skipped by {workspace.policy.path}: {skip}")
+        for problem in server.problems:
+            click.echo(f"    {problem.severity}: {problem.message}")
+    for config in workspace.discovery.files:
+        for problem in config.problems:
+            click.echo(f"{problem.severity}: {problem.location}: {problem.message}", err=True)
+    if not servers:
+        click.echo("no MCP servers declared in this repository", err=True)
+    bad = any(p.severity == "error" for c in workspace.discovery.files for p in c.problems) or any(
+        s.errors for s in servers
+    )
+    sys.exit(2 if bad else 0)
+
+
+@click.command()
+@REPO_OPTION
+@LOCK_OPTION
+@boot_options
+@report_options
+def lock(
+    repo: Path,
+    lockfile: Path | None,
+    timeout: float | None,
+    concurrency: int | None,
+    quiet: bool,
+    **report: Any,
+) -> None:
+    """Boot every declared server that is not pinned yet and pin it in mcp-lock.json."""
+    workspace = _workspace(repo, lockfile)
+    outcome = _run(lambda: engine.lock(workspace, _options(timeout, concurrency, quiet)))
+    _finish(workspace, outcome, report)
+
+
+@click.command()
+@REPO_OPTION
+@LOCK_OPTION
+@click.option(
+    "--offline",
+    is_flag=True,
+    help="Boot nothing: verify the lock and compare it with the declared servers and their launches "
+    "(fast, for pre-commit). Definitions are not compared.",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(SEVERITIES),
+    default="info",
+    show_default=True,
+    help="Fail only on unpinned changes graded at least this severe (the default fails on every one).",
+)
+@click.option(
+    "--shard",
+    metavar="I/N",
+    callback=lambda _ctx, _param, value: _shard(value),
+    help="Check only the I-th of N shares of the servers (a CI matrix job each); "
+    "the SARIF category gets a -shard-I-of-N suffix.",
+)
+@click.option(
+    "--base",
+    metavar="REF",
+    default=None,
+    help="Also note what changed since the merge base of REF and HEAD: launches, dependency manifests "
+    "and re-pins in mcp-lock.json (notes never fail the run).",
+)
+@click.option(
+    "--changed-only", is_flag=True, help="With --base: boot only the servers with a change since the base."
+)
+@boot_options
+@report_options
+def check(
+    repo: Path,
+    lockfile: Path | None,
+    offline: bool,
+    fail_on: str,
+    shard: Shard | None,
+    base: str | None,
+    changed_only: bool,
+    timeout: float | None,
+    concurrency: int | None,
+    quiet: bool,
+    **report: Any,
+) -> None:
+    """Boot every declared server and compare what it says with the lock. Exit 1 on any unpinned change."""
+    if changed_only and base is None:
+        raise click.UsageError("--changed-only needs --base REF")
+    workspace = _workspace(repo, lockfile)
+    options = None
+    if not offline:  # offline never touches scanner.boot, so no mcp SDK import
+        options = _options(timeout, concurrency, quiet)
+        options.shard = shard
+    if base is not None:
+        # GitPython is slow to import, and only --base needs it.
+        from scanner.vcs.review import check_with_base
+
+        outcome = _run(lambda: check_with_base(workspace, base, options, shard=shard, changed_only=changed_only))
+    elif options is None:
+        outcome = _run(lambda: engine.check_offline(workspace, shard))
+    else:
+        outcome = _run(lambda: engine.check(workspace, options))
+    if shard is not None:
+        report["category"] = shard.category(report["category"])
+        outcome.messages.append(f"{shard.label}: checked only this shard's servers")
+    outcome.fail_on = fail_on
+    outcome.messages.append(summary_line(outcome.findings, outcome.fails))
+    _finish(workspace, outcome, report)
+
+
+@click.command()
+@click.argument("servers", nargs=-1)
+@click.option("--tool", "tools", multiple=True, help="Re-pin only this tool (repeatable).")
+@REPO_OPTION
+@LOCK_OPTION
+@boot_options
+@report_options
+def update(
+    servers: tuple[str, ...],
+    tools: tuple[str, ...],
+    repo: Path,
+    lockfile: Path | None,
+    timeout: float | None,
+    concurrency: int | None,
+    quiet: bool,
+    **report: Any,
+) -> None:
+    """Re-pin the named servers (every server when none is named), showing each change accepted."""
+    workspace = _workspace(repo, lockfile)
+    outcome = _run(lambda: engine.update(workspace, _options(timeout, concurrency, quiet), servers, tools))
+    _finish(workspace, outcome, report)
+
+
+def _shard(value: str | None) -> Shard | None:
+    if value is None:
+        return None
+    try:
+        return Shard.parse(value)
+    except ShardError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+@click.command("log")
+@click.argument("target", required=False, metavar="[SERVER[/NAME]]")
+@REPO_OPTION
+@LOCK_OPTION
+@click.option(
+    "--kind",
+    type=click.Choice(KIND_KEYS),
+    default=None,
+    help="Only changes to definitions of this kind.",
+)
+@click.option("--reverse", is_flag=True, help="Oldest commit first (the default is newest first, like git log).")
+@click.option("--json", "as_json", is_flag=True, help="Print the log as JSON.")
+@click.option("--verbose", "-v", is_flag=True, help="Show the details of each change.")
+def log(
+    target: str | None, repo: Path, lockfile: Path | None, kind: str | None, reverse: bool, as_json: bool, verbose: bool
+) -> None:
+    """History of the pins from git: every commit that changed the lockfile, and what it changed."""
+    # GitPython is slow to import, and only the log needs it.
+    from scanner.vcs.history import pin_log, render_text, to_json
+
+    result = _run(lambda: pin_log(repo, lockfile or repo / engine.LOCKFILE_NAME, target, kind))
+    entries = result.entries[::-1] if reverse else result.entries
+    if as_json:
+        click.echo(json.dumps(to_json(entries, result.lock_path), indent=2, ensure_ascii=False))
+    else:
+        click.echo(render_text(entries, verbose=verbose), nl=False)
+    for message in result.messages:
+        click.echo(f"mcp-lock: {message}", err=True)
+    if not entries and target and not result.messages:
+        click.echo(f"mcp-lock: no commit changed {target} in {result.lock_path}", err=True)
+
+
+def _workspace(repo: Path, lockfile: Path | None) -> engine.Workspace:
+    return _run(lambda: engine.open_workspace(repo, lockfile))
+
+
+def _options(timeout: float | None, concurrency: int | None, quiet: bool) -> engine.Options:
+    return engine.Options(timeout=timeout, concurrency=concurrency, progress=None if quiet else stderr_progress)
+
+
+def _run(action: Any) -> Any:
+    """Run `action`; a usage or configuration error becomes a one-line message and exit code 2."""
+    try:
+        return action()
+    except engine.UsageError as error:
+        click.echo(f"mcp-lock: error: {safe(str(error))}", err=True)
+        sys.exit(engine.EXIT_ERROR)
+    except KeyboardInterrupt:
+        click.echo("mcp-lock: interrupted", err=True)
+        sys.exit(130)
+
+
+def _finish(workspace: engine.Workspace, outcome: engine.Outcome, report: dict[str, Any]) -> None:
+    colour = report["output"] is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    context = ReportContext(
+        Locator(workspace.lock_path, workspace.lock_display), category=report["category"], colour=colour
+    )
+    rendered = REPORTER_BY_NAME[report["output_format"]].render(outcome.findings, context)
+    if report["output"] is not None:
+        _write_report(report["output"], rendered)
+    else:
+        click.echo(rendered, nl=False)
+    _also_report(outcome.findings, context, report)
+    if report["output_format"] == "text" or report["output"] is not None:
+        for message in outcome.messages:
+            click.echo(safe(message))
+    else:
+        for message in outcome.messages:
+            click.echo(f"mcp-lock: {safe(message)}", err=True)
+    sys.exit(outcome.exit_code)
+
+
+def _also_report(findings: list[Finding], context: ReportContext, report: dict[str, Any]) -> None:
+    """The formats asked for besides --format: files first, then what goes to stdout (once only)."""
+    wanted = [reporter for reporter in REPORTERS if reporter.also and report[_also(reporter)]]
+    for reporter in wanted:
+        if reporter.also_to != "stdout":
+            text = reporter.render(findings, context)
+            _write_report(report[_also(reporter)], text, append=reporter.also_to == "append")
+    for reporter in wanted:
+        if reporter.also_to == "stdout" and reporter.name != report["output_format"]:
+            click.echo(reporter.render(findings, context), nl=False)
+
+
+def _write_report(path: Path, text: str, *, append: bool = False) -> None:
+    try:
+        with path.open("a" if append else "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as error:
+        click.echo(f"mcp-lock: error: cannot write {path}: {error.strerror}", err=True)
+        sys.exit(2)

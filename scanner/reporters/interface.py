@@ -1,0 +1,29 @@
+"""What every reporter is: one `render(findings, context) -> str`.
+
+A reporter returns the whole document: empty, or text ending in exactly one newline, so the caller
+writes it as it is (to stdout, a file, or appended to a step summary).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from scanner.findings import Finding
+from scanner.reporters.locate import Locator
+
+
+@dataclass(frozen=True)
+class ReportContext:
+    """What a reporter may need besides the findings."""
+
+    locator: Locator
+    category: str | None = None  # SARIF run category (automationDetails.id)
+    colour: bool = False  # ANSI colours, for a terminal
+
+
+class Render(Protocol):
+    def __call__(self, findings: Sequence[Finding], context: ReportContext) -> str: ...
+
+
