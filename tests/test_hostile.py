@@ -222,7 +222,7 @@ def test_stdio_boot_never_waits_for_the_sdk(tmp_path: Path) -> None:
     launch = ResolvedLaunch(transport="stdio", command=sys.executable, args=(str(RAW_SERVER), str(behaviour)))
 
     async def boot() -> Any:
-        return await boot_one("early", launch, tmp_path, timeout=3, sdk_ready=anyio.Event())
+        return await boot_one("early", launch, tmp_path, timeout=3)
 
     result = anyio.run(boot)
     assert result.error is None
