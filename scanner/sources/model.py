@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-Transport = Literal["stdio", "http", "sse"]
+from scanner.model.transports import Transport, is_local
+
+__all__ = ["Transport"]  # re-exported: the parsers' type for a canonical transport name
 Severity = Literal["error", "warning"]
 
 
@@ -57,7 +59,7 @@ class LaunchTemplate:
     def spec(self) -> dict[str, object]:
         """The normalised launch spec, as the lockfile records it."""
         spec: dict[str, object] = {"transport": self.transport}
-        if self.transport == "stdio":
+        if is_local(self.transport):
             spec["command"] = self.command
             spec["args"] = list(self.args)
             if self.cwd is not None:
