@@ -156,7 +156,7 @@ def test_isolation_works_for_a_user_without_root(listener: socket.socket) -> Non
             path.chmod(path.stat().st_mode | stat.S_IROTH)
         drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.getuid() == 0 else []
         command = [*drop, sys.executable, "-m", "scanner", "lock", "--repo", str(root), "--quiet"]
-        env = {"PATH": os.environ["PATH"], "HOME": str(root), "PYTHONPATH": str(Path(__file__).parents[1])}
+        env = {"PATH": os.environ["PATH"], "HOME": str(root), "PYTHONPATH": str(Path(__file__).parents[2])}
         done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, cwd=root)
         assert done.returncode == 0, done.stdout + done.stderr
         net = json.loads((root / "mcp-lock.json").read_text())["servers"]["forker"]["tools"]["net"]
