@@ -20,6 +20,7 @@ import anyio
 import httpx2
 
 from scanner.transports.protocol import RpcError
+from scanner.transports.stage import Stage
 from scanner.transports.stdio import MAX_LINE
 
 AUTH_HINT = (
@@ -95,7 +96,7 @@ class _Capped(httpx2.AsyncByteStream):
 
 
 def describe_http(
-    error: BaseException, url: str, witness: HttpWitness | None, stage: object, timeout: float
+    error: BaseException, url: str, witness: HttpWitness | None, stage: Stage, timeout: float
 ) -> str | None:
     """A one-line message for an HTTP failure, or None when the error is not about HTTP."""
     where = _safe_url(url)

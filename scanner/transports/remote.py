@@ -7,7 +7,7 @@ and `_meta` envelope), skipping the typed parse that would rewrite the result.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from typing import Any
 
@@ -70,7 +70,7 @@ async def _watched(witness: HttpWitness) -> AsyncIterator[None]:
             group.cancel_scope.cancel()
 
 
-def _garbage_handler(request: ChannelRequest) -> Any:
+def _garbage_handler(request: ChannelRequest) -> Callable[[object], Awaitable[None]]:
     async def on_message(message: object) -> None:
         if isinstance(message, Exception):
             request.on_garbage(str(message).splitlines()[0][:200] if str(message) else type(message).__name__)
