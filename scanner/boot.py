@@ -231,16 +231,16 @@ class _Attempt:
         stage = Stage()
         garbage: list[str] = []
         request = ChannelRequest(
-            self.launch,
-            kind.name,
-            self.repo,
-            self.scratch,
-            self.errlog,
-            timeout,
-            stage,
-            garbage.append,
-            self.passthrough,
-            self.network,
+            launch=self.launch,
+            transport=kind.name,
+            repo=self.repo,
+            scratch=self.scratch,
+            errlog=self.errlog,
+            timeout=timeout,
+            stage=stage,
+            on_garbage=garbage.append,
+            passthrough=self.passthrough,
+            network=self.network,
         )
         try:
             with anyio.fail_after(remaining):
