@@ -2,21 +2,32 @@
 
 from __future__ import annotations
 
-import os
-import shutil
+import logging
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Sequence
-from contextlib import AsyncExitStack
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 import anyio
+from anyio.abc import TaskGroup
 
+from scanner.model.transports import SSE, TRANSPORT_BY_NAME, TransportKind
 from scanner.policy import Policy
 from scanner.snapshot import Snapshot
 from scanner.sources.model import ResolvedLaunch, Server
+from scanner.transports.channel import (
+    ChannelRequest,
+    Opener,
+    UnknownTransport,
+    describe,
+    load_opener,
+    transport_kind,
+)
+from scanner.transports.isolation import ALLOW, DENY
+from scanner.transports.probe import probe
+from scanner.transports.stage import Stage
 
 DEFAULT_TIMEOUT = 90.0  # npx/uvx cold starts measured at 6-59 s
 DEFAULT_CONCURRENCY = 8
@@ -66,7 +77,7 @@ async def _boot_all(
     results: dict[str, BootResult] = {}
     limiter = anyio.CapacityLimiter(max(1, concurrency))
     started = time.monotonic()
-    sdk = _SdkLoader()
+    modules = TransportModules()
 
     async def run(server: Server) -> None:
         async with limiter:
@@ -79,7 +90,7 @@ async def _boot_all(
                 timeout=server_policy.timeout or timeout,
                 passthrough=server_policy.env,
                 network=server_policy.network,
-                sdk_ready=sdk.ready,
+                modules=modules,
             )
         results[server.key] = result
         if progress:
@@ -88,8 +99,7 @@ async def _boot_all(
             on_result(result)
 
     async with anyio.create_task_group() as reporter:
-        if any(s.resolved is not None and s.resolved.transport != "stdio" for s in servers):
-            reporter.start_soon(sdk.load)  # stdio servers never need the SDK
+        modules.preload(reporter, _transports_needed(servers))
         if progress and servers:
             progress(f"booting {len(servers)} server(s), timeout {timeout:g}s each")
             reporter.start_soon(_report_waiting, servers, results, started, progress)
@@ -100,25 +110,38 @@ async def _boot_all(
     return results
 
 
-class _SdkLoader:
-    """Imports the SDK (about 0.4 s) in a worker thread, for HTTP and SSE servers only, while stdio servers start."""
+def _transports_needed(servers: Sequence[Server]) -> list[TransportKind]:
+    names = {name for s in servers if s.resolved is not None for name in transports_of(s.resolved)}
+    return [TRANSPORT_BY_NAME[name] for name in sorted(names) if name in TRANSPORT_BY_NAME]
+
+
+class TransportModules:
+    """Each transport's module, imported once; a heavy one (the SDK) in a worker thread, ahead of its boots."""
 
     def __init__(self) -> None:
-        self.ready = anyio.Event()
+        self._ready: dict[str, anyio.Event] = {}
 
-    async def load(self) -> None:
+    def preload(self, group: TaskGroup, kinds: Iterable[TransportKind]) -> None:
+        """Start importing the heavy modules among `kinds` while the servers that need none start."""
+        for kind in kinds:
+            if kind.heavy and kind.module not in self._ready:
+                self._ready[kind.module] = anyio.Event()
+                group.start_soon(self._load, kind)
+
+    async def _load(self, kind: TransportKind) -> None:
         try:
-            await anyio.to_thread.run_sync(_import_sdk)
+            await anyio.to_thread.run_sync(load_opener, kind)
         except Exception:
             pass  # each boot imports again and reports the error as its own
         finally:
-            self.ready.set()
+            self._ready[kind.module].set()
 
-
-def _import_sdk() -> None:
-    # __import__ rather than importlib.import_module: the latter's parent imports are invisible to -X importtime.
-    for module in ("mcp.client.session", "scanner.transports.sdk_channel", "scanner.transports.connect"):
-        __import__(module)
+    async def opener(self, kind: TransportKind) -> Opener:
+        """`kind`'s `open_channel`, once a preload of its module (if one started) has finished."""
+        ready = self._ready.get(kind.module)
+        if ready is not None:
+            await ready.wait()  # importing here too would block the loop the worker thread shares
+        return load_opener(kind)
 
 
 async def _report_waiting(
@@ -147,35 +170,29 @@ async def boot_one(
     *,
     timeout: float,
     passthrough: Sequence[str] = (),
-    network: str = "allow",
-    sdk_ready: anyio.Event | None = None,
+    network: str = ALLOW,
+    modules: TransportModules | None = None,
 ) -> BootResult:
-    """Boot one server and probe it; never raises for anything the server does.
-
-    `sdk_ready` is set once the SDK is imported: HTTP and SSE servers wait for it; stdio servers never need it.
-    """
-    from scanner.transports.environment import server_environment
-    from scanner.transports.reaper import MARKER, kill_marked, new_marker
-
-    started = time.monotonic()
-    if network == "deny" and launch.transport != "stdio":
+    """Boot one server and probe it; never raises for anything the server does."""
+    try:
+        kinds = [transport_kind(name) for name in transports_of(launch)]
+    except UnknownTransport as error:
+        return BootResult(key, None, str(error), "", 0.0)
+    if network == DENY and not all(kind.local for kind in kinds):
         return BootResult(key, None, _REMOTE_DENY.format(transport=launch.transport), "", 0.0)
-    marker = new_marker()
-    with tempfile.TemporaryDirectory(prefix="mcp-lock-") as temp_dir, open(
-        Path(temp_dir) / "stderr.log", "w+", encoding="utf-8", errors="replace"
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="mcp-lock-") as scratch, open(
+        Path(scratch) / "stderr.log", "w+", encoding="utf-8", errors="replace"
     ) as errlog:
-        env = server_environment(launch.env, passthrough, temp_dir=temp_dir) | {MARKER: marker}
-        if network == "deny":
-            from scanner.transports.isolation import OFFLINE_ENV
-
-            env = OFFLINE_ENV | env
-        attempt = _Attempt(launch, env, str((repo / launch.cwd) if launch.cwd else repo), errlog, network, sdk_ready)
-        try:
-            snapshot, error = await attempt.run(timeout)
-        finally:
-            kill_marked(marker)
-        tail = _tail(Path(temp_dir) / "stderr.log")
+        attempt = _Attempt(launch, repo, scratch, errlog, tuple(passthrough), network, modules or TransportModules())
+        snapshot, error = await attempt.run(kinds, timeout)
+        tail = _tail(Path(scratch) / "stderr.log")
     return BootResult(key, snapshot, error, tail, time.monotonic() - started)
+
+
+def transports_of(launch: ResolvedLaunch) -> list[str]:
+    """The transports to try, in order: the declared one, then SSE where the client falls back to it."""
+    return [launch.transport, *([SSE] if launch.sse_fallback else [])]
 
 
 _REMOTE_DENY = (
@@ -187,195 +204,55 @@ _REMOTE_DENY = (
 @dataclass
 class _Attempt:
     launch: ResolvedLaunch
-    env: dict[str, str]
-    cwd: str
+    repo: Path
+    scratch: str
     errlog: IO[str]
+    passthrough: tuple[str, ...]
     network: str
-    sdk_ready: anyio.Event | None
+    modules: TransportModules
 
-    async def run(self, timeout: float) -> tuple[Snapshot | None, str | None]:
+    async def run(self, kinds: Sequence[TransportKind], timeout: float) -> tuple[Snapshot | None, str | None]:
         deadline = time.monotonic() + timeout
-        transports = [self.launch.transport] + (["sse"] if self.launch.sse_fallback else [])
         errors: list[str] = []
-        for transport in transports:
+        for kind in kinds:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
-            snapshot, error = await self._connect_and_probe(transport, remaining, timeout)
+            snapshot, error = await self._connect_and_probe(kind, remaining, timeout)
             if snapshot is not None:
                 return snapshot, None
-            errors.append(error if len(transports) == 1 else f"{transport}: {error}")
+            errors.append(error if len(kinds) == 1 else f"{kind.name}: {error}")
         return None, "; ".join(errors) or f"timed out after {timeout:g}s"
 
-    async def _connect_and_probe(self, transport: str, remaining: float, timeout: float) -> tuple[Snapshot | None, str]:
-        from scanner.transports.isolation import IsolationUnavailable
-        from scanner.transports.stage import Stage
-
+    async def _connect_and_probe(
+        self, kind: TransportKind, remaining: float, timeout: float
+    ) -> tuple[Snapshot | None, str]:
         stage = Stage()
-        witness: Any = None
         garbage: list[str] = []
+        request = ChannelRequest(
+            launch=self.launch,
+            transport=kind.name,
+            repo=self.repo,
+            scratch=self.scratch,
+            errlog=self.errlog,
+            timeout=timeout,
+            stage=stage,
+            on_garbage=garbage.append,
+            passthrough=self.passthrough,
+            network=self.network,
+        )
         try:
             with anyio.fail_after(remaining):
-                if transport == "stdio":
-                    async with AsyncExitStack() as stack:
-                        snapshot = await _probe(await self._stdio_channel(stack, garbage), stage)
-                        _end_now(self.env)
-                else:
-                    from scanner.transports.errors import HttpWitness
-
-                    witness = HttpWitness()
-                    snapshot = await _watched(witness, self._remote_probe, transport, timeout, witness, garbage, stage)
+                open_channel = await self.modules.opener(kind)
+                async with open_channel(request) as channel:
+                    snapshot = await probe(channel, stage)
         except TimeoutError:
             return None, f"timed out after {timeout:g}s waiting for {stage}"
-        except IsolationUnavailable as error:
-            return None, str(error)
         except Exception as error:
-            if transport != "stdio":
-                await self._sdk()  # _describe needs it; importing here would block the loop the thread is sharing
-            return None, _describe(error, self.launch, transport, stage, witness=witness, timeout=timeout)
+            return None, describe(error, stage)
         if garbage:
             snapshot.notes.append(f"ignored {len(garbage)} line(s) on stdout that are not JSON-RPC")
         return snapshot, ""
-
-    async def _stdio_channel(self, stack: AsyncExitStack, garbage: list[str]) -> Any:
-        """mcp-lock's own JSON-RPC client over the server's pipes: no SDK import on the way."""
-        from scanner.transports.rpc import open_channel
-        from scanner.transports.stdio import running
-
-        process = await stack.enter_async_context(
-            running(self._argv(), env=self.env, cwd=self.cwd, errlog=self.errlog)
-        )
-        return await stack.enter_async_context(open_channel(process, garbage.append))
-
-    async def _remote_probe(
-        self, transport: str, timeout: float, witness: Any, garbage: list[str], stage: Any
-    ) -> Snapshot:
-        async with AsyncExitStack() as stack:
-            return await _probe(await self._sdk_channel(stack, transport, timeout, witness, garbage), stage)
-
-    async def _sdk_channel(
-        self, stack: AsyncExitStack, transport: str, timeout: float, witness: Any, garbage: list[str]
-    ) -> Any:
-        """The SDK's session over its HTTP or SSE transport."""
-        await self._sdk()
-        from mcp.client.session import ClientSession
-
-        from scanner.transports.connect import open_transport
-        from scanner.transports.sdk_channel import SdkChannel
-
-        async def on_message(message: object) -> None:
-            if isinstance(message, Exception):
-                garbage.append(str(message).splitlines()[0][:200] if str(message) else type(message).__name__)
-
-        read, write = await stack.enter_async_context(
-            open_transport(self.launch, timeout=timeout, transport=transport, witness=witness)
-        )
-        session = await stack.enter_async_context(ClientSession(read, write, message_handler=on_message))
-        return SdkChannel(session)
-
-    async def _sdk(self) -> None:
-        if self.sdk_ready is not None:
-            await self.sdk_ready.wait()
-
-    def _argv(self) -> list[str]:
-        """The command line; with `network: deny`, wrapped in a new network namespace (or refused)."""
-        from scanner.transports.isolation import DENY, isolated
-
-        assert self.launch.command is not None
-        argv = [self.launch.command, *self.launch.args]
-        if self.network != DENY:
-            return argv
-        if not _findable(self.launch.command, self.env, self.cwd):
-            raise FileNotFoundError(self.launch.command)  # said as "command not found", as without isolation
-        return isolated(argv)
-
-
-def _findable(command: str, env: dict[str, str], cwd: str) -> bool:
-    if os.sep in command:
-        return os.path.isfile(os.path.join(cwd, command))
-    return shutil.which(command, path=env.get("PATH", os.defpath)) is not None
-
-
-def _end_now(env: dict[str, str]) -> None:
-    """Kill a stdio server as soon as everything is listed.
-
-    Nothing more is asked of it, and the SDK's polite teardown (close stdin, wait up to 2 s,
-    SIGTERM) measured 0.3-0.5 s per Python server, paid before the result counts as done.
-    """
-    from scanner.transports.reaper import MARKER, kill_marked
-
-    if MARKER in env:
-        kill_marked(env[MARKER])
-
-
-async def _probe(channel: Any, stage: Any) -> Snapshot:
-    from scanner.transports.probe import probe
-
-    return await probe(channel, stage)
-
-
-async def _watched(witness: Any, work: Callable[..., Awaitable[Snapshot]], *args: Any) -> Snapshot:
-    """`work(*args)`, but fail at once when the HTTP witness sees the connection fail (the SDK would wait)."""
-    found: list[Snapshot] = []
-
-    async def run(scope: anyio.CancelScope) -> None:
-        found.append(await work(*args))
-        scope.cancel()
-
-    async def watch() -> None:
-        await witness.failed.wait()
-        raise witness.error
-
-    async with anyio.create_task_group() as group:
-        group.start_soon(run, group.cancel_scope)
-        group.start_soon(watch)
-    return found[0]
-
-
-def _describe(
-    error: BaseException,
-    launch: ResolvedLaunch,
-    transport: str,
-    stage: object,
-    *,
-    witness: Any = None,
-    timeout: float = DEFAULT_TIMEOUT,
-) -> str:
-    """One line saying what went wrong, without a traceback (or a secret)."""
-    leaf = _leaf(error)
-    from scanner.transports.protocol import ConnectionClosed, ProbeError, RpcError
-
-    if transport in ("http", "sse") and launch.url:
-        from scanner.transports.errors import describe_http
-        from scanner.transports.sdk_channel import rpc_error
-
-        leaf = rpc_error(leaf)  # the SDK's transports raise its own MCPError outside any request
-        message = describe_http(leaf, launch.url, witness, stage, timeout)
-        if message:
-            return message
-
-    if isinstance(leaf, ProbeError):
-        return str(leaf)
-    if isinstance(leaf, FileNotFoundError) and transport == "stdio":
-        return f"command not found: {launch.command} (is it installed and on PATH?)"
-    if isinstance(leaf, PermissionError) and transport == "stdio":
-        return f"cannot execute {launch.command}: permission denied"
-    if isinstance(leaf, ConnectionClosed):
-        return f"the server closed the connection during {stage}"
-    if isinstance(leaf, RpcError):
-        if leaf.code == -32000 or "closed" in leaf.message.lower():
-            return f"the server closed the connection during {stage}"
-        reason = (leaf.message.splitlines() or [""])[0][:300]
-        return f"the server answered {stage} with error {leaf.code}: {reason}"
-    text = str(leaf) or type(leaf).__name__
-    return f"{type(leaf).__name__} during {stage}: {text}".splitlines()[0][:300]
-
-
-def _leaf(error: BaseException) -> BaseException:
-    """The first real error inside (possibly nested) exception groups."""
-    while isinstance(error, BaseExceptionGroup) and error.exceptions:
-        error = error.exceptions[0]
-    return error
 
 
 def _tail(path: Path) -> str:
@@ -386,8 +263,6 @@ def _tail(path: Path) -> str:
 
 
 def _quiet_sdk_logging() -> None:
-    # The SDK logs a traceback for every unparsable stdout line; the probe reports those itself.
-    import logging
-
+    # The SDK logs a traceback for every message it cannot parse; the probe reports those itself.
     for name in ("mcp", "httpx2", "httpx", "anyio"):
         logging.getLogger(name).setLevel(logging.CRITICAL + 1)

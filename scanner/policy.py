@@ -13,9 +13,6 @@
         network: allow
         env: [GITHUB_TOKEN]
         inputs: {pat: {env: GITHUB_PAT}}
-
-A CLI flag that overrides the file's default network setting (per-server entries still win) is
-`dataclasses.replace(policy, network="deny")`.
 """
 
 from __future__ import annotations

@@ -209,27 +209,6 @@ def test_ctrl_c_ends_every_server_and_keeps_the_lock(repo: Repo, tmp_path: Path)
     assert not _alive(pid)
 
 
-def test_stdio_boot_never_waits_for_the_sdk(tmp_path: Path) -> None:
-    """A stdio server is probed by mcp-lock's own JSON-RPC client: the SDK (never loaded here) is not needed."""
-    import anyio
-
-    from scanner.boot import boot_one
-    from scanner.sources.model import ResolvedLaunch
-
-    record = tmp_path / "env.json"
-    behaviour = tmp_path / "b.json"
-    behaviour.write_text(json.dumps({"pages": [[tool("a")]], "record_env": str(record)}))
-    launch = ResolvedLaunch(transport="stdio", command=sys.executable, args=(str(RAW_SERVER), str(behaviour)))
-
-    async def boot() -> Any:
-        return await boot_one("early", launch, tmp_path, timeout=3, sdk_ready=anyio.Event())
-
-    result = anyio.run(boot)
-    assert result.error is None
-    assert [t["name"] for t in result.snapshot.definitions["tools"]] == ["a"]
-    assert record.exists()
-
-
 def test_each_server_is_pinned_and_analysed_while_the_others_still_boot(repo: Repo, monkeypatch: Any) -> None:
     """A slow server does not hold up the work on a fast one; findings still come in declaration order."""
     from scanner import engine

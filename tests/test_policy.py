@@ -9,6 +9,8 @@ from pathlib import Path
 from fixture_repo import Repo
 from test_hostile import RAW_SERVER, add_raw, tool
 
+from scanner.policy import Policy, ServerPolicy
+
 
 def write_policy(repo: Repo, text: str) -> None:
     (repo.root / "mcp-lock.yaml").write_text(text, encoding="utf-8")
@@ -85,3 +87,10 @@ def test_network_must_be_allow_or_deny(repo: Repo) -> None:
     result = repo.run("lock")
     assert result.exit_code == 2
     assert "servers.notes: network must be allow or deny, got 'none'" in result.output
+
+
+def test_network_default_is_allow_and_a_server_entry_wins_over_the_file() -> None:
+    policy = Policy(network="deny", servers={"open": ServerPolicy(network="allow")})
+    assert policy.for_server("open").network == "allow"
+    assert policy.for_server("other").network == "deny"
+    assert Policy().for_server("any").network == "allow"  # no policy file: servers keep their network

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import tomllib
 
+from scanner.model.transports import is_local
 from scanner.sources.common import Scan, SourceError, broken, problem, read_text
 from scanner.sources.entry import Dialect, Fields, Forward, Launch, Where, finish, parse_entry
 from scanner.sources.model import ConfigFile
@@ -62,7 +63,7 @@ def _extras(f: Fields, launch: Launch) -> bool:
         f.report("error", "invalid-field", f"Codex rejects an inline `bearer_token`: {hint}", "bearer_token")
     for var in f.strings("env_vars") or []:
         launch.env_from[var] = Forward(var, required=False)  # Codex forwards only what is set
-    if launch.transport != "stdio":
+    if not is_local(launch.transport):
         token = f.text("bearer_token_env_var")
         if token:
             launch.headers_from["Authorization"] = Forward(token, "Bearer ")

@@ -6,6 +6,7 @@ import re
 import shlex
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from scanner.model.transports import is_local
 from scanner.sources.model import LaunchTemplate
 
 SECRET_NAME = re.compile(r"token|secret|passw|api[-_]?key|auth|credential|private[-_]?key|bearer", re.I)
@@ -14,7 +15,7 @@ MASK = "****"
 
 
 def describe_launch(template: LaunchTemplate) -> str:
-    if template.transport == "stdio":
+    if is_local(template.transport):
         words = [template.command or "", *mask_args(template.args)]
         line = " ".join(shlex.quote(w) for w in words)
         if template.env_names:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from scanner.model.transports import HTTP, SSE, STDIO, is_local
 from scanner.sources import jsonc
 from scanner.sources.common import Scan, problem
 from scanner.sources.interpolate import (
@@ -32,14 +33,14 @@ from scanner.sources.model import (
 
 # Every transport name some client uses, and what it means.
 TRANSPORTS: dict[str, Transport] = {
-    "stdio": "stdio",
-    "local": "stdio",  # opencode, Copilot CLI
-    "http": "http",
-    "streamable-http": "http",
-    "streamableHttp": "http",  # Cline
-    "streamable_http": "http",  # Goose
-    "remote": "http",  # opencode
-    "sse": "sse",
+    "stdio": STDIO,
+    "local": STDIO,  # opencode, Copilot CLI
+    "http": HTTP,
+    "streamable-http": HTTP,
+    "streamableHttp": HTTP,  # Cline
+    "streamable_http": HTTP,  # Goose
+    "remote": HTTP,  # opencode
+    "sse": SSE,
 }
 
 Entry = dict[str, object]
@@ -207,7 +208,7 @@ def _launch(f: Fields, d: Dialect) -> Launch | None:
     if inferred is None:
         return None
     transport, fallback = inferred
-    if transport == "stdio":
+    if is_local(transport):
         if command is None:
             f.report("error", "no-launch", "a local (stdio) server needs `command`", "type")
             return None
@@ -252,9 +253,9 @@ def _transport(
                 f"{d.label} does not accept type '{kind}' (it accepts {accepted})",
                 "type",
             )
-        return transport, transport == "http" and d.http_fallback
+        return transport, transport == HTTP and d.http_fallback
     if has_command:
-        return "stdio", False
+        return STDIO, False
     if url_key is None:
         f.report("error", "no-launch", "needs `command` (local server) or `url` (remote server)")
         return None
@@ -265,7 +266,7 @@ def _transport(
         hint = 'add "type": "http" (or "sse")'
         f.report("error", "remote-without-type", f"{d.label} rejects a remote server without type: {hint}", url_key)
         return None
-    return "http", d.url_only == "http+sse"
+    return HTTP, d.url_only == "http+sse"
 
 
 # -- template and resolution ------------------------------------------------------------------

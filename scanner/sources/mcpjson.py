@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
 
+from scanner.model.transports import HTTP
 from scanner.sources import interpolate as ip
 from scanner.sources import jsonc
 from scanner.sources.common import Scan, SourceError, broken, load_json, problem
@@ -78,7 +79,7 @@ GEMINI = Dialect(
     "Gemini CLI",
     ip.GEMINI,
     url_only="http+sse",
-    url_keys={"httpUrl": "http", "url": None},
+    url_keys={"httpUrl": HTTP, "url": None},
     # Gemini strips comments but not trailing commas (strip-json-comments, then JSON.parse).
     strict=frozenset({"trailing-comma", "bom"}),
 )

@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from scanner.model.locations import SourceLocation as SourceLocation  # re-exported for discovery
+from scanner.model.transports import Transport, is_local
 
-Transport = Literal["stdio", "http", "sse"]
+__all__ = ["SourceLocation", "Transport"]  # re-exported for the parsers and discovery
 Severity = Literal["error", "warning"]
 
 
@@ -48,7 +49,7 @@ class LaunchTemplate:
     def spec(self) -> dict[str, object]:
         """The normalised launch spec, as the lockfile records it."""
         spec: dict[str, object] = {"transport": self.transport}
-        if self.transport == "stdio":
+        if is_local(self.transport):
             spec["command"] = self.command
             spec["args"] = list(self.args)
             if self.cwd is not None:

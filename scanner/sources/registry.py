@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import posixpath
 
+from scanner.model.transports import STDIO, is_local
 from scanner.sources import interpolate as ip
 from scanner.sources import jsonc
 from scanner.sources.common import Scan, load_recognised, problem
@@ -78,7 +79,7 @@ def _package(f: Fields, defaults: dict[str, str]) -> Launch | None:
     kind = f.text("registryType")
     transport = f.raw.get("transport")
     transport_type = transport.get("type") if isinstance(transport, dict) else "stdio"
-    if transport_type != "stdio":
+    if transport_type != "stdio":  # the registry format's own spelling of its only local transport
         note = f"the package serves {transport_type} itself; mcp-lock only starts stdio packages"
         f.report("warning", "not-launchable", note, "transport")
         return None
@@ -96,7 +97,7 @@ def _package(f: Fields, defaults: dict[str, str]) -> Launch | None:
     runtime_args = _arguments(f, "runtimeArguments", defaults)
     if runtime == "docker" and "run" not in runtime_args:
         runtime_args = ["run", "-i", "--rm", *runtime_args]  # stdio needs an attached stdin
-    launch = Launch("stdio", runtime, [*runtime_args, target, *_arguments(f, "packageArguments", defaults)])
+    launch = Launch(STDIO, runtime, [*runtime_args, target, *_arguments(f, "packageArguments", defaults)])
     for var in _items(f, "environmentVariables"):
         text, var_name = _text(var, defaults), var.get("name")
         if not isinstance(var_name, str):
@@ -114,11 +115,11 @@ def _remote(f: Fields, defaults: dict[str, str]) -> Launch | None:
     if url is None:
         f.report("error", "no-launch", "a remote needs `url`", "url")
         return None
-    if transport in (None, "stdio"):
+    if transport is None or is_local(transport):
         f.report("error", "unknown-transport", f"unknown remote type '{kind}' (streamable-http or sse)", "type")
         return None
     _text(f.raw, defaults)  # the remote's own `variables` (e.g. {tenant_id} in the URL)
-    launch = Launch(transport, url=url)  # type: ignore[arg-type]
+    launch = Launch(transport, url=url)
     for header in _items(f, "headers"):
         text, header_name = _text(header, defaults), header.get("name")
         if isinstance(header_name, str) and (text is not None or header.get("isRequired") is True):

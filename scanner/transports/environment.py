@@ -29,9 +29,9 @@ INHERITED = (
     "REQUESTS_CA_BUNDLE",
     "CURL_CA_BUNDLE",
 )
-# The SDK's stdio transport, which mcp-lock used to start servers with, also passes these; kept so
-# that the environment, and so any definition built from it, did not change with mcp-lock's own transport.
-SDK_INHERITED = ("USER", "LOGNAME", "SHELL")
+# Who runs the server, also taken from the caller: not secrets, and servers may build definitions from
+# them (a default user or shell), so leaving them out would change what such a server lists.
+IDENTITY = ("USER", "LOGNAME", "SHELL")
 
 
 def server_environment(
@@ -46,7 +46,7 @@ def server_environment(
     variables the repo policy allows this server to see.
     """
     caller = os.environ if caller is None else caller
-    env = {name: caller[name] for name in (*SDK_INHERITED, *INHERITED) if name in caller}
+    env = {name: caller[name] for name in (*IDENTITY, *INHERITED) if name in caller}
     env.setdefault("PATH", os.defpath)
     if temp_dir is not None:
         env["TMPDIR"] = env["TMP"] = env["TEMP"] = temp_dir

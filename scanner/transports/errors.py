@@ -19,6 +19,8 @@ from urllib.parse import urlsplit
 import anyio
 import httpx2
 
+from scanner.transports.protocol import RpcError
+from scanner.transports.stage import Stage
 from scanner.transports.stdio import MAX_LINE
 
 AUTH_HINT = (
@@ -94,11 +96,9 @@ class _Capped(httpx2.AsyncByteStream):
 
 
 def describe_http(
-    error: BaseException, url: str, witness: HttpWitness | None, stage: object, timeout: float
+    error: BaseException, url: str, witness: HttpWitness | None, stage: Stage, timeout: float
 ) -> str | None:
     """A one-line message for an HTTP failure, or None when the error is not about HTTP."""
-    from scanner.transports.protocol import RpcError
-
     where = _safe_url(url)
     host = _host_port(url)
     if isinstance(error, httpx2.TimeoutException):

@@ -17,7 +17,6 @@ from collections.abc import Sequence
 
 ALLOW = "allow"
 DENY = "deny"
-MODES = (ALLOW, DENY)
 
 # Tried in order. --map-current-user (util-linux 2.38+) keeps the caller's uid inside the namespace;
 # older util-linux only offers --map-root-user. Without --fork, unshare execs the server in place, so

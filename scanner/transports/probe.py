@@ -27,7 +27,7 @@ MAX_PAGES = 500
 
 
 class Channel(Protocol):
-    """A connected server: `rpc.StdioChannel` for stdio, `sdk_channel.SdkChannel` for HTTP and SSE."""
+    """A connected server: `rpc.StdioChannel` for stdio, `remote.SdkChannel` for HTTP and SSE."""
 
     async def request(self, method: str, params: dict[str, Any], *, negotiation: bool = False) -> dict[str, Any]: ...
 

@@ -1,6 +1,6 @@
 """The MCP protocol constants the probe needs, without importing the SDK (its import costs about 0.4 s).
 
-A test in tests/test_rpc.py holds each value to the SDK's own, so an SDK upgrade that adds a
+A test in tests/transports/test_rpc.py holds each value to the SDK's own, so an SDK upgrade that adds a
 protocol version fails a test instead of drifting silently.
 """
 

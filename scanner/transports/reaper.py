@@ -1,7 +1,7 @@
 """End every process a stdio server left behind, including ones that left its process group.
 
-The SDK kills the server's process group only when the server itself outlives its stdin; a server
-that exits promptly can leave children running. Each server is started with a unique marker in its
+Killing the server's process group misses children that started their own session (daemons, `setsid`)
+or outlived a server that already exited. Each server is started with a unique marker in its
 environment, which descendants inherit, and after the session every process carrying it is killed.
 """
 

@@ -22,6 +22,7 @@ import git
 
 from scanner.findings import Finding
 from scanner.lock.model import launch_diff
+from scanner.model.transports import is_local
 from scanner.rules import rule
 from scanner.sources.discover import Discovery, discover
 from scanner.sources.model import LaunchTemplate, Server
@@ -112,7 +113,7 @@ def manifest_reasons(
 
 def server_places(template: LaunchTemplate, repo_dir: Path) -> list[Path]:
     """Absolute, normalised paths a stdio server runs from or runs: its cwd and path-like words."""
-    if template.transport != "stdio":
+    if not is_local(template.transport):
         return []
     cwd = _as_path(template.cwd, repo_dir, repo_dir) if template.cwd else repo_dir
     if cwd is None:

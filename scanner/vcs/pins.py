@@ -9,6 +9,7 @@ from scanner.diff.compare import compare_server
 from scanner.lock.model import Lockfile, ServerPin, launch_diff
 from scanner.model.kinds import KIND_KEYS
 from scanner.model.pointer import pointer
+from scanner.model.transports import is_local
 from scanner.rules import Severity, kind_label
 
 PINNED, UNPINNED, LAUNCH = "pinned", "unpinned", "launch-changed"
@@ -102,6 +103,6 @@ def launch_change(key: str, old: ServerPin, new: ServerPin) -> list[PinChange]:
 
 
 def _launch_line(launch: dict[str, Any]) -> str:
-    if launch.get("transport") == "stdio":
+    if is_local(launch.get("transport")):
         return " ".join([str(launch.get("command") or ""), *(str(a) for a in launch.get("args") or [])])
     return f"{launch.get('transport')} {launch.get('url')}"

@@ -22,8 +22,6 @@ from fixture_repo import Repo, free_port
 from test_hostile import _alive, add_raw, tool
 from test_policy import write_policy
 
-from scanner.policy import Policy, ServerPolicy
-
 
 @pytest.fixture
 def listener() -> Iterator[socket.socket]:
@@ -158,7 +156,7 @@ def test_isolation_works_for_a_user_without_root(listener: socket.socket) -> Non
             path.chmod(path.stat().st_mode | stat.S_IROTH)
         drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.getuid() == 0 else []
         command = [*drop, sys.executable, "-m", "scanner", "lock", "--repo", str(root), "--quiet"]
-        env = {"PATH": os.environ["PATH"], "HOME": str(root), "PYTHONPATH": str(Path(__file__).parents[1])}
+        env = {"PATH": os.environ["PATH"], "HOME": str(root), "PYTHONPATH": str(Path(__file__).parents[2])}
         done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, cwd=root)
         assert done.returncode == 0, done.stdout + done.stderr
         net = json.loads((root / "mcp-lock.json").read_text())["servers"]["forker"]["tools"]["net"]
@@ -167,16 +165,6 @@ def test_isolation_works_for_a_user_without_root(listener: socket.socket) -> Non
         assert_dead(int(pidfile.read_text()))
     finally:
         shutil.rmtree(root, ignore_errors=True)
-
-
-def test_cli_can_override_the_default_but_not_a_server_entry() -> None:
-    import dataclasses
-
-    policy = Policy(network="allow", servers={"pinned": ServerPolicy(network="allow")})
-    forced = dataclasses.replace(policy, network="deny")
-    assert forced.for_server("other").network == "deny"
-    assert forced.for_server("pinned").network == "allow"
-    assert Policy().for_server("any").network == "allow"  # existing repos keep their network
 
 
 def assert_dead(pid: int) -> None:
