@@ -29,7 +29,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from servers import DUMMY_ENV, SERVERS, Server  # noqa: E402
+from servers import DUMMY_ENV, NEEDS_MCP_1, SERVERS, Server  # noqa: E402
 
 OUT = HERE / "data" / "benign"
 FAILURES = OUT / "failures.json"
@@ -44,6 +44,7 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "opensearch-mcp-server-py": ["opensearch-mcp-server"],
     "kubernetes-mcp-server": ["kubernetes-mcp-server"],
     "mcp-server-browser-use": ["mcp-server-browser-use"],
+    "biomcp-python": ["biomcp", "run"],
 }
 
 
@@ -57,7 +58,8 @@ def declaration(server: Server) -> dict[str, Any]:
         command, argv = "npx", ["-y", f"{package}@{version}", *args]
     else:
         script = PYPI_COMMAND.get(package, [package])
-        command, argv = "uvx", ["--from", f"{package}=={version}", *script, *args]
+        sdk = ["--with", "mcp<2"] if package in NEEDS_MCP_1 else []
+        command, argv = "uvx", [*sdk, "--from", f"{package}=={version}", *script, *args]
     return {"command": command, "args": argv, "env": DUMMY_ENV | env}
 
 
@@ -77,11 +79,18 @@ def lock_one(server: Server) -> tuple[dict[str, Any] | None, str]:
         lock = repo / "mcp-lock.json"
         entry = json.loads(lock.read_text())["servers"].get("bench") if lock.exists() else None
         if not entry or not any(entry.get(kind) for kind in KINDS):
-            tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
-            return None, " / ".join(tail)[:400] or f"exit {proc.returncode}, nothing pinned"
+            return None, _why(proc.stdout + proc.stderr) or f"exit {proc.returncode}, nothing pinned"
         return entry, ""
     finally:
         shutil.rmtree(repo, ignore_errors=True)
+
+
+def _why(output: str) -> str:
+    """The boot failure line and the server's last stderr line, from mcp-lock's output."""
+    lines = [line.strip() for line in output.splitlines()]
+    failed = next((line for line in lines if "✗" in line or "nothing listed" in line), "")
+    stderr = [line.removeprefix("stderr:").strip() for line in lines if line.startswith("stderr:")]
+    return " / ".join(part for part in (failed, stderr[-1] if stderr else "") if part)[:400]
 
 
 def record(server: Server, entry: dict[str, Any]) -> dict[str, Any]:
@@ -150,14 +159,16 @@ def main() -> None:
     chosen = [s for s in SERVERS if opts.only is None or s[1] in opts.only]
     if opts.missing:
         chosen = [s for s in chosen if not (OUT / file_name(s[1], s[2])).exists()]
-    failures: dict[str, str] = json.loads(FAILURES.read_text()) if FAILURES.exists() else {}
     with ThreadPoolExecutor(max_workers=opts.jobs) as pool:
-        for server, why in pool.map(dump, chosen):
-            name = f"{server[1]}@{server[2]}"
-            if why:
-                failures[name] = why
-            else:
-                failures.pop(name, None)
+        results = list(pool.map(dump, chosen))
+    # Read only now: another run may have recorded its own servers meanwhile.
+    failures: dict[str, str] = json.loads(FAILURES.read_text()) if FAILURES.exists() else {}
+    for server, why in results:
+        name = f"{server[1]}@{server[2]}"
+        if why:
+            failures[name] = why
+        else:
+            failures.pop(name, None)
     current = {f"{s[1]}@{s[2]}" for s in SERVERS}
     failures = {name: why for name, why in failures.items() if name in current}
     FAILURES.write_text(json.dumps(failures, indent=1, sort_keys=True) + "\n")

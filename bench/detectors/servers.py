@@ -29,7 +29,10 @@ DUMMY_ENV: dict[str, str] = {
         "ALIBABA_CLOUD_ACCESS_KEY_SECRET", "AZURE_DEVOPS_PAT", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
         "TWILIO_AUTH_TOKEN", "SANITY_API_TOKEN", "SANITY_PROJECT_ID", "AUTH0_TOKEN", "NETLIFY_PERSONAL_ACCESS_TOKEN",
         "RAILWAY_API_TOKEN", "MONGODB_URI_PASSWORD", "GOOGLE_OAUTH_CLIENT_ID", "GOOGLE_OAUTH_CLIENT_SECRET",
-        "PAPER_SEARCH_API_KEY", "TAPD_API_TOKEN", "WEREAD_COOKIE", "DASHSCOPE_API_KEY",
+        "PAPER_SEARCH_API_KEY", "TAPD_API_TOKEN", "WEREAD_COOKIE", "DASHSCOPE_API_KEY", "DIGITALOCEAN_API_TOKEN",
+        "COINGECKO_PRO_API_KEY", "LINEAR_API_TOKEN", "TODOIST_API_KEY", "VAPI_TOKEN", "RESEND_API_KEY",
+        "ELEVENLABS_API_KEY", "MINIMAX_API_KEY", "JENKINS_API_TOKEN", "SENTRY_TOKEN", "ZENDESK_API_KEY",
+        "DISCORD_TOKEN", "TELEGRAM_API_HASH", "REDDIT_CLIENT_SECRET", "CURRENTS_API_KEY", "ATLASSIAN_DC_API_TOKEN",
     )
 } | {
     "AWS_REGION": "us-east-1",
@@ -72,6 +75,18 @@ DUMMY_ENV: dict[str, str] = {
 }
 
 Server = tuple[str, str, str, list[str], dict[str, str]]
+
+# PyPI servers published against the 1.x `mcp` SDK without an upper bound: with the 2.x SDK they fail at
+# import (e.g. `mcp.server.fastmcp` is gone), so they are run with `--with "mcp<2"`.
+NEEDS_MCP_1: frozenset[str] = frozenset({
+    "mcp-server-sqlite", "awslabs.aws-api-mcp-server", "awslabs.ecs-mcp-server", "awslabs.prometheus-mcp-server",
+    "awslabs.amazon-mq-mcp-server", "awslabs.amazon-sns-sqs-mcp-server", "awslabs.stepfunctions-tool-mcp-server",
+    "mcp-server-qdrant", "mcp-server-motherduck", "mcp-snowflake-server", "mcp-neo4j-memory",
+    "office-powerpoint-mcp-server", "chroma-mcp", "semgrep-mcp", "opensearch-mcp-server-py", "paper-search-mcp",
+    "mcp-server-tree-sitter", "yfinance-mcp", "kubernetes-mcp-server", "azure-devops-mcp", "mcp-youtube-transcript",
+    "notebooklm-mcp", "mcp-server-home-assistant", "mcp-text-editor", "alibaba-cloud-ops-mcp-server",
+    "akshare-mcp", "kubectl-mcp-server", "ida-pro-mcp", "frida-mcp",
+})
 
 NPM: list[Server] = [
     ("npm", "@modelcontextprotocol/server-everything", "2026.8.31", [], {}),
@@ -241,4 +256,54 @@ PYPI: list[Server] = [
     ("pypi", "akshare-mcp", "0.1.3", [], {}),
 ]
 
-SERVERS: list[Server] = NPM + PYPI
+# A second batch, added to reach a few thousand tools.
+MORE: list[Server] = [
+    ("npm", "n8n-mcp", "2.87.0", [], {"MCP_MODE": "stdio", "LOG_LEVEL": "error"}),
+    ("npm", "@coingecko/coingecko-mcp", "8.2.0", [], {}),
+    ("npm", "puppeteer-mcp-server", "0.7.2", [], {"PUPPETEER_SKIP_DOWNLOAD": "1"}),
+    ("npm", "@automatalabs/mcp-server-playwright", "1.2.1", [], {}),
+    ("npm", "@browserbasehq/mcp-server-browserbase", "2.4.3", [], {}),
+    ("npm", "@tacticlaunch/mcp-linear", "1.4.3", [], {}),
+    ("npm", "obsidian-mcp", "2.0.1", ["/tmp"], {}),
+    ("npm", "@doist/todoist-ai", "9.0.0", [], {}),
+    ("npm", "@digitalocean/mcp", "1.0.70", [], {}),
+    ("npm", "@mui/mcp", "0.1.6", [], {}),
+    ("npm", "@jpisnice/shadcn-ui-mcp-server", "2.0.0", [], {}),
+    ("npm", "@executeautomation/database-server", "1.1.0", ["/tmp/mcp-lock-bench.sqlite"], {}),
+    ("npm", "@openbnb/mcp-server-airbnb", "0.3.0", ["--ignore-robots-txt"], {}),
+    ("npm", "@bytebase/dbhub", "1.4.0", ["--transport", "stdio", "--dsn", "sqlite:///tmp/mcp-lock-bench.sqlite"], {}),
+    ("npm", "@google-cloud/gcloud-mcp", "0.5.3", [], {}),
+    ("npm", "@sap/mdk-mcp-server", "0.4.0", [], {}),
+    ("npm", "@atlassian-dc-mcp/jira", "0.34.0", [], {"JIRA_HOST": "jira.example.invalid"}),
+    ("npm", "@currents/mcp", "2.1.1", [], {}),
+    ("npm", "mcp-server-code-runner", "0.1.8", [], {}),
+    ("npm", "@vapi-ai/mcp-server", "0.0.11", [], {}),
+    ("npm", "resend-mcp", "2.22.0", [], {}),
+    ("pypi", "kubectl-mcp-server", "2.0.0", [], {}),
+    ("pypi", "elevenlabs-mcp", "0.12.2", [], {}),
+    ("pypi", "minimax-mcp", "0.0.19", [], {"MINIMAX_API_HOST": "https://api.minimaxi.com"}),
+    ("pypi", "mcp-google-sheets", "0.6.3", [], {}),
+    ("pypi", "mcp-jenkins", "3.6.0", [], {"JENKINS_URL": "http://127.0.0.1:9", "JENKINS_USERNAME": "bench"}),
+    ("pypi", "mcp-server-sentry", "2025.1.14", ["--auth-token", DUMMY], {}),
+    ("pypi", "mcp-server-duckdb", "1.1.0", ["--db-path", "/tmp/mcp-lock-bench.duckdb"], {}),
+    ("pypi", "zendesk-mcp", "0.1.6", [], {}),
+    ("pypi", "telegram-mcp", "0.6.3", [], {"TELEGRAM_API_ID": "1"}),
+    ("pypi", "discord-mcp", "0.1.5", [], {}),
+    ("pypi", "mcp-reddit", "0.4.0", [], {}),
+    ("pypi", "todoist-mcp", "0.4.0", [], {}),
+    ("npm", "@softeria/ms-365-mcp-server", "0.155.0", [], {}),
+    ("npm", "ssh-mcp", "2.11.0", ["--", "--host=127.0.0.1", "--port=9", "--user=bench", "--password=bench"], {}),
+    ("npm", "@bitwarden/mcp-server", "2026.7.0", [], {"BW_SESSION": DUMMY}),
+    ("npm", "gmail-mcp", "2.3.1", [], {}),
+    ("npm", "@shinzolabs/gmail-mcp", "1.7.4", [], {}),
+    ("pypi", "ida-pro-mcp", "1.4.0", [], {}),
+    ("pypi", "biomcp-python", "0.7.3", [], {}),
+    ("pypi", "alpaca-mcp-server", "2.4.0", [], {"ALPACA_API_KEY": DUMMY, "ALPACA_SECRET_KEY": DUMMY}),
+    ("pypi", "frida-mcp", "0.1.1", [], {}),
+    ("pypi", "mcp-email-server", "1.13.3", ["stdio"], {}),
+    ("pypi", "mcp-server-ssh", "2.0.0", [], {}),
+    ("pypi", "mcp-ssh", "0.2.7", [], {}),
+    ("pypi", "keycloak-mcp", "1.5.1", [], {"KEYCLOAK_URL": "http://127.0.0.1:9", "KEYCLOAK_REALM": "bench"}),
+]
+
+SERVERS: list[Server] = NPM + PYPI + MORE
