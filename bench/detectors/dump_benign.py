@@ -45,6 +45,7 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "kubernetes-mcp-server": ["kubernetes-mcp-server"],
     "mcp-server-browser-use": ["mcp-server-browser-use"],
     "biomcp-python": ["biomcp", "run"],
+    "mcp-snowflake-server": ["mcp_snowflake_server"],
 }
 
 

@@ -79,13 +79,8 @@ Server = tuple[str, str, str, list[str], dict[str, str]]
 # PyPI servers published against the 1.x `mcp` SDK without an upper bound: with the 2.x SDK they fail at
 # import (e.g. `mcp.server.fastmcp` is gone), so they are run with `--with "mcp<2"`.
 NEEDS_MCP_1: frozenset[str] = frozenset({
-    "mcp-server-sqlite", "awslabs.aws-api-mcp-server", "awslabs.ecs-mcp-server", "awslabs.prometheus-mcp-server",
-    "awslabs.amazon-mq-mcp-server", "awslabs.amazon-sns-sqs-mcp-server", "awslabs.stepfunctions-tool-mcp-server",
-    "mcp-server-qdrant", "mcp-server-motherduck", "mcp-snowflake-server", "mcp-neo4j-memory",
-    "office-powerpoint-mcp-server", "chroma-mcp", "semgrep-mcp", "opensearch-mcp-server-py", "paper-search-mcp",
-    "mcp-server-tree-sitter", "yfinance-mcp", "kubernetes-mcp-server", "azure-devops-mcp", "mcp-youtube-transcript",
-    "notebooklm-mcp", "mcp-server-home-assistant", "mcp-text-editor", "alibaba-cloud-ops-mcp-server",
-    "akshare-mcp", "kubectl-mcp-server", "ida-pro-mcp", "frida-mcp",
+    "office-powerpoint-mcp-server", "mcp-server-tree-sitter", "paper-search-mcp", "yfinance-mcp",
+    "mcp-youtube-transcript", "mcp-text-editor", "ida-pro-mcp", "frida-mcp",
 })
 
 NPM: list[Server] = [
