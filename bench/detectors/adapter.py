@@ -10,7 +10,7 @@ engine should only need this file changed.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,6 +66,14 @@ def without(server: ServerPin, kind: str, key: str) -> ServerPin:
     """`server` as pinned before its definition `key` of `kind` was added."""
     pins = {name: pin for name, pin in server.pins(kind).items() if name != key}
     return rebuild(server, **{KIND_BY_KEY[kind].attribute: pins})
+
+
+def each_added(definitions: Mapping[str, Sequence[dict[str, Any]]]) -> Iterator[tuple[str, str, list[Detection]]]:
+    """(kind, key, detections) for each definition of a server, as if it alone were new since the pin."""
+    full = server_pin(definitions)
+    for kind in KIND_KEYS:
+        for key in full.pins(kind):
+            yield kind, key, detections(without(full, kind, key), full)
 
 
 def detections(before: ServerPin, after: ServerPin) -> list[Detection]:

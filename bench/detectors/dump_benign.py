@@ -142,11 +142,15 @@ def write_sources(failures: dict[str, str]) -> None:
         "|---|---|---|---|---|---|---|---|",
         *rows,
         "",
-        "## Did not boot (not in the corpus)",
+        f"## Did not boot (not in the corpus): {len(failures)} of {len(SERVERS)} tried",
         "",
         *(f"- `{name}`: {why}" for name, why in sorted(failures.items())),
         "",
     ]
+    untried = [f"{s[1]}@{s[2]}" for s in SERVERS
+               if f"{s[1]}@{s[2]}" not in failures and not (OUT / file_name(s[1], s[2])).exists()]
+    if untried:
+        lines += ["## Not dumped yet", "", *(f"- `{name}`" for name in untried), ""]
     (OUT / "SOURCES.md").write_text("\n".join(lines), encoding="utf-8")
 
 

@@ -23,10 +23,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from adapter import Detection, detections, detections_for_new, server_pin, without
+from adapter import Detection, detections_for_new, each_added
 from corpus import DATA, BenignServer, Example, load_benign, load_examples, wilson
-
-from scanner.model.kinds import KIND_BY_KEY
 
 # Rules that do not claim a definition is poisoned: a new tool that can delete is worth a look, not an
 # attack. Every other rule counts as a poisoning detector. Edit this set when rules gain categories.
@@ -79,14 +77,11 @@ def score_benign(servers: list[BenignServer]) -> tuple[Tally, Tally]:
     """(all definitions, tools only): each definition as newly added to its own server's other definitions."""
     everything, tools = Tally(), Tally()
     for server in servers:
-        full = server_pin(server.definitions)
-        for kind in KIND_BY_KEY:
-            for key in full.pins(kind):
-                found = detections(without(full, kind, key), full)
-                label = f"{server.label} {kind}/{key}"
-                everything.add(label, found)
-                if kind == "tools":
-                    tools.add(label, found)
+        for kind, key, found in each_added(server.definitions):
+            label = f"{server.label} {kind}/{key}"
+            everything.add(label, found)
+            if kind == "tools":
+                tools.add(label, found)
     return everything, tools
 
 
