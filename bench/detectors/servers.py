@@ -32,7 +32,8 @@ DUMMY_ENV: dict[str, str] = {
         "PAPER_SEARCH_API_KEY", "TAPD_API_TOKEN", "WEREAD_COOKIE", "DASHSCOPE_API_KEY", "DIGITALOCEAN_API_TOKEN",
         "COINGECKO_PRO_API_KEY", "LINEAR_API_TOKEN", "TODOIST_API_KEY", "VAPI_TOKEN", "RESEND_API_KEY",
         "ELEVENLABS_API_KEY", "MINIMAX_API_KEY", "JENKINS_API_TOKEN", "SENTRY_TOKEN", "ZENDESK_API_KEY",
-        "DISCORD_TOKEN", "TELEGRAM_API_HASH", "REDDIT_CLIENT_SECRET", "CURRENTS_API_KEY", "ATLASSIAN_DC_API_TOKEN",
+        "DISCORD_TOKEN", "TELEGRAM_API_HASH", "REDDIT_CLIENT_SECRET", "CURRENTS_API_KEY", "TODOIST_API_TOKEN",
+        "ATLASSIAN_DC_API_TOKEN",
     )
 } | {
     "AWS_REGION": "us-east-1",
@@ -80,7 +81,7 @@ Server = tuple[str, str, str, list[str], dict[str, str]]
 # import (e.g. `mcp.server.fastmcp` is gone), so they are run with `--with "mcp<2"`.
 NEEDS_MCP_1: frozenset[str] = frozenset({
     "office-powerpoint-mcp-server", "mcp-server-tree-sitter", "paper-search-mcp", "yfinance-mcp",
-    "mcp-youtube-transcript", "mcp-text-editor", "ida-pro-mcp", "frida-mcp",
+    "mcp-youtube-transcript", "mcp-text-editor", "ida-pro-mcp", "frida-mcp", "telegram-mcp",
 })
 
 NPM: list[Server] = [
@@ -282,7 +283,7 @@ MORE: list[Server] = [
     ("pypi", "mcp-server-sentry", "2025.1.14", ["--auth-token", DUMMY], {}),
     ("pypi", "mcp-server-duckdb", "1.1.0", ["--db-path", "/tmp/mcp-lock-bench.duckdb"], {}),
     ("pypi", "zendesk-mcp", "0.1.6", [], {}),
-    ("pypi", "telegram-mcp", "0.6.3", [], {"TELEGRAM_API_ID": "1"}),
+    ("pypi", "telegram-mcp", "0.6.3", [], {"TELEGRAM_API_ID": "1", "TELEGRAM_CHAT_ID": "1"}),
     ("pypi", "discord-mcp", "0.1.5", [], {}),
     ("pypi", "mcp-reddit", "0.4.0", [], {}),
     ("pypi", "todoist-mcp", "0.4.0", [], {}),

@@ -72,10 +72,10 @@ def test_adapter_scores_a_new_definition_and_ignores_a_pinned_one() -> None:
 
 
 def test_tally_counts_only_poisoning_rules_as_flagged() -> None:
-    server = corpus.BenignServer("pkg", "1", "npm", {
-        "tools": [PLAIN, {"name": "delete_all", "description": "Deletes every row.", "inputSchema": {"type": "object"}}],
-        "prompts": [], "resources": [], "resourceTemplates": [],
-    })
+    delete_all = {"name": "delete_all", "description": "Deletes every row.", "inputSchema": {"type": "object"}}
+    server = corpus.BenignServer(
+        "pkg", "1", "npm", {"tools": [PLAIN, delete_all], "prompts": [], "resources": [], "resourceTemplates": []}
+    )
     everything, tools = run.score_benign([server])
     assert (everything.n, tools.n) == (2, 2)
     assert everything.per_rule["MCPL-D020"] == 1  # the destructive-tool check ran, as in `check`
