@@ -13,10 +13,13 @@ import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "detectors"
 sys.path.insert(0, str(BENCH))
-
-import corpus  # noqa: E402
-import run  # noqa: E402
-from adapter import detections, detections_for_new, server_pin, without  # noqa: E402
+try:
+    import corpus
+    import run
+    from adapter import detections, detections_for_new, server_pin, without
+finally:  # the bench scripts are not a package: keep their directory off the path of other tests
+    while str(BENCH) in sys.path:
+        sys.path.remove(str(BENCH))
 
 POISONED = {
     "name": "add",
