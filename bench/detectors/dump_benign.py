@@ -1,95 +1,183 @@
-"""Dump real tool descriptions from locally installed MCP servers as benign.jsonl rows.
+"""Dump the definitions of real, published MCP servers into the benign corpus.
+
+Each server in `servers.py` is declared at its pinned version in a throw-away repository (`npx -y pkg@X`
+or `uvx --from pkg==X`), pinned with `mcp-lock lock`, and its tools, prompts, resources and resource
+templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
+`data/benign/<package>@<version>.json`. Servers that fail to boot are recorded in
+`data/benign/failures.json`; `SOURCES.md` is regenerated from both.
 
 Usage:
-  python bench/detectors/dump_benign.py "PROVENANCE=COMMAND ARG..." [...] > bench/detectors/benign.jsonl
+  python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
 
-Speaks raw newline-delimited JSON-RPC over stdio (initialize, notifications/initialized,
-tools/list with pagination) rather than the SDK client, because the SDK's strict result
-validation rejects some real servers' schemas (e.g. server-filesystem 2025.7.1 omits
-``inputSchema.type``) and we want exactly the text the server sends.
-Collects every tool description and every nested ``description`` in its input schema.
+`--missing` dumps only servers without a file yet (resume after an interrupted run).
+Booting runs each package's code: run this on a machine you would run those packages on.
 """
 
 from __future__ import annotations
 
+import argparse
+import datetime
 import json
-import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from servers import DUMMY_ENV, NEEDS_MCP_1, SERVERS, Server  # noqa: E402
+
+OUT = HERE / "data" / "benign"
+FAILURES = OUT / "failures.json"
+KINDS = ("tools", "prompts", "resources", "resourceTemplates")
+BOOT_TIMEOUT = 300  # seconds per server: a cold npx/uvx install of a large package takes minutes
+
+# PyPI packages whose console script is not named after the package.
+PYPI_COMMAND: dict[str, list[str]] = {
+    "serena-agent": ["serena", "start-mcp-server", "--context", "ide-assistant"],
+    "office-word-mcp-server": ["word_mcp_server"],
+    "office-powerpoint-mcp-server": ["ppt_mcp_server"],
+    "opensearch-mcp-server-py": ["opensearch-mcp-server"],
+    "kubernetes-mcp-server": ["kubernetes-mcp-server"],
+    "mcp-server-browser-use": ["mcp-server-browser-use"],
+    "biomcp-python": ["biomcp", "run"],
+    "mcp-snowflake-server": ["mcp_snowflake_server"],
+}
 
 
-def _rpc(proc, msg_id, method, params):
-    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}) + "\n")
-    proc.stdin.flush()
-    while True:
-        line = proc.stdout.readline()
-        if not line:
-            raise RuntimeError(f"server closed stdout during {method}")
-        try:
-            msg = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # stray log line on stdout
-        if msg.get("id") == msg_id:
-            if "error" in msg:
-                raise RuntimeError(msg["error"])
-            return msg["result"]
+def file_name(package: str, version: str) -> str:
+    return f"{package.replace('/', '__')}@{version}.json"
 
 
-def _walk_schema(schema, path, out):
-    if isinstance(schema, dict):
-        desc = schema.get("description")
-        if isinstance(desc, str) and desc.strip():
-            out.append((path, desc))
-        for key, val in schema.items():
-            if key != "description":
-                _walk_schema(val, f"{path}.{key}", out)
-    elif isinstance(schema, list):
-        for i, val in enumerate(schema):
-            _walk_schema(val, f"{path}[{i}]", out)
+def declaration(server: Server) -> dict[str, Any]:
+    ecosystem, package, version, args, env = server
+    if ecosystem == "npm":
+        command, argv = "npx", ["-y", f"{package}@{version}", *args]
+    else:
+        script = PYPI_COMMAND.get(package, [package])
+        sdk = ["--with", "mcp<2"] if package in NEEDS_MCP_1 else []
+        command, argv = "uvx", [*sdk, "--from", f"{package}=={version}", *script, *args]
+    return {"command": command, "args": argv, "env": DUMMY_ENV | env}
 
 
-def dump(provenance: str, argv: list[str]) -> list[dict]:
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+def lock_one(server: Server) -> tuple[dict[str, Any] | None, str]:
+    """Pin one server in a scratch repository; (its lock entry, "") or (None, why it failed)."""
+    repo = Path(tempfile.mkdtemp(prefix="mcp-lock-bench-"))
     try:
-        _rpc(proc, 1, "initialize", {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "mcp-lock-bench", "version": "0"},
-        })
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-        proc.stdin.flush()
-        tools, cursor, n = [], None, 2
-        while True:
-            result = _rpc(proc, n, "tools/list", {"cursor": cursor} if cursor else {})
-            tools.extend(result.get("tools", []))
-            cursor, n = result.get("nextCursor"), n + 1
-            if not cursor:
-                break
+        (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"bench": declaration(server)}}, indent=2))
+        (repo / "mcp-lock.yaml").write_text(f"timeout: {BOOT_TIMEOUT}\n")
+        try:
+            proc = subprocess.run(
+                ["mcp-lock", "lock", "--repo", str(repo)],
+                capture_output=True, text=True, timeout=BOOT_TIMEOUT + 120,
+            )
+        except subprocess.TimeoutExpired:
+            return None, "mcp-lock lock did not finish"
+        lock = repo / "mcp-lock.json"
+        entry = json.loads(lock.read_text())["servers"].get("bench") if lock.exists() else None
+        if not entry or not any(entry.get(kind) for kind in KINDS):
+            return None, _why(proc.stdout + proc.stderr) or f"exit {proc.returncode}, nothing pinned"
+        return entry, ""
     finally:
-        proc.kill()
-        proc.wait()
-    rows = []
-    for tool in tools:
-        name = tool.get("name", "?")
-        if tool.get("description"):
-            rows.append({"text": tool["description"], "source": provenance, "where": f"{name}.description"})
-        found: list = []
-        _walk_schema(tool.get("inputSchema", {}), f"{name}.inputSchema", found)
-        rows.extend({"text": d, "source": provenance, "where": p} for p, d in found)
-    return rows
+        shutil.rmtree(repo, ignore_errors=True)
+
+
+def _why(output: str) -> str:
+    """The boot failure line and the server's last stderr line, from mcp-lock's output."""
+    lines = [line.strip() for line in output.splitlines()]
+    failed = next((line for line in lines if "✗" in line or "nothing listed" in line), "")
+    stderr = [line.removeprefix("stderr:").strip() for line in lines if line.startswith("stderr:")]
+    return " / ".join(part for part in (failed, stderr[-1] if stderr else "") if part)[:400]
+
+
+def record(server: Server, entry: dict[str, Any]) -> dict[str, Any]:
+    ecosystem, package, version, args, _env = server
+    return {
+        "package": package,
+        "version": version,
+        "ecosystem": ecosystem,
+        "arguments": args,
+        "dumped": datetime.date.today().isoformat(),
+        "serverInfo": entry.get("serverInfo"),
+        "instructions": entry.get("instructions"),
+        **{kind: [pin["definition"] for pin in (entry.get(kind) or {}).values()] for kind in KINDS},
+    }
+
+
+def dump(server: Server) -> tuple[Server, str]:
+    entry, why = lock_one(server)
+    if entry is None:
+        print(f"FAIL {server[1]}@{server[2]}: {why}", file=sys.stderr, flush=True)
+        return server, why
+    doc = record(server, entry)
+    path = OUT / file_name(server[1], server[2])
+    path.write_text(json.dumps(doc, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"ok   {server[1]}@{server[2]}: {len(doc['tools'])} tools", file=sys.stderr, flush=True)
+    return server, ""
+
+
+def write_sources(failures: dict[str, str]) -> None:
+    rows, total = [], 0
+    for path in sorted(OUT.glob("*.json")):
+        if path == FAILURES:
+            continue
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        counts = [len(doc[kind]) for kind in KINDS]
+        total += counts[0]
+        rows.append(f"| {doc['ecosystem']} | `{doc['package']}` | {doc['version']} | "
+                    + " | ".join(map(str, counts)) + f" | {doc['dumped']} |")
+    lines = [
+        "# Benign corpus: sources",
+        "",
+        "Generated by `dump_benign.py` (do not edit by hand). Definitions exactly as `mcp-lock lock` pinned them,",
+        "booted with placeholder credentials.",
+        "",
+        f"{len(rows)} servers, {total} tools.",
+        "",
+        "| ecosystem | package | version | tools | prompts | resources | templates | dumped |",
+        "|---|---|---|---|---|---|---|---|",
+        *rows,
+        "",
+        f"## Did not boot (not in the corpus): {len(failures)} of {len(SERVERS)} tried",
+        "",
+        *(f"- `{name}`: {why}" for name, why in sorted(failures.items())),
+        "",
+    ]
+    untried = [f"{s[1]}@{s[2]}" for s in SERVERS
+               if f"{s[1]}@{s[2]}" not in failures and not (OUT / file_name(s[1], s[2])).exists()]
+    if untried:
+        lines += ["## Not dumped yet", "", *(f"- `{name}`" for name in untried), ""]
+    (OUT / "SOURCES.md").write_text("\n".join(lines), encoding="utf-8")
 
 
 def main() -> None:
-    seen: set[str] = set()
-    for spec in sys.argv[1:]:
-        provenance, _, cmd = spec.partition("=")
-        rows = dump(provenance, shlex.split(cmd))
-        kept = 0
-        for row in rows:
-            if row["text"] not in seen:  # identical strings (e.g. shared "path" docs) count once
-                seen.add(row["text"])
-                kept += 1
-                print(json.dumps(row, ensure_ascii=False))
-        print(f"{provenance}: {len(rows)} texts, {kept} unique", file=sys.stderr)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=3)
+    parser.add_argument("--only", nargs="*", default=None, help="packages to dump (default: all)")
+    parser.add_argument("--missing", action="store_true", help="only servers without a dump yet")
+    opts = parser.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    chosen = [s for s in SERVERS if opts.only is None or s[1] in opts.only]
+    if opts.missing:
+        chosen = [s for s in chosen if not (OUT / file_name(s[1], s[2])).exists()]
+    with ThreadPoolExecutor(max_workers=opts.jobs) as pool:
+        results = list(pool.map(dump, chosen))
+    # Read only now: another run may have recorded its own servers meanwhile.
+    failures: dict[str, str] = json.loads(FAILURES.read_text()) if FAILURES.exists() else {}
+    for server, why in results:
+        name = f"{server[1]}@{server[2]}"
+        if why:
+            failures[name] = why
+        else:
+            failures.pop(name, None)
+    current = {f"{s[1]}@{s[2]}" for s in SERVERS}
+    failures = {name: why for name, why in failures.items() if name in current}
+    FAILURES.write_text(json.dumps(failures, indent=1, sort_keys=True) + "\n")
+    write_sources(failures)
 
 
 if __name__ == "__main__":

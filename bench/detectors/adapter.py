@@ -1,0 +1,91 @@
+"""The one place the benchmark touches the detector engine: findings for a newly added definition.
+
+`mcp-lock check` runs, on a definition that is new since the pin, the text detectors and the
+destructive-tool check (`suspicious_findings`) and the cross-server name check
+(`cross_server_findings`). This module reproduces that situation: an already pinned server gains one
+definition, next to a neighbour server that owns commonly targeted tool names. A refactor of the
+engine should only need this file changed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scanner.diff.suspicious import cross_server_findings, suspicious_findings
+from scanner.lock.lockfile import ServerPin, pin_server, rebuild
+from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
+from scanner.snapshot import Snapshot
+
+CANDIDATE, NEIGHBOUR = "candidate", "neighbour"
+
+# Tools that a second declared server typically owns (filesystem, mail, chat, code hosting, shell):
+# the names attacks on other tools refer to. A definition that names one is what D021 reports.
+NEIGHBOUR_TOOLS: tuple[str, ...] = (
+    "read_file", "write_file", "edit_file", "list_directory", "read_text_file", "send_email", "read_email",
+    "search_emails", "send_message", "slack_post_message", "get_file_contents", "create_or_update_file",
+    "push_files", "create_issue", "create_pull_request", "execute_command", "run_command", "transfer_funds",
+    "query_database", "execute_sql", "send_mail", "list_messages", "get_messages",
+)
+
+_RULE_ID = re.compile(r"\[(MCPL-[A-Z]\d+)\]$")
+
+
+@dataclass(frozen=True)
+class Detection:
+    rule_id: str
+    severity: str
+    where: str  # the finding's message: names the definition and the JSON pointer of the text
+    evidence: str
+
+
+def server_pin(definitions: Mapping[str, Sequence[dict[str, Any]]], instructions: str | None = None) -> ServerPin:
+    """A pin of a server listing `definitions` ({kind: [definition, ...]})."""
+    snapshot = Snapshot(
+        protocol_version="2025-06-18",
+        server_info={"name": "bench", "version": "0"},
+        capabilities={kind: {} for kind in ("tools", "prompts", "resources")},
+        instructions=instructions,
+        definitions={kind: list(definitions.get(kind, ())) for kind in KIND_KEYS},
+    )
+    pin, _problems = pin_server([], {"transport": "stdio", "command": "bench"}, snapshot)
+    return pin
+
+
+_NEIGHBOUR = server_pin({"tools": [{"name": n, "inputSchema": {"type": "object"}} for n in NEIGHBOUR_TOOLS]})
+
+
+def detections_for_new(kind: str, definition: dict[str, Any]) -> list[Detection]:
+    """Every finding `check` gives when `definition` (of `kind`) appears in an already pinned, empty server."""
+    return detections(server_pin({}), server_pin({kind: [definition]}))
+
+
+def without(server: ServerPin, kind: str, key: str) -> ServerPin:
+    """`server` as pinned before its definition `key` of `kind` was added."""
+    pins = {name: pin for name, pin in server.pins(kind).items() if name != key}
+    return rebuild(server, **{KIND_BY_KEY[kind].attribute: pins})
+
+
+def each_added(definitions: Mapping[str, Sequence[dict[str, Any]]]) -> Iterator[tuple[str, str, list[Detection]]]:
+    """(kind, key, detections) for each definition of a server, as if it alone were new since the pin."""
+    full = server_pin(definitions)
+    for kind in KIND_KEYS:
+        for key in full.pins(kind):
+            yield kind, key, detections(without(full, kind, key), full)
+
+
+def detections(before: ServerPin, after: ServerPin) -> list[Detection]:
+    """The detector findings of `check` on a server pinned as `before` and now listing `after`."""
+    findings = suspicious_findings(CANDIDATE, before, after)
+    findings += cross_server_findings(
+        {CANDIDATE: after, NEIGHBOUR: _NEIGHBOUR}, {CANDIDATE: before, NEIGHBOUR: _NEIGHBOUR}
+    )
+    out = []
+    for finding in findings:
+        match = _RULE_ID.search(finding.message)
+        evidence = finding.details[0].removeprefix("evidence: ") if finding.details else ""
+        rule_id = match.group(1) if match else finding.rule.id
+        out.append(Detection(rule_id, finding.effective_severity, finding.message, evidence))
+    return out

@@ -1,0 +1,185 @@
+"""Score the detectors: false positives on real servers' definitions, recall on self-written attacks.
+
+Every definition is scored as `mcp-lock check` scores a definition that is new since the pin (see
+`adapter.py`). A benign definition counts as a false positive when any poisoning rule fires on it; a
+positive counts as caught when any poisoning rule fires. Proportions come with Wilson 95% intervals.
+
+Run: python bench/detectors/run.py [--verbose] [--json OUT.json]
+
+The positives are written by the project itself: recall on them overestimates recall on attacks
+written by others.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from adapter import Detection, detections_for_new, each_added
+from corpus import DATA, BenignServer, Example, load_benign, load_examples, wilson
+
+# Rules that do not claim a definition is poisoned: a new tool that can delete is worth a look, not an
+# attack. Every other rule counts as a poisoning detector. Edit this set when rules gain categories.
+NOT_POISONING: frozenset[str] = frozenset({"MCPL-D020"})
+# Rules that fire only because the adapter's neighbour server owns the tool name a definition mentions
+# (see adapter.NEIGHBOUR_TOOLS): the positives name those tools, so recall is also given without them.
+NEEDS_NEIGHBOUR: frozenset[str] = frozenset({"MCPL-D021"})
+
+
+@dataclass
+class Tally:
+    n: int = 0
+    flagged: int = 0
+    flagged_alone: int = 0  # flagged by a poisoning rule outside NEEDS_NEIGHBOUR
+    per_rule: Counter[str] = field(default_factory=Counter)
+    hits: list[tuple[str, list[Detection]]] = field(default_factory=list)  # (label, poisoning detections)
+    misses: list[str] = field(default_factory=list)
+
+    def add(self, label: str, found: list[Detection]) -> None:
+        self.n += 1
+        rules = {d.rule_id for d in found}
+        self.per_rule.update(rules)
+        poisoning = [d for d in found if d.rule_id not in NOT_POISONING]
+        if any(d.rule_id not in NEEDS_NEIGHBOUR for d in poisoning):
+            self.flagged_alone += 1
+        if poisoning:
+            self.flagged += 1
+            self.hits.append((label, poisoning))
+        else:
+            self.misses.append(label)
+
+    def summary(self) -> dict[str, Any]:
+        low, high = wilson(self.flagged, self.n)
+        alone_low, alone_high = wilson(self.flagged_alone, self.n)
+        return {"n": self.n, "flagged": self.flagged, "rate": self.flagged / self.n if self.n else 0.0,
+                "ci95": [low, high],
+                "flagged_without_neighbour": self.flagged_alone,
+                "rate_without_neighbour": self.flagged_alone / self.n if self.n else 0.0,
+                "ci95_without_neighbour": [alone_low, alone_high],
+                "per_rule": dict(sorted(self.per_rule.items()))}
+
+    def merge(self, other: Tally) -> None:
+        self.n += other.n
+        self.flagged += other.flagged
+        self.flagged_alone += other.flagged_alone
+        self.per_rule.update(other.per_rule)
+
+
+def score_benign(servers: list[BenignServer]) -> tuple[Tally, Tally]:
+    """(all definitions, tools only): each definition as newly added to its own server's other definitions."""
+    everything, tools = Tally(), Tally()
+    for server in servers:
+        for kind, key, found in each_added(server.definitions):
+            label = f"{server.label} {kind}/{key}"
+            everything.add(label, found)
+            if kind == "tools":
+                tools.add(label, found)
+    return everything, tools
+
+
+def score_examples(examples: list[Example]) -> dict[str, Tally]:
+    groups: dict[str, Tally] = defaultdict(Tally)
+    for example in examples:
+        groups[example.group].add(example.id, detections_for_new("tools", example.definition))
+    return dict(sorted(groups.items()))
+
+
+def evaluate() -> dict[str, Any]:
+    started = time.perf_counter()
+    servers = load_benign()
+    benign, benign_tools = score_benign(servers)
+    positives = score_examples(load_examples(DATA / "positives"))
+    hard = score_examples(load_examples(DATA / "hard_negatives"))
+    all_positive = Tally()
+    for tally in positives.values():
+        all_positive.merge(tally)
+    return {
+        "servers": len(servers),
+        "benign": benign, "benign_tools": benign_tools,
+        "positives": positives, "positives_all": all_positive,
+        "hard_negatives": hard,
+        "seconds": time.perf_counter() - started,
+    }
+
+
+def _pct(summary: dict[str, Any], suffix: str = "") -> str:
+    low, high = summary["ci95" + suffix]
+    flagged, rate = summary["flagged" + suffix], summary["rate" + suffix]
+    return f"{flagged:4d}/{summary['n']:<5d} {rate:7.2%}  [{low:6.2%}, {high:6.2%}]"
+
+
+def _both(summary: dict[str, Any]) -> str:
+    return f"{_pct(summary)}   {_pct(summary, '_without_neighbour')}"
+
+
+def report(result: dict[str, Any], verbose: bool) -> str:
+    lines = [
+        f"benign corpus: {result['servers']} real servers, {result['benign'].n} definitions "
+        f"({result['benign_tools'].n} tools)   ({result['seconds']:.1f}s)",
+        "",
+        "false positives (any poisoning rule fires)   flagged/n   rate   [Wilson 95%]   | without D021",
+        f"  all definitions        {_both(result['benign'].summary())}",
+        f"  tools only             {_both(result['benign_tools'].summary())}",
+        "per rule on benign definitions (all rules, poisoning or not):",
+    ]
+    benign = result["benign"]
+    for rule_id, count in sorted(benign.per_rule.items()):
+        low, high = wilson(count, benign.n)
+        tag = "" if rule_id not in NOT_POISONING else "  (not a poisoning rule)"
+        lines.append(f"  {rule_id}  {count:4d}/{benign.n}  {count / benign.n:7.2%}  [{low:6.2%}, {high:6.2%}]{tag}")
+    lines += ["", "recall on SELF-WRITTEN positives (overestimates recall on others' attacks)",
+              f"  {'class':26s} caught/n  recall  [Wilson 95%]         | without D021 (no neighbour server)"]
+    for group, tally in result["positives"].items():
+        lines.append(f"  {group:26s} {_both(tally.summary())}")
+    lines.append(f"  {'all classes':26s} {_both(result['positives_all'].summary())}")
+    lines.append("per rule on positives: " + ", ".join(
+        f"{rule_id} {count}" for rule_id, count in sorted(result["positives_all"].per_rule.items())))
+    lines += ["", "self-written hard negatives (benign, phrased like attacks)   flagged/n"]
+    for group, tally in result["hard_negatives"].items():
+        lines.append(f"  {group:26s} {_both(tally.summary())}")
+    if verbose:
+        lines += ["", "benign definitions flagged:"]
+        lines += [f"  FP {label}: " + "; ".join(f"{d.rule_id} {d.evidence[:100]!r}" for d in found)
+                  for label, found in benign.hits]
+        for tally in result["hard_negatives"].values():
+            lines += [f"  HARD-NEG FP {label}: " + "; ".join(f"{d.rule_id} {d.evidence[:100]!r}" for d in found)
+                      for label, found in tally.hits]
+        lines += ["", "positives missed:"]
+        for group, tally in result["positives"].items():
+            lines += [f"  MISS {group} {label}" for label in tally.misses]
+    return "\n".join(lines)
+
+
+def as_json(result: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "servers": result["servers"],
+        "benign": result["benign"].summary(),
+        "benign_tools": result["benign_tools"].summary(),
+        "positives": {group: tally.summary() for group, tally in result["positives"].items()},
+        "positives_all": result["positives_all"].summary(),
+        "hard_negatives": {group: tally.summary() for group, tally in result["hard_negatives"].items()},
+        "not_poisoning_rules": sorted(NOT_POISONING),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--verbose", action="store_true", help="list every false positive and every miss")
+    parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    opts = parser.parse_args()
+    result = evaluate()
+    print(report(result, opts.verbose))
+    if opts.json:
+        opts.json.write_text(json.dumps(as_json(result), indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
