@@ -235,12 +235,7 @@ def update(
 
 @main.command()
 @click.argument("servers", nargs=-1)
-@click.option(
-    "--base",
-    metavar="REF",
-    default=None,
-    help="The released state to compare with [default: the newest tag reachable from HEAD].",
-)
+@click.option("--base", metavar="REF", help="The released state [default: the newest tag reachable from HEAD].")
 @click.option(
     "--fail-on",
     type=click.Choice(SEVERITIES),
@@ -252,17 +247,8 @@ def update(
 @LOCK_OPTION
 @boot_options
 @report_options
-def semver(
-    servers: tuple[str, ...],
-    base: str | None,
-    fail_on: str,
-    repo: Path,
-    lockfile: Path | None,
-    timeout: float | None,
-    concurrency: int | None,
-    quiet: bool,
-    **report: Any,
-) -> None:
+def semver(servers: tuple[str, ...], base: str | None, fail_on: str, repo: Path, lockfile: Path | None,
+           timeout: float | None, concurrency: int | None, quiet: bool, **report: Any) -> None:
     """Check each server's version bump since the base against the changes of its live surface."""
     from scanner.release.semver import semver_gate
 

@@ -125,8 +125,7 @@ def release_findings(server: Server, base: Base, live: ServerPin, repo: Path) ->
         f"{server.key}: version {shown} is {_made(made, old, new)}, but the changes since {base.ref} "
         f"require {_a(required)} bump"
     )
-    details = [f"requires more than {made}: {n.line()}" for n in more]
-    details += [f"within {made}: {n.line()}" for n in needed if n not in more]
+    details = [f"needs {n.line()}" for n in more] + [f"fits a {made} bump: {n.line()}" for n in needed if n not in more]
     findings.append(_finding(VERSION_BUMP_TOO_SMALL, server, message, details, SEVERITY_FOR[required]))
     return findings, line
 

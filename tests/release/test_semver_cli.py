@@ -61,8 +61,7 @@ def test_a_removed_tool_released_as_a_patch_fails_and_says_major(released: GitRe
     assert finding["server"] == "notes" and finding["severity"] == "high"
     assert "1.0.0 → 1.0.1 is a patch bump" in finding["message"]
     assert "require a major bump" in finding["message"] and "v1.0.0" in finding["message"]
-    assert any("tool `list_notes` was removed" in d and d.startswith("requires more than patch: major") for d in
-               finding["details"])
+    assert "needs major: tool `list_notes` was removed [definition-removed]" in finding["details"]
 
 
 def test_the_same_removal_released_as_a_major_passes(released: GitRepo) -> None:
