@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fixture_repo import base_spec
+from fixture_repo import FIXTURES, base_spec
 from vcs.gitrepo import GitRepo, git
+
+RAW_SERVER = FIXTURES / "servers" / "raw_server.py"
 
 
 @pytest.fixture
@@ -184,3 +187,19 @@ def test_named_servers_only(released: GitRepo) -> None:
     report = semver(released, "notes")
     assert report["exit_code"] == 1
     assert released.run("semver", "missing").exit_code == 2
+
+
+def test_a_missing_server_version_is_a_finding_not_a_crash(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "top")
+    behaviour = repo.root / "raw.json"
+    tools = [{"name": "ping", "description": "Ping.", "inputSchema": {"type": "object"}}]
+    behaviour.write_text(json.dumps({"serverInfo": {"name": "raw"}, "pages": [tools]}), encoding="utf-8")
+    repo.add_entry("raw", {"command": sys.executable, "args": [str(RAW_SERVER), "raw.json"]})
+    assert repo.run("lock").exit_code == 0
+    repo.commit("Release")
+    git(repo.top, "tag", "v1.0.0")
+    report = semver(repo)
+    assert report["exit_code"] == 1, report["output"]
+    [finding] = by_rule(report, "version-not-semver")
+    assert "(none) → (none)" in finding["message"]
+    assert "at v1.0.0 and live is not a semantic version" in finding["message"]
