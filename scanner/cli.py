@@ -16,6 +16,7 @@ COMMANDS = {
     "list": "scanner.commands:list_command",
     "lock": "scanner.commands:lock",
     "log": "scanner.commands:log",
+    "semver": "scanner.commands:semver",
     "update": "scanner.commands:update",
 }
 

@@ -224,6 +224,31 @@ def update(
     _finish(workspace, outcome, report)
 
 
+@click.command()
+@click.argument("servers", nargs=-1)
+@click.option("--base", metavar="REF", help="The released state [default: the newest tag reachable from HEAD].")
+@click.option(
+    "--fail-on",
+    type=click.Choice(SEVERITIES),
+    default="info",
+    show_default=True,
+    help="Fail only on findings at least this severe (a missing major bump is high, minor medium, patch low).",
+)
+@REPO_OPTION
+@LOCK_OPTION
+@boot_options
+@report_options
+def semver(servers: tuple[str, ...], base: str | None, fail_on: str, repo: Path, lockfile: Path | None,
+           timeout: float | None, concurrency: int | None, quiet: bool, **report: Any) -> None:
+    """Check each server's version bump since the base against the changes of its live surface."""
+    from scanner.release.semver import semver_gate
+
+    workspace = _workspace(repo, lockfile)
+    outcome = _run(lambda: semver_gate(workspace, _options(timeout, concurrency, quiet), servers, base))
+    outcome.fail_on = fail_on
+    _finish(workspace, outcome, report)
+
+
 def _shard(value: str | None) -> Shard | None:
     if value is None:
         return None

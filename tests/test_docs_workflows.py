@@ -37,6 +37,7 @@ def test_the_guide_shows_the_gate_the_nightly_and_the_matrix() -> None:
     assert any("schedule:" in t for t in texts)
     assert any("matrix:" in t and "shard:" in t for t in texts)
     assert any("startsWith(github.head_ref, 'renovate/')" in t and "summary-file" in t for t in texts)
+    assert any("tags:" in t and re.search(r"/mcp-lock\" semver ", t) and "fetch-depth: 0" in t for t in texts)
     assert not any("pull_request_target" in t for t in texts)
 
 

@@ -31,6 +31,7 @@ class Category(StrEnum):
     CONFIG = "config"  # configuration files and repo policy
     AVAILABILITY = "availability"  # a server could not be checked at all
     REVIEW = "review"  # `check --base`: what a pull request changed, for its reviewer
+    RELEASE = "release"  # `semver`: whether a release's version number says what changed
 
 
 @dataclass(frozen=True)
@@ -306,6 +307,39 @@ BASE_LOCK_INVALID = Rule(
     blocking=False,
 )
 
+# `mcp-lock semver`: a gate for server authors, before a release.
+VERSION_BUMP_TOO_SMALL = Rule(
+    "version-bump-too-small",
+    Category.RELEASE,
+    "high",
+    "The version bump is smaller than the surface changes require",
+    "Reported by `mcp-lock semver`: the server's definitions changed since the base (the newest tag by "
+    "default) in a way the table of change classes says needs a larger bump than the one from the "
+    "serverInfo.version at the base to the live one. The finding names each change that needs more. "
+    "Below 1.0.0, Cargo's rule applies: 0.y.z → 0.(y+1).0 counts as major, 0.y.z → 0.y.(z+1) as minor, "
+    "and any bump of 0.0.z as major. Its severity is high when a major bump is required, medium for "
+    "minor, low for patch.",
+)
+
+VERSION_MISMATCH = Rule(
+    "version-mismatch",
+    Category.RELEASE,
+    "medium",
+    "The version the server reports differs from its package manifest",
+    "Reported by `mcp-lock semver`: the live serverInfo.version is not the version in the package.json, "
+    "pyproject.toml or registry server.json nearest to the server's code, so a client and the package "
+    "index disagree on what was released. Read the version from the package metadata in the server.",
+)
+
+VERSION_NOT_SEMVER = Rule(
+    "version-not-semver",
+    Category.RELEASE,
+    "medium",
+    "A version is missing or is not a semantic version",
+    "Reported by `mcp-lock semver`: serverInfo.version at the base or live (or a manifest version) is "
+    "absent or not MAJOR.MINOR.PATCH as SemVer 2.0.0 defines it, so the bump cannot be checked.",
+)
+
 CONFIG_WARNING = Rule(
     "config-warning",
     Category.CONFIG,
@@ -339,6 +373,9 @@ RULES: tuple[Rule, ...] = tuple(
         REPIN_ACCEPTED,
         NEWLY_PINNED,
         BASE_LOCK_INVALID,
+        VERSION_BUMP_TOO_SMALL,
+        VERSION_MISMATCH,
+        VERSION_NOT_SEMVER,
         CONFIG_WARNING,
     )
 )

@@ -43,9 +43,14 @@ def render_rules_doc() -> str:
     ]
     for rule in checks:
         lines += ["", f"### {rule.id}", "", _lead(rule), "", rule.help]
-    lines += ["", "## Change classes", "", "A `*-changed` finding takes the severity of its most severe change:", ""]
-    lines += ["| class | severity | what changed |", "|---|---|---|"]
-    lines += [f"| `{c.name}` | {c.severity} | {_cell(c.what)} |" for c in CHANGE_CLASSES]
+    lines += ["", "## Change classes", "", "A `*-changed` finding takes the severity of its most severe change. "
+              "*Bump* is the version bump `mcp-lock semver` requires for the change; *in outputSchema* the bump "
+              "when the change is inside a tool's outputSchema (the server writes it, the caller reads it). "
+              "See [semver.md](semver.md) for the reasons.", ""]
+    lines += ["| class | severity | bump | in outputSchema | what changed |", "|---|---|---|---|---|"]
+    lines += [
+        f"| `{c.name}` | {c.severity} | {c.bump} | {c.output_bump} | {_cell(c.what)} |" for c in CHANGE_CLASSES
+    ]
     return "\n".join(lines) + "\n"
 
 

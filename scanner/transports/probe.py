@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from scanner.model.kinds import KIND_BY_KEY, KINDS
+from scanner.model.ui_resources import unlisted_ui_resources
 from scanner.snapshot import Snapshot
 from scanner.transports.protocol import (
     CLIENT_INFO,
@@ -48,6 +49,7 @@ async def probe(channel: Channel, stage: Stage) -> Snapshot:
         if kind.capability not in snapshot.capabilities:
             continue
         snapshot.definitions[kind.key] = await _list_all(channel, kind.key, stage)
+    snapshot.notes += unlisted_ui_resources(snapshot.definitions)
     return snapshot
 
 

@@ -1,0 +1,204 @@
+"""`mcp-lock semver`: does a release's version number say what changed in its surface?
+
+The base is the lock at a git ref (the newest tag reachable from HEAD by default, as `git describe
+--tags --abbrev=0`); the other end is the live surface, booted as `check` boots it. For each server the
+bump it made (serverInfo.version at the base → live, `versions.bump_made`) must be at least the bump
+its changes need (`required.needed_changes`). The live version must also match the package manifest
+nearest to the server's code (`published_versions`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import git
+
+from scanner import engine
+from scanner.diff.change import Bump, bump_rank
+from scanner.engine import Options, Outcome, UsageError, Workspace
+from scanner.findings import Finding, SourceLocation
+from scanner.lock.lockfile import Lockfile, LockfileError, ServerPin, parse
+from scanner.model.rules import VERSION_BUMP_TOO_SMALL, VERSION_MISMATCH, VERSION_NOT_SEMVER, Severity
+from scanner.release.required import Needed, largest, needed_changes
+from scanner.release.versions import ManifestVersion, bump_made, manifest_versions, parse_version
+from scanner.sources.model import Server
+from scanner.vcs.affected import server_places
+from scanner.vcs.base import SHALLOW_HINT, VcsError, Worktree, file_at, head_commit, open_worktree, resolve
+
+# The finding's severity: how much larger a bump was needed.
+SEVERITY_FOR: dict[Bump, Severity] = {"major": "high", "minor": "medium", "patch": "low", "none": "info"}
+
+
+@dataclass
+class Base:
+    ref: str
+    label: str  # the ref and its short sha, for messages
+    lock: Lockfile
+
+
+def semver_gate(workspace: Workspace, options: Options, names: Sequence[str] = (), ref: str | None = None) -> Outcome:
+    """Check the version bump of every named server (all declared when none is named) against its changes."""
+    base = read_base(workspace, ref)
+    declared = {s.key: s for s in workspace.discovery.servers}
+    unknown = [n for n in names if n not in declared]
+    if unknown:
+        raise UsageError(f"no declared server named {', '.join(unknown)}; see `mcp-lock list`")
+    selected = [declared[n] for n in (names or sorted(declared))]
+    outcome = Outcome(engine.config_findings(workspace))
+    outcome.messages.append(f"compared with {base.label}")
+    for server in selected:
+        if server.key not in base.lock.servers:
+            outcome.messages.append(f"{server.key}: not pinned at {base.ref}; nothing to compare (a first release)")
+    pinned = [s for s in selected if s.key in base.lock.servers]
+    ready, skipped = engine.bootable(workspace, pinned)
+    lines: dict[str, str] = {}
+
+    def against_base(key: str, live: ServerPin) -> list[Finding]:
+        findings, lines[key] = release_findings(declared[key], base, live, workspace.repo)
+        return findings
+
+    _, booted = engine.boot_and_pin(workspace, ready, options, against_base)
+    outcome.findings += skipped + booted
+    outcome.messages += [lines[s.key] for s in ready if s.key in lines]
+    return outcome
+
+
+def read_base(workspace: Workspace, ref: str | None) -> Base:
+    worktree = open_worktree(workspace.repo)
+    ref = ref if ref is not None else newest_tag(worktree)
+    commit = resolve(worktree, ref)
+    label = f"{ref} ({commit.hexsha[:7]})" if ref != commit.hexsha[: len(ref)] else commit.hexsha[:7]
+    data = file_at(commit, worktree.rel(workspace.lock_path))
+    if data is None:
+        raise UsageError(f"{workspace.lock_display} does not exist at {label}: nothing was pinned there to compare")
+    try:
+        lock = parse(data.decode("utf-8"), f"{workspace.lock_display}@{ref}")
+    except UnicodeDecodeError:
+        raise UsageError(f"{workspace.lock_display} at {label} is not UTF-8") from None
+    except LockfileError as error:
+        raise UsageError(str(error)) from None
+    return Base(ref, label, lock)
+
+
+def newest_tag(worktree: Worktree) -> str:
+    """The newest tag reachable from HEAD (`git describe --tags --abbrev=0`); VcsError when there is none."""
+    head_commit(worktree)
+    try:
+        return str(worktree.repo.git.describe("--tags", "--abbrev=0", "HEAD")).strip()
+    except git.GitCommandNotFound:
+        raise VcsError("git is not installed or not on PATH") from None
+    except git.GitCommandError:
+        hint = f" ({SHALLOW_HINT}, with its tags)" if worktree.shallow else ""
+        raise VcsError(
+            "no tag is reachable from HEAD, so there is no released state to compare with: "
+            f"tag the last release or pass --base REF{hint}"
+        ) from None
+
+
+def release_findings(server: Server, base: Base, live: ServerPin, repo: Path) -> tuple[list[Finding], str]:
+    """The findings about one booted server, and a one-line account of its versions and changes."""
+    pinned = base.lock.servers[server.key]
+    needed = needed_changes(server.key, pinned, live)
+    required = largest(needed)
+    old_raw, new_raw = pinned.server_info.get("version"), live.server_info.get("version")
+    old, new = parse_version(old_raw), parse_version(new_raw)
+    shown = f"{_shown(old_raw)} → {_shown(new_raw)}"
+    findings = _manifest_findings(server, new_raw, repo)
+    if old is None or new is None:
+        which = " and ".join(end for end, v in ((f"at {base.ref}", old), ("live", new)) if v is None)
+        message = (
+            f"{server.key}: serverInfo.version {shown}: {which} is not a semantic version, so the bump cannot "
+            f"be checked (the changes require {_a(required)} bump)"
+        )
+        findings.append(_finding(VERSION_NOT_SEMVER, server, message, [n.line() for n in needed]))
+        return findings, f"{server.key}: {shown}: not checked; required: {required}"
+    made = bump_made(old, new)
+    line = f"{server.key}: {shown}: {_made(made, old, new)}; required: {required}{_count(needed)}"
+    if bump_rank(made) <= bump_rank(required):
+        return findings, line
+    more = [n for n in needed if bump_rank(n.bump) < bump_rank(made)]
+    message = (
+        f"{server.key}: version {shown} is {_made(made, old, new)}, but the changes since {base.ref} "
+        f"require {_a(required)} bump"
+    )
+    details = [f"needs {n.line()}" for n in more] + [f"fits a {made} bump: {n.line()}" for n in needed if n not in more]
+    findings.append(_finding(VERSION_BUMP_TOO_SMALL, server, message, details, SEVERITY_FOR[required]))
+    return findings, line
+
+
+def published_versions(server: Server, repo: Path) -> list[ManifestVersion]:
+    """The manifests of the package nearest to the server's code: see docs/semver.md.
+
+    From each place the server runs from or runs (its cwd and path-like launch words inside the
+    repository), walk up to the repository root; the deepest directory with a versioned manifest wins.
+    """
+    if server.template is None:
+        return []
+    root = repo.resolve()
+    best: tuple[int, list[ManifestVersion]] = (-1, [])
+    for place in server_places(server.template, root):
+        directory = place if place.is_dir() else place.parent
+        while directory == root or root in directory.parents:
+            versions = manifest_versions(directory)
+            if versions:
+                depth = len(directory.parts)
+                if depth > best[0]:
+                    best = (depth, versions)
+                break
+            directory = directory.parent
+    return best[1]
+
+
+def _manifest_findings(server: Server, live: Any, repo: Path) -> list[Finding]:
+    if not isinstance(live, str):
+        return []  # reported as not semver
+    findings: list[Finding] = []
+    for manifest in published_versions(server, repo):
+        if manifest.value == live:
+            continue
+        rel = Path(os.path.relpath(manifest.file, repo.resolve())).as_posix()
+        message = (
+            f"{server.key}: the server reports version {_shown(live)}, but {rel} {manifest.field} "
+            f"is {_shown(manifest.value)}"
+        )
+        location = SourceLocation(rel, _version_line(manifest.file))
+        findings.append(Finding(VERSION_MISMATCH, server.key, message, location))
+    return findings
+
+
+def _version_line(path: Path) -> int:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return 1
+    return next((i for i, line in enumerate(lines, 1) if line.lstrip().startswith(("version", '"version"'))), 1)
+
+
+def _finding(rule: Any, server: Server, message: str, details: list[str], severity: Severity | None = None) -> Finding:
+    return Finding(rule, server.key, message, server.primary.location, details=details, severity=severity)
+
+
+def _made(made: Bump, old: Any, new: Any) -> str:
+    if made == "none":
+        return "no bump" if new == old else "a step backwards"
+    return f"{_a(made)} bump" + (" (below 1.0.0: Cargo's rule)" if old.major == 0 else "")
+
+
+def _a(bump: Bump) -> str:
+    return ("no" if bump == "none" else "a " + bump)
+
+
+def _count(needed: list[Needed]) -> str:
+    return f" ({len(needed)} change{'s' if len(needed) != 1 else ''})" if needed else " (no surface change)"
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "(none)"
+    text = value if isinstance(value, str) else repr(value)
+    text = text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
+    return text if len(text) <= 64 else text[:64] + "…"
