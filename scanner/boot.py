@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import sys
 import tempfile
 import time
@@ -18,6 +16,7 @@ import anyio
 from scanner.policy import Policy
 from scanner.snapshot import Snapshot
 from scanner.sources.model import ResolvedLaunch, Server
+from scanner.transports.clients import DEFAULT_CLIENT, client_info
 
 DEFAULT_TIMEOUT = 90.0  # npx/uvx cold starts measured at 6-59 s
 DEFAULT_CONCURRENCY = 8
@@ -81,6 +80,8 @@ async def _boot_all(
                 passthrough=server_policy.env,
                 network=server_policy.network,
                 sdk_ready=sdk.ready,
+                sandbox=server_policy.sandbox,
+                client=client_info(server.primary.client, server_policy.client),
             )
         results[server.key] = result
         if progress:
@@ -150,10 +151,13 @@ async def boot_one(
     passthrough: Sequence[str] = (),
     network: str = "allow",
     sdk_ready: anyio.Event | None = None,
+    sandbox: str = "on",
+    client: dict[str, str] | None = None,
 ) -> BootResult:
     """Boot one server and probe it; never raises for anything the server does.
 
     `sdk_ready` is set once the SDK is imported: HTTP and SSE servers wait for it; stdio servers never need it.
+    A stdio server runs in the bubblewrap sandbox unless `sandbox` is "off"; `client` is the clientInfo shown.
     """
     from scanner.transports.environment import server_environment
     from scanner.transports.reaper import MARKER, kill_marked, new_marker
@@ -165,12 +169,14 @@ async def boot_one(
     with tempfile.TemporaryDirectory(prefix="mcp-lock-") as temp_dir, open(
         Path(temp_dir) / "stderr.log", "w+", encoding="utf-8", errors="replace"
     ) as errlog:
-        env = server_environment(launch.env, passthrough, temp_dir=temp_dir) | {MARKER: marker}
+        marked = {MARKER: marker} if sandbox == "off" else {}  # in the sandbox its PID namespace ends all
+        env = server_environment(launch.env, passthrough, temp_dir=temp_dir) | marked
         if network == "deny":
             from scanner.transports.isolation import OFFLINE_ENV
 
             env = OFFLINE_ENV | env
-        attempt = _Attempt(launch, env, str((repo / launch.cwd) if launch.cwd else repo), errlog, network, sdk_ready)
+        cwd, client = str((repo / launch.cwd) if launch.cwd else repo), client or client_info(DEFAULT_CLIENT)
+        attempt = _Attempt(launch, env, cwd, errlog, network, sdk_ready, sandbox, client, [str(repo)])
         try:
             snapshot, error = await attempt.run(timeout)
         finally:
@@ -193,6 +199,9 @@ class _Attempt:
     errlog: IO[str]
     network: str
     sdk_ready: anyio.Event | None
+    sandbox: str
+    client: dict[str, str]
+    readable: list[str]  # host paths a sandboxed server must see (the repository)
 
     async def run(self, timeout: float) -> tuple[Snapshot | None, str | None]:
         deadline = time.monotonic() + timeout
@@ -219,7 +228,7 @@ class _Attempt:
             with anyio.fail_after(remaining):
                 if transport == "stdio":
                     async with AsyncExitStack() as stack:
-                        snapshot = await _probe(await self._stdio_channel(stack, garbage), stage)
+                        snapshot = await _probe(await self._stdio_channel(stack, garbage), stage, self.client)
                         _end_now(self.env)
                 else:
                     from scanner.transports.errors import HttpWitness
@@ -243,22 +252,21 @@ class _Attempt:
         from scanner.transports.rpc import open_channel
         from scanner.transports.stdio import running
 
-        process = await stack.enter_async_context(
-            running(self._argv(), env=self.env, cwd=self.cwd, errlog=self.errlog)
-        )
-        return await stack.enter_async_context(open_channel(process, garbage.append))
+        argv, env = self._launch()
+        process = await stack.enter_async_context(running(argv, env=env, cwd=self.cwd, errlog=self.errlog))
+        return await stack.enter_async_context(open_channel(process, garbage.append, self.client))
 
-    async def _remote_probe(
-        self, transport: str, timeout: float, witness: Any, garbage: list[str], stage: Any
-    ) -> Snapshot:
+    async def _remote_probe(self, transport: str, timeout: float, witness: Any, garbage: list[str], stage: Any) -> Any:
         async with AsyncExitStack() as stack:
-            return await _probe(await self._sdk_channel(stack, transport, timeout, witness, garbage), stage)
+            channel = await self._sdk_channel(stack, transport, timeout, witness, garbage)
+            return await _probe(channel, stage, self.client)
 
     async def _sdk_channel(
         self, stack: AsyncExitStack, transport: str, timeout: float, witness: Any, garbage: list[str]
     ) -> Any:
         """The SDK's session over its HTTP or SSE transport."""
         await self._sdk()
+        import mcp_types
         from mcp.client.session import ClientSession
 
         from scanner.transports.connect import open_transport
@@ -271,30 +279,22 @@ class _Attempt:
         read, write = await stack.enter_async_context(
             open_transport(self.launch, timeout=timeout, transport=transport, witness=witness)
         )
-        session = await stack.enter_async_context(ClientSession(read, write, message_handler=on_message))
+        info = mcp_types.Implementation(**self.client)
+        session = ClientSession(read, write, message_handler=on_message, client_info=info)
+        session = await stack.enter_async_context(session)
         return SdkChannel(session)
 
     async def _sdk(self) -> None:
         if self.sdk_ready is not None:
             await self.sdk_ready.wait()
 
-    def _argv(self) -> list[str]:
-        """The command line; with `network: deny`, wrapped in a new network namespace (or refused)."""
-        from scanner.transports.isolation import DENY, isolated
+    def _launch(self) -> tuple[list[str], dict[str, str]]:
+        """The command line and its environment: sandboxed, network-isolated or plain, as the policy says."""
+        from scanner.transports.sandbox import launch_command
 
         assert self.launch.command is not None
         argv = [self.launch.command, *self.launch.args]
-        if self.network != DENY:
-            return argv
-        if not _findable(self.launch.command, self.env, self.cwd):
-            raise FileNotFoundError(self.launch.command)  # said as "command not found", as without isolation
-        return isolated(argv)
-
-
-def _findable(command: str, env: dict[str, str], cwd: str) -> bool:
-    if os.sep in command:
-        return os.path.isfile(os.path.join(cwd, command))
-    return shutil.which(command, path=env.get("PATH", os.defpath)) is not None
+        return launch_command(argv, self.env, self.cwd, self.network, self.sandbox, self.readable)
 
 
 def _end_now(env: dict[str, str]) -> None:
@@ -309,10 +309,10 @@ def _end_now(env: dict[str, str]) -> None:
         kill_marked(env[MARKER])
 
 
-async def _probe(channel: Any, stage: Any) -> Snapshot:
+async def _probe(channel: Any, stage: Any, client: dict[str, str]) -> Snapshot:
     from scanner.transports.probe import probe
 
-    return await probe(channel, stage)
+    return await probe(channel, stage, client)
 
 
 async def _watched(witness: Any, work: Callable[..., Awaitable[Snapshot]], *args: Any) -> Snapshot:
