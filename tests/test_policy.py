@@ -17,7 +17,8 @@ def write_policy(repo: Repo, text: str) -> None:
 def test_env_passthrough_is_per_server(repo: Repo, tmp_path: Path) -> None:
     record = tmp_path / "env.json"
     add_raw(repo, "proxied", {"pages": [[tool("a")]], "record_env": str(record)})
-    write_policy(repo, "servers:\n  proxied:\n    env: [HTTPS_PROXY]\n")
+    # sandbox: off so the server can record outside the repository (and its record is not masked)
+    write_policy(repo, "sandbox: off\nservers:\n  proxied:\n    env: [HTTPS_PROXY]\n")
     result = repo.run("lock", env={"HTTPS_PROXY": "http://proxy.internal:3128", "OTHER_SECRET": "x"})
     assert result.exit_code == 0, result.output
     seen = json.loads(record.read_text())
@@ -58,7 +59,7 @@ def test_vscode_input_values_come_from_the_policy(repo: Repo, tmp_path: Path) ->
     assert missing.exit_code == 2
     assert "api-key" in missing.output
 
-    write_policy(repo, "inputs:\n  api-key: {env: CI_API_KEY}\n")
+    write_policy(repo, "sandbox: off\ninputs:\n  api-key: {env: CI_API_KEY}\n")
     result = repo.run("lock", env={"CI_API_KEY": "k-123-canary"})
     assert result.exit_code == 0, result.output
     assert json.loads(record.read_text())["API_KEY"] == "k-123-canary"

@@ -12,7 +12,8 @@ import signal
 import uuid
 from pathlib import Path
 
-MARKER = "MCP_LOCK_BOOT_ID"
+# Named as systemd names its per-unit id (32 hex digits too): no mcp-lock variable tells a server it is scanned.
+MARKER = "INVOCATION_ID"
 PROC = Path("/proc")
 
 
