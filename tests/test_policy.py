@@ -86,3 +86,33 @@ def test_network_must_be_allow_or_deny(repo: Repo) -> None:
     result = repo.run("lock")
     assert result.exit_code == 2
     assert "servers.notes: network must be allow or deny, got 'none'" in result.output
+
+
+def test_sandbox_and_client_settings(repo: Repo) -> None:
+    from scanner.policy import load_policy
+
+    write_policy(
+        repo,
+        "sandbox: on\nclient: {name: Visual Studio Code, version: 1.106.0}\n"
+        "servers:\n  legacy:\n    sandbox: off\n    client: {name: cursor-vscode, version: 1.0.0}\n",
+    )
+    policy = load_policy(repo.root, {})
+    assert policy.for_server("legacy").sandbox == "off"  # a bare YAML `off` is read as false
+    assert policy.for_server("legacy").client == {"name": "cursor-vscode", "version": "1.0.0"}
+    assert policy.for_server("other").sandbox == "on"
+    assert policy.for_server("other").client == {"name": "Visual Studio Code", "version": "1.106.0"}
+    write_policy(repo, "timeout: 5\n")
+    assert load_policy(repo.root, {}).for_server("any").sandbox == "on"  # the default
+    assert load_policy(repo.root, {}).for_server("any").client is None  # the declaring client's
+
+
+def test_bad_sandbox_or_client_is_a_usage_error(repo: Repo) -> None:
+    repo.add_stdio("notes")
+    write_policy(repo, "sandbox: maybe\n")
+    result = repo.run("check")
+    assert result.exit_code == 2
+    assert "sandbox must be on or off, got 'maybe'" in result.output
+    write_policy(repo, "servers:\n  notes:\n    client: {name: x}\n")
+    result = repo.run("check")
+    assert result.exit_code == 2
+    assert "servers.notes: client must be a mapping with exactly name and version" in result.output
