@@ -1,8 +1,9 @@
 """End every process a stdio server left behind, including ones that left its process group.
 
 The SDK kills the server's process group only when the server itself outlives its stdin; a server
-that exits promptly can leave children running. Each server is started with a unique marker in its
-environment, which descendants inherit, and after the session every process carrying it is killed.
+that exits promptly can leave children running. Each server started with `sandbox: off` gets a unique
+marker in its environment, which descendants inherit, and after the session every process carrying it is
+killed. (In the sandbox, the server's PID namespace ends them all; see sandbox.py.)
 """
 
 from __future__ import annotations
