@@ -199,3 +199,14 @@ def test_sandbox_works_for_a_user_without_root() -> None:
         for pid in _pids(marker):
             os.kill(pid, signal.SIGKILL)
         shutil.rmtree(root, ignore_errors=True)
+
+
+def test_a_relative_repository_path_is_the_servers_working_directory(repo: Repo) -> None:
+    add_raw(repo, "relative", {"pages": [[tool("a")]]})
+    repo.servers["relative"]["args"] = [repo.servers["relative"]["args"][0], "relative.behaviour.json"]
+    repo.write_config()  # the behaviour file is found only from the repository's own directory
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+    command = [sys.executable, "-m", "scanner", "lock", "--repo", ".", "--quiet"]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, cwd=repo.root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert list(repo.lock_json()["servers"]["relative"]["tools"]) == ["a"]

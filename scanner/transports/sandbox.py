@@ -113,13 +113,14 @@ def sandboxed(
     looked up (default: os.environ).
     """
     bwrap = require_bwrap()
+    cwd = os.path.abspath(cwd)  # bwrap resolves a relative --chdir inside the sandbox, not here
     caller = os.environ if caller is None else caller
     caches = launcher_caches(argv[0], caller)
     server_env = {k: v for k, v in env.items() if not k.startswith(OWN_PREFIX)}
     server_env.update({"HOME": HOME, "TMPDIR": PRIVATE_TMP, "TMP": PRIVATE_TMP, "TEMP": PRIVATE_TMP})
     server_env.update(caches)
     server_env.update(_launcher_config(argv[0], caller, server_env))
-    seen = [cwd, *readable, *_installations(argv, server_env, cwd)]
+    seen = [cwd, *map(os.path.abspath, readable), *_installations(argv, server_env, cwd)]
     mounts = [*BASE_MOUNTS, "--dir", HOME]
     for path in _under_private_tmp(seen):
         mounts += ["--ro-bind-try", path, path]
