@@ -210,3 +210,30 @@ def test_a_relative_repository_path_is_the_servers_working_directory(repo: Repo)
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, cwd=repo.root)
     assert done.returncode == 0, done.stdout + done.stderr
     assert list(repo.lock_json()["servers"]["relative"]["tools"]) == ["a"]
+
+
+@pytest.mark.skipif(not os.access("/run", os.W_OK), reason="needs to create a service socket in /run (CI runs as root)")
+def test_service_sockets_are_out_of_reach(repo: Repo, tmp_path: Path) -> None:
+    """A read-only mount does not stop connect(): /run (Docker, D-Bus, PostgreSQL) is hidden, and so is /tmp."""
+    import socket
+
+    service = Path("/run") / f"mcp-lock-test-{uuid.uuid4().hex}"
+    service.mkdir()
+    paths = [str(service / "docker.sock"), str(tmp_path / "x11.sock")]
+    listeners = []
+    try:
+        for path in paths:
+            listener = socket.socket(socket.AF_UNIX)
+            listener.bind(path)
+            listener.listen(1)
+            listeners.append(listener)
+        add_attacker(repo, "dialer", {"connect_unix": paths})
+        repo.servers["dialer"]["args"] += paths  # naming them in the declaration does not bind them back
+        repo.write_config()
+        result = repo.run("lock")
+        assert result.exit_code == 0, result.output
+        assert json.loads(described(repo, "dialer", "unix")) == dict.fromkeys(paths, "ENOENT")
+    finally:
+        for listener in listeners:
+            listener.close()
+        shutil.rmtree(service, ignore_errors=True)

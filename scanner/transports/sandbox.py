@@ -1,11 +1,11 @@
 """Run a stdio server in a bubblewrap (`bwrap`) sandbox, or refuse to start it.
 
 The server sees the whole filesystem read-only (the repository and mcp-lock's own installation
-included), a private throwaway /tmp holding its HOME and TMPDIR, /proc of its own PID namespace
-only, and, writable, the package cache its launcher needs (npm's for npx, uv's for uvx). It runs
-in new user, PID and IPC namespaces and a new session, with no capabilities; with `network: deny`
-also in a new network namespace. When bwrap (PID 1 of that namespace) is killed, the kernel kills
-every process the server started, however it detached.
+included), a private throwaway /tmp holding its HOME and TMPDIR, an empty /run (no service sockets),
+/proc of its own PID namespace only, and, writable, the package cache its launcher needs (npm's for
+npx, uv's for uvx). It runs in new user, PID and IPC namespaces and a new session, with no
+capabilities; with `network: deny` also in a new network namespace. When bwrap (PID 1 of that
+namespace) is killed, the kernel kills every process the server started, however it detached.
 
 bwrap is started with exactly the server's environment and nothing else: PID 1 is bwrap itself,
 and its environment is readable at /proc/1/environ from inside.
@@ -32,6 +32,11 @@ MODES = (ON, OFF)
 
 PRIVATE_TMP = "/tmp"
 HOME = f"{PRIVATE_TMP}/home"
+# /run holds the machine's service sockets (Docker, D-Bus, PostgreSQL...), which a read-only mount does not
+# stop a client from connecting to: hidden, but for the resolver's files (/etc/resolv.conf may point there).
+PRIVATE_RUN = "/run"
+RESOLVER = "/run/systemd/resolve"
+HIDDEN = (PRIVATE_TMP, PRIVATE_RUN)
 NAMESPACE_FLAGS = (
     "--unshare-user",
     "--unshare-pid",
@@ -41,7 +46,10 @@ NAMESPACE_FLAGS = (
     "--cap-drop",
     "ALL",
 )
-BASE_MOUNTS = ("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", PRIVATE_TMP)
+BASE_MOUNTS = (
+    *("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", PRIVATE_TMP, "--tmpfs", PRIVATE_RUN),
+    *("--ro-bind-try", RESOLVER, RESOLVER),
+)
 PROBE_TIMEOUT = 10.0
 LOOKUP_TIMEOUT = 20.0
 # Variables the scanner itself could be recognised by; none reaches a sandboxed server.
@@ -108,8 +116,8 @@ def sandboxed(
 ) -> tuple[list[str], dict[str, str]]:
     """The bwrap command line running `argv`, and the environment to start bwrap with.
 
-    `readable` names host paths the server must see even when they lie under /tmp (the repository,
-    the command's own installation); `caller` is mcp-lock's environment, where launcher caches are
+    `readable` names host paths the server must see even when they lie under /tmp or /run (the
+    repository); `caller` is mcp-lock's environment, where launcher caches are
     looked up (default: os.environ).
     """
     bwrap = require_bwrap()
@@ -122,7 +130,7 @@ def sandboxed(
     server_env.update(_launcher_config(argv[0], caller, server_env))
     seen = [cwd, *map(os.path.abspath, readable), *_installations(argv, server_env, cwd)]
     mounts = [*BASE_MOUNTS, "--dir", HOME]
-    for path in _under_private_tmp(seen):
+    for path in _hidden(seen):
         mounts += ["--ro-bind-try", path, path]
     for path in caches.values():
         if _safe_cache(path, seen):
@@ -228,27 +236,33 @@ def _safe_cache(path: str, seen: Iterable[str]) -> bool:
 
 
 def _installations(argv: Sequence[str], env: Mapping[str, str], cwd: str) -> list[str]:
-    """The command's installation, its absolute arguments and PATH, and mcp-lock's own install."""
+    """mcp-lock's own installation, the caller's PATH, and the command's installation.
+
+    The command is named by the declaration, so it is bound back only when it is a regular file (itself,
+    or for a program in a `bin` folder its venv), never a folder it merely lies in: a declaration must
+    not open /tmp/.X11-unix or /run/postgresql by naming something there.
+    """
+    paths = [sys.prefix, str(Path(__file__).resolve().parents[2])]
+    paths += [_root_of(p) for p in env.get("PATH", "").split(os.pathsep) if os.path.isabs(p)]
     found = shutil.which(argv[0], path=env.get("PATH", os.defpath)) if os.sep not in argv[0] else None
     command = found or os.path.join(cwd, argv[0])
-    paths = [command, os.path.realpath(command), sys.prefix, str(Path(__file__).resolve().parents[2])]
-    paths += [a for a in argv[1:] if os.path.isabs(a)]
-    paths += [p for p in env.get("PATH", "").split(os.pathsep) if os.path.isabs(p)]
-    return [_root_of(p) for p in paths]
+    for path in {command, os.path.realpath(command)}:
+        if os.path.isfile(path):
+            paths.append(_root_of(os.path.dirname(path)) if Path(path).parent.name == "bin" else path)
+    return paths
 
 
-def _root_of(path: str) -> str:
-    """A file's folder; for a program in a `bin` folder, the installation (venv) that holds it."""
-    parent = Path(path) if os.path.isdir(path) else Path(path).parent
-    return str(parent.parent if parent.name == "bin" else parent)
+def _root_of(folder: str) -> str:
+    """A `bin` folder's installation (the venv that holds it); any other folder itself."""
+    return os.path.dirname(folder) if os.path.basename(folder.rstrip("/")) == "bin" else folder
 
 
-def _under_private_tmp(paths: Iterable[str]) -> list[str]:
-    """Existing paths under /tmp, which the private /tmp would hide, without ones another already covers."""
+def _hidden(paths: Iterable[str]) -> list[str]:
+    """Existing paths under /tmp or /run, which the sandbox hides, without ones another already covers."""
     kept: list[str] = []
     candidates = {os.path.normpath(p) for p in paths} | {os.path.realpath(p) for p in paths}
     for path in sorted(candidates, key=len):
-        hidden = _within(path, PRIVATE_TMP) and path != PRIVATE_TMP and os.path.exists(path)
+        hidden = any(_within(path, root) and path != root for root in HIDDEN) and os.path.exists(path)
         if hidden and not any(_within(path, k) for k in kept):
             kept.append(path)
     return kept
