@@ -117,8 +117,8 @@ def sandboxed(
     """The bwrap command line running `argv`, and the environment to start bwrap with.
 
     `readable` names host paths the server must see even when they lie under /tmp or /run (the
-    repository); `caller` is mcp-lock's environment, where launcher caches are
-    looked up (default: os.environ).
+    repository); `caller` is mcp-lock's environment, where launcher caches are looked up (default:
+    os.environ). The caches' variables override the declaration's: only the caller's are writable.
     """
     bwrap = require_bwrap()
     cwd = os.path.abspath(cwd)  # bwrap resolves a relative --chdir inside the sandbox, not here
