@@ -25,8 +25,10 @@ from scanner.transports.channel import (
     load_opener,
     transport_kind,
 )
+from scanner.transports.clients import DEFAULT_CLIENT, client_info
 from scanner.transports.isolation import ALLOW, DENY
 from scanner.transports.probe import probe
+from scanner.transports.sandbox import ON
 from scanner.transports.stage import Stage
 
 DEFAULT_TIMEOUT = 90.0  # npx/uvx cold starts measured at 6-59 s
@@ -90,6 +92,8 @@ async def _boot_all(
                 timeout=server_policy.timeout or timeout,
                 passthrough=server_policy.env,
                 network=server_policy.network,
+                sandbox=server_policy.sandbox,
+                client=client_info(server.primary.client, server_policy.client),
                 modules=modules,
             )
         results[server.key] = result
@@ -171,9 +175,14 @@ async def boot_one(
     timeout: float,
     passthrough: Sequence[str] = (),
     network: str = ALLOW,
+    sandbox: str = ON,
+    client: dict[str, str] | None = None,
     modules: TransportModules | None = None,
 ) -> BootResult:
-    """Boot one server and probe it; never raises for anything the server does."""
+    """Boot one server and probe it; never raises for anything the server does.
+
+    A stdio server runs in the bubblewrap sandbox unless `sandbox` is "off"; `client` is the clientInfo shown.
+    """
     try:
         kinds = [transport_kind(name) for name in transports_of(launch)]
     except UnknownTransport as error:
@@ -184,7 +193,10 @@ async def boot_one(
     with tempfile.TemporaryDirectory(prefix="mcp-lock-") as scratch, open(
         Path(scratch) / "stderr.log", "w+", encoding="utf-8", errors="replace"
     ) as errlog:
-        attempt = _Attempt(launch, repo, scratch, errlog, tuple(passthrough), network, modules or TransportModules())
+        shown = client or client_info(DEFAULT_CLIENT)
+        attempt = _Attempt(
+            launch, repo, scratch, errlog, tuple(passthrough), network, sandbox, shown, modules or TransportModules()
+        )
         snapshot, error = await attempt.run(kinds, timeout)
         tail = _tail(Path(scratch) / "stderr.log")
     return BootResult(key, snapshot, error, tail, time.monotonic() - started)
@@ -209,6 +221,8 @@ class _Attempt:
     errlog: IO[str]
     passthrough: tuple[str, ...]
     network: str
+    sandbox: str
+    client: dict[str, str]
     modules: TransportModules
 
     async def run(self, kinds: Sequence[TransportKind], timeout: float) -> tuple[Snapshot | None, str | None]:
@@ -240,12 +254,14 @@ class _Attempt:
             on_garbage=garbage.append,
             passthrough=self.passthrough,
             network=self.network,
+            sandbox=self.sandbox,
+            client=self.client,
         )
         try:
             with anyio.fail_after(remaining):
                 open_channel = await self.modules.opener(kind)
                 async with open_channel(request) as channel:
-                    snapshot = await probe(channel, stage)
+                    snapshot = await probe(channel, stage, self.client)
         except TimeoutError:
             return None, f"timed out after {timeout:g}s waiting for {stage}"
         except Exception as error:

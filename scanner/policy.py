@@ -2,6 +2,9 @@
 
     timeout: 90                 # seconds, for every server
     network: allow              # or deny: stdio servers run without network (default allow)
+    sandbox: on                 # or off: stdio servers run in a bubblewrap sandbox (default on)
+    client: {name: claude-code, version: 2.0.14}   # the clientInfo servers are shown (default: the
+                                # declaring client's own, see scanner.transports.clients)
     env: [HTTPS_PROXY]          # caller variables every stdio server may see
     inputs:                     # values for VS Code-style ${input:ID} placeholders
       api-key: {env: MY_API_KEY}   # read from the environment (never commit secrets)
@@ -23,9 +26,10 @@ from pathlib import Path
 from typing import Any
 
 POLICY_FILE = "mcp-lock.yaml"
-TOP_KEYS = {"version", "timeout", "network", "env", "inputs", "servers"}
-SERVER_KEYS = {"skip", "timeout", "network", "env", "inputs"}
+TOP_KEYS = {"version", "timeout", "network", "sandbox", "client", "env", "inputs", "servers"}
+SERVER_KEYS = {"skip", "timeout", "network", "sandbox", "client", "env", "inputs"}
 NETWORK_MODES = ("allow", "deny")  # scanner.transports.isolation.ALLOW / DENY
+SANDBOX_MODES = ("on", "off")  # scanner.transports.sandbox.ON / OFF
 
 
 class PolicyError(Exception):
@@ -39,6 +43,8 @@ class ServerPolicy:
     env: tuple[str, ...] = ()
     inputs: Mapping[str, str] = field(default_factory=dict)
     network: str | None = None  # "allow" or "deny"; None: the file's default (from for_server: resolved)
+    sandbox: str | None = None  # "on" or "off"; None: the file's default (from for_server: resolved)
+    client: Mapping[str, str] | None = None  # clientInfo {name, version}; None: the declaring client's
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,8 @@ class Policy:
     path: str | None = None  # repo-relative, None when the repo has no policy file
     timeout: float | None = None
     network: str | None = None  # the default for every server; None means allow
+    sandbox: str | None = None  # the default for every server; None means on
+    client: Mapping[str, str] | None = None
     env: tuple[str, ...] = ()
     inputs: Mapping[str, str] = field(default_factory=dict)
     servers: Mapping[str, ServerPolicy] = field(default_factory=dict)
@@ -58,6 +66,8 @@ class Policy:
             env=tuple(dict.fromkeys((*self.env, *own.env))),
             inputs={**self.inputs, **own.inputs},
             network=own.network or self.network or "allow",
+            sandbox=own.sandbox or self.sandbox or "on",
+            client=own.client or self.client,
         )
 
 
@@ -81,6 +91,8 @@ def load_policy(repo: Path, environ: Mapping[str, str]) -> Policy:
         path=POLICY_FILE,
         timeout=_timeout(mapping.get("timeout"), where),
         network=_network(mapping.get("network"), where),
+        sandbox=_sandbox(mapping.get("sandbox"), where),
+        client=_client(mapping.get("client"), where),
         env=_names(mapping.get("env"), where),
         inputs=_inputs(mapping.get("inputs"), where, environ),
         servers={str(name): _server(value, f"{where}: servers.{name}", environ) for name, value in servers.items()},
@@ -99,6 +111,8 @@ def _server(value: Any, where: str, environ: Mapping[str, str]) -> ServerPolicy:
         env=_names(mapping.get("env"), where),
         inputs=_inputs(mapping.get("inputs"), where, environ),
         network=_network(mapping.get("network"), where),
+        sandbox=_sandbox(mapping.get("sandbox"), where),
+        client=_client(mapping.get("client"), where),
     )
 
 
@@ -128,6 +142,26 @@ def _network(value: Any, where: str) -> str | None:
     if value not in NETWORK_MODES:  # YAML reads a bare `no` or `off` as false: say what is wanted
         raise PolicyError(f"{where}: network must be allow or deny, got {value!r}")
     return str(value)
+
+
+def _sandbox(value: Any, where: str) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):  # YAML 1.1 reads a bare on/off as true/false
+        return "on" if value else "off"
+    if value not in SANDBOX_MODES:
+        raise PolicyError(f"{where}: sandbox must be on or off, got {value!r}")
+    return str(value)
+
+
+def _client(value: Any, where: str) -> dict[str, str] | None:
+    if value is None:
+        return None
+    if not (isinstance(value, dict) and set(value) == {"name", "version"}):
+        raise PolicyError(f"{where}: client must be a mapping with exactly name and version")
+    if not all(isinstance(v, str | int | float) and not isinstance(v, bool) and str(v) for v in value.values()):
+        raise PolicyError(f"{where}: client name and version must be non-empty strings")
+    return {"name": str(value["name"]), "version": str(value["version"])}
 
 
 def _names(value: Any, where: str) -> tuple[str, ...]:

@@ -8,12 +8,18 @@ printed or reported (see `scanner.engine.boot`), so no reporter has to think abo
 
 Values shorter than MIN_LENGTH are not masked: "1", "true" or "debug" are not credentials, and
 masking them would mangle ordinary text.
+
+A server that wants a secret out encodes it first, so each secret is also masked in its common
+encodings (see `encodings`): base64 and base64url with and without padding (and inside a longer
+base64 text, as `Basic` credentials carry it), hex in either case, percent-encoding, reversed.
 """
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import re
+import urllib.parse
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,7 +47,8 @@ class Redactor:
 
     def __init__(self, secrets: Iterable[str]) -> None:
         # Longest first, so a secret that contains another is masked whole.
-        unique = sorted({s for s in secrets if len(s) >= MIN_LENGTH}, key=lambda s: (-len(s), s))
+        forms = {form for s in secrets if len(s) >= MIN_LENGTH for form in encodings(s)}
+        unique = sorted({f for f in forms if len(f) >= MIN_LENGTH}, key=lambda s: (-len(s), s))
         self._pattern = re.compile("|".join(map(re.escape, unique))) if unique else None
 
     def text(self, text: str) -> str:
@@ -87,6 +94,27 @@ class Redactor:
             error=None if result.error is None else self.text(result.error),
             stderr_tail=self.text(result.stderr_tail),
         )
+
+
+def encodings(secret: str) -> set[str]:
+    """`secret` and the forms a server would send it in to slip past a plain match."""
+    raw = secret.encode("utf-8")
+    forms = {secret, secret[::-1], raw.hex(), raw.hex().upper()}
+    forms |= {urllib.parse.quote(secret, safe=""), urllib.parse.quote(secret), urllib.parse.quote_plus(secret)}
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        whole = encode(raw).decode("ascii")
+        forms |= {whole, whole.rstrip("=")}
+        forms |= {_aligned(encode, raw, offset) for offset in range(3)}
+    return forms
+
+
+def _aligned(encode: Any, raw: bytes, offset: int) -> str:
+    """What base64 of `raw` looks like inside a longer text that puts `offset` bytes before it: only the
+    characters made of the secret's own bits (e.g. the token in base64("user:token"))."""
+    text = encode(b"\0" * offset + raw).decode("ascii").rstrip("=")
+    first = -(-offset * 8 // 6)  # characters that hold any bit of the bytes before
+    last = (offset + len(raw)) * 8 // 6  # characters that hold no bit of the bytes after
+    return text[first:last]
 
 
 def redactor_for(servers: Sequence[Server], policy: Policy, environ: Mapping[str, str], repo: Path) -> Redactor:

@@ -105,16 +105,29 @@ def test_stderr_flood_does_not_deadlock(repo: Repo) -> None:
     assert result.exit_code == 0, result.output
 
 
-def test_child_ignoring_sigterm_is_killed(repo: Repo, tmp_path: Path) -> None:
-    pidfile = tmp_path / "child.pid"
-    add_raw(repo, "forker", {"pages": [[tool("a")]], "child_ignoring_sigterm": str(pidfile)})
+@pytest.mark.parametrize("sandbox", ["on", "off"])  # off: the reaper's marker; on: the sandbox's PID namespace
+def test_child_ignoring_sigterm_is_killed(repo: Repo, tmp_path: Path, sandbox: str) -> None:
+    marker = tmp_path / "child.pid"
+    add_raw(repo, "forker", {"pages": [[tool("a")]], "child_ignoring_sigterm": str(marker)})
+    (repo.root / "mcp-lock.yaml").write_text(f"sandbox: {sandbox}\n")
     result = repo.run("lock")
     assert result.exit_code == 0, result.output
-    pid = int(pidfile.read_text())
+    assert_gone(marker)
+
+
+def marked(marker: Path) -> list[int]:
+    """Processes whose command line carries `marker`, seen from outside any sandbox."""
+    import subprocess
+
+    done = subprocess.run(["pgrep", "-f", str(marker)], capture_output=True, text=True)
+    return [int(pid) for pid in done.stdout.split()]
+
+
+def assert_gone(marker: Path) -> None:
     deadline = time.monotonic() + 10
-    while _alive(pid) and time.monotonic() < deadline:
+    while marked(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not _alive(pid)
+    assert marked(marker) == []
 
 
 def _alive(pid: int) -> bool:
@@ -167,19 +180,19 @@ def test_non_utf8_bytes_do_not_crash(repo: Repo) -> None:
 
 
 def test_server_sees_a_minimal_reproducible_environment(repo: Repo, tmp_path: Path) -> None:
-    record = tmp_path / "env.json"
-    add_raw(repo, "envy", {"pages": [[tool("a")]], "record_env": str(record)})
+    add_raw(repo, "envy", {"pages": [[tool("a")]], "record_env": "tool"})
     repo.servers["envy"]["env"] = {"DECLARED": "yes"}
     repo.write_config()
     canary = {"GITHUB_TOKEN": "ghp_canary_secret_value", "AWS_SECRET_ACCESS_KEY": "canary", "TZ": "Europe/Berlin"}
     result = repo.run("lock", env=canary)
     assert result.exit_code == 0, result.output
-    seen = json.loads(record.read_text())
+    seen = json.loads(repo.lock_json()["servers"]["envy"]["tools"]["env"]["definition"]["description"])
     assert "GITHUB_TOKEN" not in seen and "AWS_SECRET_ACCESS_KEY" not in seen
     assert seen["TZ"] == "UTC" and seen["LC_ALL"] == "C.UTF-8"
     assert seen["DECLARED"] == "yes"
     assert "ghp_canary_secret_value" not in repo.lock_path.read_text()
     assert repo.lock_json()["servers"]["envy"]["launch"]["env"] == ["DECLARED"]
+    assert sorted(repo.lock_json()["servers"]["envy"]["tools"]) == ["a", "env"]
 
 
 def test_ctrl_c_ends_every_server_and_keeps_the_lock(repo: Repo, tmp_path: Path) -> None:
@@ -189,24 +202,21 @@ def test_ctrl_c_ends_every_server_and_keeps_the_lock(repo: Repo, tmp_path: Path)
     repo.add_stdio("notes")
     assert repo.run("lock").exit_code == 0
     before = repo.lock_path.read_bytes()
-    pidfile = tmp_path / "child.pid"
-    add_raw(repo, "hang", {"hang_on": "tools/list", "child_ignoring_sigterm": str(pidfile)})
+    marker = tmp_path / "child.pid"
+    add_raw(repo, "hang", {"hang_on": "tools/list", "child_ignoring_sigterm": str(marker)})
     command = [sys.executable, "-m", "scanner", "update", "--repo", str(repo.root)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
-    while not pidfile.exists() and time.monotonic() < deadline:
+    while not marked(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
+    assert marked(marker)
     time.sleep(0.5)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=30)
     assert process.returncode == 130, stderr
     assert "Traceback" not in stderr
     assert repo.lock_path.read_bytes() == before
-    pid = int(pidfile.read_text())
-    deadline = time.monotonic() + 10
-    while _alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not _alive(pid)
+    assert_gone(marker)
 
 
 def test_each_server_is_pinned_and_analysed_while_the_others_still_boot(repo: Repo, monkeypatch: Any) -> None:

@@ -111,3 +111,21 @@ def test_everything_server_pins_every_kind(repo: Repo, path_env: dict[str, str])
     assert pinned["serverInfo"]["name"] == "mcp-servers/everything"
     check = repo.run("check", "--timeout", TIMEOUT, env=path_env)
     assert check.exit_code == 0, check.output
+
+
+@pytest.mark.parametrize("launcher", ["npx", "uvx"])
+def test_sandboxed_launchers_check_without_network(repo: Repo, path_env: dict[str, str], launcher: str) -> None:
+    """In the sandbox, npx and uvx fill their own caches (network allowed), then check from them (denied)."""
+    _tool_path(launcher)
+    if launcher == "npx":
+        package = f"@modelcontextprotocol/server-everything@{EVERYTHING}"
+        repo.add_entry("real", {"command": "npx", "args": ["-y", package]})
+    else:
+        repo.add_entry("real", time_server(TIME_NEW))
+    (repo.root / "mcp-lock.yaml").write_text("sandbox: on\nnetwork: allow\n", encoding="utf-8")
+    lock = repo.run("lock", "--timeout", TIMEOUT, env=path_env)
+    assert lock.exit_code == 0, lock.output
+    assert repo.lock_json()["servers"]["real"]["tools"]
+    (repo.root / "mcp-lock.yaml").write_text("sandbox: on\nnetwork: deny\n", encoding="utf-8")
+    check = repo.run("check", "--timeout", TIMEOUT, env=path_env)
+    assert check.exit_code == 0, check.output

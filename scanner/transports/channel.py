@@ -11,15 +11,17 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Protocol, cast
 
 from scanner.model.transports import TRANSPORT_BY_NAME, Transport, TransportKind
 from scanner.sources.model import ResolvedLaunch
+from scanner.transports.clients import DEFAULT_CLIENT, client_info
 from scanner.transports.isolation import ALLOW
 from scanner.transports.probe import Channel
 from scanner.transports.protocol import ConnectionClosed, ProbeError, RpcError
+from scanner.transports.sandbox import ON
 from scanner.transports.stage import Stage
 
 
@@ -37,6 +39,8 @@ class ChannelRequest:
     on_garbage: Callable[[str], None]  # told about each message that is not JSON-RPC
     passthrough: Sequence[str] = ()  # caller variables a local server may see
     network: str = ALLOW  # DENY: a local server runs without network
+    sandbox: str = ON  # OFF: a local server runs outside the bubblewrap sandbox
+    client: dict[str, str] = field(default_factory=lambda: client_info(DEFAULT_CLIENT))  # the clientInfo shown
 
 
 class Opener(Protocol):

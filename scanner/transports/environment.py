@@ -51,6 +51,7 @@ def server_environment(
     if temp_dir is not None:
         env["TMPDIR"] = env["TMP"] = env["TEMP"] = temp_dir
     env.update(REPRODUCIBLE)
-    env.update({name: caller[name] for name in passthrough if name in caller})
+    # mcp-lock's own variables would tell a server it is being scanned: never passed through.
+    env.update({name: caller[name] for name in passthrough if name in caller and not name.startswith("MCP_LOCK_")})
     env.update(declared)
     return env

@@ -1,13 +1,12 @@
 """The stdio transport: start the server as a local process and speak JSON-RPC over its pipes, without the SDK.
 
-The process gets a minimal environment (`environment`), optionally no network (`isolation`), and a
-marker its descendants inherit (`reaper`), so that everything it started is killed once it has listed.
+The process gets a minimal environment (`environment`) and runs in the bubblewrap sandbox (`sandbox`),
+whose PID namespace ends everything it started. With `sandbox: off` it may run without network
+(`isolation`), and a marker its descendants inherit (`reaper`) finds what it started, to kill it.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 
@@ -17,8 +16,9 @@ from scanner.sources.model import ResolvedLaunch
 from scanner.transports import rpc
 from scanner.transports.channel import BootFailure, ChannelRequest
 from scanner.transports.environment import server_environment
-from scanner.transports.isolation import DENY, OFFLINE_ENV, IsolationUnavailable, isolated
+from scanner.transports.isolation import DENY, OFFLINE_ENV, IsolationUnavailable
 from scanner.transports.reaper import MARKER, kill_marked, new_marker
+from scanner.transports.sandbox import OFF, launch_command
 from scanner.transports.stdio import running
 
 
@@ -27,14 +27,16 @@ async def open_channel(request: ChannelRequest) -> AsyncIterator[rpc.StdioChanne
     """Start the server and yield mcp-lock's own JSON-RPC channel to it; on exit, kill all it started."""
     launch = request.launch
     marker = new_marker()
-    env = server_environment(launch.env, request.passthrough, temp_dir=request.scratch) | {MARKER: marker}
+    marked = {MARKER: marker} if request.sandbox == OFF else {}  # in the sandbox its PID namespace ends all
+    env = server_environment(launch.env, request.passthrough, temp_dir=request.scratch) | marked
     if request.network == DENY:
         env = OFFLINE_ENV | env
     cwd = str((request.repo / launch.cwd) if launch.cwd else request.repo)
     try:
         async with AsyncExitStack() as stack:
-            process = await _start(stack, _command_line(launch, env, cwd, request.network), env, cwd, request)
-            yield await stack.enter_async_context(rpc.open_channel(process, request.on_garbage))
+            argv, env = _command_line(launch, env, cwd, request)
+            process = await _start(stack, argv, env, cwd, request)
+            yield await stack.enter_async_context(rpc.open_channel(process, request.on_garbage, request.client))
             # Nothing more is asked of a server once it has listed: end it (and its children) now
             # rather than after the channel's teardown.
             kill_marked(marker)
@@ -54,24 +56,19 @@ async def _start(
         raise BootFailure(f"cannot execute {command}: permission denied") from None
 
 
-def _command_line(launch: ResolvedLaunch, env: dict[str, str], cwd: str, network: str) -> list[str]:
-    """The command line; with `network: deny`, wrapped in a new network namespace (or refused)."""
+def _command_line(
+    launch: ResolvedLaunch, env: dict[str, str], cwd: str, request: ChannelRequest
+) -> tuple[list[str], dict[str, str]]:
+    """The command line and its environment: sandboxed, network-isolated or plain, as the policy says."""
     assert launch.command is not None
     argv = [launch.command, *launch.args]
-    if network != DENY:
-        return argv
-    if not _findable(launch.command, env, cwd):
-        raise _not_found(launch.command)  # before isolation, which would report its own failure to exec
+    readable = [str(request.repo)]  # the repository, even where it lies under the sandbox's private /tmp
     try:
-        return isolated(argv)
+        return launch_command(argv, env, cwd, request.network, request.sandbox, readable)
+    except FileNotFoundError:
+        raise _not_found(launch.command) from None  # before the sandbox, which would report its own exec failure
     except IsolationUnavailable as error:
         raise BootFailure(str(error)) from None
-
-
-def _findable(command: str, env: dict[str, str], cwd: str) -> bool:
-    if os.sep in command:
-        return os.path.isfile(os.path.join(cwd, command))
-    return shutil.which(command, path=env.get("PATH", os.defpath)) is not None
 
 
 def _not_found(command: str | None) -> BootFailure:

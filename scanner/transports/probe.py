@@ -41,10 +41,10 @@ class Channel(Protocol):
     def adopt_modern(self, version: str, result: dict[str, Any]) -> None: ...
 
 
-async def probe(channel: Channel, stage: Stage) -> Snapshot:
-    """Handshake with the server behind `channel` and list everything it offers."""
+async def probe(channel: Channel, stage: Stage, client: dict[str, str] = CLIENT_INFO) -> Snapshot:
+    """Handshake with the server behind `channel`, as `client` (its clientInfo), and list everything it offers."""
     stage.current = "the initialize handshake"
-    snapshot = await _handshake(channel)
+    snapshot = await _handshake(channel, client)
     for kind in KINDS:
         if kind.capability not in snapshot.capabilities:
             continue
@@ -53,8 +53,8 @@ async def probe(channel: Channel, stage: Stage) -> Snapshot:
     return snapshot
 
 
-async def _handshake(channel: Channel) -> Snapshot:
-    params = {"protocolVersion": HANDSHAKE_VERSION, "capabilities": {}, "clientInfo": dict(CLIENT_INFO)}
+async def _handshake(channel: Channel, client: dict[str, str]) -> Snapshot:
+    params = {"protocolVersion": HANDSHAKE_VERSION, "capabilities": {}, "clientInfo": dict(client)}
     try:
         raw = await channel.request("initialize", params, negotiation=True)
     except RpcError as error:

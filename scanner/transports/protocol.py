@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scanner import __version__
+from scanner.transports.clients import DEFAULT_CLIENT, client_info
 
 HANDSHAKE_VERSION = "2025-11-25"  # newest version reachable through `initialize`
 MODERN_VERSIONS = ("2026-07-28",)  # per-request `_meta` envelope versions, oldest first
@@ -21,15 +21,15 @@ CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo"
 CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
 SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
 
-CLIENT_INFO = {"name": "mcp-lock", "version": __version__}
+CLIENT_INFO = client_info(DEFAULT_CLIENT)  # a client's, never mcp-lock's own name (see clients.py)
 CLIENT_CAPABILITIES: dict[str, Any] = {}  # mcp-lock only lists; it offers the server nothing
 
 
-def modern_envelope(version: str) -> dict[str, Any]:
+def modern_envelope(version: str, client: dict[str, str] = CLIENT_INFO) -> dict[str, Any]:
     """The `_meta` every request carries once a modern version is agreed."""
     return {
         PROTOCOL_VERSION_META_KEY: version,
-        CLIENT_INFO_META_KEY: dict(CLIENT_INFO),
+        CLIENT_INFO_META_KEY: dict(client),
         CLIENT_CAPABILITIES_META_KEY: dict(CLIENT_CAPABILITIES),
     }
 

@@ -1,8 +1,9 @@
 """End every process a stdio server left behind, including ones that left its process group.
 
 Killing the server's process group misses children that started their own session (daemons, `setsid`)
-or outlived a server that already exited. Each server is started with a unique marker in its
-environment, which descendants inherit, and after the session every process carrying it is killed.
+or outlived a server that already exited. Each server started with `sandbox: off` gets a unique
+marker in its environment, which descendants inherit, and after the session every process carrying it is
+killed. (In the sandbox, the server's PID namespace ends them all; see sandbox.py.)
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import signal
 import uuid
 from pathlib import Path
 
-MARKER = "MCP_LOCK_BOOT_ID"
+# Named as systemd names its per-unit id (32 hex digits too): no mcp-lock variable tells a server it is scanned.
+MARKER = "INVOCATION_ID"
 PROC = Path("/proc")
 
 

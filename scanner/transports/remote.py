@@ -38,7 +38,12 @@ async def open_channel(request: ChannelRequest) -> AsyncIterator[SdkChannel]:
                 _streams(request.launch, request.transport, request.timeout, witness)
             )
             session = await stack.enter_async_context(
-                ClientSession(read, write, message_handler=_garbage_handler(request))
+                ClientSession(
+                    read,
+                    write,
+                    message_handler=_garbage_handler(request),
+                    client_info=types.Implementation(**request.client),
+                )
             )
             yield SdkChannel(session)
     except Exception as error:

@@ -18,6 +18,7 @@ import anyio
 from anyio.abc import Process
 
 from scanner.transports.protocol import (
+    CLIENT_INFO,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
     ConnectionClosed,
@@ -44,8 +45,11 @@ class _Waiter:
 class StdioChannel:
     """Requests and notifications to one stdio server; see `open_channel`."""
 
-    def __init__(self, process: Process, on_garbage: Callable[[str], None]) -> None:
+    def __init__(
+        self, process: Process, on_garbage: Callable[[str], None], client: dict[str, str] = CLIENT_INFO
+    ) -> None:
         self._process = process
+        self._client = client
         self._on_garbage = on_garbage
         self._pending: dict[int, _Waiter] = {}
         self._next_id = 0
@@ -79,14 +83,15 @@ class StdioChannel:
         await self._send({"jsonrpc": "2.0", "method": method})
 
     async def discover(self, version: str) -> dict[str, Any]:
-        return await self.request("server/discover", {"_meta": modern_envelope(version)}, negotiation=True)
+        envelope = modern_envelope(version, self._client)
+        return await self.request("server/discover", {"_meta": envelope}, negotiation=True)
 
     def adopt_legacy(self, result: dict[str, Any]) -> None:
         """After `initialize`: requests need nothing more over stdio (the version header is HTTP's)."""
 
     def adopt_modern(self, version: str, result: dict[str, Any]) -> None:
         """After `server/discover`: every request carries the per-request envelope from now on."""
-        self._envelope = modern_envelope(version)
+        self._envelope = modern_envelope(version, self._client)
 
     # --- the wire -------------------------------------------------------------------------------
 
@@ -202,9 +207,11 @@ def _shape_problem(message: Any) -> str | None:
 
 
 @asynccontextmanager
-async def open_channel(process: Process, on_garbage: Callable[[str], None]) -> AsyncIterator[StdioChannel]:
-    """A channel to `process`, reading its stdout in the background until the block ends."""
-    channel = StdioChannel(process, on_garbage)
+async def open_channel(
+    process: Process, on_garbage: Callable[[str], None], client: dict[str, str] = CLIENT_INFO
+) -> AsyncIterator[StdioChannel]:
+    """A channel to `process` presenting `client` as clientInfo, reading its stdout until the block ends."""
+    channel = StdioChannel(process, on_garbage, client)
     async with anyio.create_task_group() as group:
         group.start_soon(channel.read_all)
         try:

@@ -8,6 +8,7 @@ from typing import Any
 
 from fixture_repo import Repo
 from test_hostile import add_raw, tool
+from test_policy import write_policy
 
 from scanner.transports import protocol
 
@@ -19,6 +20,7 @@ def received(path: Path) -> list[dict[str, Any]]:
 def test_handshake_and_listing_on_the_wire(repo: Repo, tmp_path: Path) -> None:
     inbound = tmp_path / "in.jsonl"
     add_raw(repo, "raw", {"pages": [[tool("a")], [tool("b")]], "record_in": str(inbound)})
+    write_policy(repo, "sandbox: off\n")  # the server records outside the repository: unsandboxed only
     assert repo.run("lock").exit_code == 0
     messages = received(inbound)
     methods = [m.get("method") for m in messages]
@@ -40,6 +42,7 @@ def test_handshake_and_listing_on_the_wire(repo: Repo, tmp_path: Path) -> None:
 def test_modern_requests_carry_the_envelope(repo: Repo, tmp_path: Path) -> None:
     inbound = tmp_path / "in.jsonl"
     add_raw(repo, "modern", {"pages": [[tool("a")]], "modern_only": True, "record_in": str(inbound)})
+    write_policy(repo, "sandbox: off\n")  # the server records outside the repository: unsandboxed only
     assert repo.run("lock").exit_code == 0
     messages = received(inbound)
     assert [m["method"] for m in messages] == ["initialize", "server/discover", "tools/list"]
@@ -58,6 +61,7 @@ def test_answers_server_requests_and_ignores_notifications(repo: Repo, tmp_path:
     # Before the initialize answer: each reply is written before the next line is read, so the server has
     # them (and records them) before it is asked for tools/list and, once that is answered, killed.
     add_raw(repo, "chatty", {"pages": [[tool("a")]], "interject": {"initialize": chatter}, "record_in": str(inbound)})
+    write_policy(repo, "sandbox: off\n")  # the server records outside the repository: unsandboxed only
     result = repo.run("lock")
     assert result.exit_code == 0, result.output
     assert list(repo.lock_json()["servers"]["chatty"]["tools"]) == ["a"]

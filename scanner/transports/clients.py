@@ -1,0 +1,30 @@
+"""The `clientInfo` mcp-lock presents: the declaring client's own, so a server sees what its users' client sends.
+
+A server that serves clean definitions to a scanner and poisoned ones to real clients must not be
+able to tell them apart by name. The policy's `client: {name, version}` overrides this table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+# Declaration.client -> the clientInfo that client sends in `initialize` (recent releases).
+CLIENT_INFO_BY_CLIENT: dict[str, dict[str, str]] = {
+    "claude-code": {"name": "claude-code", "version": "2.0.14"},
+    "vscode": {"name": "Visual Studio Code", "version": "1.106.0"},
+    "cursor": {"name": "cursor-vscode", "version": "1.0.0"},
+    "windsurf": {"name": "windsurf-client", "version": "1.12.0"},
+    "gemini": {"name": "gemini-cli-mcp-client", "version": "0.10.0"},
+    "codex": {"name": "codex-mcp-client", "version": "0.46.0"},
+    "copilot-cli": {"name": "github-copilot-cli", "version": "0.0.340"},
+    "zed": {"name": "Zed", "version": "0.208.0"},
+    "continue": {"name": "continue-client", "version": "1.0.0"},
+}
+DEFAULT_CLIENT = "claude-code"  # for formats whose client is not in the table (and for tools that need one)
+
+
+def client_info(client: str | None, override: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The clientInfo to send for a server declared by `client`; the policy's `override` wins."""
+    if override is not None:
+        return {"name": str(override["name"]), "version": str(override["version"])}
+    return dict(CLIENT_INFO_BY_CLIENT.get(client or DEFAULT_CLIENT, CLIENT_INFO_BY_CLIENT[DEFAULT_CLIENT]))

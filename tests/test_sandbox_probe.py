@@ -1,0 +1,121 @@
+"""The sandbox's probe, its fallbacks and its command line, as process-level units (pytest-subprocess)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scanner.transports import sandbox
+from scanner.transports.sandbox import SandboxUnavailable, launch_command, launcher_caches, sandboxed
+
+BWRAP = "/opt/fake/bwrap"
+
+
+@pytest.fixture(autouse=True)
+def fresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sandbox, "_probed", {})
+    monkeypatch.setattr(sys, "platform", "linux")
+    sandbox._npm_cache.cache_clear()
+    sandbox._uv_cache.cache_clear()
+
+
+def bwrap_on_path(monkeypatch: pytest.MonkeyPatch, found: str | None = BWRAP) -> None:
+    real = sandbox.shutil.which
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name, **kw: found if name == "bwrap" else real(name, **kw))
+
+
+def test_a_working_bwrap_is_probed_once(fp: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    bwrap_on_path(monkeypatch)
+    fp.register([BWRAP, fp.any()], returncode=0, stdout="bubblewrap 0.8.0\n")
+    assert sandbox.require_bwrap() == BWRAP
+    assert sandbox.require_bwrap() == BWRAP
+    assert fp.call_count([BWRAP, fp.any()]) == 1
+    probe_command = fp.calls[0]
+    assert {"--unshare-user", "--unshare-pid", "--unshare-net", "--die-with-parent"} <= set(probe_command)
+
+
+def test_user_namespaces_refused_names_the_apparmor_fix(fp: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    bwrap_on_path(monkeypatch)
+    fp.register([BWRAP, fp.any()], returncode=1, stderr="bwrap: setting up uid map: Permission denied\n")
+    with pytest.raises(SandboxUnavailable) as refused:
+        sandbox.require_bwrap()
+    message = str(refused.value)
+    assert f"{BWRAP} cannot start a sandbox here (bwrap: setting up uid map: Permission denied)" in message
+    assert "profile bwrap /usr/bin/bwrap flags=(unconfined) { userns, include if exists <local/bwrap> }" in message
+    assert "abi <abi/4.0>, include <tunables/global>" in message
+    assert "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0" in message
+    assert "`sandbox: off`" in message
+    with pytest.raises(SandboxUnavailable):
+        sandbox.require_bwrap()
+    assert fp.call_count([BWRAP, fp.any()]) == 1  # the refusal is remembered too
+
+
+def test_no_bwrap_names_the_package(fp: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    bwrap_on_path(monkeypatch, None)
+    with pytest.raises(SandboxUnavailable, match="no `bwrap` on PATH; not started: install bubblewrap"):
+        sandbox.require_bwrap()
+    assert list(fp.calls) == []  # nothing to probe
+
+
+@pytest.mark.parametrize(("platform", "name"), [("darwin", "macOS"), ("win32", "Windows")])
+def test_no_sandbox_off_linux(fp: Any, monkeypatch: pytest.MonkeyPatch, platform: str, name: str) -> None:
+    monkeypatch.setattr(sys, "platform", platform)
+    with pytest.raises(SandboxUnavailable, match=f"no sandbox on {name}.*set `sandbox: off`"):
+        launch_command([sys.executable], {"PATH": "/usr/bin"}, "/", "allow", "on")
+    assert launch_command([sys.executable], {}, "/", "allow", "off") == ([sys.executable], {})
+
+
+def test_launcher_caches_follow_the_callers_settings(fp: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert launcher_caches("node", {}) == {}
+    assert launcher_caches("/usr/bin/npx", {"npm_config_cache": "/c/npm"}) == {"npm_config_cache": "/c/npm"}
+    assert launcher_caches("uvx", {"UV_CACHE_DIR": "/c/uv"}) == {"UV_CACHE_DIR": "/c/uv"}
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name, **kw: f"/usr/bin/{name}")
+    fp.register(["npm", "config", "get", "cache"], stdout="/home/dev/.npm-cache\n")
+    fp.register(["uv", "cache", "dir"], stdout="/home/dev/.cache/uv\n")
+    assert launcher_caches("npx", {"HOME": "/home/dev"}) == {"npm_config_cache": "/home/dev/.npm-cache"}
+    assert launcher_caches("uvx", {"HOME": "/home/dev"}) == {"UV_CACHE_DIR": "/home/dev/.cache/uv"}
+
+
+def test_launcher_cache_fallbacks(fp: Any) -> None:
+    fp.register(["npm", "config", "get", "cache"], returncode=1)
+    fp.register(["uv", "cache", "dir"], returncode=2)
+    fp.allow_unregistered(False)
+    caller = {"HOME": "/home/dev", "XDG_CACHE_HOME": "/xdg"}
+    assert launcher_caches("npx", caller)["npm_config_cache"] == "/home/dev/.npm"
+    assert launcher_caches("uvx", caller)["UV_CACHE_DIR"] == "/xdg/uv"
+
+
+def test_command_line_and_environment(fp: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    bwrap_on_path(monkeypatch)
+    fp.register([BWRAP, fp.any()], returncode=0)
+    repo, cache = tmp_path / "repo", tmp_path / "npm-cache"
+    repo.mkdir()
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/root", "MCP_LOCK_DEBUG": "1", "INVOCATION_ID": "x", "KEEP": "yes"}
+    caller = {"npm_config_cache": str(cache), "HOME": str(tmp_path)}
+    argv, server_env = sandboxed(["npx", "-y", "pkg"], env=env, cwd=str(repo), network="deny", caller=caller)
+    assert argv[0] == BWRAP and argv[-4:] == ["--", "npx", "-y", "pkg"]
+    assert "--unshare-net" in argv
+    pairs = list(zip(argv, argv[1:], argv[2:], strict=False))
+    assert ("--ro-bind-try", str(repo), str(repo)) in pairs  # under /tmp: bound back, read-only
+    assert ("--bind-try", str(cache), str(cache)) in pairs and cache.is_dir()  # the launcher's cache, writable
+    assert argv.index("--tmpfs") < argv.index("--ro-bind-try")
+    assert server_env["HOME"] == "/tmp/home" and server_env["TMPDIR"] == "/tmp"
+    assert server_env["npm_config_cache"] == str(cache) and server_env["KEEP"] == "yes"
+    assert "MCP_LOCK_DEBUG" not in server_env
+    allowed, _ = sandboxed(["python3"], env=env, cwd=str(repo), network="allow", caller=caller)
+    assert "--unshare-net" not in allowed and "--bind-try" not in allowed  # no launcher, no writable cache
+
+
+def test_a_cache_holding_the_repository_stays_read_only(
+    fp: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    bwrap_on_path(monkeypatch)
+    fp.register([BWRAP, fp.any()], returncode=0)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    caller = {"npm_config_cache": str(tmp_path)}  # a caller setting that would open the repository for writing
+    argv, _ = sandboxed(["npx", "pkg"], env={"PATH": "/usr/bin"}, cwd=str(repo), network="allow", caller=caller)
+    assert "--bind-try" not in argv
