@@ -49,15 +49,23 @@ def runner_home_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return home
 
 
-@pytest.fixture(name="demo")
-def demo_fixture(tmp_path: Path) -> Path:
-    """examples/demo, pinned, as the checked-out workspace."""
-    workspace = tmp_path / "workspace"
-    shutil.copytree(DEMO, workspace, ignore=shutil.ignore_patterns("mcp-lock.json", "__pycache__"))
+@pytest.fixture(scope="session", name="pinned_demo")
+def pinned_demo_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """examples/demo with its mcp-lock.json, pinned once per session."""
+    template = tmp_path_factory.mktemp("demo") / "demo"
+    shutil.copytree(DEMO, template, ignore=shutil.ignore_patterns("mcp-lock.json", "__pycache__"))
     locked = subprocess.run(
-        [BIN / "mcp-lock", "lock", "-q"], cwd=workspace, capture_output=True, text=True, timeout=300, env=server_path()
+        [BIN / "mcp-lock", "lock", "-q"], cwd=template, capture_output=True, text=True, timeout=300, env=server_path()
     )
     assert locked.returncode == 0, locked.stdout + locked.stderr
+    return template
+
+
+@pytest.fixture(name="demo")
+def demo_fixture(pinned_demo: Path, tmp_path: Path) -> Path:
+    """A fresh copy of the pinned demo as the checked-out workspace."""
+    workspace = tmp_path / "workspace"
+    shutil.copytree(pinned_demo, workspace)
     return workspace
 
 

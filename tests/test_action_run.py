@@ -14,6 +14,7 @@ from action_harness import (  # noqa: F401  (fixtures)
     action_dir_fixture,
     demo_fixture,
     make_runner_fixture,
+    pinned_demo_fixture,
     runner_home_fixture,
 )
 from actions_runner import StepFailed, StepRun
