@@ -1,4 +1,5 @@
-"""The example workflows in docs/ci.md are real workflows: schema-valid, and clean under zizmor but for our own tag."""
+"""The example workflows in docs/ci.md are real workflows: schema-valid, clean under zizmor but for our own tag,
+and their mcp-lock step runs (through tests/actions_runner.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,19 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
+from action_harness import (  # noqa: F401  (fixtures)
+    MakeRunner,
+    action_dir_fixture,
+    demo_fixture,
+    make_runner_fixture,
+    pinned_demo_fixture,
+    runner_home_fixture,
+)
+from actions_runner import Machine, workflow_step_inputs
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -64,3 +76,45 @@ def test_zizmor_flags_only_the_tag_a_document_must_use_for_mcp_lock(workflow_dir
     for text in workflows():
         for ref in re.findall(r"uses:\s*(\S+)", text):
             assert ref.startswith("mcp-lock/mcp-lock@") or re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", ref), ref
+
+
+def test_the_guide_sets_up_the_servers_runtimes_before_the_check() -> None:
+    example = next(t for t in workflows() if "actions/setup-node@" in t)
+    order = [ref.split("@")[0] for ref in re.findall(r"uses:\s*(\S+)", example)]
+    check = order.index("mcp-lock/mcp-lock")
+    assert {"actions/setup-node", "astral-sh/setup-uv"} <= set(order[:check])
+
+
+def test_the_guide_says_which_runners_the_action_supports() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    section = text[text.index("### Runners: Linux only") :]
+    assert "**Windows**: not supported" in section and "$venv/bin" in section
+    assert "**macOS**" in section and "`sandbox: off`" in section
+
+
+# --- the mcp-lock step of every example, run through the local runner ------------------------
+
+
+def mcp_lock_step(text: str) -> dict[str, Any]:
+    jobs = yaml.safe_load(text)["jobs"]
+    steps = [step for job in jobs.values() for step in job["steps"]]
+    return next(step for step in steps if str(step.get("uses", "")).startswith("mcp-lock/mcp-lock@"))
+
+
+@pytest.mark.network  # the first emulated run installs the action's hashed lock
+@pytest.mark.slow
+@pytest.mark.parametrize("index", range(len(workflows())))
+def test_every_examples_mcp_lock_step_runs_on_the_demo(index: int, demo: Path, make_runner: MakeRunner) -> None:
+    """With:/env: evaluated for a push event (no pull request, no secrets) and matrix shard 1."""
+    text = workflows()[index]
+    context = Machine(workspace=demo, temp=demo, cache_store=demo, github={"event_name": "push", "event": {}})
+    context.matrix = {"shard": 1}
+    inputs, env = workflow_step_inputs(mcp_lock_step(text), context)
+    run = make_runner(demo, github=context.github, matrix=context.matrix, job_env=env).run(inputs)
+    assert not run.failed, run.log
+    assert run.outputs["exit-code"] == "0", run.log
+    expected = inputs.get("category", "mcp-lock")
+    if "shard" in inputs:
+        expected += "-shard-1-of-" + inputs["shard"].split("/")[1]
+    assert run.outputs["category"] == expected
+    assert run.step("upload").inputs["category"] == expected
