@@ -17,6 +17,7 @@ import platform
 import shutil
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -50,6 +51,7 @@ class StepRun:
     inputs: dict[str, str] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
     log: str = ""
+    seconds: float = 0.0
 
 
 @dataclass
@@ -65,7 +67,7 @@ class Run:
 
     @property
     def log(self) -> str:
-        return "\n".join(f"--- {s.name} [{s.outcome}]\n{s.log}" for s in self.steps)
+        return "\n".join(f"--- {s.name} [{s.outcome}, {s.seconds:.1f} s]\n{s.log}" for s in self.steps)
 
     def step(self, name_or_id: str) -> StepRun:
         return next(s for s in self.steps if name_or_id in (s.id, s.name))
@@ -175,10 +177,12 @@ class ActionRunner:
             if not condition(spec.get("if", "success()"), evaluator):
                 continue
             step.env = {k: substitute(to_string(v), evaluator) for k, v in (spec.get("env") or {}).items()}
+            started = time.monotonic()
             if "uses" in spec:
                 self.run_uses(spec, step, evaluator)
             else:
                 summaries.append(self.run_script(spec, step, env, evaluator, annotations, timeout))
+            step.seconds = time.monotonic() - started
             allowed = condition(to_string(spec.get("continue-on-error", False)), evaluator)
             step.conclusion = "success" if step.outcome == "success" or allowed else "failure"
         outputs = {

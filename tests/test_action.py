@@ -172,13 +172,11 @@ def test_nothing_from_the_venv_runs_after_mcp_lock_returns() -> None:
 
 
 def test_pip_runs_with_a_minimal_environment() -> None:
-    installs = [s["run"] for s in steps() if "pip install" in s.get("run", "")]
-    assert len(installs) == 2
-    for script in installs:
-        pip_lines = [line for line in script.splitlines() if "-m pip" in line or "-m venv" in line]
-        assert pip_lines and all(line.strip().startswith('env -i "${clean[@]}"') for line in pip_lines), script
-    assert '--require-hashes --no-deps -r "$GITHUB_ACTION_PATH/action/requirements.txt"' in installs[0]
-    assert "--no-index --no-deps --no-build-isolation" in installs[1]
+    [install] = [s["run"] for s in steps() if "pip install" in s.get("run", "")]
+    pip_lines = [line for line in install.splitlines() if "-m pip" in line or "-m venv" in line]
+    assert len(pip_lines) == 4 and all(line.strip().startswith('env -i "${clean[@]}"') for line in pip_lines)
+    assert '--require-hashes --no-deps -r "$GITHUB_ACTION_PATH/action/requirements.txt"' in install
+    assert '--no-index --no-deps --no-build-isolation "$GITHUB_ACTION_PATH"' in install
 
 
 def test_the_apparmor_profile_is_the_bwrap_only_one() -> None:

@@ -42,8 +42,8 @@ def test_a_warm_run_reuses_the_cached_dependencies(demo: Path, make_runner: Make
     make_runner(demo).run({"offline": "true"})  # fills the cache if no earlier test did
     run = make_runner(demo).run({"offline": "true"})
     assert run.step("cache").outputs["cache-hit"] == "true", run.log
-    assert run.step("Install mcp-lock's dependencies from the hashed lock").outcome == "skipped"
-    assert run.step("Save mcp-lock's dependencies").outcome == "skipped"
+    assert run.step("Install mcp-lock from the hashed lock").outcome == "skipped"
+    assert run.step("Save mcp-lock's virtualenv").outcome == "skipped"
     assert run.outputs["exit-code"] == "0", run.log
 
 
