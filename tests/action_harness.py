@@ -79,7 +79,8 @@ def server_path() -> dict[str, str]:
 def make_runner_fixture(action_dir: Path, runner_home: Path) -> MakeRunner:
     def make(workspace: Path, **machine: Any) -> ActionRunner:
         machine.setdefault("path_prefix", [str(BIN)])
-        setup = Machine(workspace=workspace, temp=runner_home / "temp", cache_store=runner_home / "cache", **machine)
+        machine.setdefault("cache_store", runner_home / "cache")
+        setup = Machine(workspace=workspace, temp=runner_home / "temp", **machine)
         return ActionRunner(action_dir, setup)
 
     return make

@@ -180,8 +180,11 @@ def test_job_secrets_stay_out_of_pip_and_file_command_paths_out_of_mcp_lock(
         encoding="utf-8",
     )
     job_env = {"PYTHONPATH": str(hook), "JOB_SECRET": "s3cret"}
-    run = make_runner(demo, job_env=job_env).run({"offline": "true"})
+    empty_cache = tmp_path / "cache"
+    empty_cache.mkdir()
+    run = make_runner(demo, job_env=job_env, cache_store=empty_cache).run({"offline": "true"})
     assert run.outputs["exit-code"] == "0", run.log
+    assert run.step("Install mcp-lock from the hashed lock").outcome == "success"  # a cold run: pip did run
     lines = record.read_text(encoding="utf-8").splitlines()
     assert not [line for line in lines if "pip" in line.split("|")[0]], lines  # env -i: no PYTHONPATH either
     checks = [line for line in lines if "mcp-lock" in line.split("|")[0] and " check " in f" {line} "]
