@@ -176,7 +176,7 @@ def test_job_secrets_stay_out_of_pip_and_file_command_paths_out_of_mcp_lock(
         "import os, sys\n"
         f"with open({str(record)!r}, 'a') as f:\n"
         "    seen = sorted(k for k in os.environ if k.startswith('GITHUB_') or k == 'JOB_SECRET')\n"
-        "    f.write(' '.join(sys.argv[:3]) + ' | ' + ' '.join(seen) + '\\n')\n",
+        "    f.write(' '.join(sys.orig_argv[:4]) + ' | ' + ' '.join(seen) + '\\n')\n",
         encoding="utf-8",
     )
     job_env = {"PYTHONPATH": str(hook), "JOB_SECRET": "s3cret"}
