@@ -194,3 +194,10 @@ def test_job_secrets_stay_out_of_pip_and_file_command_paths_out_of_mcp_lock(
         assert "JOB_SECRET" in seen
         assert not {"GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STEP_SUMMARY"} & set(seen), line
     assert os.environ.get("JOB_SECRET") is None
+
+
+def test_windows_and_macos_runners_are_refused_first(demo: Path, make_runner: MakeRunner) -> None:
+    for system in ("Windows", "macOS"):
+        run = make_runner(demo, job_env={"RUNNER_OS": system}).run()
+        assert run.failed and run.step("validate").outcome == "failure"
+        assert any("Linux runners only" in message for message in run.errors()), run.annotations

@@ -89,7 +89,7 @@ def test_the_guide_says_which_runners_the_action_supports() -> None:
     text = DOC.read_text(encoding="utf-8")
     section = text[text.index("### Runners: Linux only") :]
     assert "**Windows**: not supported" in section and "$venv/bin" in section
-    assert "**macOS**" in section and "`sandbox: off`" in section
+    assert "**macOS**: not supported" in section and "`sandbox: off`" in section
 
 
 # --- the mcp-lock step of every example, run through the local runner ------------------------
