@@ -119,6 +119,8 @@ def test_shard_and_category_give_the_shard_category(demo: Path, make_runner: Mak
     run = make_runner(demo).run({"offline": "true", "shard": "02/2", "category": "nightly/x"})
     assert run.outputs["exit-code"] == "0", run.log
     assert run.outputs["category"] == "nightly/x-shard-2-of-2"
+    sarif = json.loads(Path(run.outputs["sarif-file"]).read_text(encoding="utf-8"))
+    assert sarif["runs"][0]["automationDetails"]["id"].rstrip("/") == run.outputs["category"]
 
 
 def test_a_rejected_upload_warns_and_the_exit_code_decides(demo: Path, make_runner: MakeRunner) -> None:
