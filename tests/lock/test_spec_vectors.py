@@ -3,9 +3,12 @@ renderer, and the spec's schema copy against the packaged one."""
 
 from __future__ import annotations
 
+import base64
 import json
+import math
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 import pytest
 from lock_helpers import ROOT, SPEC
@@ -13,6 +16,7 @@ from lock_helpers import ROOT, SPEC
 from scanner.lock import reader
 from scanner.lock.model import LockfileError
 from scanner.lock.render import render_value
+from scanner.redact import MASK, Redactor, encodings
 
 VECTORS = SPEC / "vectors"
 
@@ -91,3 +95,24 @@ def test_the_spec_schema_is_a_plain_copy_of_the_packaged_one() -> None:
     spec_copy = SPEC / "mcp-lock.schema.json"
     assert not spec_copy.is_symlink()
     assert spec_copy.read_bytes() == (ROOT / "scanner" / "lock" / "mcp-lock.schema.json").read_bytes()
+
+
+def _spec_forms(secret: str) -> set[str]:
+    """The masked forms of `secret` as SPEC.md section 1.5 lists them, computed here from the text."""
+    raw = secret.encode("utf-8")
+    forms = {secret, secret[::-1], raw.hex(), raw.hex().upper()}
+    forms |= {quote(secret, safe=""), quote(secret, safe="/"), quote_plus(secret)}
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        forms |= {encode(raw).decode(), encode(raw).decode().rstrip("=")}
+        for k in range(3):
+            text = encode(b"\0" * k + raw).decode().rstrip("=")
+            forms.add(text[math.ceil(8 * k / 6) : math.floor(8 * (k + len(raw)) / 6)])
+    return {form for form in forms if len(form) >= 8}
+
+
+@pytest.mark.parametrize("secret", ["ghp_T0ken/with space+é", "abcdefgh", "x" * 40])
+def test_masked_forms_are_the_ones_the_spec_lists(secret: str) -> None:
+    assert {f for f in encodings(secret) if len(f) >= 8} == _spec_forms(secret)
+    masked = Redactor([secret]).value({secret: [f"say {base64.b64encode(b'user:' + secret.encode()).decode()}"]})
+    assert secret not in json.dumps(masked, ensure_ascii=False)
+    assert MASK == "***"
