@@ -42,6 +42,8 @@ def render_text(findings: Sequence[Finding], locator: Locator, *, colour: bool =
 
 # Findings about what the servers say, which `update` accepts once a person has reviewed them.
 _ACCEPTABLE = {Category.DRIFT, Category.POISONING, Category.CAPABILITY, Category.CORRECTNESS}
+# Detector verdicts, where a reviewed false positive is worth an `ignore:` entry.
+_DETECTED = {Category.POISONING, Category.CAPABILITY, Category.CORRECTNESS}
 
 
 def next_steps(findings: Sequence[Finding]) -> list[str]:
@@ -58,6 +60,7 @@ def next_steps(findings: Sequence[Finding]) -> list[str]:
             f"review the changes above; if they are expected, run `mcp-lock update {' '.join(drifted)}` "
             "and commit mcp-lock.json"
         )
+    if categories & _DETECTED:
         steps.append(
             "to accept a reviewed false positive instead, add an `ignore:` entry (rule, server, tool, reason) "
             "to mcp-lock.yaml"
