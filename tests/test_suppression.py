@@ -211,3 +211,14 @@ def test_parse_keeps_each_entry_line() -> None:
     assert entries[0].until == date(2026, 1, 31)
     with pytest.raises(IgnoreError, match="until must be a date"):
         parse_ignores([{"rule": "tool-changed", "server": "a", "reason": "r", "until": "2026-1-31"}], "f")
+
+
+def test_the_readme_example_is_a_valid_entry() -> None:
+    import yaml
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Accepting a reviewed finding: `ignore:`", 1)[1]
+    block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    (entry,) = parse_ignores(yaml.safe_load(block)["ignore"], "README.md")
+    assert (entry.rule, entry.server, entry.tool, entry.until) == ("MCPL-D012", "backup", "copy_ssh_config",
+                                                                   date(2027, 3, 1))
