@@ -28,7 +28,7 @@ ENTRY_KEYS = {"rule", "server", "tool", "reason", "until"}
 # Rules an entry may not name: the ones about ignore entries themselves, and errors that stop the run.
 UNSUPPRESSIBLE = frozenset({IGNORE_EXPIRED.id, IGNORE_UNMATCHED.id, "config-error"})
 # A finding under these rules means its server was not checked: its entries are not judged unmatched.
-NOT_CHECKED = frozenset({"boot-failed", "server-skipped", "config-error"})
+NOT_CHECKED = frozenset({"boot-failed", "server-skipped", "server-not-pinned", "config-error"})
 # A detector hit quotes its check's id at the end of its message, e.g. "... [MCPL-D012]".
 _CHECK_ID = re.compile(r"\[([A-Z]+-[A-Z]+\d+)\]\s*$")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
