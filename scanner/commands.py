@@ -21,6 +21,7 @@ from scanner.reporters.text import summary_line
 from scanner.rules import SEVERITIES
 from scanner.shard import Shard, ShardError
 from scanner.sources.describe import describe_launch
+from scanner.suppression import Audit, apply_ignores, today_utc
 
 REPO_OPTION = click.option(
     "--repo",
@@ -197,8 +198,19 @@ def check(
         report["category"] = shard.category(report["category"])
         outcome.messages.append(f"{shard.label}: checked only this shard's servers")
     outcome.fail_on = fail_on
-    outcome.messages.append(summary_line(outcome.findings, outcome.fails))
+    outcome.summarise = True
+    outcome.audit = _audit(workspace, offline=offline, shard=shard, partial=changed_only)
     _finish(workspace, outcome, report)
+
+
+def _audit(workspace: engine.Workspace, *, offline: bool, shard: Shard | None, partial: bool) -> Audit:
+    """What this check may say about the ignore entries: an unmatched one is stale only if every server ran."""
+    owned = None
+    if shard is not None:
+        lockfile = engine.read_lock(workspace)
+        assert lockfile is not None
+        owned = shard.select(engine.server_keys(workspace, lockfile))
+    return Audit(expiry=True, unmatched=not (offline or partial or shard), servers=owned)
 
 
 @click.command()
@@ -311,6 +323,10 @@ def _run(action: Any) -> Any:
 
 
 def _finish(workspace: engine.Workspace, outcome: engine.Outcome, report: dict[str, Any]) -> None:
+    # The one place ignore entries apply: before the exit code and every reporter.
+    outcome.findings = apply_ignores(outcome.findings, workspace.policy.ignores, outcome.audit, today_utc())
+    if outcome.summarise:
+        outcome.messages.append(summary_line(outcome.findings, outcome.fails))
     colour = report["output"] is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     context = ReportContext(
         Locator(workspace.lock_path, workspace.lock_display), category=report["category"], colour=colour

@@ -16,6 +16,8 @@
         network: allow
         env: [GITHUB_TOKEN]
         inputs: {pat: {env: GITHUB_PAT}}
+    ignore:                     # accepted findings, still reported as suppressed (see scanner.suppression)
+      - {rule: MCPL-D012, server: github, tool: create_issue, reason: "reviewed", until: 2026-12-31}
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from scanner.suppression import IgnoreEntry, IgnoreError, parse_ignores
+
 POLICY_FILE = "mcp-lock.yaml"
-TOP_KEYS = {"version", "timeout", "network", "sandbox", "client", "env", "inputs", "servers"}
+TOP_KEYS = {"version", "timeout", "network", "sandbox", "client", "env", "inputs", "servers", "ignore"}
 SERVER_KEYS = {"skip", "timeout", "network", "sandbox", "client", "env", "inputs"}
 NETWORK_MODES = ("allow", "deny")  # scanner.transports.isolation.ALLOW / DENY
 SANDBOX_MODES = ("on", "off")  # scanner.transports.sandbox.ON / OFF
@@ -57,6 +61,7 @@ class Policy:
     env: tuple[str, ...] = ()
     inputs: Mapping[str, str] = field(default_factory=dict)
     servers: Mapping[str, ServerPolicy] = field(default_factory=dict)
+    ignores: tuple[IgnoreEntry, ...] = ()
 
     def for_server(self, key: str) -> ServerPolicy:
         own = self.servers.get(key, ServerPolicy())
@@ -78,8 +83,9 @@ def load_policy(repo: Path, environ: Mapping[str, str]) -> Policy:
     import yaml
 
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        text = path.read_text(encoding="utf-8")
+        data = yaml.safe_load(text)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, ValueError) as error:  # ValueError: a date like 2026-02-30
         raise PolicyError(f"{POLICY_FILE}: cannot be read: {error}") from None
     if data is None:
         return Policy(path=POLICY_FILE)
@@ -96,7 +102,25 @@ def load_policy(repo: Path, environ: Mapping[str, str]) -> Policy:
         env=_names(mapping.get("env"), where),
         inputs=_inputs(mapping.get("inputs"), where, environ),
         servers={str(name): _server(value, f"{where}: servers.{name}", environ) for name, value in servers.items()},
+        ignores=_ignores(mapping.get("ignore"), text),
     )
+
+
+def _ignores(value: Any, text: str) -> tuple[IgnoreEntry, ...]:
+    import yaml
+
+    try:
+        return parse_ignores(value, POLICY_FILE, _entry_lines(yaml.compose(text)))
+    except IgnoreError as error:
+        raise PolicyError(str(error)) from None
+
+
+def _entry_lines(root: Any) -> list[int]:
+    """The 1-based line of each `ignore:` entry, for findings about an entry to point at."""
+    for key, value in getattr(root, "value", None) or ():
+        if getattr(key, "value", None) == "ignore" and getattr(value, "id", None) == "sequence":
+            return [item.start_mark.line + 1 for item in value.value]
+    return []
 
 
 def _server(value: Any, where: str, environ: Mapping[str, str]) -> ServerPolicy:

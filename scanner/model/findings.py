@@ -21,6 +21,7 @@ class Finding:
     kind: str | None = None  # the lock key of the subject: tools, prompts, resources, resourceTemplates
     details: list[str] = field(default_factory=list)  # further lines: changed fields, before/after
     severity: Severity | None = None  # overrides the rule's default when grading says so
+    suppression: str | None = None  # the justification of the `ignore:` entry that suppressed it
 
     @property
     def effective_severity(self) -> Severity:
@@ -28,7 +29,8 @@ class Finding:
 
     @property
     def blocking(self) -> bool:
-        return self.rule.blocking
+        """Whether it fails the run: a suppressed finding is still reported, but never blocks."""
+        return self.rule.blocking and self.suppression is None
 
     @property
     def qualified_name(self) -> str:

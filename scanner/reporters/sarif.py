@@ -116,7 +116,7 @@ def _result(finding: Finding, locator: Locator, index: dict[str, int], root: str
         "kind": _logical_kind(finding),
     }
     message = finding.message.strip() or finding.rule.summary
-    return {
+    result: dict[str, Any] = {
         "ruleId": finding.rule.id,
         "ruleIndex": index[finding.rule.id],
         "level": LEVELS[severity],
@@ -137,6 +137,9 @@ def _result(finding: Finding, locator: Locator, index: dict[str, int], root: str
             "security-severity": SECURITY_SEVERITY[severity],
         },
     }
+    if finding.suppression is not None:  # code scanning shows it as dismissed, with the reason
+        result["suppressions"] = [{"kind": "inSource", "status": "accepted", "justification": finding.suppression}]
+    return result
 
 
 def artifact_uri(file: str, root: str | Path | None = None) -> str:

@@ -178,7 +178,7 @@ def test_results(findings, locator):
     # Levels are written even where they equal SARIF's default ("warning").
     assert by_rule["server-not-declared"]["level"] == "warning"
     assert by_rule["server-info-changed"]["level"] == "note"
-    assert by_rule["config-warning"]["ruleIndex"] == len(RULES) - 1
+    assert by_rule["config-warning"]["ruleIndex"] == [rule.id for rule in RULES].index("config-warning")
     assert by_rule["config-warning"]["locations"][0]["physicalLocation"] == {
         "artifactLocation": {"uri": ".vscode/mcp.json"},
         "region": {"startLine": 4},
