@@ -21,7 +21,8 @@ Schema (version 1). Fields are only ever added within a version; a rename or rem
           "qualifiedName": "<server>/<subject>" | "<server>",
           "message": "<one line>",
           "details": ["<further line>", ...],
-          "location": {"file": "<repo-relative path>", "line": <int >= 1>, "pointer": "<JSON pointer>"}
+          "location": {"file": "<repo-relative path>", "line": <int >= 1>, "pointer": "<JSON pointer>"},
+          "suppression": "<the ignore: entry's reason>" | null    # set when mcp-lock.yaml accepts it
         }
       ]
     }
@@ -90,4 +91,5 @@ def _finding(finding: Finding, locator: Locator) -> dict[str, Any]:
         "message": finding.message,
         "details": list(finding.details),
         "location": location,
+        "suppression": finding.suppression,
     }

@@ -20,11 +20,12 @@ from dataclasses import dataclass, field
 
 from scanner.console import safe_line
 from scanner.findings import Finding, unique
-from scanner.model.rules import SEVERITIES, Category, severity_rank
+from scanner.model.rules import SEVERITIES, Category
 from scanner.reporters.headline import change_summary, subject_label
 from scanner.reporters.interface import SUMMARY_LIMIT, ReportContext
 from scanner.reporters.locate import Locator
 from scanner.reporters.markdown_text import code_span, diff_lines, escape_html, fence_for, html_code
+from scanner.reporters.order import by_server, fair
 from scanner.reporters.text import summary_line
 
 SEVERITY_ICONS = {"critical": "🟥", "high": "🟧", "medium": "🟨", "low": "🟦", "info": "⬜"}
@@ -34,6 +35,7 @@ SERVER_ROWS = 100  # findings listed per server at most
 DIFF_LINES = 40  # lines of one finding's diff block at most
 TOOLS_NAMED = 5  # a re-pin command names up to this many tools, else re-pins the whole server
 FOOTER_RESERVE = 400  # bytes kept for the closing line
+MORE_RESERVE = 80  # bytes budgeted per server for its "N more finding(s)" line
 NUMBER_RESERVE = 8  # bytes budgeted for a row's or block's number beyond its `#N` placeholder
 TABLE_HEAD = "| # | Severity | Rule | Subject | Change | Location |\n|---|---|---|---|---|---|\n"
 SUPPRESS_EXAMPLE = """\
@@ -102,25 +104,14 @@ class _Plan:
 
 def _plan(findings: Sequence[Finding], locator: Locator, budget: int) -> _Plan:
     """Which findings fit in `budget` bytes: rows first, then diff blocks, in fair severity order."""
-    groups: dict[str, list[Finding]] = {}
-    for finding in sorted(findings, key=_rank):
-        groups.setdefault(finding.server, []).append(finding)
-    servers = sorted(groups, key=lambda s: (_rank(groups[s][0]), s))
-    position = {server: i for i, server in enumerate(servers)}
-    plan = _Plan(servers, groups)
-    # Fair order: within a severity, every server's n-th finding before anyone's (n+1)-th.
-    order = [
-        finding
-        for _, finding in sorted(
-            ((i, f) for group in groups.values() for i, f in enumerate(group[:SERVER_ROWS])),
-            key=lambda item: (_rank(item[1])[:2], item[0], position[item[1].server]),
-        )
-    ]
+    groups = by_server(findings)
+    plan = _Plan(list(groups), groups)
+    order = fair(findings, SERVER_ROWS)
     for finding in order:
         row = _row(finding, locator)
         cost = _size(row) + NUMBER_RESERVE
         if finding.server not in plan.shown:
-            cost += _size(_server_head(finding.server, plan) + _repin_line(finding.server, plan))
+            cost += _size(_server_head(finding.server, plan) + _repin_line(finding.server, plan)) + MORE_RESERVE
         if cost > budget:
             break
         budget -= cost
@@ -135,18 +126,13 @@ def _plan(findings: Sequence[Finding], locator: Locator, budget: int) -> _Plan:
         budget -= _size(block) + NUMBER_RESERVE
         plan.diffs[id(finding)] = block
     number = 0
-    for server in servers:
+    for server in plan.servers:
         rank = {id(f): i for i, f in enumerate(groups[server])}
         plan.shown[server] = sorted(plan.shown.get(server, []), key=lambda f: rank[id(f)])
         for finding in plan.shown[server]:
             number += 1
             plan.numbers[id(finding)] = number
     return plan
-
-
-def _rank(finding: Finding) -> tuple[object, ...]:
-    """Unsuppressed before suppressed, most severe first, then the report order."""
-    return (finding.suppression is not None, severity_rank(finding.effective_severity), *finding.sort_key())
 
 
 def _server_head(server: str, plan: _Plan) -> str:
@@ -161,7 +147,7 @@ def _server_head(server: str, plan: _Plan) -> str:
 
 def _repin_line(server: str, plan: _Plan) -> str:
     command = repin_command(server, plan.groups[server])
-    return f"\nAfter review, re-pin: `{command}`\n" if command else ""
+    return f"\nAfter review, re-pin: {code_span(command, 2000, in_table=False)}\n" if command else ""
 
 
 def repin_command(server: str, group: Sequence[Finding]) -> str | None:
@@ -175,7 +161,7 @@ def repin_command(server: str, group: Sequence[Finding]) -> str | None:
     tools = sorted({f.subject for f in drift if f.kind == "tools" and f.subject})
     if len(tools) <= TOOLS_NAMED and all(f.kind == "tools" and f.subject for f in drift):
         command += "".join(f" --tool {shlex.quote(tool)}" for tool in tools)
-    return command.replace("`", "'")
+    return command
 
 
 def _row(finding: Finding, locator: Locator) -> str:

@@ -39,9 +39,11 @@ def shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def code_span(text: str, limit: int = 300) -> str:
-    """`text` as an inline code span that is safe in a table cell: one line, pipes escaped."""
-    text = (shorten(printable(text), limit) or " ").replace("|", "\\|")
+def code_span(text: str, limit: int = 300, *, in_table: bool = True) -> str:
+    """`text` as an inline code span on one line; in a table cell its pipes are escaped (GFM unescapes them)."""
+    text = shorten(printable(text), limit) or " "
+    if in_table:
+        text = text.replace("|", "\\|")
     longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
     ticks = "`" * (longest + 1)
     # Padded with one space each side: CommonMark strips exactly that, so a leading backtick is safe.
