@@ -22,7 +22,9 @@ def test_verdict_then_counts_by_severity(findings, locator):
     lines = render_markdown(findings, locator).splitlines()
     assert lines[0] == "## mcp-lock: ❌ 4 blocking finding(s) in 3 server(s)"
     counts = lines[lines.index("| Severity | Findings |") + 2 :][:5]
-    assert counts == ["| 🟥 critical | 1 |", "| 🟧 high | 2 |", "| 🟨 medium | 1 |", "| 🟦 low | 1 |", "| ⬜ info | 1 |"]
+    assert counts == [
+        "| 🟥 critical | 1 |", "| 🟧 high | 2 |", "| 🟨 medium | 1 |", "| 🟦 low | 1 |", "| ⬜ info | 1 |"
+    ]
 
 
 def test_servers_most_severe_first_each_finding_once(findings, locator):
