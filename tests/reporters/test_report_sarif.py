@@ -83,11 +83,6 @@ def github_problems(log: dict[str, Any]) -> list[str]:
     return problems
 
 
-@pytest.fixture(scope="module")
-def validator() -> jsonschema.Draft4Validator:
-    return jsonschema.Draft4Validator(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
-
-
 def assert_valid(log: dict[str, Any], validator: jsonschema.Draft4Validator) -> None:
     errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(log)]
     assert errors == []
