@@ -31,7 +31,7 @@ from scanner.reporters.text import summary_line
 SEVERITY_ICONS = {"critical": "🟥", "high": "🟧", "medium": "🟨", "low": "🟦", "info": "⬜"}
 DEFAULT_LIMIT = SUMMARY_LIMIT
 MAX_LIMIT = 1_000_000
-SERVER_ROWS = 100  # findings listed per server at most
+SERVER_ROWS = 100  # findings listed per server at most, per DEFAULT_LIMIT bytes of summary
 DIFF_LINES = 40  # lines of one finding's diff block at most
 TOOLS_NAMED = 5  # a re-pin command names up to this many tools, else re-pins the whole server
 FOOTER_RESERVE = 400  # bytes kept for the closing line
@@ -55,7 +55,8 @@ def render_markdown(
     head = _head(findings, title)
     if not findings:
         return head
-    plan = _plan(findings, locator, limit - _size(head) - FOOTER_RESERVE)
+    per_server = max(SERVER_ROWS, SERVER_ROWS * limit // DEFAULT_LIMIT)
+    plan = _plan(findings, locator, limit - _size(head) - FOOTER_RESERVE, per_server)
     body = "".join(_section(server, plan) for server in plan.servers if plan.shown.get(server))
     text = head + body + _footer(len(findings), plan)
     return "".join(safe_line(line) + "\n" for line in text.rstrip("\n").split("\n"))
@@ -102,11 +103,11 @@ class _Plan:
     numbers: dict[int, int] = field(default_factory=dict)
 
 
-def _plan(findings: Sequence[Finding], locator: Locator, budget: int) -> _Plan:
+def _plan(findings: Sequence[Finding], locator: Locator, budget: int, per_server: int) -> _Plan:
     """Which findings fit in `budget` bytes: rows first, then diff blocks, in fair severity order."""
     groups = by_server(findings)
     plan = _Plan(list(groups), groups)
-    order = fair(findings, SERVER_ROWS)
+    order = fair(findings, per_server)
     for finding in order:
         row = _row(finding, locator)
         cost = _size(row) + NUMBER_RESERVE
@@ -206,6 +207,6 @@ def _footer(total: int, plan: _Plan) -> str:
     servers = sum(1 for server in plan.servers if not plan.shown.get(server))
     where = f" (including {servers} server(s) not listed)" if servers else ""
     return (
-        f"\n**{total - shown} more finding(s) in the SARIF/JSON report**{where}: this summary is limited to "
-        "its size budget (`--summary-limit`).\n"
+        f"\n**{total - shown} more finding(s) in the SARIF/JSON report**{where}: this summary fits a size "
+        "budget (`--summary-limit`) and lists a bounded number per server.\n"
     )
