@@ -22,6 +22,7 @@ from scanner.reporters.order import fair
 
 PER_TYPE = 10  # annotations GitHub shows per type and step
 PER_JOB = 50  # annotations GitHub shows per job
+DETAIL_LINES = 20  # detail lines in one annotation
 
 
 def escape_data(text: str) -> str:
@@ -49,7 +50,10 @@ def annotation(finding: Finding, locator: Locator) -> str:
     lines = [headline(finding)]
     if finding.message.strip() and finding.message.strip() != lines[0]:
         lines.append(finding.message)
-    lines += finding.details
+    lines += finding.details[:DETAIL_LINES]
+    if len(finding.details) > DETAIL_LINES:
+        more = len(finding.details) - DETAIL_LINES
+        lines.append(f"… {more} more lines in the step summary and the SARIF/JSON report")
     if finding.suppression is not None:
         lines.append(f"suppressed: {finding.suppression}")
     return f"::{command_for(finding)} {properties},title={escape_property(title)}::{escape_data(chr(10).join(lines))}"

@@ -35,12 +35,14 @@ from scanner.model.rules import HELP_BASE
 from scanner.reporters.headline import headline
 from scanner.reporters.interface import ReportContext
 from scanner.reporters.locate import Locator, Region
+from scanner.reporters.order import fair
 from scanner.rules import RULES, Rule, Severity, severity_rank
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = HELP_BASE.split("/blob/", 1)[0]  # the project's repository
 FINGERPRINT = "mcpLock/v1"
 DETAIL_LINES = 20  # detail lines quoted in a result's message after its headline
+MAX_RESULTS = 25_000  # results per run GitHub accepts
 
 LEVELS: dict[Severity, str] = {
     "critical": "error",
@@ -84,6 +86,10 @@ def build_sarif(
 ) -> dict[str, Any]:
     """The SARIF log as plain data. `root` makes absolute file paths under it repo-relative."""
     kept = unique(ordered(findings))
+    omitted = len(kept) - MAX_RESULTS
+    if omitted > 0:  # GitHub rejects a run of more: keep the most severe, fair across servers
+        chosen = {id(f) for f in fair(kept)[:MAX_RESULTS]}
+        kept = [f for f in kept if id(f) in chosen]
     rules = rule_descriptors(kept)
     index = {descriptor["id"]: i for i, descriptor in enumerate(rules)}
     results: list[dict[str, Any]] = []
@@ -107,6 +113,10 @@ def build_sarif(
         "results": results,
         "columnKind": "unicodeCodePoints",
     }
+    if omitted > 0:
+        note = f"{omitted} more findings are not in this run (GitHub accepts {MAX_RESULTS:,}): see the JSON report"
+        notification = {"level": "warning", "message": {"text": note}}
+        run["invocations"] = [{"executionSuccessful": True, "toolExecutionNotifications": [notification]}]
     if category:
         # GitHub reads automationDetails.id as "category/run-id"; a trailing slash means "no run id".
         run["automationDetails"] = {"id": category if category.endswith("/") else category + "/"}

@@ -12,6 +12,7 @@ from test_report_sarif import assert_valid
 from scanner.findings import Finding, LockLocation, SourceLocation
 from scanner.model.pointer import pointer
 from scanner.model.rules import Category, Rule
+from scanner.reporters import sarif
 from scanner.reporters.locate import Locator
 from scanner.reporters.sarif import build_sarif
 from scanner.rules import rule
@@ -150,3 +151,19 @@ def test_findings_under_rules_outside_the_fixed_list_are_described(locator, vali
     ids = [r["id"] for r in log["runs"][0]["tool"]["driver"]["rules"]]
     assert ids[-2:] == ["MCPL-D999", "MCPL-D999/critical"]
     assert json.dumps(log).count('"ruleId": "MCPL-D999/critical"') == 1
+
+
+def test_a_run_holds_at_most_what_github_accepts(locator, validator, monkeypatch) -> None:
+    monkeypatch.setattr(sarif, "MAX_RESULTS", 3)
+    noise = [
+        Finding(rule("tool-changed"), "aaa", f"aaa: tool `t{i}` changed", LockLocation("/servers/aaa"), f"t{i}",
+                "tools", severity="low")
+        for i in range(10)
+    ]
+    log = build_sarif([*noise, critical_hit()], locator)
+    assert_valid(log, validator)
+    run = log["runs"][0]
+    assert len(run["results"]) == 3
+    assert "critical" in {r["properties"]["severity"] for r in run["results"]}
+    (note,) = run["invocations"][0]["toolExecutionNotifications"]
+    assert note["message"]["text"].startswith("8 more findings are not in this run")
