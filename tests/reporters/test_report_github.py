@@ -81,3 +81,10 @@ def test_awkward_message_stays_one_command(locator):
 def test_details_are_appended_to_message(locator):
     finding = Finding(rule("config-error"), "s", "bad", LockLocation("/servers/s"), details=["one", "two"])
     assert render_github([finding], locator).rstrip("\n").endswith("::bad%0Aone%0Atwo")
+
+
+def test_suppressed_finding_is_a_notice_saying_why(locator):
+    finding = Finding(rule("tool-changed"), "s", "s: tool t changed", LockLocation("/servers/s"), "t", "tools")
+    finding.suppression = "reviewed in #12"
+    (line,) = render_github([finding], locator).splitlines()
+    assert line.startswith("::notice ") and line.endswith("%0Asuppressed: reviewed in #12")

@@ -147,3 +147,14 @@ def test_diff_lines():
         "- description: Keep old notes.",
         "+ description: Keep new notes.",
     ]
+
+
+def test_suppressed_findings_are_counted_apart_and_listed_last(findings, locator):
+    findings[2].suppression = "reviewed in #12"  # the critical instructions change
+    text = render_markdown(findings, locator)
+    assert "| 🟥 critical | 0 |" in text
+    assert "| suppressed by `ignore:` | 1 |" in text
+    rows = [cells(row) for row in table_rows(text)[1:] if not row.startswith("| # |")]
+    assert [r[1] for r in rows].count("🟥 critical (suppressed)") == 1
+    weather = text.index("### 🟦 ` weather `")
+    assert weather > text.index("### 🟧 ` time `")  # its one live finding is low: no longer first
