@@ -14,7 +14,7 @@ from scanner import engine
 from scanner.console import safe, stderr_progress
 from scanner.findings import Finding
 from scanner.model.kinds import KIND_KEYS
-from scanner.reporters.interface import ReportContext
+from scanner.reporters.interface import SUMMARY_LIMIT, ReportContext
 from scanner.reporters.locate import Locator
 from scanner.reporters.registry import REPORTER_BY_NAME, REPORTERS, Reporter
 from scanner.reporters.text import summary_line
@@ -39,6 +39,7 @@ LOCK_OPTION = click.option(
 
 
 FILE = click.Path(dir_okay=False, path_type=Path)
+MIN_SUMMARY, MAX_SUMMARY = 4_000, 1_000_000  # room for the counts and one finding; under a step summary's 1 MiB
 
 
 def report_options(function: Any) -> Any:
@@ -55,6 +56,16 @@ def report_options(function: Any) -> Any:
         kind: dict[str, Any] = {"is_flag": True} if reporter.also_to == "stdout" else {"type": FILE}
         options.append(click.option(reporter.also, _also(reporter), help=reporter.also_help, **kind))
     options.append(click.option("--category", default=None, help="SARIF run category (automationDetails.id)."))
+    options.append(
+        click.option(
+            "--summary-limit",
+            type=click.IntRange(min=MIN_SUMMARY, max=MAX_SUMMARY),
+            default=SUMMARY_LIMIT,
+            show_default=True,
+            help="Size of the Markdown summary in bytes (a PR comment holds 65,536; a step summary 1 MiB); "
+            "findings past it are counted, not shown.",
+        )
+    )
     for option in options:
         function = option(function)
     return function
@@ -329,7 +340,10 @@ def _finish(workspace: engine.Workspace, outcome: engine.Outcome, report: dict[s
         outcome.messages.append(summary_line(outcome.findings, outcome.fails))
     colour = report["output"] is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     context = ReportContext(
-        Locator(workspace.lock_path, workspace.lock_display), category=report["category"], colour=colour
+        Locator(workspace.lock_path, workspace.lock_display, workspace.repo),
+        category=report["category"],
+        colour=colour,
+        summary_limit=report["summary_limit"],
     )
     rendered = REPORTER_BY_NAME[report["output_format"]].render(outcome.findings, context)
     if report["output"] is not None:

@@ -55,7 +55,7 @@ def test_a_suppressed_finding_passes_and_shows_in_every_format(repo: Repo, tmp_p
     (sarif_result,) = json.loads(sarif_path.read_text())["runs"][0]["results"]
     assert sarif_result["ruleId"] == "tool-changed"
     assert sarif_result["suppressions"] == [
-        {"kind": "inSource", "status": "accepted", "justification": "mailing is the documented behaviour (ticket 42)"}
+        {"kind": "external", "status": "accepted", "justification": "mailing is the documented behaviour (ticket 42)"}
     ]
 
 

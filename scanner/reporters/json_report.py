@@ -23,7 +23,8 @@ Schema (version 1). Fields are only ever added within a version; a rename or rem
           "qualifiedName": "<server>/<subject>" | "<server>",
           "message": "<one line>",
           "details": ["<further line>", ...],
-          "location": {"file": "<repo-relative path>", "line": <int >= 1>, "pointer": "<JSON pointer>"}
+          "location": {"file": "<repo-relative path>", "line": <int >= 1>, "pointer": "<JSON pointer>"},
+          "suppression": "<the ignore: entry's reason>" | null    # set when mcp-lock.yaml accepts it
         }
       ]
     }

@@ -29,7 +29,8 @@ def render_text(findings: Sequence[Finding], locator: Locator, *, colour: bool =
             severity = finding.effective_severity
             file, line = locator.resolve(finding.location)
             label = paint(f"{severity.upper():<8}", COLOURS[severity])
-            lines.append(f"  {label} {safe(finding.message)}  [{finding.rule.id}]")
+            suppressed = f" (suppressed: {safe(finding.suppression)})" if finding.suppression is not None else ""
+            lines.append(f"  {label} {safe(finding.message)}  [{finding.rule.id}]{suppressed}")
             lines.append(f"           at {safe(file)}:{line}")
             if finding.suppression is not None:
                 lines.append(f"           suppressed: {safe(finding.suppression)}")
