@@ -21,6 +21,7 @@ class Finding:
     kind: str | None = None  # the lock key of the subject: tools, prompts, resources, resourceTemplates
     details: list[str] = field(default_factory=list)  # further lines: changed fields, before/after
     severity: Severity | None = None  # overrides the rule's default when grading says so
+    previous_subject: str | None = None  # the name the subject was pinned under, for a rename
 
     @property
     def effective_severity(self) -> Severity:
