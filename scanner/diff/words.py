@@ -5,10 +5,10 @@ with a few words of context either side, `…` between hunks, at most `MAX_HUNKS
 "and N more changes". Removed or inserted text longer than `SEGMENT_LIMIT` keeps its start and end
 and says how much is left out, so the changed words always show.
 
-Texts come from servers and may be hostile: difflib compares words exactly only while the pairs of
-equal words across the two sides stay under `PAIR_LIMIT`; past it the texts are compared sentence by
-sentence first, and a region too large even for that is shown as one coarse change (its start and
-end, and its size).
+Texts come from servers and may be hostile, and difflib is quadratic at worst: it compares words
+only within `ELEMENT_LIMIT` and `PAIR_LIMIT`; past them the texts are compared sentence by sentence
+first, and a region too large even for that is shown as one coarse change (its start and end, which
+are changes, and its size).
 """
 
 from __future__ import annotations
@@ -28,8 +28,10 @@ MAX_HUNKS = 10
 FULL_LIMIT = 600  # a diff this short is shown whole, every unchanged word included
 SEGMENT_LIMIT = 400  # removed or inserted text longer than this keeps its start and end
 SEGMENT_TAIL = 120
-# difflib's work grows with the pairs of equal elements across the two sides (quadratic for a text of
-# one repeated word); beyond this many, a finer comparison is not attempted.
+# difflib's worst case is quadratic: its work grows with the elements compared times the matching
+# blocks, and with the pairs of equal elements across the two sides (a text of one repeated word).
+# Beyond either bound a sequence is not compared element by element.
+ELEMENT_LIMIT = 2_000
 PAIR_LIMIT = 200_000
 
 Op = tuple[bool, list[str], list[str]]  # (changed, old tokens, new tokens)
@@ -95,10 +97,10 @@ def diff_ops(old: str, new: str) -> list[Op]:
 
 
 def _middle(a: list[str], b: list[str]) -> list[Op]:
-    if _equal_pairs(a, b) <= PAIR_LIMIT:
+    if _comparable(a, b):
         return _word_ops(a, b)
     ca, cb = _sentences(a), _sentences(b)
-    if _equal_pairs(ca, cb) > PAIR_LIMIT:
+    if not _comparable(ca, cb):
         return [(True, a, b)]
     ops: list[Op] = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, ca, cb, autojunk=False).get_opcodes():
@@ -106,16 +108,18 @@ def _middle(a: list[str], b: list[str]) -> list[Op]:
         new = [t for chunk in cb[j1:j2] for t in chunk]
         if tag == "equal":
             ops.append((False, old, new))
-        elif _equal_pairs(old, new) <= PAIR_LIMIT:
+        elif _comparable(old, new):
             ops += _word_ops(old, new)
         else:
             ops.append((True, old, new))
     return ops
 
 
-def _equal_pairs(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
+def _comparable(a: Sequence[Hashable], b: Sequence[Hashable]) -> bool:
+    if len(a) + len(b) > ELEMENT_LIMIT:
+        return False
     counts = Counter(b)
-    return sum(counts[x] for x in a)
+    return sum(counts[x] for x in a) <= PAIR_LIMIT
 
 
 def _word_ops(a: list[str], b: list[str]) -> list[Op]:
