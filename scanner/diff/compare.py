@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from typing import Any
 
 from scanner.diff.change import SEVERITY, Change, most_severe, ordered
@@ -134,6 +135,7 @@ def _definitions(
 
 def _grouped(key: str, kind: str, event: str, names: list[str], pins: dict[str, Pin]) -> Finding:
     """One finding for many definitions of one kind added or removed at once, each listed in its details."""
+    names = sorted(names, key=_natural)
     shown = ", ".join(f"`{name}`" for name in names[:GROUP_NAMED])
     more = f" and {len(names) - GROUP_NAMED} more" if len(names) > GROUP_NAMED else ""
     details = [_named(name, pins[name].definition) for name in names[:GROUP_LISTED]]
@@ -147,6 +149,11 @@ def _grouped(key: str, kind: str, event: str, names: list[str], pins: dict[str, 
         kind=kind,
         details=details,
     )
+
+
+def _natural(name: str) -> list[str | int]:
+    """Numbers in a name compared as numbers: `resource/2` before `resource/10`."""
+    return [int(part) if i % 2 else part for i, part in enumerate(re.split(r"(\d+)", name))]
 
 
 def _named(name: str, definition: dict[str, Any]) -> str:
