@@ -69,7 +69,8 @@ def _definition_rules() -> dict[tuple[str, str], Rule]:
             "high",
             f"A {label} was added that is not in the lock",
             f"The server now offers a {label} that nobody reviewed. Read its definition in the "
-            f"lockfile diff after `mcp-lock update`, then commit the re-pin.",
+            f"lockfile diff after `mcp-lock update`, then commit the re-pin. More than five {label}s "
+            f"added at once are one finding that lists them.",
         )
         rules[kind.key, "removed"] = Rule(
             f"{word}-removed",
@@ -78,7 +79,8 @@ def _definition_rules() -> dict[tuple[str, str], Rule]:
             f"A pinned {label} is no longer offered",
             f"The server stopped offering a pinned {label}. Re-pin with `mcp-lock update` once the "
             f"removal is expected. A rename (same schema, near-identical description) is reported as one "
-            f"`{word}-changed` finding instead.",
+            f"`{word}-changed` finding instead. More than five {label}s removed at once are one "
+            f"finding that lists them.",
         )
         rules[kind.key, "changed"] = Rule(
             f"{word}-changed",

@@ -58,7 +58,7 @@ def check(workspace: Workspace, options: Options) -> Outcome:
     def against_pin(key: str, server_pin: ServerPin) -> list[Finding]:
         pinned = lockfile.servers[key]
         return (
-            compare_server(key, pinned, server_pin)
+            compare_server(key, pinned, server_pin, grouped=True)
             + suspicious_findings(key, pinned, server_pin)
             + schema_findings(key, pinned, server_pin)
         )
@@ -99,7 +99,7 @@ def update(
             lockfile.servers[server.key] = live
             outcome.messages.append(f"pinned new server {server.key}")
             continue
-        accepted = compare_server(server.key, old, live)
+        accepted = compare_server(server.key, old, live, grouped=not tools)
         if tools:
             accepted = [f for f in accepted if f.kind == "tools" and f.subject in tools]
             live = _with_tools(old, live, tools)
