@@ -57,9 +57,13 @@ class Policy:
     env: tuple[str, ...] = ()
     inputs: Mapping[str, str] = field(default_factory=dict)
     servers: Mapping[str, ServerPolicy] = field(default_factory=dict)
+    # Inputs mapped to an environment variable that is not set (id -> variable), anywhere in the file:
+    # a missing input then names the variable to set rather than asking for the mapping already there.
+    input_vars: Mapping[str, str] = field(default_factory=dict)
 
-    def for_server(self, key: str) -> ServerPolicy:
-        own = self.servers.get(key, ServerPolicy())
+    def for_server(self, *names: str) -> ServerPolicy:
+        """The settings of the server called `names` (its key first, then its other declared names)."""
+        own = next((self.servers[name] for name in names if name in self.servers), ServerPolicy())
         return ServerPolicy(
             skip=own.skip,
             timeout=own.timeout if own.timeout is not None else self.timeout,
@@ -87,6 +91,7 @@ def load_policy(repo: Path, environ: Mapping[str, str]) -> Policy:
     mapping = _mapping(data, where)
     _known_keys(mapping, TOP_KEYS, where)
     servers = _mapping(mapping.get("servers", {}), f"{where}: servers")
+    input_vars = _unset_input_vars(mapping, environ)
     return Policy(
         path=POLICY_FILE,
         timeout=_timeout(mapping.get("timeout"), where),
@@ -96,7 +101,19 @@ def load_policy(repo: Path, environ: Mapping[str, str]) -> Policy:
         env=_names(mapping.get("env"), where),
         inputs=_inputs(mapping.get("inputs"), where, environ),
         servers={str(name): _server(value, f"{where}: servers.{name}", environ) for name, value in servers.items()},
+        input_vars=input_vars,
     )
+
+
+def _unset_input_vars(mapping: dict[str, Any], environ: Mapping[str, str]) -> dict[str, str]:
+    sections = [mapping, *(v for v in (mapping.get("servers") or {}).values() if isinstance(v, dict))]
+    found: dict[str, str] = {}
+    for section in sections:
+        inputs = section.get("inputs")
+        for key, spec in (inputs.items() if isinstance(inputs, dict) else ()):
+            if isinstance(spec, dict) and isinstance(spec.get("env"), str) and spec["env"] not in environ:
+                found.setdefault(str(key), spec["env"])
+    return found
 
 
 def _server(value: Any, where: str, environ: Mapping[str, str]) -> ServerPolicy:

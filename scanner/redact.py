@@ -128,7 +128,7 @@ def launch_secrets(server: Server, policy: Policy, environ: Mapping[str, str]) -
     resolved, template = server.resolved, server.template
     if resolved is None or template is None:
         return set()
-    server_policy = policy.for_server(server.key)
+    server_policy = policy.for_server(*server.names)
     declared = {**resolved.env, **resolved.headers}
     given = list(declared.values())
     # A value written into the committed config is no secret unless it looks like one: masking

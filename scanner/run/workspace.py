@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -53,8 +54,30 @@ def open_workspace(repo: Path, lock_path: Path | None, environ: Mapping[str, str
     except PolicyError as error:
         raise UsageError(str(error)) from None
     server_inputs = {key: value.inputs for key, value in policy.servers.items() if value.inputs}
-    discovery = discover(repo, environ, inputs=policy.inputs, server_inputs=server_inputs)
+    discovery = discover(
+        repo, environ, inputs=policy.inputs, server_inputs=server_inputs, input_vars=policy.input_vars
+    )
+    _refuse_undeclared_policy_entries(policy, discovery)
     return Workspace(repo, lock_path or repo / LOCKFILE_NAME, discovery, policy, environ)
+
+
+def declared_names(discovery: Discovery) -> set[str]:
+    """Every name a server can be called by: its key, each declared name, and `name@file`."""
+    names: set[str] = set()
+    for server in discovery.servers:
+        names.update(server.names)
+        names.update(f"{d.name}@{d.location.file}" for d in server.declarations)
+    return names
+
+
+def _refuse_undeclared_policy_entries(policy: Policy, discovery: Discovery) -> None:
+    """A policy entry for a server nobody declares is a typo that would silently disable a setting."""
+    known = declared_names(discovery)
+    for name in policy.servers:
+        if name not in known:
+            close = difflib.get_close_matches(name, sorted(known), n=3)
+            suggestion = f"; did you mean {', '.join(close)}?" if close else ""
+            raise UsageError(f"{policy.path}: servers.{name}: no config file declares a server {name}{suggestion}")
 
 
 def read_lock(workspace: Workspace, *, missing_ok: bool = False) -> Lockfile | None:

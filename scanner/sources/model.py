@@ -121,6 +121,11 @@ class Server:
         return self.declarations[0]
 
     @property
+    def names(self) -> tuple[str, ...]:
+        """The key, then every other name the declarations give this launch, in discovery order."""
+        return tuple(dict.fromkeys((self.key, *(d.name for d in self.declarations))))
+
+    @property
     def template(self) -> LaunchTemplate | None:
         return self.primary.template
 
