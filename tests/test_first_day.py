@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 
 from fixture_repo import Repo, base_spec
@@ -126,3 +127,64 @@ def test_list_shows_pin_and_skip_status_with_correct_plurals(repo: Repo) -> None
     assert "pinned in mcp-lock.json (version 1.0.0): 2 tools, 1 prompt\n" in result.output
     assert "not pinned in mcp-lock.json; run `mcp-lock lock`" in result.output
     assert "skipped by mcp-lock.yaml: needs a token" in result.output
+
+
+def test_declarations_differing_only_in_env_are_two_servers(repo: Repo) -> None:
+    repo.add_stdio("store-ro", env={"MODE": "ro", "TOKEN": "${MCP_LOCK_TEST_TOKEN}"})
+    entry = {**repo.servers["store-ro"], "env": {"MODE": "rw", "TOKEN": "${MCP_LOCK_TEST_TOKEN}"}}
+    repo.add_entry("store-rw", entry)
+    environ = {"MCP_LOCK_TEST_TOKEN": "t0k3n-canary-value-123"}
+    result = repo.run("lock", env=environ)
+    assert result.exit_code == 0, result.output
+    servers = repo.lock_json()["servers"]
+    assert set(servers) == {"store-ro", "store-rw"}
+    assert servers["store-rw"]["launch"]["env"] == {"MODE": "rw", "TOKEN": "${env:MCP_LOCK_TEST_TOKEN}"}
+    assert "t0k3n-canary-value-123" not in repo.lock_path.read_text()
+    update = repo.run("update", "store-rw", env=environ)
+    assert update.exit_code == 0, update.output
+
+    repo.servers["store-ro"]["env"]["MODE"] = "rw2"  # the read-only declaration flips its toolset
+    repo.write_config()
+    check = repo.run("check", "--offline", env=environ)
+    assert check.exit_code == 1
+    assert "store-ro: launch changed since it was pinned (env)" in check.output
+
+
+def test_literal_secret_in_env_is_recorded_as_a_digest(repo: Repo) -> None:
+    repo.add_stdio("paid", env={"API_KEY": "sk-live-0123456789abcdef"})
+    assert repo.run("lock").exit_code == 0
+    recorded = repo.lock_json()["servers"]["paid"]["launch"]["env"]["API_KEY"]
+    assert recorded.startswith("sha256:")
+    assert "sk-live-0123456789abcdef" not in repo.lock_path.read_text()
+
+
+def test_lock_with_env_as_names_is_read_and_asks_for_a_repin(repo: Repo) -> None:
+    repo.add_stdio("notes", env={"MODE": "ro"})
+    assert repo.run("lock").exit_code == 0
+    text = repo.lock_path.read_text()
+    old = text.replace('"env": {\n          "MODE": "ro"\n        }', '"env": [\n          "MODE"\n        ]')
+    assert old != text
+    repo.lock_path.write_text(old)
+    check = repo.run("check", "--offline")
+    assert check.exit_code == 1, check.output
+    assert "notes: launch changed since it was pinned (env)" in check.output
+    assert "Traceback" not in check.output
+    assert repo.run("update", "notes").exit_code == 0
+    assert repo.run("check", "--offline").exit_code == 0
+
+
+def test_one_launch_under_two_names_keeps_its_pin(repo: Repo) -> None:
+    repo.add_stdio("notes")
+    assert repo.run("lock").exit_code == 0
+    cursor = repo.root / ".cursor"
+    cursor.mkdir()  # sorts before .mcp.json, so its name comes first in discovery order
+    (cursor / "mcp.json").write_text(json.dumps({"mcpServers": {"notebook": repo.servers["notes"]}}))
+    check = repo.run("check")
+    assert check.exit_code == 0, check.output
+    assert "no config file declares it" not in check.output
+    for name in ("notes", "notebook"):
+        update = repo.run("update", name)
+        assert update.exit_code == 0, update.output
+    assert set(repo.lock_json()["servers"]) == {"notes"}
+    listed = repo.run("list")
+    assert "notes  [stdio]" in listed.output and "pinned in mcp-lock.json" in listed.output

@@ -13,7 +13,7 @@ from scanner.lock.model import Lockfile, ServerPin, rebuild
 from scanner.run.offline import bootable, config_findings, declared_vs_lock, launch_change
 from scanner.run.outcome import Outcome
 from scanner.run.pinning import boot_and_pin
-from scanner.run.workspace import Options, Workspace, read_lock, server_keys, write_lock
+from scanner.run.workspace import Options, Workspace, read_lock, server_keys, server_named, write_lock
 from scanner.shard import in_shard
 from scanner.sources.discover import looked_for
 
@@ -87,6 +87,7 @@ def update(
     """Re-pin the named servers (all when none are named); with `tools`, only those tools."""
     lockfile = read_lock(workspace, missing_ok=True) or Lockfile(version=1, servers={})
     declared = {s.key: s for s in workspace.discovery.servers}
+    names = [server_named(workspace, name) for name in names]
     unknown = [n for n in names if n not in declared and n not in lockfile.servers]
     if unknown:
         raise UsageError(f"no declared or pinned server named {', '.join(unknown)}; see `mcp-lock list`")

@@ -94,7 +94,34 @@ def read_lock(workspace: Workspace, *, missing_ok: bool = False) -> Lockfile | N
     except LockfileError as error:
         raise UsageError(str(error)) from None
     workspace.read_cache = (identity, lockfile)
+    adopt_pinned_keys(workspace.discovery, lockfile)
     return lockfile
+
+
+def adopt_pinned_keys(discovery: Discovery, lockfile: Lockfile) -> None:
+    """Key each server by the name it is already pinned under, when it has several.
+
+    A launch declared under two names is keyed by the first in discovery order; a file added later that
+    sorts first would otherwise move the pin to a new name and report the old one as undeclared.
+    """
+    taken = {s.key for s in discovery.servers}
+    for server in discovery.servers:
+        if server.key in lockfile.servers:
+            continue
+        pinned = next((n for n in server.names if n in lockfile.servers and n not in taken), None)
+        if pinned is not None:
+            taken.discard(server.key)
+            server.key = pinned
+            taken.add(pinned)
+    discovery.servers.sort(key=lambda s: s.key)
+
+
+def server_named(workspace: Workspace, name: str) -> str:
+    """The key of the declared server that `name` (any of its declared names) calls; `name` itself otherwise."""
+    for server in workspace.discovery.servers:
+        if name in server.names:
+            return server.key
+    return name
 
 
 def write_lock(workspace: Workspace, lockfile: Lockfile) -> None:
