@@ -6,6 +6,7 @@
     client: {name: claude-code, version: 2.0.14}   # the clientInfo servers are shown (default: the
                                 # declaring client's own, see scanner.transports.clients)
     env: [HTTPS_PROXY]          # caller variables every stdio server may see
+    unpinned-launch: warn       # or error (fails check) or off: a launch fetching a package without an exact version
     inputs:                     # values for VS Code-style ${input:ID} placeholders
       api-key: {env: MY_API_KEY}   # read from the environment (never commit secrets)
       region: eu-west-1            # or a literal
@@ -26,10 +27,11 @@ from pathlib import Path
 from typing import Any
 
 POLICY_FILE = "mcp-lock.yaml"
-TOP_KEYS = {"version", "timeout", "network", "sandbox", "client", "env", "inputs", "servers"}
+TOP_KEYS = {"version", "timeout", "network", "sandbox", "client", "env", "inputs", "servers", "unpinned-launch"}
 SERVER_KEYS = {"skip", "timeout", "network", "sandbox", "client", "env", "inputs"}
 NETWORK_MODES = ("allow", "deny")  # scanner.transports.isolation.ALLOW / DENY
 SANDBOX_MODES = ("on", "off")  # scanner.transports.sandbox.ON / OFF
+UNPINNED_LAUNCH_MODES = ("warn", "error", "off")
 
 
 class PolicyError(Exception):
@@ -60,6 +62,7 @@ class Policy:
     # Inputs mapped to an environment variable that is not set (id -> variable), anywhere in the file:
     # a missing input then names the variable to set rather than asking for the mapping already there.
     input_vars: Mapping[str, str] = field(default_factory=dict)
+    unpinned_launch: str = "warn"  # one of UNPINNED_LAUNCH_MODES
 
     def for_server(self, *names: str) -> ServerPolicy:
         """The settings of the server called `names` (its key first, then its other declared names)."""
@@ -102,7 +105,18 @@ def load_policy(repo: Path, environ: Mapping[str, str]) -> Policy:
         inputs=_inputs(mapping.get("inputs"), where, environ),
         servers={str(name): _server(value, f"{where}: servers.{name}", environ) for name, value in servers.items()},
         input_vars=input_vars,
+        unpinned_launch=_unpinned_launch(mapping.get("unpinned-launch"), where),
     )
+
+
+def _unpinned_launch(value: Any, where: str) -> str:
+    if value is None:
+        return "warn"
+    if value is False:  # YAML 1.1 reads a bare off as false
+        return "off"
+    if value not in UNPINNED_LAUNCH_MODES:
+        raise PolicyError(f"{where}: unpinned-launch must be warn, error or off, got {value!r}")
+    return str(value)
 
 
 def _unset_input_vars(mapping: dict[str, Any], environ: Mapping[str, str]) -> dict[str, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from fixture_repo import Repo, base_spec
+from fixture_repo import SPEC_SERVER, Repo, base_spec
 from test_hostile import add_raw, tool
 
 UNSET = {"MCP_LOCK_TEST_UNSET_TOKEN": None}  # type: ignore[dict-item]
@@ -188,3 +188,33 @@ def test_one_launch_under_two_names_keeps_its_pin(repo: Repo) -> None:
     assert set(repo.lock_json()["servers"]) == {"notes"}
     listed = repo.run("list")
     assert "notes  [stdio]" in listed.output and "pinned in mcp-lock.json" in listed.output
+
+
+def fake_npx(repo: Repo) -> str:
+    """An `npx` that runs the fixture server, so a registry launch can be pinned without the network."""
+    repo.write_spec("notes", base_spec())
+    script = repo.root / "bin" / "npx"
+    script.parent.mkdir()
+    script.write_text(f"#!/bin/sh\nexec {sys.executable} {SPEC_SERVER} specs/notes.json\n")
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_unpinned_launch_is_a_warning_quoting_the_pinned_version(repo: Repo) -> None:
+    repo.add_entry("notes", {"command": fake_npx(repo), "args": ["-y", "@acme/notes-mcp"]})
+    lock = repo.run("lock")
+    assert lock.exit_code == 0, lock.output
+    assert "unpinned-launch" in lock.output
+    assert "`@acme/notes-mcp` is launched without an exact version" in lock.output
+    assert "-y @acme/notes-mcp@1.0.0" in lock.output  # the serverInfo.version the lock holds
+    check = repo.run("check", "--offline")
+    assert check.exit_code == 0, check.output
+    assert "unpinned-launch" in check.output
+
+    write_policy(repo, "unpinned-launch: error\n")
+    assert repo.run("check", "--offline").exit_code == 1
+    write_policy(repo, "unpinned-launch: off\n")
+    quiet = repo.run("check", "--offline")
+    assert quiet.exit_code == 0 and "unpinned-launch" not in quiet.output
+    write_policy(repo, "unpinned-launch: sometimes\n")
+    assert repo.run("check", "--offline").exit_code == 2

@@ -10,6 +10,7 @@ from scanner.lock.model import Lockfile, ServerPin, launch_diff
 from scanner.model.pointer import pointer
 from scanner.rules import rule
 from scanner.run.outcome import Outcome
+from scanner.run.unpinned import unpinned_findings
 from scanner.run.workspace import Workspace, read_lock, server_keys
 from scanner.shard import Shard, in_shard
 from scanner.sources.model import Server
@@ -133,6 +134,7 @@ def declared_vs_lock(
         compared = ready
     for server in compared:
         findings += launch_change(server, lockfile.servers[server.key])
+    findings += unpinned_findings(workspace.policy.unpinned_launch, declared.values(), lockfile.servers)
     return findings, ready
 
 

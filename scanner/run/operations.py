@@ -13,6 +13,7 @@ from scanner.lock.model import Lockfile, ServerPin, rebuild
 from scanner.run.offline import bootable, config_findings, declared_vs_lock, launch_change
 from scanner.run.outcome import Outcome
 from scanner.run.pinning import boot_and_pin
+from scanner.run.unpinned import unpinned_findings
 from scanner.run.workspace import Options, Workspace, read_lock, server_keys, server_named, write_lock
 from scanner.shard import in_shard
 from scanner.sources.discover import looked_for
@@ -39,6 +40,7 @@ def lock(workspace: Workspace, options: Options) -> Outcome:
     pinned = list(live)
     baseline = {key: (None if key in pinned else pin) for key, pin in lockfile.servers.items()}
     findings += cross_server_findings(lockfile.servers, baseline)
+    findings += unpinned_findings(workspace.policy.unpinned_launch, declared, lockfile.servers)
     outcome = Outcome(findings)
     if kept:
         outcome.messages.append(
