@@ -390,8 +390,8 @@ RULES: tuple[Rule, ...] = tuple(
         VERSION_BUMP_TOO_SMALL,
         VERSION_MISMATCH,
         VERSION_NOT_SEMVER,
-        CONFIG_WARNING,
         UNPINNED_LAUNCH,
+        CONFIG_WARNING,
     )
 )
 RULES_BY_ID: dict[str, Rule] = {rule.id: rule for rule in RULES}
