@@ -218,3 +218,12 @@ def test_unpinned_launch_is_a_warning_quoting_the_pinned_version(repo: Repo) -> 
     assert quiet.exit_code == 0 and "unpinned-launch" not in quiet.output
     write_policy(repo, "unpinned-launch: sometimes\n")
     assert repo.run("check", "--offline").exit_code == 2
+
+
+def test_policy_entry_is_not_blamed_while_a_config_file_is_broken(repo: Repo) -> None:
+    (repo.root / ".mcp.json").write_text('{"mcpServers": {"notes": ', encoding="utf-8")
+    write_policy(repo, 'servers:\n  notes:\n    skip: "nightly"\n')
+    result = repo.run("list")
+    assert result.exit_code == 2
+    assert "no config file declares a server notes" not in result.output
+    assert ".mcp.json:1" in result.output

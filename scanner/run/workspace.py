@@ -71,7 +71,12 @@ def declared_names(discovery: Discovery) -> set[str]:
 
 
 def _refuse_undeclared_policy_entries(policy: Policy, discovery: Discovery) -> None:
-    """A policy entry for a server nobody declares is a typo that would silently disable a setting."""
+    """A policy entry for a server nobody declares is a typo that would silently disable a setting.
+
+    Not while a config file cannot be read: the server may be declared there, and that error is reported.
+    """
+    if any(p.severity == "error" for config in discovery.files for p in config.problems):
+        return
     known = declared_names(discovery)
     for name in policy.servers:
         if name not in known:
