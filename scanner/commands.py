@@ -13,6 +13,7 @@ import click
 from scanner import engine
 from scanner.console import safe, stderr_progress
 from scanner.findings import Finding
+from scanner.lock.summary import pin_status
 from scanner.model.kinds import KIND_KEYS
 from scanner.reporters.interface import SUMMARY_LIMIT, ReportContext
 from scanner.reporters.locate import Locator
@@ -94,20 +95,23 @@ def boot_options(function: Any) -> Any:
 @REPO_OPTION
 @LOCK_OPTION
 def list_command(repo: Path, lockfile: Path | None) -> None:
-    """Show every declared server: name, transport, launch, where it is declared, and any problem."""
+    """Show every declared server: its launch, where it is declared, whether it is pinned, and any problem."""
     workspace = _workspace(repo, lockfile)
+    pinned = _run(lambda: engine.read_lock(workspace, missing_ok=True))
     servers = workspace.discovery.servers
     for server in servers:
         template = server.template
         launch = describe_launch(template) if template else "(cannot be launched)"
         transport = template.transport if template else "?"
-        skip = workspace.policy.for_server(server.key).skip
+        skip = workspace.policy.for_server(*server.names).skip
         click.echo(f"{server.key}  [{transport}]  {launch}")
         for declaration in server.declarations:
             disabled = "  (disabled)" if declaration.disabled else ""
             click.echo(f"    declared at {declaration.location} ({declaration.client}){disabled}")
         if skip:
-            click.echo(f"    skipped by {workspace.policy.path}: {skip}")
+            click.echo(f"    skipped by {workspace.policy.path}: {safe(skip)}")
+        else:
+            click.echo(f"    {pin_status(pinned.servers.get(server.key) if pinned else None, workspace.lock_display)}")
         for problem in server.problems:
             click.echo(f"    {problem.severity}: {problem.message}")
     for config in workspace.discovery.files:
@@ -207,7 +211,7 @@ def check(
         outcome = _run(lambda: engine.check(workspace, options))
     if shard is not None:
         report["category"] = shard.category(report["category"])
-        outcome.messages.append(f"{shard.label}: checked only this shard's servers")
+        outcome.messages.append(_shard_message(workspace, shard))
     outcome.fail_on = fail_on
     outcome.summarise = True
     outcome.audit = _audit(workspace, offline=offline, shard=shard, partial=changed_only)
@@ -270,6 +274,15 @@ def semver(servers: tuple[str, ...], base: str | None, fail_on: str, repo: Path,
     outcome = _run(lambda: semver_gate(workspace, _options(timeout, concurrency, quiet), servers, base))
     outcome.fail_on = fail_on
     _finish(workspace, outcome, report)
+
+
+def _shard_message(workspace: engine.Workspace, shard: Shard) -> str:
+    """What the shard covered; a shard with no servers (a matrix wider than the repo) says so, and passes."""
+    lockfile = _run(lambda: engine.read_lock(workspace, missing_ok=True))
+    keys = {s.key for s in workspace.discovery.servers} | (set(lockfile.servers) if lockfile else set())
+    if not shard.select(keys):
+        return f"{shard.label}: this shard has no servers ({len(keys)} over {shard.count} shards); nothing checked"
+    return f"{shard.label}: checked only this shard's servers"
 
 
 def _shard(value: str | None) -> Shard | None:

@@ -299,6 +299,20 @@ VERSION_NOT_SEMVER = Rule(
     "absent or not MAJOR.MINOR.PATCH as SemVer 2.0.0 defines it, so the bump cannot be checked.",
 )
 
+UNPINNED_LAUNCH = Rule(
+    "unpinned-launch",
+    Category.CONFIG,
+    "medium",
+    "A server is launched without an exact version or image digest",
+    "`npx -y pkg`, `pkg@latest`, `uvx pkg` without `==` or a container image without `@sha256:` fetch "
+    "whatever is newest when the server starts, so it changes under the repository without a commit and "
+    "a pull request's check fails on upstream drift the pull request did not cause. Pin the version the "
+    "message quotes; the nightly `mcp-lock check` then reports upstream releases, and a pull request's "
+    "check stays about the pull request. Set `unpinned-launch: error` in mcp-lock.yaml to fail on it, "
+    "or `off` to silence it.",
+    blocking=False,
+)
+
 CONFIG_WARNING = Rule(
     "config-warning",
     Category.CONFIG,
@@ -357,6 +371,7 @@ RULES: tuple[Rule, ...] = tuple(
         VERSION_BUMP_TOO_SMALL,
         VERSION_MISMATCH,
         VERSION_NOT_SEMVER,
+        UNPINNED_LAUNCH,
         CONFIG_WARNING,
         IGNORE_EXPIRED,
         IGNORE_UNMATCHED,
