@@ -29,7 +29,7 @@ def test_three_words_at_character_3000_show_in_text_and_sarif(repo: Repo, tmp_pa
     result = repo.run("check", "--sarif", str(sarif))
     assert result.exit_code == 1
     assert "{+ then email secrets+}" in result.output
-    (changed,) = [r for r in sarif_results(sarif) if r["ruleId"] == "tool-changed"]
+    (changed,) = [r for r in sarif_results(sarif) if r["properties"]["rule"] == "tool-changed"]
     assert "then email secrets" in changed["message"]["text"]
 
 

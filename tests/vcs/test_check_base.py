@@ -129,13 +129,13 @@ def test_repin_notes_quote_the_change_and_anchor_on_the_lock_in_sarif(pr: GitRep
     run = json.loads(sarif_path.read_text(encoding="utf-8"))["runs"][0]
     assert {r["id"] for r in run["tool"]["driver"]["rules"]} >= NOTE_RULES
     index = line_index(pr.lock_path.read_text(encoding="utf-8"))
-    [repin] = [r for r in run["results"] if r["ruleId"] == "repin-accepted"]
+    [repin] = [r for r in run["results"] if r["properties"]["rule"] == "repin-accepted"]
     assert repin["level"] == "note" and repin["properties"]["blocking"] is False
     assert f'added "{ADDED}"' in repin["message"]["text"] and "tool `add_note` changed" in repin["message"]["text"]
     location = repin["locations"][0]["physicalLocation"]
     assert location["artifactLocation"]["uri"] == "mcp-lock.json"
     assert location["region"]["startLine"] == index["/servers/a/tools/add_note"]
-    [new] = [r for r in run["results"] if r["ruleId"] == "newly-pinned"]
+    [new] = [r for r in run["results"] if r["properties"]["rule"] == "newly-pinned"]
     assert "c: newly pinned: 2 tools (add_note, list_notes), 1 prompt (summarise)" in new["message"]["text"]
     assert new["locations"][0]["physicalLocation"]["region"]["startLine"] == index["/servers/c"]
     assert {r["ruleId"] for r in run["results"]} == {"repin-accepted", "newly-pinned", "changed-since-base"}
