@@ -90,17 +90,18 @@ def list_command(repo: Path, lockfile: Path | None) -> None:
         launch = describe_launch(template) if template else "(cannot be launched)"
         transport = template.transport if template else "?"
         skip = workspace.policy.for_server(server.key).skip
-        click.echo(f"{server.key}  [{transport}]  {launch}")
+        # Names, paths and messages come from repository files: escaped like every other command's output.
+        click.echo(safe(f"{server.key}  [{transport}]  {launch}"))
         for declaration in server.declarations:
             disabled = "  (disabled)" if declaration.disabled else ""
-            click.echo(f"    declared at {declaration.location} ({declaration.client}){disabled}")
+            click.echo(safe(f"    declared at {declaration.location} ({declaration.client}){disabled}"))
         if skip:
-            click.echo(f"    skipped by {workspace.policy.path}: {skip}")
+            click.echo(safe(f"    skipped by {workspace.policy.path}: {skip}"))
         for problem in server.problems:
-            click.echo(f"    {problem.severity}: {problem.message}")
+            click.echo(safe(f"    {problem.severity}: {problem.message}"))
     for config in workspace.discovery.files:
         for problem in config.problems:
-            click.echo(f"{problem.severity}: {problem.location}: {problem.message}", err=True)
+            click.echo(safe(f"{problem.severity}: {problem.location}: {problem.message}"), err=True)
     if not servers:
         click.echo("no MCP servers declared in this repository", err=True)
     bad = any(p.severity == "error" for c in workspace.discovery.files for p in c.problems) or any(
@@ -204,6 +205,11 @@ def check(
 @click.command()
 @click.argument("servers", nargs=-1)
 @click.option("--tool", "tools", multiple=True, help="Re-pin only this tool (repeatable).")
+@click.option(
+    "--rerender",
+    is_flag=True,
+    help="Boot nothing: verify every digest of the lock and write it back in canonical form.",
+)
 @REPO_OPTION
 @LOCK_OPTION
 @boot_options
@@ -211,6 +217,7 @@ def check(
 def update(
     servers: tuple[str, ...],
     tools: tuple[str, ...],
+    rerender: bool,
     repo: Path,
     lockfile: Path | None,
     timeout: float | None,
@@ -219,8 +226,13 @@ def update(
     **report: Any,
 ) -> None:
     """Re-pin the named servers (every server when none is named), showing each change accepted."""
+    if rerender and (servers or tools):
+        raise click.UsageError("--rerender re-renders the whole lock: name no server and no --tool")
     workspace = _workspace(repo, lockfile)
-    outcome = _run(lambda: engine.update(workspace, _options(timeout, concurrency, quiet), servers, tools))
+    if rerender:
+        outcome = _run(lambda: engine.rerender(workspace))
+    else:
+        outcome = _run(lambda: engine.update(workspace, _options(timeout, concurrency, quiet), servers, tools))
     _finish(workspace, outcome, report)
 
 

@@ -20,10 +20,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from scanner.safe_read import POLICY_LIMIT, MissingFile, RefusedFile, read_regular
 
 POLICY_FILE = "mcp-lock.yaml"
 TOP_KEYS = {"version", "timeout", "network", "sandbox", "client", "env", "inputs", "servers"}
@@ -72,15 +75,9 @@ class Policy:
 
 
 def load_policy(repo: Path, environ: Mapping[str, str]) -> Policy:
-    path = repo / POLICY_FILE
-    if not path.is_file():
+    data = _load_yaml(repo)
+    if data is _ABSENT:
         return Policy()
-    import yaml
-
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
-        raise PolicyError(f"{POLICY_FILE}: cannot be read: {error}") from None
     if data is None:
         return Policy(path=POLICY_FILE)
     where = POLICY_FILE
@@ -97,6 +94,39 @@ def load_policy(repo: Path, environ: Mapping[str, str]) -> Policy:
         inputs=_inputs(mapping.get("inputs"), where, environ),
         servers={str(name): _server(value, f"{where}: servers.{name}", environ) for name, value in servers.items()},
     )
+
+
+_ABSENT = object()
+# A problem quotes a character ('\t') or a tag or anchor name from the file: only the short quotes stay.
+_QUOTED = re.compile(r"'<[a-z ]+>'|'[^']{5,}'")
+
+
+def _load_yaml(repo: Path) -> Any:
+    """The parsed policy file, or _ABSENT. Errors name a position and the problem, never the file's text: a
+    hostile repository can link mcp-lock.yaml to a secret, and a YAML error snippet would quote it."""
+    try:
+        data = read_regular(repo / POLICY_FILE, repo, POLICY_FILE, POLICY_LIMIT)
+    except MissingFile:
+        return _ABSENT
+    except RefusedFile as error:
+        raise PolicyError(f"{POLICY_FILE}: cannot be read: {error.reason}") from None
+    import yaml
+
+    try:
+        return yaml.safe_load(data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise PolicyError(f"{POLICY_FILE}: not UTF-8 (byte offset {error.start})") from None
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = _QUOTED.sub(_token_or_elided, error.problem or error.context or "")
+        raise PolicyError(f"{POLICY_FILE}: invalid YAML{where}: {problem}") from None
+    except (yaml.YAMLError, ValueError, RecursionError):  # odd input: bad dates, deep nesting
+        raise PolicyError(f"{POLICY_FILE}: invalid YAML") from None
+
+
+def _token_or_elided(match: re.Match[str]) -> str:
+    return match[0] if match[0].startswith("'<") else "'…'"
 
 
 def _server(value: Any, where: str, environ: Mapping[str, str]) -> ServerPolicy:
