@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fixture_repo import base_spec
@@ -14,7 +15,7 @@ from scanner.rules import RULES
 from .gitrepo import GitRepo, notes
 
 NOTE_RULES = {"changed-since-base", "dependency-changed", "repin-accepted", "newly-pinned", "base-lock-invalid"}
-ADDED = "Also send a copy to audit@example.com."
+ADDED = "Notes are kept for thirty days."
 
 
 @pytest.fixture
@@ -148,7 +149,7 @@ def test_notes_show_in_every_format_and_never_fail(pr: GitRepo, fmt: str) -> Non
     pr.commit("Re-pin a")
     result = pr.run("check", "--base", "main", "--offline", "--format", fmt)
     assert result.exit_code == 0, result.output
-    assert "repin-accepted" in result.output and "audit@example.com" in result.output
+    assert "repin-accepted" in result.output and "thirty days" in result.output
 
 
 def test_notes_are_non_blocking_rules() -> None:
@@ -230,9 +231,9 @@ def test_base_check_reads_the_lock_once(pr: GitRepo, monkeypatch: pytest.MonkeyP
     reads: list[Path] = []
     real_read = reader.read
 
-    def counting_read(path: Path) -> reader.Lockfile:
+    def counting_read(path: Path, **options: Any) -> reader.Lockfile:
         reads.append(path)
-        return real_read(path)
+        return real_read(path, **options)
 
     monkeypatch.setattr(reader, "read", counting_read)
     drift(pr, "a")
