@@ -47,7 +47,14 @@ def read(
 
 
 def parse(text: str, source: str = "mcp-lock.json", *, canonical: bool = False) -> Lockfile:
-    """Verify and load lockfile text (e.g. from another git revision); `source` names it in errors."""
+    """Verify and load lockfile text (e.g. from another git revision); `source` names it in errors.
+
+    `canonical`: refuse text that is not the canonical rendering of its content (see `read`).
+    """
+    if canonical:
+        lock = _parse_canonical(text, source)
+        if lock is not None:
+            return lock
     refuse_raw_hidden(text, source)
     document = _load_json(text, source)
     if not isinstance(document, dict):
@@ -67,6 +74,31 @@ def parse(text: str, source: str = "mcp-lock.json", *, canonical: bool = False) 
 # --- canonical bytes (hostile repository files) ---
 
 RERENDER_COMMAND = "mcp-lock update --rerender"
+
+
+def _parse_canonical(text: str, source: str) -> Lockfile | None:
+    """What `parse` returns, when `text` is exactly the canonical rendering of what plain `json.loads` reads
+    from it; None otherwise, and `parse`'s strict path finds the error.
+
+    Sound for the reason the writer's read-back is: the strict loader differs from `json.loads` only by
+    refusing duplicate keys, NaN, Infinity and out-of-range numbers, and the canonical rendering of what
+    `json.loads` makes of such text is never that text (one member per key, finite safe numbers only). The
+    rendering replaces the strict loader's Python hooks and the normalising walk, so the check costs little.
+    """
+    refuse_raw_hidden(text, source)
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(document, dict):
+        return None
+    check_version(document, source)
+    rendered = render_normal(document, max_depth=DOCUMENT_DEPTH)
+    if rendered is None or rendered[0] + "\n" != text:
+        return None
+    # render_normal accepted the document: normalising it would give an equal value, so that walk is skipped.
+    validate_schema(document, text, source)
+    return verified(from_document(document), text, source, rendered[1])
 
 
 def refuse_non_canonical(document: dict[str, Any], text: str, source: str) -> None:
