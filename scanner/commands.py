@@ -157,7 +157,8 @@ def lock(
     metavar="REF",
     default=None,
     help="Also note what changed since the merge base of REF and HEAD: launches, dependency manifests "
-    "and re-pins in mcp-lock.json (notes never fail the run).",
+    "and re-pins in mcp-lock.json (notes never fail the run); the detectors run on every text pinned "
+    "since, and their findings do.",
 )
 @click.option(
     "--changed-only", is_flag=True, help="With --base: boot only the servers with a change since the base."
