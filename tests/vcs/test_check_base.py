@@ -286,3 +286,12 @@ def test_text_pinned_before_the_base_is_not_reported_again(pr: GitRepo) -> None:
     report = pr.report("--base", "main", "--offline")
     assert report["exit_code"] == 0, report["output"]
     assert not notes(report, "suspicious-text")
+
+
+def test_an_oversized_lock_in_history_is_not_read(pr: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    from scanner.vcs import base
+
+    monkeypatch.setattr(base, "LOCK_LIMIT", 100)  # the base's lock is a few KB: "oversized" for this test
+    result = pr.run("check", "--base", "main", "--offline")
+    assert result.exit_code == 2, result.output
+    assert "mcp-lock.json at " in result.output and "refusing to read it" in result.output
