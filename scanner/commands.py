@@ -14,13 +14,14 @@ from scanner import engine
 from scanner.console import safe, stderr_progress
 from scanner.findings import Finding
 from scanner.model.kinds import KIND_KEYS
-from scanner.reporters.interface import ReportContext
+from scanner.reporters.interface import SUMMARY_LIMIT, ReportContext
 from scanner.reporters.locate import Locator
 from scanner.reporters.registry import REPORTER_BY_NAME, REPORTERS, Reporter
 from scanner.reporters.text import summary_line
 from scanner.rules import SEVERITIES
 from scanner.shard import Shard, ShardError
 from scanner.sources.describe import describe_launch
+from scanner.suppression import Audit, apply_ignores, today_utc
 
 REPO_OPTION = click.option(
     "--repo",
@@ -38,6 +39,7 @@ LOCK_OPTION = click.option(
 
 
 FILE = click.Path(dir_okay=False, path_type=Path)
+MIN_SUMMARY, MAX_SUMMARY = 4_000, 1_000_000  # room for the counts and one finding; under a step summary's 1 MiB
 
 
 def report_options(function: Any) -> Any:
@@ -54,6 +56,16 @@ def report_options(function: Any) -> Any:
         kind: dict[str, Any] = {"is_flag": True} if reporter.also_to == "stdout" else {"type": FILE}
         options.append(click.option(reporter.also, _also(reporter), help=reporter.also_help, **kind))
     options.append(click.option("--category", default=None, help="SARIF run category (automationDetails.id)."))
+    options.append(
+        click.option(
+            "--summary-limit",
+            type=click.IntRange(min=MIN_SUMMARY, max=MAX_SUMMARY),
+            default=SUMMARY_LIMIT,
+            show_default=True,
+            help="Size of the Markdown summary in bytes (a PR comment holds 65,536; a step summary 1 MiB); "
+            "findings past it are counted, not shown.",
+        )
+    )
     for option in options:
         function = option(function)
     return function
@@ -199,8 +211,19 @@ def check(
         report["category"] = shard.category(report["category"])
         outcome.messages.append(f"{shard.label}: checked only this shard's servers")
     outcome.fail_on = fail_on
-    outcome.messages.append(summary_line(outcome.findings, outcome.fails))
+    outcome.summarise = True
+    outcome.audit = _audit(workspace, offline=offline, shard=shard, partial=changed_only)
     _finish(workspace, outcome, report)
+
+
+def _audit(workspace: engine.Workspace, *, offline: bool, shard: Shard | None, partial: bool) -> Audit:
+    """What this check may say about the ignore entries: an unmatched one is stale only if every server ran."""
+    owned = None
+    if shard is not None:
+        lockfile = engine.read_lock(workspace)
+        assert lockfile is not None
+        owned = shard.select(engine.server_keys(workspace, lockfile))
+    return Audit(expiry=True, unmatched=not (offline or partial or shard), servers=owned)
 
 
 @click.command()
@@ -324,9 +347,16 @@ def _run(action: Any) -> Any:
 
 
 def _finish(workspace: engine.Workspace, outcome: engine.Outcome, report: dict[str, Any]) -> None:
+    # The one place ignore entries apply: before the exit code and every reporter.
+    outcome.findings = apply_ignores(outcome.findings, workspace.policy.ignores, outcome.audit, today_utc())
+    if outcome.summarise:
+        outcome.messages.append(summary_line(outcome.findings, outcome.fails))
     colour = report["output"] is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     context = ReportContext(
-        Locator(workspace.lock_path, workspace.lock_display), category=report["category"], colour=colour
+        Locator(workspace.lock_path, workspace.lock_display, workspace.repo),
+        category=report["category"],
+        colour=colour,
+        summary_limit=report["summary_limit"],
     )
     rendered = REPORTER_BY_NAME[report["output_format"]].render(outcome.findings, context)
     if report["output"] is not None:

@@ -16,6 +16,8 @@
         network: allow
         env: [GITHUB_TOKEN]
         inputs: {pat: {env: GITHUB_PAT}}
+    ignore:                     # accepted findings, still reported as suppressed (see scanner.suppression)
+      - {rule: MCPL-D012, server: github, tool: create_issue, reason: "reviewed", until: 2026-12-31}
 """
 
 from __future__ import annotations
@@ -27,9 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from scanner.safe_read import POLICY_LIMIT, MissingFile, RefusedFile, read_regular
+from scanner.suppression import IgnoreEntry, IgnoreError, parse_ignores
 
 POLICY_FILE = "mcp-lock.yaml"
-TOP_KEYS = {"version", "timeout", "network", "sandbox", "client", "env", "inputs", "servers"}
+TOP_KEYS = {"version", "timeout", "network", "sandbox", "client", "env", "inputs", "servers", "ignore"}
 SERVER_KEYS = {"skip", "timeout", "network", "sandbox", "client", "env", "inputs"}
 NETWORK_MODES = ("allow", "deny")  # scanner.transports.isolation.ALLOW / DENY
 SANDBOX_MODES = ("on", "off")  # scanner.transports.sandbox.ON / OFF
@@ -60,6 +63,7 @@ class Policy:
     env: tuple[str, ...] = ()
     inputs: Mapping[str, str] = field(default_factory=dict)
     servers: Mapping[str, ServerPolicy] = field(default_factory=dict)
+    ignores: tuple[IgnoreEntry, ...] = ()
 
     def for_server(self, key: str) -> ServerPolicy:
         own = self.servers.get(key, ServerPolicy())
@@ -75,9 +79,10 @@ class Policy:
 
 
 def load_policy(repo: Path, environ: Mapping[str, str]) -> Policy:
-    data = _load_yaml(repo)
-    if data is _ABSENT:
+    loaded = _load_yaml(repo)
+    if loaded is None:
         return Policy()
+    data, text = loaded
     if data is None:
         return Policy(path=POLICY_FILE)
     where = POLICY_FILE
@@ -93,27 +98,29 @@ def load_policy(repo: Path, environ: Mapping[str, str]) -> Policy:
         env=_names(mapping.get("env"), where),
         inputs=_inputs(mapping.get("inputs"), where, environ),
         servers={str(name): _server(value, f"{where}: servers.{name}", environ) for name, value in servers.items()},
+        ignores=_ignores(mapping.get("ignore"), text),
     )
 
 
-_ABSENT = object()
 # A problem quotes a character ('\t') or a tag or anchor name from the file: only the short quotes stay.
 _QUOTED = re.compile(r"'<[a-z ]+>'|'[^']{5,}'")
 
 
-def _load_yaml(repo: Path) -> Any:
-    """The parsed policy file, or _ABSENT. Errors name a position and the problem, never the file's text: a
-    hostile repository can link mcp-lock.yaml to a secret, and a YAML error snippet would quote it."""
+def _load_yaml(repo: Path) -> tuple[Any, str] | None:
+    """The parsed policy file and its text, or None when there is none. Errors name a position and the
+    problem, never the file's text: a hostile repository can link mcp-lock.yaml to a secret, and a YAML error
+    snippet would quote it."""
     try:
         data = read_regular(repo / POLICY_FILE, repo, POLICY_FILE, POLICY_LIMIT)
     except MissingFile:
-        return _ABSENT
+        return None
     except RefusedFile as error:
         raise PolicyError(f"{POLICY_FILE}: cannot be read: {error.reason}") from None
     import yaml
 
     try:
-        return yaml.safe_load(data.decode("utf-8"))
+        text = data.decode("utf-8")
+        return yaml.safe_load(text), text
     except UnicodeDecodeError as error:
         raise PolicyError(f"{POLICY_FILE}: not UTF-8 (byte offset {error.start})") from None
     except yaml.MarkedYAMLError as error:
@@ -121,12 +128,31 @@ def _load_yaml(repo: Path) -> Any:
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = _QUOTED.sub(_token_or_elided, error.problem or error.context or "")
         raise PolicyError(f"{POLICY_FILE}: invalid YAML{where}: {problem}") from None
-    except (yaml.YAMLError, ValueError, RecursionError):  # odd input: bad dates, deep nesting
+    except ValueError as error:  # a date like 2026-02-30
+        raise PolicyError(f"{POLICY_FILE}: cannot be read: {_QUOTED.sub(_token_or_elided, str(error))}") from None
+    except (yaml.YAMLError, RecursionError):
         raise PolicyError(f"{POLICY_FILE}: invalid YAML") from None
 
 
 def _token_or_elided(match: re.Match[str]) -> str:
     return match[0] if match[0].startswith("'<") else "'…'"
+
+
+def _ignores(value: Any, text: str) -> tuple[IgnoreEntry, ...]:
+    import yaml
+
+    try:
+        return parse_ignores(value, POLICY_FILE, _entry_lines(yaml.compose(text)))
+    except IgnoreError as error:
+        raise PolicyError(str(error)) from None
+
+
+def _entry_lines(root: Any) -> list[int]:
+    """The 1-based line of each `ignore:` entry, for findings about an entry to point at."""
+    for key, value in getattr(root, "value", None) or ():
+        if getattr(key, "value", None) == "ignore" and getattr(value, "id", None) == "sequence":
+            return [item.start_mark.line + 1 for item in value.value]
+    return []
 
 
 def _server(value: Any, where: str, environ: Mapping[str, str]) -> ServerPolicy:

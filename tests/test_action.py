@@ -7,13 +7,15 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from click.testing import CliRunner
-from fixture_repo import Repo
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from scanner.cli import main
 
@@ -32,6 +34,10 @@ def steps() -> list[dict[str, Any]]:
 
 def step(step_id: str) -> dict[str, Any]:
     return next(s for s in steps() if s.get("id") == step_id)
+
+
+def step_named(name: str) -> dict[str, Any]:
+    return next(s for s in steps() if s.get("name") == name)
 
 
 def run_tool(*args: str | Path) -> subprocess.CompletedProcess[str]:
@@ -100,8 +106,10 @@ def test_inputs_and_outputs() -> None:
         "shard",
         "base",
         "changed-only",
+        "sandbox-setup",
     }
     assert inputs["upload-sarif"]["default"] == "true"
+    assert inputs["sandbox-setup"]["default"] == "true"
     assert inputs["category"]["default"] == "mcp-lock"
     assert inputs["offline"]["default"] == "false"
     assert inputs["python-version"]["default"] == ""
@@ -121,9 +129,18 @@ def test_every_uses_is_pinned_by_commit_sha() -> None:
         assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", ref), ref
 
 
-def test_setup_python_only_when_asked() -> None:
+def test_setup_python_only_when_asked_or_when_python3_is_too_old() -> None:
     setup = next(s for s in steps() if s.get("uses", "").startswith("actions/setup-python@"))
-    assert setup["if"] == "inputs.python-version != ''"
+    assert setup["if"] == "steps.validate.outputs.setup-python != ''"
+    assert setup["with"]["update-environment"] is False
+    validate = step("validate")["run"]
+    assert "sys.version_info < (3, 11)" in validate and "setup_python=3.12" in validate
+
+
+def test_validation_comes_first_and_reads_every_input_from_env() -> None:
+    first = steps()[0]
+    assert first["id"] == "validate" and "if" not in first
+    assert set(first["env"].values()) == {f"${{{{ inputs.{name} }}}}" for name in action()["inputs"]}
 
 
 def test_sarif_upload_condition() -> None:
@@ -133,17 +150,109 @@ def test_sarif_upload_condition() -> None:
     assert "github.event.pull_request.head.repo.fork != true" in condition
     # What mcp-lock wrote into the SARIF: a shard's category carries its suffix.
     assert upload["with"]["category"] == "${{ steps.scan.outputs.category }}"
+    # A private repository without code scanning rejects the upload: a warning, not the job's result.
+    assert upload["continue-on-error"] is True
+    explain = steps()[steps().index(upload) + 1]
+    assert explain["if"] == "always() && steps.upload.outcome == 'failure'" and "::warning" in explain["run"]
+
+
+def test_the_cache_is_saved_before_any_server_runs() -> None:
+    names = [s.get("uses", "").split("@")[0] or s.get("id") for s in steps()]
+    assert names.index("actions/cache/save") < names.index("scan")
+    assert names.index("actions/cache/restore") < names.index("actions/cache/save")
+
+
+def test_nothing_from_the_venv_runs_after_mcp_lock_returns() -> None:
+    script = step("scan")["run"]
+    assert script.count("$MCPL_VENV") == 1 and "bin/python" not in script
+    after = steps()[steps().index(step("scan")) + 1 :]
+    assert not any("MCPL_VENV" in str(s) or "RUNNER_TEMP" in s.get("run", "") for s in after)
+    # The step's body is one function: bash has parsed all of it before a server starts.
+    assert script.lstrip().startswith("scan() {") and script.rstrip().endswith("scan\nexit")
+
+
+def test_pip_runs_with_a_minimal_environment() -> None:
+    [install] = [s["run"] for s in steps() if "pip install" in s.get("run", "")]
+    pip_lines = [line for line in install.splitlines() if "-m pip" in line or "-m venv" in line]
+    assert len(pip_lines) == 4 and all(line.strip().startswith('env -i "${clean[@]}"') for line in pip_lines)
+    assert '--require-hashes --no-deps -r "$GITHUB_ACTION_PATH/action/requirements.txt"' in install
+    assert '--no-index --no-deps --no-build-isolation "$GITHUB_ACTION_PATH"' in install
+
+
+def test_the_apparmor_profile_is_the_bwrap_only_one() -> None:
+    script = step_named("Prepare the stdio sandbox (bubblewrap)")["run"]
+    command = re.search(r"printf '%s\\n' .*?(?=\| sudo tee /etc/apparmor.d/bwrap)", script, re.S)
+    assert command, script
+    printed = subprocess.run(["bash", "-c", command.group(0)], capture_output=True, text=True, timeout=30).stdout
+    assert printed == (
+        "abi <abi/4.0>,\ninclude <tunables/global>\nprofile bwrap /usr/bin/bwrap flags=(unconfined) {\n"
+        "  userns,\n  include if exists <local/bwrap>\n}\n"
+    )
+    assert "sudo apparmor_parser -r /etc/apparmor.d/bwrap" in script
+    assert "sudo apt-get install -y -q bubblewrap" in script
+    assert step_named("Prepare the stdio sandbox (bubblewrap)")["if"] == (
+        "inputs.sandbox-setup == 'true' && inputs.offline != 'true' && runner.os == 'Linux'"
+    )
 
 
 def test_last_step_exits_with_the_recorded_code() -> None:
     last = steps()[-1]
     assert last["env"]["MCPL_EXIT_CODE"] == "${{ steps.scan.outputs.exit-code }}"
     assert "if" not in last
+    for recorded, code in (("1", 1), ("0", 0), ("", 2), ("1\nexit 0", 2), ("x", 2)):
+        final = subprocess.run(["bash", "-c", last["run"]], env={**os.environ, "MCPL_EXIT_CODE": recorded}, timeout=30)
+        assert final.returncode == code, recorded
+
+
+# --- the check step's script, around a stand-in for mcp-lock -----------------------------------
+
+STAND_IN = """#!/bin/bash
+while [ $# -gt 0 ]; do if [ "$1" = --summary ]; then summary="$2"; fi; shift; done
+"""
+
+
+def run_check_step(tmp_path: Path, stand_in: str) -> tuple[dict[str, str], str]:
+    """The scan step's script as the runner runs it, with $MCPL_VENV/bin/mcp-lock replaced."""
+    fake = tmp_path / "venv" / "bin" / "mcp-lock"
+    fake.parent.mkdir(parents=True)
+    fake.write_text(STAND_IN + stand_in, encoding="utf-8")
+    fake.chmod(0o755)
+    output, summary = tmp_path / "output", tmp_path / "step-summary.md"
+    env = dict.fromkeys(step("scan")["env"], "") | {"MCPL_OFFLINE": "false", "MCPL_CHANGED_ONLY": "false"}
+    env |= {"MCPL_VENV": str(fake.parent.parent), "MCPL_REPO": str(tmp_path), "MCPL_CATEGORY": "mcp-lock"}
+    env |= {"PATH": os.environ["PATH"], "RUNNER_TEMP": str(tmp_path), "MCPL_RESULT_CATEGORY": "mcp-lock"}
+    env |= {"GITHUB_OUTPUT": str(output), "GITHUB_STEP_SUMMARY": str(summary)}
+    script = tmp_path / "scan.sh"
+    script.write_text(step("scan")["run"], encoding="utf-8")
+    subprocess.run(["bash", "--noprofile", "--norc", "-e", "-o", "pipefail", script], env=env, timeout=60, check=True)
+    outputs = dict(line.split("=", 1) for line in output.read_text(encoding="utf-8").splitlines())
+    return outputs, summary.read_text(encoding="utf-8") if summary.exists() else ""
+
+
+def test_summary_file_is_the_markdown_report_mcp_lock_wrote(tmp_path: Path) -> None:
+    outputs, job_summary = run_check_step(tmp_path, 'printf "## drift\\n" > "$summary"; exit 1\n')
+    report = Path(outputs["summary-file"])
+    assert report.read_text(encoding="utf-8") == "## drift\n" and job_summary == "## drift\n"
+    assert report.parent.parent == tmp_path and outputs["exit-code"] == "1"
+
+
+def test_summary_file_is_empty_when_no_report_was_written(tmp_path: Path) -> None:
+    outputs, job_summary = run_check_step(tmp_path, 'echo "mcp-lock: error: no lockfile" >&2; exit 2\n')
+    assert "summary-file" not in outputs and outputs["exit-code"] == "2"
+    assert "no lockfile" in job_summary  # the action's own error section, never offered as the report
+
+
+def test_summary_file_is_never_a_link_left_in_its_place(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOKEN=s3cret\n", encoding="utf-8")
+    outputs, job_summary = run_check_step(tmp_path, f'ln -s {secret} "$summary"; exit 0\n')
+    assert "summary-file" not in outputs and "s3cret" not in job_summary
+    assert outputs["exit-code"] == "0"
 
 
 def test_every_option_the_script_passes_exists_in_the_cli() -> None:
     help_text = CliRunner().invoke(main, ["check", "--help"]).output
-    passed = set(re.findall(r"(--[a-z][a-z-]+)", step("scan")["run"])) - {"--quiet", "--disable-pip-version-check"}
+    passed = set(re.findall(r"(--[a-z][a-z-]+)", step("scan")["run"]))
     assert {"--base", "--changed-only", "--shard", "--fail-on", "--offline"} <= passed
     for option in passed:
         assert option in help_text, option
@@ -156,73 +265,74 @@ def test_fail_on_is_passed_only_if_the_cli_has_it() -> None:
     assert "--offline" in help_text and "--sarif" in help_text and "--github-annotations" in help_text
 
 
-# --- the scan script itself, run as a runner would ----------------------------------------
+# --- the hashed lock the action installs from ---------------------------------------------
+
+LOCK = ROOT / "action" / "requirements.txt"
 
 
-def run_scan(action_path: Path, workdir: Path, temp: Path, **inputs: str) -> tuple[int, dict[str, str], str]:
-    output, summary = temp / "output", temp / "summary.md"
-    output.write_text("", encoding="utf-8")
-    env = {
-        **os.environ,
-        "RUNNER_TEMP": str(temp),
-        "GITHUB_OUTPUT": str(output),
-        "GITHUB_STEP_SUMMARY": str(summary),
-        "GITHUB_ACTION_PATH": str(action_path),
-        "MCPL_LOCKFILE": inputs.get("lockfile", ""),
-        "MCPL_FAIL_ON": inputs.get("fail-on", ""),
-        "MCPL_CATEGORY": inputs.get("category", "mcp-lock"),
-        "MCPL_OFFLINE": inputs.get("offline", "false"),
-        "MCPL_SHARD": inputs.get("shard", ""),
-        "MCPL_BASE": inputs.get("base", ""),
-        "MCPL_CHANGED_ONLY": inputs.get("changed-only", "false"),
-    }
-    env["PATH"] = f"{BIN}{os.pathsep}{env['PATH']}"  # python3 is a 3.11+ interpreter, as on the runner
-    process = subprocess.run(
-        ["bash", "-c", step("scan")["run"]], cwd=workdir, env=env, capture_output=True, text=True, timeout=600
-    )
-    outputs = dict(line.split("=", 1) for line in output.read_text(encoding="utf-8").splitlines())
-    return process.returncode, outputs, process.stdout + process.stderr
+def locked_pins() -> dict[str, tuple[str, list[str]]]:
+    """name -> (version, hashes) for every requirement in action/requirements.txt."""
+    pins: dict[str, tuple[str, list[str]]] = {}
+    for entry in re.split(r"\n(?=[A-Za-z])", LOCK.read_text(encoding="utf-8").split("\n", 2)[2]):
+        match = re.match(r"([A-Za-z0-9._-]+)==([^\s;\\]+)", entry)
+        assert match, entry
+        pins[canonicalize_name(match[1])] = (match[2], re.findall(r"--hash=sha256:([0-9a-f]{64})", entry))
+    return pins
 
 
-@pytest.mark.network  # pip installs the action's own checkout, with its dependencies from PyPI
+def test_every_lock_entry_is_pinned_with_hashes() -> None:
+    pins = locked_pins()
+    assert len(pins) >= 20
+    for name, (_version, hashes) in pins.items():
+        assert hashes, f"{name} has no --hash=sha256:"
+    assert "mcp-lock" not in pins  # the action installs its own checkout, --no-deps
+
+
+def test_the_lock_is_in_sync_with_pyproject() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    pins = locked_pins()
+    for text in [*project["dependencies"], "setuptools>=70.1"]:  # setuptools: the --no-build-isolation build
+        requirement = Requirement(text)
+        name = canonicalize_name(requirement.name)
+        assert name in pins, f"{name} is a runtime dependency but not in action/requirements.txt"
+        assert requirement.specifier.contains(pins[name][0]), f"{name}=={pins[name][0]} does not satisfy {text}"
+    assert (ROOT / "action" / "requirements.in").read_text(encoding="utf-8").count("setuptools>=70.1") == 1
+
+
+@pytest.mark.network  # the locked distributions come from the package index
 @pytest.mark.slow
-def test_scan_script_records_exit_code_findings_and_sarif(repo: Repo, tmp_path: Path) -> None:
+def test_the_lock_installs_with_require_hashes_in_a_fresh_venv(tmp_path: Path) -> None:
+    """What the action's two install steps do, on a copy of the action's checkout."""
     action_path = tmp_path / "action"
     action_path.mkdir()
-    for name in ("pyproject.toml", "README.md", "action.yml"):
+    for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, action_path / name)
     shutil.copytree(ROOT / "scanner", action_path / "scanner", ignore=shutil.ignore_patterns("__pycache__"))
-    temp = tmp_path / "runner-temp"
-    temp.mkdir()
-    repo.add_stdio("notes")
-    assert repo.run("lock").exit_code == 0
+    venv = tmp_path / "venv"
+    python = venv / "bin" / "python"
+    quiet = ("--quiet", "--disable-pip-version-check", "--no-input")
+    for command in (
+        [sys.executable, "-m", "venv", venv],
+        [python, "-m", "pip", "install", *quiet, "--require-hashes", "--no-deps", "-r", LOCK],
+        [python, "-m", "pip", "install", *quiet, "--no-index", "--no-deps", "--no-build-isolation", action_path],
+        [python, "-m", "pip", "check"],
+        [venv / "bin" / "mcp-lock", "--version"],
+    ):
+        result = subprocess.run([str(c) for c in command], capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, f"{command}: {result.stdout}{result.stderr}"
+    assert "mcp-lock, version" in result.stdout
 
-    code, outputs, log = run_scan(action_path, repo.root, temp, offline="true")
-    assert code == 0, log
-    assert outputs["exit-code"] == "0" and outputs["findings"] == "0", log
-    assert Path(outputs["sarif-file"]).is_file()
-    assert outputs["category"] == "mcp-lock"
-    assert (temp / "summary.md").read_text(encoding="utf-8").strip()
-    written = Path(outputs["summary-file"]).read_text(encoding="utf-8")
-    assert written == (temp / "summary.md").read_text(encoding="utf-8")  # also in the job summary
 
-    code, outputs, log = run_scan(action_path, repo.root, temp, offline="true", shard="2/2", category="pr")
-    assert code == 0 and outputs["exit-code"] == "0", log
-    assert outputs["category"] == "pr-shard-2-of-2", log
-
-    entry = repo.servers["notes"]
-    repo.add_entry("notes", {**entry, "args": [*entry["args"], "--version=2"]})
-    code, outputs, log = run_scan(action_path, repo.root, temp, offline="true", **{"fail-on": "high"})
-    assert code == 0, log  # the scan step records the code; the last step fails the job
-    assert outputs["exit-code"] == "1" and outputs["findings"] == "1", log
-    assert "launch-changed" in Path(outputs["sarif-file"]).read_text(encoding="utf-8")
-    assert "::error" in log  # --github-annotations
-
-    (repo.root / "mcp-lock.json").unlink()
-    code, outputs, log = run_scan(action_path, repo.root, temp, offline="true")
-    assert outputs["exit-code"] == "2" and outputs["findings"] == "0", log
-    assert "sarif-file" not in outputs  # so the upload step is skipped rather than failing
-    assert "summary-file" not in outputs  # so nothing stale is posted
-
-    final = subprocess.run(["bash", "-c", steps()[-1]["run"]], env={**os.environ, "MCPL_EXIT_CODE": "1"}, timeout=30)
-    assert final.returncode == 1
+@pytest.mark.network  # downloads one small locked distribution
+def test_a_tampered_hash_is_refused(tmp_path: Path) -> None:
+    """--require-hashes does check: with every digest of one pin altered, pip refuses the download."""
+    pin = r"^[a-z0-9-]+==\S+ \\\n(?:\s+--hash=sha256:[0-9a-f]{64}(?: \\)?\n)+"
+    entry = re.search(pin, LOCK.read_text("utf-8"), re.M)
+    assert entry
+    tampered = tmp_path / "requirements.txt"
+    tampered.write_text(re.sub(r"sha256:[0-9a-f]", "sha256:0", entry[0]).replace("sha256:00", "sha256:01"), "utf-8")
+    assert tampered.read_text("utf-8") != entry[0]
+    result = run_tool(
+        sys.executable, "-m", "pip", "download", "--no-deps", "--require-hashes", "-d", tmp_path / "d", "-r", tampered
+    )
+    assert result.returncode != 0 and "DO NOT MATCH" in result.stdout + result.stderr

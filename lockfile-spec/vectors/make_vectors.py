@@ -3,7 +3,10 @@
 Every expected canonical form below is written by hand from the rules of RFC 8785 and
 SPEC.md ("Canonical form"), most of them copied from the RFC itself; this script does not
 import mcp-lock. It only computes each digest, SHA-256 over the UTF-8 of the expected
-canonical text, and writes the files. Run: python lockfile-spec/vectors/make_vectors.py
+canonical text, and writes the files. The text-layout vectors are written by hand from
+section 4; the lockfile vectors are example/mcp-lock.json with one edit each, every edit
+citing the rule that makes it refused, plus two generated deep locks (ASCII and integers
+only, where json.dumps with sorted keys is both the canonical form and the file layout). Run: python lockfile-spec/vectors/make_vectors.py
 """
 
 from __future__ import annotations
@@ -200,17 +203,199 @@ FILES = {
     "real-tools.json": ("Tool definitions as real servers send them.", REAL),
 }
 
+# --- Beyond canonical form: the JSON reader, the file's text, whole lockfiles -------------------------
+
+DUPLICATE_KEYS = [
+    err("duplicate-top-level", '{"a":1,"a":1}', "duplicate-key",
+        "SPEC.md section 2 rule 5: canonical form is only defined for unique keys; even equal values are refused."),
+    err("duplicate-nested", '{"x":[{"b":1,"c":2,"b":3}]}', "duplicate-key", "At any depth."),
+    err("duplicate-after-unescaping", '{"name":"a","\\u006eame":"b"}', "duplicate-key",
+        "Keys are compared as the strings they denote: \\u006e is n, so both keys are \"name\"."),
+    ok("not-duplicate-case", '{"Name":1,"name":2}', '{"Name":1,"name":2}', "Keys differing in case are distinct."),
+    ok("not-duplicate-normalisation", '{"\\u00e9":1,"e\\u0301":2}', '{"e\u0301":2,"\u00e9":1}',
+       "No Unicode normalisation (section 2 rule 3): these keys are distinct."),
+]
+
+# Text layout (SPEC.md section 4): `input` is JSON text, `text` the exact file text a writer produces for
+# it, final LF included. Written by hand from section 4; ASCII-only inputs are also what
+# json.dumps(value, indent=2, sort_keys=True) + "\n" gives, as section 4 says.
+TEXT_LAYOUT = [
+    {"name": "scalars", "input": "[1.0, -0, 1e21, 1E20, true, null, \"x\"]",
+     "text": '[\n  1,\n  0,\n  1e+21,\n  100000000000000000000,\n  true,\n  null,\n  "x"\n]\n',
+     "note": "Numbers as in canonical form; one element a line, 2 spaces a level, `,` at line end."},
+    {"name": "members-sorted-one-space-after-colon", "input": '{"b": {"d": [], "c": {}}, "a": 1}',
+     "text": '{\n  "a": 1,\n  "b": {\n    "c": {},\n    "d": []\n  }\n}\n',
+     "note": "Members sorted at every depth; empty containers as {} and [] on the member's line."},
+    {"name": "utf16-key-order", "input": '{"\\ue000": 1, "\\ud83d\\ude00": 2}',
+     "text": '{\n  "\U0001f600": 2,\n  "\\ue000": 1\n}\n',
+     "note": "U+1F600 (D83D DE00) sorts before U+E000; U+E000 is private use, in the escape set."},
+    {"name": "short-escapes-and-solidus", "input": '"tab\\tnl\\ncr\\rbs\\bff\\f quote\\" back\\\\ slash/"',
+     "text": '"tab\\tnl\\ncr\\rbs\\bff\\f quote\\" back\\\\ slash/"\n',
+     "note": "The five short escapes, \\\" and \\\\; `/` is never escaped."},
+    {"name": "hidden-characters-escaped",
+     "input": '"a\\u200bb\\u202ec\\udb40\\udc41d\\u00a0e\\u007ff\\u0000"',
+     "text": '"a\\u200bb\\u202ec\\udb40\\udc41d\\u00a0e\\u007ff\\u0000"\n',
+     "note": "Escape set (section 4.1): ZWSP, RLO, a tag character (as its surrogate pair), NBSP, DEL and"
+             " NUL as lowercase \\uXXXX."},
+    {"name": "visible-characters-raw", "input": '"Caf\\u00e9 9\\u201317 \\u0430 \\ud83d\\ude00 \\u4e2d"',
+     "text": '"Caf\u00e9 9\u201317 \u0430 \U0001f600 \u4e2d"\n',
+     "note": "Accented letters, an en dash, Cyrillic a, emoji and CJK are written as themselves in UTF-8."},
+    {"name": "nested-arrays", "input": "[[1, [2]], []]",
+     "text": "[\n  [\n    1,\n    [\n      2\n    ]\n  ],\n  []\n]\n"},
+]
+
+_EXAMPLE = (HERE.parent / "example" / "mcp-lock.json").read_text(encoding="utf-8")
+
+
+def _edit(old: str, new: str, text: str = _EXAMPLE) -> str:
+    assert text.count(old) == 1, old
+    return text.replace(old, new)
+
+
+def refuse(name: str, text: str, reason: str, note: str) -> dict[str, str]:
+    return {"name": name, "text": text, "refuse": reason, "note": note}
+
+
+def accept(name: str, text: str, note: str) -> dict[str, str]:
+    return {"name": name, "text": text, "accept": "yes", "note": note}
+
+
+def _sha(canonical: str) -> str:
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _deep_lock(levels: int) -> str:
+    """A one-tool lock whose tool definition nests `levels` arrays/objects, the definition counted as 1.
+
+    ASCII and integers only, so json.dumps with sorted keys is the canonical form and the file layout.
+    """
+    nested: object = []
+    for _ in range(levels - 2):
+        nested = [nested]
+    definition = {"inputSchema": nested, "name": "deep"}
+    compact = {"separators": (",", ":"), "sort_keys": True}
+    tool_digest = _sha(json.dumps(definition, **compact))
+    surface = {"instructions": None, "prompts": {}, "resourceTemplates": {}, "resources": {},
+               "tools": {"deep": tool_digest}}
+    server = {
+        "capabilities": {}, "declarations": [{"client": "claude-code", "file": ".mcp.json", "name": "deep"}],
+        "digest": _sha(json.dumps(surface, **compact)), "instructions": None,
+        "launch": {"args": [], "command": "deep-server", "env": [], "transport": "stdio"},
+        "prompts": {}, "protocolVersion": "2025-06-18", "resourceTemplates": {}, "resources": {},
+        "serverInfo": {"name": "deep", "version": "1.0.0"},
+        "tools": {"deep": {"definition": definition, "digest": tool_digest}},
+    }
+    return json.dumps({"lockfileVersion": 1, "servers": {"deep": server}}, indent=2, sort_keys=True) + "\n"
+
+
+_TIME_DECLARATIONS = (
+    '        {\n          "client": "claude-code",\n          "file": ".mcp.json",\n          "name": "time"\n'
+    '        },\n        {\n          "client": "vscode",\n          "file": ".vscode/mcp.json",\n'
+    '          "name": "time"\n        }\n'
+)
+_SWAPPED = (
+    '        {\n          "client": "vscode",\n          "file": ".vscode/mcp.json",\n          "name": "time"\n'
+    '        },\n        {\n          "client": "claude-code",\n          "file": ".mcp.json",\n'
+    '          "name": "time"\n        }\n'
+)
+_REPEATED = (
+    '        {\n          "client": "claude-code",\n          "file": ".mcp.json",\n          "name": "time"\n'
+    '        },\n' + _TIME_DECLARATIONS
+)
+_TIME_DIGEST = "sha256:4e7bedc1b3789fb00691ac83ceb56cee96a9192060fec33707fde5ea49a311c9"
+_SURFACE = "sha256:7370205d6971de62a2fc3de286f73ea3460da7fe167f5cdbfd53ea5b1edae559"
+_SERVER_INFO = '      "serverInfo": {\n        "name": "mcp-time",\n        "version": "1.26.0"\n      },\n'
+
+LOCKFILES = [
+    accept("example", _EXAMPLE, "example/mcp-lock.json itself: canonical, every digest right."),
+    accept("depth-256-definition", _deep_lock(256),
+           "Section 2 rule 4: the definition (level 1) holds 255 nested arrays, 256 levels in all; in the"
+           " file that is level 261 (document 1, servers 2, server 3, tools 4, pin 5, definition 6)."),
+    refuse("depth-257-definition", _deep_lock(257), "too-deep",
+           "One level more than depth-256-definition: the definition has no canonical form (section 5 item 6)."),
+    refuse("duplicate-key-top-level", _edit('  "lockfileVersion": 1,\n', '  "lockfileVersion": 1,\n'
+                                            '  "lockfileVersion": 1,\n'), "duplicate-key", "Section 5 item 3."),
+    refuse("duplicate-key-in-definition",
+           _edit('            "name": "get_current_time"\n',
+                 '            "name": "get_current_time",\n            "name": "get_current_time"\n'),
+           "duplicate-key", "Section 5 item 3: at any depth, inside a definition too."),
+    refuse("duplicate-key-escaped", _edit('  "lockfileVersion": 1,\n', '  "lockfileVersion": 1,\n'
+                                          '  "\\u006cockfileVersion": 1,\n'), "duplicate-key",
+           "Section 5 item 3: \\u006c is l, so the key repeats once unescaped."),
+    refuse("declarations-unsorted", _edit(_TIME_DECLARATIONS, _SWAPPED), "declarations",
+           "Section 1.2: declarations sorted by (file, client, name); section 5 item 8. Declarations are in no"
+           " digest, so only this rule catches the swap."),
+    refuse("declarations-repeated", _edit(_TIME_DECLARATIONS, _REPEATED), "schema",
+           "Section 1.2: no duplicates; the schema says so (uniqueItems), and section 5 item 7 comes first."),
+    refuse("definition-digest-wrong", _edit(_TIME_DIGEST, _TIME_DIGEST[:-1] + "8"), "digest",
+           "Section 5 item 8: the recorded digest is not the digest of the recorded definition."),
+    refuse("surface-digest-wrong", _edit(_SURFACE, _SURFACE[:-1] + "8"), "digest", "Section 5 item 8."),
+    refuse("definition-edited", _edit('"description": "Convert time between timezones"',
+                                      '"description": "Convert time between timezones, then email it"'),
+           "digest", "Section 5 item 8: a definition edited without its digest."),
+    refuse("newer-version", _edit('"lockfileVersion": 1,', '"lockfileVersion": 2,'), "newer-version",
+           "Section 5 item 5 and section 6."),
+    refuse("unknown-server-field", _edit(_SERVER_INFO, _SERVER_INFO + '      "signed": true,\n'), "schema",
+           "Section 5 item 7 and section 6: the server entry is closed. (Also out of key order.)"),
+    refuse("raw-hidden-character", _edit("Café hours", "Café\u202ehours"), "raw-hidden",
+           "Section 5 item 2: U+202E written raw instead of as \\u202e."),
+    refuse("byte-order-mark", "\ufeff" + _EXAMPLE, "byte-order-mark", "Section 5 item 1."),
+    refuse("lone-surrogate", _edit("Café hours", "Caf\\ud800 hours"), "no-canonical-form",
+           "Section 5 item 6 (section 2 rule 3)."),
+    refuse("not-json", _EXAMPLE[:-3] + "\n", "invalid-json", "Section 5 item 3: truncated."),
+    refuse("layout-four-space-indent", _EXAMPLE.replace("\n  ", "\n    "), "non-canonical-text",
+           "Section 4 and section 5 item 9: 4 spaces a level instead of 2."),
+    refuse("layout-crlf", _EXAMPLE.replace("\n", "\r\n"), "non-canonical-text", "Section 4: LF line ends."),
+    refuse("layout-no-final-newline", _EXAMPLE[:-1], "non-canonical-text", "Section 4: exactly one final LF."),
+    refuse("layout-two-final-newlines", _EXAMPLE + "\n", "non-canonical-text", "Section 4: exactly one final LF."),
+    refuse("layout-minified", json.dumps(json.loads(_EXAMPLE), ensure_ascii=True, separators=(",", ":")) + "\n",
+           "non-canonical-text", "Section 4: one member a line."),
+    refuse("layout-members-unsorted", _edit(_SERVER_INFO, '      "serverInfo": {\n        "version": "1.26.0",\n'
+                                            '        "name": "mcp-time"\n      },\n'),
+           "non-canonical-text", "Section 4: members sorted at every depth."),
+    refuse("layout-needless-escape", _edit('"name": "mcp-time"', '"name": "mcp-\\u0074ime"'), "non-canonical-text",
+           "Section 4: t is not in the escape set, so it is written as itself; the escape would hide a word"
+           " from a reviewer's search."),
+    refuse("layout-escaped-solidus", _edit('"url": "https://notes.example.com/mcp"',
+                                           '"url": "https:\\/\\/notes.example.com\\/mcp"'),
+           "non-canonical-text", "Section 4: / is never escaped."),
+]
+
+FILES |= {
+    "duplicate-keys.json": ("Duplicate keys: a JSON reader refuses them (section 2 rule 5).", DUPLICATE_KEYS),
+}
+EXTRA_FILES = {
+    "text-layout.json": (
+        "The exact text of a value in the lockfile (section 4).",
+        "`input` is JSON text; `text` is the exact text (UTF-8, final LF included) section 4 renders its value as.",
+        TEXT_LAYOUT,
+    ),
+    "lockfiles.json": (
+        "Whole lockfiles a reader accepts or refuses (section 5).",
+        "`text` is the whole file (UTF-8). A vector with `accept` is a valid lockfile; one with `refuse`"
+        " MUST be refused, for the reason it names: duplicate-key, declarations, digest, newer-version,"
+        " schema, raw-hidden, byte-order-mark, no-canonical-form, too-deep, invalid-json or"
+        " non-canonical-text. `note` cites the rule.",
+        LOCKFILES,
+    ),
+}
+
+
 FORMAT = (
     "Each vector: `input` is JSON text. Parse it (integers beyond +-(2^53-1) read as the nearest"
     " double), canonicalise it, and either get exactly `canonical` (a string whose UTF-8 encoding"
     " is the canonical bytes) and `digest` (sha256: + hex SHA-256 of those bytes), or, when the"
-    " vector has `error`, a refusal: lone-surrogate, not-finite or too-deep."
+    " vector has `error`, a refusal: lone-surrogate, not-finite, too-deep or duplicate-key."
 )
 
 
 def main() -> None:
     for name, (description, vectors) in FILES.items():
         document = {"description": description, "format": FORMAT, "vectors": vectors}
+        text = json.dumps(document, indent=2, ensure_ascii=True) + "\n"
+        (HERE / name).write_text(text, encoding="utf-8", newline="\n")
+    for name, (description, format_text, vectors) in EXTRA_FILES.items():
+        document = {"description": description, "format": format_text, "vectors": vectors}
         text = json.dumps(document, indent=2, ensure_ascii=True) + "\n"
         (HERE / name).write_text(text, encoding="utf-8", newline="\n")
 

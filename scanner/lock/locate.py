@@ -121,6 +121,25 @@ class MemberLines:
 
     def line(self, pointer: str) -> int:
         """The line of `pointer`, or of its nearest ancestor present in the text (1 for none)."""
+        return self._line(self._start(pointer))
+
+    def span(self, pointer: str) -> tuple[int, int, int]:
+        """(line, first column, column after the last) of the key of `pointer` or its nearest present ancestor.
+
+        Columns are 1-based code points; the span covers the quoted key (an array element's or the root's
+        first character), so a result marks exactly the member it is about.
+        """
+        start = self._start(pointer)
+        end = start + 1
+        if self.text[start : start + 1] == '"':
+            with contextlib.suppress(ValueError):
+                end = scanstring(self.text, start + 1, True)[1]
+        line = self._line(start)
+        line_start = self._newlines[line - 2] + 1 if line > 1 and self._newlines else 0
+        # A key never spans lines (JSON strings hold no raw newline), so both columns are on `line`.
+        return line, start - line_start + 1, end - line_start + 1
+
+    def _start(self, pointer: str) -> int:
         start = _WS.match(self.text, 0).end()  # type: ignore[union-attr]
         found, value, current = start, start, ""
         for token in pointer.split("/")[1:]:
@@ -129,7 +148,7 @@ class MemberLines:
                 break
             found, value = children[token]
             current += "/" + token
-        return self._line(found)
+        return found
 
     def _scan(self, container: str, pos: int) -> dict[str, tuple[int, int]]:
         if container not in self._children:

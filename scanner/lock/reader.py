@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -235,6 +236,7 @@ def verified(lock: Lockfile, text: str, source: str, plain: bool = False) -> Loc
     and holds no float and no key above U+FFFF, so each definition's digest is `plain_digest`'s (the schema
     puts every definition where the document's depth limit is its own)."""
     for name, server in lock.servers.items():
+        _verify_declarations(name, server.declarations, text, source)
         for kind in KIND_KEYS:
             for key, pin in server.pins(kind).items():
                 _verify_pin(name, kind, key, pin, text, source, plain)
@@ -247,6 +249,19 @@ def verified(lock: Lockfile, text: str, source: str, plain: bool = False) -> Loc
                 f" and definitions: {_REPIN}",
             )
     return lock
+
+
+def _verify_declarations(server: str, declarations: list[dict[str, str]], text: str, source: str) -> None:
+    """Declarations sorted by (file, client, name), by code point, each once: the order every writer writes."""
+    keys = [(d["file"], d["client"], d["name"]) for d in declarations]
+    if any(a >= b for a, b in pairwise(keys)):
+        fail_at(
+            text,
+            source,
+            join(["servers", server, "declarations"]),
+            f"server {render_string(server)}: declarations are not sorted by (file, client, name) or repeat one:"
+            f" {_REPIN}",
+        )
 
 
 def _verify_pin(server: str, kind: str, key: str, pin: Pin, text: str, source: str, plain: bool) -> None:

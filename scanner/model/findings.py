@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from scanner.model.locations import Location, LockLocation, SourceLocation
 from scanner.model.rules import Rule, Severity, severity_rank
 
-__all__ = ["Finding", "Location", "LockLocation", "SourceLocation", "by_severity", "ordered"]
+__all__ = ["Finding", "Location", "LockLocation", "SourceLocation", "by_severity", "ordered", "unique"]
 
 
 @dataclass
@@ -21,6 +21,11 @@ class Finding:
     kind: str | None = None  # the lock key of the subject: tools, prompts, resources, resourceTemplates
     details: list[str] = field(default_factory=list)  # further lines: changed fields, before/after
     severity: Severity | None = None  # overrides the rule's default when grading says so
+    # Set when a policy `ignore:` entry accepts the finding: its justification (the entry's reason).
+    # A suppressed finding is still reported (SARIF `suppressions`, counted as suppressed elsewhere).
+    suppression: str | None = None
+    # The digest of the live definition the finding is about, when there is one: fingerprints use it.
+    digest: str | None = None
 
     @property
     def effective_severity(self) -> Severity:
@@ -28,7 +33,8 @@ class Finding:
 
     @property
     def blocking(self) -> bool:
-        return self.rule.blocking
+        """Whether it fails the run: a suppressed finding is still reported, but never blocks."""
+        return self.rule.blocking and self.suppression is None
 
     @property
     def qualified_name(self) -> str:
@@ -55,3 +61,15 @@ def ordered(findings: Iterable[Finding]) -> list[Finding]:
 def by_severity(findings: Iterable[Finding]) -> list[Finding]:
     """`ordered`, with the most severe findings of every server first (for reports that lead with severity)."""
     return sorted(findings, key=lambda f: (severity_rank(f.effective_severity), *f.sort_key()))
+
+
+def unique(findings: Iterable[Finding]) -> list[Finding]:
+    """`findings` without repeats (one detector matching twice says the same thing twice), in their order."""
+    seen: set[tuple[object, ...]] = set()
+    kept: list[Finding] = []
+    for finding in findings:
+        key = (*finding.sort_key(), repr(finding.location), finding.suppression)
+        if key not in seen:
+            seen.add(key)
+            kept.append(finding)
+    return kept

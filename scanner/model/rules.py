@@ -10,55 +10,12 @@ check's own id, so a check is added without changing what reporters list.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from enum import StrEnum
-from typing import Literal
 
 from scanner.model.kinds import KIND_BY_KEY, KINDS
-
-Severity = Literal["critical", "high", "medium", "low", "info"]
-SEVERITIES: tuple[Severity, ...] = ("critical", "high", "medium", "low", "info")
-HELP_BASE = "https://github.com/mcp-lock/mcp-lock/blob/main/docs/rules.md#"
-
-
-class Category(StrEnum):
-    """What a rule is about; a closed set, so every rule answers the same question."""
-
-    POISONING = "poisoning"  # text aimed at the model rather than the user
-    CAPABILITY = "capability"  # what a tool can do
-    CORRECTNESS = "correctness"  # what a server sends is malformed or odd
-    DRIFT = "drift"  # what the servers say differs from the lock
-    CONFIG = "config"  # configuration files and repo policy
-    AVAILABILITY = "availability"  # a server could not be checked at all
-    REVIEW = "review"  # `check --base`: what a pull request changed, for its reviewer
-    RELEASE = "release"  # `semver`: whether a release's version number says what changed
-
-
-@dataclass(frozen=True)
-class Rule:
-    id: str
-    category: Category
-    severity: Severity  # the default; a finding may carry its own (graded drift, detector hits)
-    summary: str
-    help: str
-    # A blocking finding fails `check`: the lock no longer describes what the servers say.
-    blocking: bool = True
-    # For a check: the id of the reported rule its findings are filed under.
-    reported_as: str | None = None
-
-    @property
-    def anchor(self) -> str:
-        """The heading anchor in docs/rules.md (GitHub lower-cases headings)."""
-        return self.id.lower()
-
-    @property
-    def help_uri(self) -> str:
-        return HELP_BASE + self.anchor
-
-
-def severity_rank(severity: Severity) -> int:
-    """0 for critical, growing as severity falls; for sorting and thresholds."""
-    return SEVERITIES.index(severity)
+from scanner.model.rule_base import HELP_BASE as HELP_BASE
+from scanner.model.rule_base import SEVERITIES, Category, Rule
+from scanner.model.rule_base import Severity as Severity
+from scanner.model.rule_base import severity_rank as severity_rank
 
 
 class Registry:
@@ -351,6 +308,28 @@ CONFIG_WARNING = Rule(
     blocking=False,
 )
 
+IGNORE_EXPIRED = Rule(
+    "ignore-expired",
+    Category.CONFIG,
+    "medium",
+    "An ignore entry in mcp-lock.yaml is past its until: date",
+    "An `ignore:` entry whose `until:` date has passed (in UTC) suppresses nothing, so the findings it "
+    "covered fail the run again, and the entry itself fails the run until it is renewed after a fresh "
+    "review (a later `until:`) or removed: an expiry date is a promise to look again.",
+)
+
+IGNORE_UNMATCHED = Rule(
+    "ignore-unmatched",
+    Category.CONFIG,
+    "medium",
+    "An ignore entry in mcp-lock.yaml matched no finding",
+    "A full `mcp-lock check` (not offline, not a shard, not --changed-only) booted the entry's server "
+    "and produced no finding the entry covers: the false positive it accepted is gone. Remove the entry "
+    "so that it cannot hide a real finding later. Entries for a server that failed to boot or was "
+    "skipped are not judged.",
+    blocking=False,
+)
+
 
 # The reported rules, in the fixed order reporters list them (SARIF `ruleIndex` is a position in it).
 RULES: tuple[Rule, ...] = tuple(
@@ -378,6 +357,8 @@ RULES: tuple[Rule, ...] = tuple(
         VERSION_MISMATCH,
         VERSION_NOT_SEMVER,
         CONFIG_WARNING,
+        IGNORE_EXPIRED,
+        IGNORE_UNMATCHED,
     )
 )
 RULES_BY_ID: dict[str, Rule] = {rule.id: rule for rule in RULES}

@@ -13,6 +13,8 @@ from typing import Protocol
 from scanner.findings import Finding
 from scanner.reporters.locate import Locator
 
+SUMMARY_LIMIT = 60_000  # the Markdown summary's default size in UTF-8 bytes (a PR comment holds 65,536)
+
 
 @dataclass(frozen=True)
 class ReportContext:
@@ -21,6 +23,7 @@ class ReportContext:
     locator: Locator
     category: str | None = None  # SARIF run category (automationDetails.id)
     colour: bool = False  # ANSI colours, for a terminal
+    summary_limit: int = SUMMARY_LIMIT  # the Markdown summary's size in UTF-8 bytes
 
 
 class Render(Protocol):

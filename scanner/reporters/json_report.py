@@ -8,20 +8,23 @@ Schema (version 1). Fields are only ever added within a version; a rename or rem
       "summary": {
         "total": <int>,                       # number of findings
         "blocking": <int>,                    # findings that fail `check`
+        "suppressed": <int>,                  # findings an `ignore:` entry of mcp-lock.yaml covers
         "bySeverity": {"critical": <int>, "high": <int>, "medium": <int>, "low": <int>, "info": <int>}
       },
       "findings": [
         {
           "rule": "<rule id, e.g. tool-changed>",
           "severity": "critical" | "high" | "medium" | "low" | "info",   # effective severity
-          "blocking": <bool>,
+          "blocking": <bool>,                        # false for a suppressed finding
+          "suppression": "<the ignore entry's reason>" | null,
           "server": "<server key>",
           "subject": "<definition name>" | null,    # null for server-level findings
           "kind": "tools" | "prompts" | "resources" | "resourceTemplates" | null,
           "qualifiedName": "<server>/<subject>" | "<server>",
           "message": "<one line>",
           "details": ["<further line>", ...],
-          "location": {"file": "<repo-relative path>", "line": <int >= 1>, "pointer": "<JSON pointer>"}
+          "location": {"file": "<repo-relative path>", "line": <int >= 1>, "pointer": "<JSON pointer>"},
+          "suppression": "<the ignore: entry's reason>" | null    # set when mcp-lock.yaml accepts it
         }
       ]
     }
@@ -60,6 +63,7 @@ def build_report(findings: Sequence[Finding], locator: Locator) -> dict[str, Any
         "summary": {
             "total": len(findings),
             "blocking": sum(1 for f in findings if f.blocking),
+            "suppressed": sum(1 for f in findings if f.suppression is not None),
             "bySeverity": by_severity,
         },
         "findings": [_finding(f, locator) for f in ordered(findings)],
@@ -83,6 +87,7 @@ def _finding(finding: Finding, locator: Locator) -> dict[str, Any]:
         "rule": finding.rule.id,
         "severity": finding.effective_severity,
         "blocking": finding.blocking,
+        "suppression": finding.suppression,
         "server": finding.server,
         "subject": finding.subject,
         "kind": finding.kind,

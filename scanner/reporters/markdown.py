@@ -1,100 +1,212 @@
-"""Findings as a Markdown summary (for $GITHUB_STEP_SUMMARY or a PR comment).
+"""Findings as a Markdown summary for a reviewer (a PR comment or $GITHUB_STEP_SUMMARY).
 
-A verdict heading, a table of findings most severe first, and per finding a collapsed
-`<details>` block showing the change in a ```diff fence. Everything a server said is untrusted:
-table cells and summaries are escaped so that `|`, newlines, backticks, HTML and Markdown
-syntax stay text, and each fence is longer than any backtick run inside it.
+Layout: the verdict; counts by severity; what to do next (re-pin or suppress); then one section per
+server, the server with the most severe finding first, each finding once, most severe first, with
+the re-pin command for that server and its changes in coloured ```diff blocks.
+
+Bounded: the whole document stays within `limit` UTF-8 bytes (60,000 by default, under a PR comment's
+65,536 characters; GitHub drops a step summary past 1 MiB). Findings are taken in severity order
+across servers, the first of each server before the second of any, so a server flooding the report
+with noise cannot push another server's critical finding out; each server shows at most
+`SERVER_ROWS`. Rows come before diff blocks. The document always ends by saying how many findings
+were left out and where they are. Server text appears only in code (see `markdown_text`).
 """
 
 from __future__ import annotations
 
-import functools
-import re
+import shlex
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
 
-from scanner.findings import Finding
-from scanner.model.findings import by_severity
-from scanner.reporters.interface import ReportContext
+from scanner.console import safe_line
+from scanner.findings import Finding, unique
+from scanner.model.rules import SEVERITIES, Category
+from scanner.reporters.headline import change_summary, subject_label
+from scanner.reporters.interface import SUMMARY_LIMIT, ReportContext
 from scanner.reporters.locate import Locator
+from scanner.reporters.markdown_text import code_span, diff_lines, escape_html, fence_for, html_code
+from scanner.reporters.order import by_server, fair
 from scanner.reporters.text import summary_line
 
-if TYPE_CHECKING:
-    from jinja2 import Template
-
-_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]|~])")
-_NEWLINES = re.compile(r"\r\n|[\r\n\v\f\x85\u2028\u2029]")
 SEVERITY_ICONS = {"critical": "🟥", "high": "🟧", "medium": "🟨", "low": "🟦", "info": "⬜"}
+DEFAULT_LIMIT = SUMMARY_LIMIT
+MAX_LIMIT = 1_000_000
+SERVER_ROWS = 100  # findings listed per server at most, per DEFAULT_LIMIT bytes of summary
+DIFF_LINES = 40  # lines of one finding's diff block at most
+TOOLS_NAMED = 5  # a re-pin command names up to this many tools, else re-pins the whole server
+FOOTER_RESERVE = 400  # bytes kept for the closing line
+MORE_RESERVE = 80  # bytes budgeted per server for its "N more finding(s)" line
+NUMBER_RESERVE = 8  # bytes budgeted for a row's or block's number beyond its `#N` placeholder
+TABLE_HEAD = "| # | Severity | Rule | Subject | Change | Location |\n|---|---|---|---|---|---|\n"
+SUPPRESS_EXAMPLE = """\
+ignore:
+  - rule: tool-changed        # the rule id in the table
+    server: SERVER
+    tool: NAME                # optional: one tool only
+    reason: reviewed in PR #123
+    until: 2026-12-31         # optional: the entry expires
+"""
 
 
-def escape_html(text: str) -> str:
-    """Text for an HTML context on one line: entities for `&`, `<`, `>`, `"`; newlines become spaces."""
-    text = _NEWLINES.sub(" ", text)
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-
-
-def escape_cell(text: str) -> str:
-    """Text for one GFM table cell: HTML-escaped, on one line, Markdown punctuation backslash-escaped."""
-    text = escape_html(text)
-    # Backslash-escape Markdown syntax (a pipe would end the cell, a backtick open a code span);
-    # entities from escape_html hold only `&`, `#`, letters and `;`, and `&` is left alone.
-    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
-
-
-def fence_for(lines: Sequence[str]) -> str:
-    """A backtick fence longer than any backtick run in `lines`, so no line can close it."""
-    longest = max((len(run) for line in lines for run in re.findall(r"`+", line)), default=0)
-    return "`" * max(3, longest + 1)
-
-
-def diff_lines(details: Sequence[str]) -> list[str]:
-    """Detail lines with `- old` / `+ new` markers moved to column 1, so a diff fence colours them."""
-    out: list[str] = []
-    for detail in details:
-        for line in _NEWLINES.split(detail):
-            stripped = line.lstrip(" ")
-            if stripped[:2] in ("- ", "+ "):
-                out.append(stripped)
-            else:
-                out.append(" " + line)
-    return out
-
-
-def render_markdown(findings: Sequence[Finding], locator: Locator, *, title: str = "mcp-lock") -> str:
-    blocking = any(f.blocking for f in findings)
-    rows: list[dict[str, Any]] = []
-    for number, finding in enumerate(by_severity(findings), 1):
-        file, line = locator.resolve(finding.location)
-        severity = finding.effective_severity
-        body = diff_lines(finding.details)
-        rows.append(
-            {
-                "number": number,
-                "severity": f"{SEVERITY_ICONS[severity]} {severity}",
-                "blocking": "yes" if finding.blocking else "no",
-                "rule": escape_cell(finding.rule.id),
-                "subject": escape_cell(finding.qualified_name),
-                "where": escape_cell(f"{file}:{max(1, line)}"),
-                "message": escape_cell(finding.message),
-                "summary": escape_html(f"{number}. {finding.qualified_name}: {finding.message}"),
-                "details": body,
-                "fence": fence_for(body),
-            }
-        )
-    verdict = ("❌ " if blocking else "✅ ") + summary_line(findings)
-    text = _template().render(title=escape_html(title), verdict=verdict, rows=rows)
-    return text.rstrip("\n") + "\n"
+def render_markdown(
+    findings: Sequence[Finding], locator: Locator, *, title: str = "mcp-lock", limit: int = DEFAULT_LIMIT
+) -> str:
+    findings = unique(findings)
+    head = _head(findings, title)
+    if not findings:
+        return head
+    per_server = max(SERVER_ROWS, SERVER_ROWS * limit // DEFAULT_LIMIT)
+    plan = _plan(findings, locator, limit - _size(head) - FOOTER_RESERVE, per_server)
+    body = "".join(_section(server, plan) for server in plan.servers if plan.shown.get(server))
+    text = head + body + _footer(len(findings), plan)
+    return "".join(safe_line(line) + "\n" for line in text.rstrip("\n").split("\n"))
 
 
 def render(findings: Sequence[Finding], context: ReportContext) -> str:
-    return render_markdown(findings, context.locator)
+    return render_markdown(findings, context.locator, limit=context.summary_limit)
 
 
-@functools.cache
-def _template() -> Template:
-    # jinja2 is imported on first use: `mcp-lock --version` and `check --offline` do not pay for it.
-    from jinja2 import Environment, PackageLoader
+def _size(text: str) -> int:
+    return len(text.encode("utf-8"))
 
-    return Environment(loader=PackageLoader("scanner.reporters", "templates"), autoescape=False).get_template(
-        "summary.md.j2"
+
+def _head(findings: Sequence[Finding], title: str) -> str:
+    verdict = ("❌ " if any(f.blocking for f in findings) else "✅ ") + summary_line(findings)
+    text = f"## {escape_html(title)}: {verdict}\n"
+    if not findings:
+        return text
+    active = [f for f in findings if f.suppression is None]
+    counts = {s: sum(1 for f in active if f.effective_severity == s) for s in SEVERITIES}
+    text += "\n| Severity | Findings |\n|---|---:|\n"
+    text += "".join(f"| {SEVERITY_ICONS[s]} {s} | {counts[s]} |\n" for s in SEVERITIES)
+    suppressed = len(findings) - len(active)
+    if suppressed:
+        text += f"| suppressed by `ignore:` | {suppressed} |\n"
+    servers = len({f.server for f in findings})
+    text += f"\n{len(findings)} finding(s) in {servers} server(s).\n"
+    if any(f.rule.category == Category.DRIFT and f.blocking for f in active):
+        text += (
+            "\n**Next step.** Review each change below. If it is expected, re-pin with the `mcp-lock update` "
+            "command shown under its server and commit `mcp-lock.json`. To accept a finding without "
+            "re-pinning, add an `ignore:` entry to `mcp-lock.yaml`:\n\n```yaml\n" + SUPPRESS_EXAMPLE + "```\n"
+        )
+    return text
+
+
+@dataclass
+class _Plan:
+    servers: list[str]  # most severe server first
+    groups: dict[str, list[Finding]]  # by server, most severe first
+    shown: dict[str, list[Finding]] = field(default_factory=dict)
+    rows: dict[int, str] = field(default_factory=dict)  # id(finding) -> its table row
+    diffs: dict[int, str] = field(default_factory=dict)  # id(finding) -> its diff block
+    numbers: dict[int, int] = field(default_factory=dict)
+
+
+def _plan(findings: Sequence[Finding], locator: Locator, budget: int, per_server: int) -> _Plan:
+    """Which findings fit in `budget` bytes: rows first, then diff blocks, in fair severity order."""
+    groups = by_server(findings)
+    plan = _Plan(list(groups), groups)
+    order = fair(findings, per_server)
+    for finding in order:
+        row = _row(finding, locator)
+        cost = _size(row) + NUMBER_RESERVE
+        if finding.server not in plan.shown:
+            cost += _size(_server_head(finding.server, plan) + _repin_line(finding.server, plan)) + MORE_RESERVE
+        if cost > budget:
+            break
+        budget -= cost
+        plan.shown.setdefault(finding.server, []).append(finding)
+        plan.rows[id(finding)] = row
+    for finding in order:
+        if id(finding) not in plan.rows or not finding.details:
+            continue
+        block = _diff_block(finding)
+        if _size(block) + NUMBER_RESERVE > budget:
+            break
+        budget -= _size(block) + NUMBER_RESERVE
+        plan.diffs[id(finding)] = block
+    number = 0
+    for server in plan.servers:
+        rank = {id(f): i for i, f in enumerate(groups[server])}
+        plan.shown[server] = sorted(plan.shown.get(server, []), key=lambda f: rank[id(f)])
+        for finding in plan.shown[server]:
+            number += 1
+            plan.numbers[id(finding)] = number
+    return plan
+
+
+def _server_head(server: str, plan: _Plan) -> str:
+    """A server's section heading with its counts, and its table's head."""
+    group = plan.groups[server]
+    counts = ", ".join(
+        f"{n} {s}" for s in SEVERITIES if (n := sum(1 for f in group if f.effective_severity == s))
+    )
+    icon = SEVERITY_ICONS[group[0].effective_severity]
+    return f"\n### {icon} {code_span(server, 120)}: {counts}\n\n" + TABLE_HEAD
+
+
+def _repin_line(server: str, plan: _Plan) -> str:
+    command = repin_command(server, plan.groups[server])
+    return f"\nAfter review, re-pin: {code_span(command, 2000, in_table=False)}\n" if command else ""
+
+
+def repin_command(server: str, group: Sequence[Finding]) -> str | None:
+    """The `mcp-lock update` that accepts this server's drift, naming its tools when only a few changed."""
+    drift = [f for f in group if f.rule.category == Category.DRIFT and f.blocking and f.suppression is None]
+    if not drift:
+        return None
+    if all(f.rule.id == "server-not-pinned" for f in drift):
+        return "mcp-lock lock"
+    command = f"mcp-lock update {shlex.quote(server)}"
+    tools = sorted({f.subject for f in drift if f.kind == "tools" and f.subject})
+    if len(tools) <= TOOLS_NAMED and all(f.kind == "tools" and f.subject for f in drift):
+        command += "".join(f" --tool {shlex.quote(tool)}" for tool in tools)
+    return command
+
+
+def _row(finding: Finding, locator: Locator) -> str:
+    file, line = locator.resolve(finding.location)
+    severity = finding.effective_severity
+    label = f"{SEVERITY_ICONS[severity]} {severity}" + (" (suppressed)" if finding.suppression is not None else "")
+    subject = subject_label(finding).split(" `")[0]
+    subject_cell = f"{subject} {code_span(finding.subject, 120)}" if finding.subject else "server"
+    rule = f"[`{finding.rule.id}`]({finding.rule.help_uri})"
+    where = code_span(f"{file}:{max(1, line)}", 200)
+    # `#N` becomes the row's number once the rows are chosen (NUMBER_RESERVE budgets for it).
+    return f"| #N | {label} | {rule} | {subject_cell} | {code_span(change_summary(finding))} | {where} |\n"
+
+
+def _diff_block(finding: Finding) -> str:
+    lines = diff_lines(finding.details)
+    if len(lines) > DIFF_LINES:
+        lines = [*lines[:DIFF_LINES], f" … {len(lines) - DIFF_LINES} more lines in the SARIF/JSON report"]
+    fence = fence_for(lines)
+    subject = html_code(finding.subject or finding.server)
+    return (
+        f"\n<details><summary>#N {escape_html(subject_label(finding).split(' `')[0])} {subject}</summary>\n\n"
+        f"{fence}diff\n" + "".join(line + "\n" for line in lines) + f"{fence}\n\n</details>\n"
+    )
+
+
+def _section(server: str, plan: _Plan) -> str:
+    shown = plan.shown[server]
+    rows = "".join(plan.rows[id(f)].replace("#N", f"#{plan.numbers[id(f)]}", 1) for f in shown)
+    hidden = len(plan.groups[server]) - len(shown)
+    more = f"\n_{hidden} more finding(s) of this server are not shown here._\n" if hidden else ""
+    diffs = "".join(
+        plan.diffs[id(f)].replace("#N", f"#{plan.numbers[id(f)]}", 1) for f in shown if id(f) in plan.diffs
+    )
+    return _server_head(server, plan) + rows + more + _repin_line(server, plan) + diffs
+
+
+def _footer(total: int, plan: _Plan) -> str:
+    shown = sum(len(group) for group in plan.shown.values())
+    if shown == total:
+        return f"\nAll {total} finding(s) are shown; the SARIF and JSON reports hold the same.\n"
+    servers = sum(1 for server in plan.servers if not plan.shown.get(server))
+    where = f" (including {servers} server(s) not listed)" if servers else ""
+    return (
+        f"\n**{total - shown} more finding(s) in the SARIF/JSON report**{where}: this summary fits a size "
+        "budget (`--summary-limit`) and lists a bounded number per server.\n"
     )

@@ -1,14 +1,25 @@
 """Findings as SARIF 2.1.0, shaped for GitHub code scanning (plain dicts, no object model).
 
-Every run lists every rule of `scanner.rules.RULES`, in that fixed order, so `ruleIndex` is
-stable across runs. Each result states its `level` explicitly and carries exactly one physical
-location (a repo-relative URI and a 1-based line): GitHub rejects a whole file when any result
-lacks one. `automationDetails` is written only when a category is asked for, since it would
-otherwise override upload-sarif's own `category` input.
+What GitHub reads, and so what this writes:
+- `security-severity` only from the rule, never from a result. A finding graded away from its rule's
+  default severity is filed under a severity variant of the rule, `<rule-id>/<severity>` (a
+  hierarchical ruleId, SARIF §3.27.5), listed with the same help and that severity's score, so each
+  finding shows its own grade.
+- Alerts are matched across runs by `partialFingerprints.primaryLocationLineHash`; computed by the
+  upload from the flagged line's text, two different drifts of one tool would be one alert. Each
+  result carries its own, from server, kind, subject, rule and what the finding is about (the live
+  definition's digest, else its evidence): stable when lines move, different for a different drift.
+- Paths from the repository root (the git top-level above `--repo`), one physical location per result
+  (a result without one makes GitHub reject the file), the key's columns on the lockfile line.
+
+Every run lists every rule of `scanner.rules.RULES` first, in that fixed order, then rules of other
+findings and the severity variants in use. `automationDetails` is written only when a category is
+asked for, since it would otherwise override upload-sarif's own `category` input.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Sequence
@@ -17,15 +28,21 @@ from typing import Any
 from urllib.parse import quote
 
 import scanner
-from scanner.findings import Finding
+from scanner.findings import Finding, unique
 from scanner.model.findings import ordered
 from scanner.model.kinds import KIND_BY_KEY
+from scanner.model.rules import HELP_BASE
+from scanner.reporters.headline import headline
 from scanner.reporters.interface import ReportContext
-from scanner.reporters.locate import Locator
-from scanner.rules import RULES, Rule, Severity
+from scanner.reporters.locate import Locator, Region
+from scanner.reporters.order import fair
+from scanner.rules import RULES, Rule, Severity, severity_rank
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI = "https://github.com/mcp-lock/mcp-lock"
+INFORMATION_URI = HELP_BASE.split("/blob/", 1)[0]  # the project's repository
+FINGERPRINT = "mcpLock/v1"
+DETAIL_LINES = 20  # detail lines quoted in a result's message after its headline
+MAX_RESULTS = 25_000  # results per run GitHub accepts
 
 LEVELS: dict[Severity, str] = {
     "critical": "error",
@@ -34,13 +51,14 @@ LEVELS: dict[Severity, str] = {
     "low": "note",
     "info": "note",
 }
-# GitHub reads this string as a CVSS-like score; it must be above 0.0, so `info` gets 0.1.
-SECURITY_SEVERITY: dict[Severity, str] = {
+# GitHub's bands: critical >= 9.0, high 7.0-8.9, medium 4.0-6.9, low 0.1-3.9. `info` has no score: a
+# score must be above 0.0, and any score would show an informational note as a low security alert.
+SECURITY_SEVERITY: dict[Severity, str | None] = {
     "critical": "9.5",
     "high": "8.0",
     "medium": "5.5",
-    "low": "2.0",
-    "info": "0.1",
+    "low": "2.5",
+    "info": None,
 }
 
 
@@ -67,7 +85,21 @@ def build_sarif(
     root: str | Path | None = None,
 ) -> dict[str, Any]:
     """The SARIF log as plain data. `root` makes absolute file paths under it repo-relative."""
-    index = {rule.id: i for i, rule in enumerate(RULES)}
+    kept = unique(ordered(findings))
+    omitted = len(kept) - MAX_RESULTS
+    if omitted > 0:  # GitHub rejects a run of more: keep the most severe, fair across servers
+        chosen = {id(f) for f in fair(kept)[:MAX_RESULTS]}
+        kept = [f for f in kept if id(f) in chosen]
+    rules = rule_descriptors(kept)
+    index = {descriptor["id"]: i for i, descriptor in enumerate(rules)}
+    results: list[dict[str, Any]] = []
+    seen: set[tuple[str, str, str]] = set()
+    for finding in kept:
+        result = _result(finding, locator, index, root)
+        key = (result["ruleId"], json.dumps(result["locations"][0]["physicalLocation"]), result["message"]["text"])
+        if key not in seen:  # the same rule, place and words twice is one result
+            seen.add(key)
+            results.append(result)
     run: dict[str, Any] = {
         "tool": {
             "driver": {
@@ -75,68 +107,129 @@ def build_sarif(
                 "version": scanner.__version__,
                 "semanticVersion": scanner.__version__,
                 "informationUri": INFORMATION_URI,
-                "rules": [_rule(rule) for rule in RULES],
+                "rules": rules,
             }
         },
-        "results": [_result(f, locator, index, root) for f in ordered(findings)],
+        "results": results,
         "columnKind": "unicodeCodePoints",
     }
+    if omitted > 0:
+        note = f"{omitted} more findings are not in this run (GitHub accepts {MAX_RESULTS:,}): see the JSON report"
+        notification = {"level": "warning", "message": {"text": note}}
+        run["invocations"] = [{"executionSuccessful": True, "toolExecutionNotifications": [notification]}]
     if category:
         # GitHub reads automationDetails.id as "category/run-id"; a trailing slash means "no run id".
         run["automationDetails"] = {"id": category if category.endswith("/") else category + "/"}
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
-def _rule(rule: Rule) -> dict[str, Any]:
+def rule_id(finding: Finding) -> str:
+    """The ruleId a finding is filed under: its rule's, or the variant for its own severity."""
+    severity = finding.effective_severity
+    return finding.rule.id if severity == finding.rule.severity else f"{finding.rule.id}/{severity}"
+
+
+def rule_descriptors(findings: Sequence[Finding]) -> list[dict[str, Any]]:
+    """RULES in their fixed order, then rules only findings name, then the severity variants in use."""
+    known = {rule.id for rule in RULES}
+    extra = sorted({f.rule.id: f.rule for f in findings if f.rule.id not in known}.values(), key=lambda r: r.id)
+    base = [*RULES, *extra]
+    position = {rule.id: i for i, rule in enumerate(base)}
+    variants = sorted(
+        {(f.rule.id, f.effective_severity): f.rule for f in findings if rule_id(f) != f.rule.id}.items(),
+        key=lambda item: (position[item[0][0]], severity_rank(item[0][1])),
+    )
+    return [_rule(rule, rule.severity, rule.id) for rule in base] + [
+        _rule(rule, severity, f"{rule.id}/{severity}") for (_, severity), rule in variants
+    ]
+
+
+def _rule(rule: Rule, severity: Severity, descriptor_id: str) -> dict[str, Any]:
+    graded = "" if severity == rule.severity else f" ({severity})"
+    properties: dict[str, Any] = {
+        "tags": ["security", "mcp", rule.category.value, "blocking" if rule.blocking else "non-blocking"],
+        "precision": "very-high",
+    }
+    score = SECURITY_SEVERITY[severity]
+    if score is not None:
+        properties["security-severity"] = score
     return {
-        "id": rule.id,
-        "name": _pascal(rule.id),
-        "shortDescription": {"text": rule.summary},
-        "fullDescription": {"text": rule.help},
+        "id": descriptor_id,
+        "name": _pascal(descriptor_id),
+        "shortDescription": {"text": rule.summary + graded},
+        "fullDescription": {"text": rule.help[:1024]},
         "help": {
             "text": f"{rule.summary}.\n\n{rule.help}\n\nSee {rule.help_uri}",
             "markdown": f"**{rule.summary}**\n\n{rule.help}\n\n[Rule documentation]({rule.help_uri})",
         },
         "helpUri": rule.help_uri,
-        "defaultConfiguration": {"level": LEVELS[rule.severity]},
-        "properties": {
-            "tags": ["security", "mcp", "blocking" if rule.blocking else "non-blocking"],
-            "precision": "very-high",
-            "security-severity": SECURITY_SEVERITY[rule.severity],
-        },
+        "defaultConfiguration": {"level": LEVELS[severity]},
+        "properties": properties,
     }
 
 
 def _result(finding: Finding, locator: Locator, index: dict[str, int], root: str | Path | None) -> dict[str, Any]:
-    file, line = locator.resolve(finding.location)
+    file, region = locator.region(finding.location)
     severity = finding.effective_severity
     logical: dict[str, Any] = {
         "name": finding.subject or finding.server,
         "fullyQualifiedName": finding.qualified_name,
         "kind": _logical_kind(finding),
     }
-    message = finding.message.strip() or finding.rule.summary
-    return {
-        "ruleId": finding.rule.id,
-        "ruleIndex": index[finding.rule.id],
+    fingerprint = fingerprint_of(finding, file)
+    result: dict[str, Any] = {
+        "ruleId": rule_id(finding),
+        "ruleIndex": index[rule_id(finding)],
         "level": LEVELS[severity],
-        "message": {"text": message},
+        "message": {"text": message_text(finding)},
         "locations": [
             {
                 "physicalLocation": {
-                    "artifactLocation": {"uri": artifact_uri(file, root)},
-                    "region": {"startLine": max(1, line)},
+                    "artifactLocation": {"uri": artifact_uri(locator.from_root(file), root)},
+                    "region": _region(region),
                 },
                 "logicalLocations": [logical],
             }
         ],
+        "partialFingerprints": {FINGERPRINT: fingerprint, "primaryLocationLineHash": fingerprint},
         "properties": {
             "severity": severity,
             "rule": finding.rule.id,
             "blocking": finding.blocking,
-            "security-severity": SECURITY_SEVERITY[severity],
         },
     }
+    if finding.suppression is not None:
+        result["suppressions"] = [  # an `ignore:` entry in mcp-lock.yaml: code scanning shows it as dismissed
+            {"kind": "external", "status": "accepted", "justification": finding.suppression}
+        ]
+    return result
+
+
+def message_text(finding: Finding) -> str:
+    """The headline (GitHub's alert title), then the finding's message and detail lines."""
+    lines = [headline(finding)]
+    message = finding.message.strip()
+    if message and message != lines[0]:
+        lines.append(message)
+    shown = finding.details[:DETAIL_LINES]
+    lines += shown
+    if len(finding.details) > len(shown):
+        lines.append(f"… {len(finding.details) - len(shown)} more detail lines")
+    return "\n".join(lines)
+
+
+def fingerprint_of(finding: Finding, file: str) -> str:
+    """What the finding is about, hashed: no line number, so it holds when the lock's lines move."""
+    about = finding.digest or "\n".join([finding.message, *finding.details])
+    parts = [finding.server, finding.kind or "", finding.subject or "", finding.rule.id, file, about]
+    return hashlib.sha256("\x00".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _region(region: Region) -> dict[str, int]:
+    out = {"startLine": max(1, region.line)}
+    if region.start_column is not None and region.end_column is not None:
+        out |= {"startColumn": region.start_column, "endLine": out["startLine"], "endColumn": region.end_column}
+    return out
 
 
 def artifact_uri(file: str, root: str | Path | None = None) -> str:

@@ -10,6 +10,7 @@ from scanner.findings import Finding
 from scanner.model.findings import ordered
 from scanner.reporters.interface import ReportContext
 from scanner.reporters.locate import Locator
+from scanner.rules import Category
 
 COLOURS = {"critical": "1;31", "high": "31", "medium": "33", "low": "36", "info": "2"}
 
@@ -28,10 +29,52 @@ def render_text(findings: Sequence[Finding], locator: Locator, *, colour: bool =
             severity = finding.effective_severity
             file, line = locator.resolve(finding.location)
             label = paint(f"{severity.upper():<8}", COLOURS[severity])
-            lines.append(f"  {label} {safe(finding.message)}  [{finding.rule.id}]")
+            suppressed = f" (suppressed: {safe(finding.suppression)})" if finding.suppression is not None else ""
+            lines.append(f"  {label} {safe(finding.message)}  [{finding.rule.id}]{suppressed}")
             lines.append(f"           at {safe(file)}:{line}")
+            if finding.suppression is not None:
+                lines.append(f"           suppressed: {safe(finding.suppression)}")
             lines += [f"           {safe(detail)}" for detail in finding.details]
+    steps = next_steps(findings)
+    if steps:
+        lines += ["", "next steps:", *(f"  - {step}" for step in steps)]
     return "\n".join(lines) + "\n"
+
+
+# Findings about what the servers say, which `update` accepts once a person has reviewed them.
+_ACCEPTABLE = {Category.DRIFT, Category.POISONING, Category.CAPABILITY, Category.CORRECTNESS}
+# Detector verdicts, where a reviewed false positive is worth an `ignore:` entry.
+_DETECTED = {Category.POISONING, Category.CAPABILITY, Category.CORRECTNESS}
+
+
+def next_steps(findings: Sequence[Finding]) -> list[str]:
+    """What to do about the blocking findings, one short line per kind of problem."""
+    blocking = [f for f in findings if f.blocking]
+    rules = {f.rule.id for f in blocking}
+    categories = {f.rule.category for f in blocking}
+    steps: list[str] = []
+    if "config-error" in rules:
+        steps.append("fix the config files at the lines shown")
+    drifted = sorted({safe(f.server) for f in blocking if f.rule.category in _ACCEPTABLE})
+    if drifted:
+        steps.append(
+            f"review the changes above; if they are expected, run `mcp-lock update {' '.join(drifted)}` "
+            "and commit mcp-lock.json"
+        )
+    if categories & _DETECTED:
+        steps.append(
+            "to accept a reviewed false positive instead, add an `ignore:` entry (rule, server, tool, reason) "
+            "to mcp-lock.yaml"
+        )
+    if "boot-failed" in rules:
+        steps.append("fix the launch or environment of each server that did not boot, or `skip:` it in mcp-lock.yaml")
+    if Category.RELEASE in categories:
+        steps.append("raise the version numbers as the findings above say, then release")
+    if "ignore-expired" in rules:
+        steps.append("review the expired ignore entries again, then renew their `until:` or remove them")
+    if any(f.rule.id == "ignore-unmatched" for f in findings):
+        steps.append("remove the ignore entries that matched nothing from mcp-lock.yaml")
+    return steps
 
 
 def render(findings: Sequence[Finding], context: ReportContext) -> str:
@@ -43,8 +86,10 @@ def summary_line(findings: Sequence[Finding], fails: Callable[[Finding], bool] =
     if not findings:
         return "ok: every declared server matches the lock"
     servers = len({f.server for f in blocking})
+    suppressed = sum(1 for f in findings if f.suppression is not None)
+    accepted = f", {suppressed} suppressed by mcp-lock.yaml" if suppressed else ""
     if not blocking:
         below = sum(1 for f in findings if f.blocking)
         held = f", {below} unpinned change(s) below the --fail-on threshold" if below else ""
-        return f"ok: {len(findings)} note(s), nothing blocking{held}"
-    return f"{len(blocking)} blocking finding(s) in {servers} server(s)"
+        return f"ok: {len(findings)} note(s), nothing blocking{held}{accepted}"
+    return f"{len(blocking)} blocking finding(s) in {servers} server(s){accepted}"

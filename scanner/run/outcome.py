@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from scanner.errors import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from scanner.findings import Finding
 from scanner.rules import Severity, severity_rank
+from scanner.suppression import Audit
 
 
 @dataclass
@@ -16,6 +17,9 @@ class Outcome:
     messages: list[str] = field(default_factory=list)  # what was done, for the reporter to say
     # Blocking findings graded below this do not fail the run (`--fail-on`); by default every one does.
     fail_on: Severity = "info"
+    # What the run may say about mcp-lock.yaml's ignore entries themselves (`check` sets it).
+    audit: Audit = field(default_factory=Audit)
+    summarise: bool = False  # end the messages with the one-line verdict (`check`)
 
     def fails(self, finding: Finding) -> bool:
         return finding.blocking and severity_rank(finding.effective_severity) <= severity_rank(self.fail_on)

@@ -155,13 +155,6 @@ def test_example_validates_against_the_published_schema() -> None:
     jsonschema.Draft202012Validator(schema).validate(json.loads(EXAMPLE.read_text("utf-8")))
 
 
-def test_schema_has_one_source_of_truth() -> None:
-    link = SPEC / "mcp-lock.schema.json"
-    assert link.is_symlink()
-    assert link.resolve() == (SPEC.parent / "scanner" / "lock" / "mcp-lock.schema.json").resolve()
-    assert not link.readlink().is_absolute()
-
-
 def test_example_tool_digest_matches_the_real_tool_vector() -> None:
     vectors = json.loads((SPEC / "vectors" / "real-tools.json").read_text("utf-8"))["vectors"]
     expected = {v["name"].rsplit("-", 1)[1]: v["digest"] for v in vectors}

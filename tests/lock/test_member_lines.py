@@ -44,3 +44,12 @@ def test_broken_text_keeps_what_it_could_read() -> None:
     lines = MemberLines(text)
     assert lines.line("/servers/a/x") == 3
     assert lines.line("/servers/b/y") in (2, 4)  # never an exception
+
+
+def test_span_is_the_quoted_key_or_the_nearest_ancestors() -> None:
+    text = '{\n  "servers": {\n    "a b": {"tools": {"t\\u00e9": 1}}\n  }\n}\n'
+    lines = MemberLines(text)
+    for pointer, key in (("/servers", '"servers"'), ("/servers/a b", '"a b"'), ("/servers/a b/tools/té", '"t\\u00e9"'),
+                         ("/servers/a b/tools/missing", '"tools"'), ("/nothing", "{")):
+        line, start, end = lines.span(pointer)
+        assert text.splitlines()[line - 1][start - 1 : end - 1] == key, pointer

@@ -174,7 +174,9 @@ def test_formats_and_fail_on_apply(released: GitRepo) -> None:
     out = released.top.parent / "semver.sarif"
     assert released.run("semver", "--format", "sarif", "--output", str(out)).exit_code == 1
     [result] = json.loads(out.read_text(encoding="utf-8"))["runs"][0]["results"]
-    assert result["ruleId"] == "version-bump-too-small" and result["level"] == "warning"
+    # A medium finding of a rule whose default is high: filed under the rule's medium variant.
+    assert result["ruleId"] == "version-bump-too-small/medium" and result["level"] == "warning"
+    assert result["properties"]["rule"] == "version-bump-too-small"
     github = released.run("semver", "--format", "github")
     assert "version-bump-too-small" in github.output
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from scanner.findings import Finding, LockLocation
@@ -92,3 +94,10 @@ def findings() -> list[Finding]:
             LockLocation(pointer("servers", "gone")),
         ),
     ]
+
+
+@pytest.fixture(scope="session")
+def validator() -> jsonschema.Draft4Validator:
+    """The vendored OASIS SARIF 2.1.0 schema (data/PROVENANCE.md)."""
+    schema = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
+    return jsonschema.Draft4Validator(json.loads(schema.read_text(encoding="utf-8")))

@@ -15,6 +15,7 @@ def test_document_shape_and_summary(findings, locator):
     assert doc["summary"] == {
         "total": 6,
         "blocking": 4,  # tool-changed, tool-added, instructions-changed, server-not-declared
+        "suppressed": 0,
         "bySeverity": {"critical": 1, "high": 2, "medium": 1, "low": 1, "info": 1},
     }
 
@@ -37,6 +38,7 @@ def test_finding_fields(findings, locator):
         "rule": "tool-changed",
         "severity": "high",
         "blocking": True,
+        "suppression": None,
         "server": "time",
         "subject": "get_current_time",
         "kind": "tools",

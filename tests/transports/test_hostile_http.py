@@ -116,6 +116,9 @@ def silent() -> Iterator[Callable[[], int]]:
 def run_lock(repo: Repo, url: str, **entry: Any) -> tuple[str, float]:
     repo.add_stdio("notes")
     repo.add_entry("remote", {"type": "http", "url": url, **entry})
+    # The healthy server gets its own generous timeout: importing the SDK alone can take over 3 s on a
+    # loaded machine, and what is tested is the remote server's 3 s.
+    (repo.root / "mcp-lock.yaml").write_text("servers:\n  notes:\n    timeout: 120\n")
     started = time.monotonic()
     result = repo.run("lock", "--timeout", "3")
     elapsed = time.monotonic() - started

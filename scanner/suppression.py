@@ -1,0 +1,195 @@
+"""`ignore:` entries of mcp-lock.yaml: accepted findings that are still reported but do not fail the run.
+
+    ignore:
+      - rule: MCPL-D012          # a rule id (tool-changed) or a detector id (MCPL-D012)
+        server: github
+        tool: create_issue       # optional: the definition's name; without it, the whole server
+        reason: "reviewed: the word 'ignore' is part of the tool's documented behaviour"
+        until: 2026-12-31        # optional: the entry stops suppressing after this day (UTC)
+
+An entry past its `until:` day suppresses nothing and is itself a blocking `ignore-expired` finding, so an
+expiry date forces a fresh review. In a full check, an entry that matched no finding is an
+`ignore-unmatched` note, so stale entries get removed before they can hide a real finding.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime
+from typing import Any
+
+from scanner.detectors import register_all
+from scanner.model.findings import Finding, SourceLocation
+from scanner.model.rules import IGNORE_EXPIRED, IGNORE_UNMATCHED, REGISTRY, RULES_BY_ID
+
+ENTRY_KEYS = {"rule", "server", "tool", "reason", "until"}
+# Rules an entry may not name: the ones about ignore entries themselves, and errors that stop the run.
+UNSUPPRESSIBLE = frozenset({IGNORE_EXPIRED.id, IGNORE_UNMATCHED.id, "config-error"})
+# A finding under these rules means its server was not checked: its entries are not judged unmatched.
+NOT_CHECKED = frozenset({"boot-failed", "server-skipped", "server-not-pinned", "config-error"})
+# A detector hit quotes its check's id at the end of its message, e.g. "... [MCPL-D012]".
+_CHECK_ID = re.compile(r"\[([A-Z]+-[A-Z]+\d+)\]\s*$")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+class IgnoreError(ValueError):
+    """An ignore entry cannot be used; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class IgnoreEntry:
+    rule: str
+    server: str
+    reason: str
+    location: SourceLocation
+    tool: str | None = None
+    until: date | None = None
+
+    def expired(self, today: date) -> bool:
+        return self.until is not None and self.until < today
+
+    def covers(self, finding: Finding) -> bool:
+        if finding.server != self.server or finding.rule.id in UNSUPPRESSIBLE:
+            return False
+        if self.tool is not None and finding.subject != self.tool:
+            return False
+        return self.rule in (finding.rule.id, check_id(finding))
+
+    @property
+    def label(self) -> str:
+        return f"{self.rule} on {self.server}/{self.tool}" if self.tool else f"{self.rule} on {self.server}"
+
+
+@dataclass(frozen=True)
+class Audit:
+    """What a run may say about the ignore entries themselves (lock and update: nothing)."""
+
+    expiry: bool = False  # report expired entries: every check
+    unmatched: bool = False  # report entries that matched nothing: a full check, every server booted
+    servers: frozenset[str] | None = None  # a shard: only entries for its servers; None: every entry
+
+    def judges(self, entry: IgnoreEntry) -> bool:
+        return self.servers is None or entry.server in self.servers
+
+
+def check_id(finding: Finding) -> str | None:
+    """The detector id a finding quotes, if it is a detector hit."""
+    match = _CHECK_ID.search(finding.message)
+    return match[1] if match else None
+
+
+def parse_ignores(value: Any, file: str, lines: Sequence[int] = ()) -> tuple[IgnoreEntry, ...]:
+    """The `ignore:` list; `lines` holds each entry's 1-based line in `file`, where known."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise IgnoreError(f"{file}: ignore must be a list of entries (rule, server, reason; optional tool, until)")
+    entries = []
+    for index, item in enumerate(value):
+        line = lines[index] if index < len(lines) else 1
+        entries.append(_entry(item, f"{file}: ignore[{index}] (line {line})", SourceLocation(file, line)))
+    return tuple(entries)
+
+
+def _entry(item: Any, where: str, location: SourceLocation) -> IgnoreEntry:
+    if not isinstance(item, dict):
+        raise IgnoreError(f"{where}: expected a mapping with rule, server and reason")
+    unknown = sorted(str(k) for k in item if k not in ENTRY_KEYS)
+    if unknown:
+        raise IgnoreError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(ENTRY_KEYS))}")
+    for key in ("rule", "server", "reason"):
+        if not isinstance(item.get(key), str) or not item[key].strip():
+            raise IgnoreError(f"{where}: {key} is required and must be a non-empty string")
+    tool = item.get("tool")
+    if tool is not None and (not isinstance(tool, str) or not tool):
+        raise IgnoreError(f"{where}: tool must be the name of a definition (a non-empty string)")
+    return IgnoreEntry(
+        rule=_rule_id(item["rule"], where),
+        server=item["server"],
+        reason=item["reason"].strip(),
+        location=location,
+        tool=tool,
+        until=_until(item.get("until"), where),
+    )
+
+
+def _rule_id(value: str, where: str) -> str:
+    if value in UNSUPPRESSIBLE:
+        raise IgnoreError(f"{where}: {value} findings cannot be ignored")
+    if value in RULES_BY_ID:
+        return value
+    register_all()  # the detector catalogue registers its checks when it is loaded
+    if value in REGISTRY and REGISTRY[value].reported_as is not None:
+        return value
+    raise IgnoreError(
+        f"{where}: unknown rule {value!r}: use a rule id (e.g. tool-changed) or a detector id (e.g. MCPL-D012) "
+        "as docs/rules.md lists them"
+    )
+
+
+def _until(value: Any, where: str) -> date | None:
+    if value is None:
+        return None
+    if isinstance(value, date) and not isinstance(value, datetime):  # YAML reads a bare 2026-12-31 as a date
+        return value
+    if isinstance(value, str) and _DATE.fullmatch(value):
+        try:
+            return date.fromisoformat(value)
+        except ValueError:
+            pass
+    raise IgnoreError(f"{where}: until must be a date written YYYY-MM-DD, got {value!r}")
+
+
+def today_utc() -> date:
+    return datetime.now(UTC).date()
+
+
+def apply_ignores(
+    findings: Iterable[Finding], entries: Sequence[IgnoreEntry], audit: Audit, today: date
+) -> list[Finding]:
+    """The findings with those an unexpired entry covers marked suppressed, and findings about the entries."""
+    findings = list(findings)
+    active = [entry for entry in entries if not entry.expired(today)]
+    used: set[int] = set()
+    result: list[Finding] = []
+    for finding in findings:
+        match = next((i for i, entry in enumerate(active) if entry.covers(finding)), None)
+        if match is not None:
+            used.add(match)
+            finding = replace(finding, suppression=active[match].reason)
+        result.append(finding)
+    if audit.expiry:
+        result += [_expired(entry) for entry in entries if entry.expired(today) and audit.judges(entry)]
+    if audit.unmatched:
+        unchecked = {f.server for f in findings if f.rule.id in NOT_CHECKED}
+        result += [
+            _unmatched(entry)
+            for i, entry in enumerate(active)
+            if i not in used and entry.server not in unchecked and audit.judges(entry)
+        ]
+    return result
+
+
+def _expired(entry: IgnoreEntry) -> Finding:
+    return Finding(
+        IGNORE_EXPIRED,
+        entry.server,
+        f"{entry.server}: the ignore entry for {entry.label} expired on {entry.until}: it suppresses nothing; "
+        "review the finding again, then renew `until:` or remove the entry",
+        entry.location,
+        subject=entry.tool,
+        details=[f"reason: {entry.reason}"],
+    )
+
+
+def _unmatched(entry: IgnoreEntry) -> Finding:
+    return Finding(
+        IGNORE_UNMATCHED,
+        entry.server,
+        f"{entry.server}: the ignore entry for {entry.label} matched no finding: remove it",
+        entry.location,
+        subject=entry.tool,
+        details=[f"reason: {entry.reason}"],
+    )
