@@ -13,6 +13,7 @@ from typing import IO
 import anyio
 from anyio.abc import TaskGroup
 
+from scanner.model.kinds import counted
 from scanner.model.transports import SSE, TRANSPORT_BY_NAME, TransportKind
 from scanner.policy import Policy
 from scanner.snapshot import Snapshot
@@ -83,7 +84,7 @@ async def _boot_all(
 
     async def run(server: Server) -> None:
         async with limiter:
-            server_policy = policy.for_server(server.key)
+            server_policy = policy.for_server(*server.names)
             assert server.resolved is not None
             result = await boot_one(
                 server.key,
@@ -163,7 +164,7 @@ async def _report_waiting(
 def _done_line(result: BootResult) -> str:
     if result.snapshot is None:
         return f"✗ {result.key}: {result.error} ({result.seconds:.1f}s)"
-    counts = ", ".join(f"{len(v)} {k}" for k, v in result.snapshot.definitions.items() if v) or "nothing listed"
+    counts = ", ".join(counted(len(v), k) for k, v in result.snapshot.definitions.items() if v) or "nothing listed"
     return f"✓ {result.key}: {counts} ({result.seconds:.1f}s)"
 
 

@@ -13,6 +13,7 @@ import click
 from scanner import engine
 from scanner.console import safe, stderr_progress
 from scanner.findings import Finding
+from scanner.lock.summary import pin_status
 from scanner.model.kinds import KIND_KEYS
 from scanner.reporters.interface import SUMMARY_LIMIT, ReportContext
 from scanner.reporters.locate import Locator
@@ -94,21 +95,23 @@ def boot_options(function: Any) -> Any:
 @REPO_OPTION
 @LOCK_OPTION
 def list_command(repo: Path, lockfile: Path | None) -> None:
-    """Show every declared server: name, transport, launch, where it is declared, and any problem."""
+    """Show every declared server: its launch, where it is declared, whether it is pinned, and any problem."""
     workspace = _workspace(repo, lockfile)
-    servers = workspace.discovery.servers
+    pinned = _run(lambda: engine.read_lock(workspace, missing_ok=True))
+    servers, lock_name = workspace.discovery.servers, workspace.lock_display
     for server in servers:
         template = server.template
         launch = describe_launch(template) if template else "(cannot be launched)"
         transport = template.transport if template else "?"
-        skip = workspace.policy.for_server(server.key).skip
-        # Names, paths and messages come from repository files: escaped like every other command's output.
-        click.echo(safe(f"{server.key}  [{transport}]  {launch}"))
+        skip = workspace.policy.for_server(*server.names).skip
+        click.echo(safe(f"{server.key}  [{transport}]  {launch}"))  # repository text: escaped, as everywhere
         for declaration in server.declarations:
             disabled = "  (disabled)" if declaration.disabled else ""
             click.echo(safe(f"    declared at {declaration.location} ({declaration.client}){disabled}"))
         if skip:
             click.echo(safe(f"    skipped by {workspace.policy.path}: {skip}"))
+        else:
+            click.echo(safe("    " + pin_status(pinned.servers.get(server.key) if pinned else None, lock_name)))
         for problem in server.problems:
             click.echo(safe(f"    {problem.severity}: {problem.message}"))
     for config in workspace.discovery.files:
@@ -209,7 +212,7 @@ def check(
         outcome = _run(lambda: engine.check(workspace, options))
     if shard is not None:
         report["category"] = shard.category(report["category"])
-        outcome.messages.append(f"{shard.label}: checked only this shard's servers")
+        outcome.messages.append(_shard_message(workspace, shard))
     outcome.fail_on = fail_on
     outcome.summarise = True
     outcome.audit = _audit(workspace, offline=offline, shard=shard, partial=changed_only)
@@ -229,11 +232,7 @@ def _audit(workspace: engine.Workspace, *, offline: bool, shard: Shard | None, p
 @click.command()
 @click.argument("servers", nargs=-1)
 @click.option("--tool", "tools", multiple=True, help="Re-pin only this tool (repeatable).")
-@click.option(
-    "--rerender",
-    is_flag=True,
-    help="Boot nothing: verify every digest of the lock and write it back in canonical form.",
-)
+@click.option("--rerender", is_flag=True, help="Boot nothing: verify the lock's digests, rewrite it in canonical form.")
 @REPO_OPTION
 @LOCK_OPTION
 @boot_options
@@ -253,10 +252,8 @@ def update(
     if rerender and (servers or tools):
         raise click.UsageError("--rerender re-renders the whole lock: name no server and no --tool")
     workspace = _workspace(repo, lockfile)
-    if rerender:
-        outcome = _run(lambda: engine.rerender(workspace))
-    else:
-        outcome = _run(lambda: engine.update(workspace, _options(timeout, concurrency, quiet), servers, tools))
+    options = None if rerender else _options(timeout, concurrency, quiet)
+    outcome = _run(lambda: engine.update(workspace, options, servers, tools) if options else engine.rerender(workspace))
     _finish(workspace, outcome, report)
 
 
@@ -283,6 +280,15 @@ def semver(servers: tuple[str, ...], base: str | None, fail_on: str, repo: Path,
     outcome = _run(lambda: semver_gate(workspace, _options(timeout, concurrency, quiet), servers, base))
     outcome.fail_on = fail_on
     _finish(workspace, outcome, report)
+
+
+def _shard_message(workspace: engine.Workspace, shard: Shard) -> str:
+    """What the shard covered; a shard with no servers (a matrix wider than the repo) says so, and passes."""
+    lockfile = _run(lambda: engine.read_lock(workspace, missing_ok=True))
+    keys = {s.key for s in workspace.discovery.servers} | (set(lockfile.servers) if lockfile else set())
+    if not shard.select(keys):
+        return f"{shard.label}: this shard has no servers ({len(keys)} over {shard.count} shards); nothing checked"
+    return f"{shard.label}: checked only this shard's servers"
 
 
 def _shard(value: str | None) -> Shard | None:

@@ -6,6 +6,7 @@
     client: {name: claude-code, version: 2.0.14}   # the clientInfo servers are shown (default: the
                                 # declaring client's own, see scanner.transports.clients)
     env: [HTTPS_PROXY]          # caller variables every stdio server may see
+    unpinned-launch: warn       # or error (fails check) or off: a launch fetching a package without an exact version
     inputs:                     # values for VS Code-style ${input:ID} placeholders
       api-key: {env: MY_API_KEY}   # read from the environment (never commit secrets)
       region: eu-west-1            # or a literal
@@ -32,10 +33,13 @@ from scanner.safe_read import POLICY_LIMIT, MissingFile, RefusedFile, read_regul
 from scanner.suppression import IgnoreEntry, IgnoreError, parse_ignores
 
 POLICY_FILE = "mcp-lock.yaml"
-TOP_KEYS = {"version", "timeout", "network", "sandbox", "client", "env", "inputs", "servers", "ignore"}
+TOP_KEYS = {
+    "version", "timeout", "network", "sandbox", "client", "env", "inputs", "servers", "ignore", "unpinned-launch"
+}
 SERVER_KEYS = {"skip", "timeout", "network", "sandbox", "client", "env", "inputs"}
 NETWORK_MODES = ("allow", "deny")  # scanner.transports.isolation.ALLOW / DENY
 SANDBOX_MODES = ("on", "off")  # scanner.transports.sandbox.ON / OFF
+UNPINNED_LAUNCH_MODES = ("warn", "error", "off")
 
 
 class PolicyError(Exception):
@@ -64,9 +68,14 @@ class Policy:
     inputs: Mapping[str, str] = field(default_factory=dict)
     servers: Mapping[str, ServerPolicy] = field(default_factory=dict)
     ignores: tuple[IgnoreEntry, ...] = ()
+    # Inputs mapped to an environment variable that is not set (id -> variable), anywhere in the file:
+    # a missing input then names the variable to set rather than asking for the mapping already there.
+    input_vars: Mapping[str, str] = field(default_factory=dict)
+    unpinned_launch: str = "warn"  # one of UNPINNED_LAUNCH_MODES
 
-    def for_server(self, key: str) -> ServerPolicy:
-        own = self.servers.get(key, ServerPolicy())
+    def for_server(self, *names: str) -> ServerPolicy:
+        """The settings of the server called `names` (its key first, then its other declared names)."""
+        own = next((self.servers[name] for name in names if name in self.servers), ServerPolicy())
         return ServerPolicy(
             skip=own.skip,
             timeout=own.timeout if own.timeout is not None else self.timeout,
@@ -89,6 +98,7 @@ def load_policy(repo: Path, environ: Mapping[str, str]) -> Policy:
     mapping = _mapping(data, where)
     _known_keys(mapping, TOP_KEYS, where)
     servers = _mapping(mapping.get("servers", {}), f"{where}: servers")
+    input_vars = _unset_input_vars(mapping, environ)
     return Policy(
         path=POLICY_FILE,
         timeout=_timeout(mapping.get("timeout"), where),
@@ -99,6 +109,8 @@ def load_policy(repo: Path, environ: Mapping[str, str]) -> Policy:
         inputs=_inputs(mapping.get("inputs"), where, environ),
         servers={str(name): _server(value, f"{where}: servers.{name}", environ) for name, value in servers.items()},
         ignores=_ignores(mapping.get("ignore"), text),
+        input_vars=input_vars,
+        unpinned_launch=_unpinned_launch(mapping.get("unpinned-launch"), where),
     )
 
 
@@ -136,6 +148,27 @@ def _load_yaml(repo: Path) -> tuple[Any, str] | None:
 
 def _token_or_elided(match: re.Match[str]) -> str:
     return match[0] if match[0].startswith("'<") else "'…'"
+
+
+def _unpinned_launch(value: Any, where: str) -> str:
+    if value is None:
+        return "warn"
+    if value is False:  # YAML 1.1 reads a bare off as false
+        return "off"
+    if value not in UNPINNED_LAUNCH_MODES:
+        raise PolicyError(f"{where}: unpinned-launch must be warn, error or off, got {value!r}")
+    return str(value)
+
+
+def _unset_input_vars(mapping: dict[str, Any], environ: Mapping[str, str]) -> dict[str, str]:
+    sections = [mapping, *(v for v in (mapping.get("servers") or {}).values() if isinstance(v, dict))]
+    found: dict[str, str] = {}
+    for section in sections:
+        inputs = section.get("inputs")
+        for key, spec in (inputs.items() if isinstance(inputs, dict) else ()):
+            if isinstance(spec, dict) and isinstance(spec.get("env"), str) and spec["env"] not in environ:
+                found.setdefault(str(key), spec["env"])
+    return found
 
 
 def _ignores(value: Any, text: str) -> tuple[IgnoreEntry, ...]:

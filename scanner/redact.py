@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import hashlib
 import re
 import urllib.parse
 from collections.abc import Iterable, Mapping, Sequence
@@ -128,7 +129,7 @@ def launch_secrets(server: Server, policy: Policy, environ: Mapping[str, str]) -
     resolved, template = server.resolved, server.template
     if resolved is None or template is None:
         return set()
-    server_policy = policy.for_server(server.key)
+    server_policy = policy.for_server(*server.names)
     declared = {**resolved.env, **resolved.headers}
     given = list(declared.values())
     # A value written into the committed config is no secret unless it looks like one: masking
@@ -148,6 +149,18 @@ def launch_secrets(server: Server, policy: Policy, environ: Mapping[str, str]) -
 
 _SECRET_NAME = re.compile(r"token|secret|key|pass|auth|cookie|credential|session|bearer|private", re.I)
 _CREDENTIAL = re.compile(r"(?=\S*[A-Za-z])(?=\S*\d)\S{16,}")
+
+
+def recorded_env_value(name: str, template: str) -> str:
+    """What the lock records for env `name` declared as `template` (placeholders canonical, unresolved).
+
+    The template as written, unless its literal text (placeholders aside) looks like a secret: then only
+    its digest, which still shows a change of value and never the value itself.
+    """
+    literal = _PLACEHOLDER.sub("", template)
+    if literal and _looks_secret(name, literal):
+        return "sha256:" + hashlib.sha256(template.encode("utf-8")).hexdigest()
+    return template
 
 
 def _looks_secret(name: str, value: str) -> bool:

@@ -191,7 +191,7 @@ def test_server_sees_a_minimal_reproducible_environment(repo: Repo, tmp_path: Pa
     assert seen["TZ"] == "UTC" and seen["LC_ALL"] == "C.UTF-8"
     assert seen["DECLARED"] == "yes"
     assert "ghp_canary_secret_value" not in repo.lock_path.read_text()
-    assert repo.lock_json()["servers"]["envy"]["launch"]["env"] == ["DECLARED"]
+    assert repo.lock_json()["servers"]["envy"]["launch"]["env"] == {"DECLARED": "yes"}
     assert sorted(repo.lock_json()["servers"]["envy"]["tools"]) == ["a", "env"]
 
 

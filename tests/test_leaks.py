@@ -143,7 +143,10 @@ def test_lock_and_check_with_drift_leak_nothing(repo: Repo, leaks: Canaries, tmp
     assert "--key ***" in lock["echo"]["instructions"]
     assert "--token=*** ***" in lock["vsecho"]["instructions"]
     assert "LEAK_VS_ENV=*** LEAK_VS_INPUT=***" in lock["vsecho"]["instructions"]
-    assert lock["echo"]["launch"]["env"] == ["LEAK_DECLARED", "LEAK_FROM_CALLER"]
+    recorded = lock["echo"]["launch"]["env"]
+    assert sorted(recorded) == ["LEAK_DECLARED", "LEAK_FROM_CALLER"]
+    assert recorded["LEAK_DECLARED"].startswith("sha256:")  # a credential-shaped literal: its digest only
+    assert recorded["LEAK_FROM_CALLER"] == "${env:LEAK_CALLER}"
 
     # Masking is stable: the same secrets give the same pin, so a live check is clean...
     code, produced = run_cli(repo.root, tmp_path / "out", "check", env=leaks.environ())
@@ -175,7 +178,8 @@ def test_launch_change_of_an_env_value_prints_neither_value(repo: Repo, leaks: C
         assert code == (0 if args[0] == "update" else 1)
         assert "echo: launch changed since it was pinned (env)" in produced[0], (args, produced)
         assert_clean(produced, values)
-    assert repo.lock_json()["servers"]["echo"]["launch"]["env"] == ["LEAK_ADDED", "LEAK_DECLARED", "LEAK_FROM_CALLER"]
+    recorded = repo.lock_json()["servers"]["echo"]["launch"]["env"]
+    assert sorted(recorded) == ["LEAK_ADDED", "LEAK_DECLARED", "LEAK_FROM_CALLER"]
 
 
 def test_boot_failure_that_dumps_its_environment(repo: Repo, leaks: Canaries, tmp_path: Path) -> None:

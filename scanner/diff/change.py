@@ -96,6 +96,7 @@ class Change:
     field: str = ""  # the top-level field of the definition: description, inputSchema, annotations…
     quote: str | None = None  # an added sentence, for the finding's first line
     diff: str | None = None  # word-level before/after with [-old-]{+new+} markers
+    excerpt: str | None = None  # the first changed words with context, for the finding's first line
 
     def line(self) -> str:
         where = " ".join(part for part in (self.field, self.path) if part)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import difflib
+import re
 from typing import Any
 
 from scanner.diff.change import SEVERITY, Change, most_severe, ordered
 from scanner.diff.grade import grade
-from scanner.diff.text import text_changes
+from scanner.diff.text import quote, text_changes
 from scanner.lock.canonical import canonical_bytes
 from scanner.lock.lockfile import Pin, ServerPin
 from scanner.model.findings import Finding, LockLocation
@@ -17,6 +18,9 @@ from scanner.model.rules import INSTRUCTIONS_CHANGED, SERVER_INFO_CHANGED, defin
 
 TEXT_PREVIEW = 400
 RENAME_RATIO = 0.9  # descriptions at least this similar (difflib) make a removal + addition a rename
+GROUP_OVER = 5  # more definitions of one kind added (or removed) than this are one finding
+GROUP_NAMED = 3  # named in that finding's message
+GROUP_LISTED = 200  # listed in its details
 
 
 def pins_of(server: ServerPin, kind: str) -> dict[str, Pin]:
@@ -24,11 +28,16 @@ def pins_of(server: ServerPin, kind: str) -> dict[str, Pin]:
     return pins
 
 
-def compare_server(key: str, pinned: ServerPin, live: ServerPin) -> list[Finding]:
-    """Every difference between the pinned and the live surface of one server."""
+def compare_server(key: str, pinned: ServerPin, live: ServerPin, *, grouped: bool = False) -> list[Finding]:
+    """Every difference between the pinned and the live surface of one server.
+
+    `grouped`: more than `GROUP_OVER` definitions of one kind added (or removed) make one finding that
+    lists them, as a report needs; without it every definition has its own finding, as grading needs.
+    Changed definitions always have their own: each needs its own review.
+    """
     findings = _instructions(key, pinned, live)
     for kind in KIND_KEYS:
-        findings += _definitions(key, kind, pins_of(pinned, kind), pins_of(live, kind))
+        findings += _definitions(key, kind, pins_of(pinned, kind), pins_of(live, kind), grouped)
     findings += _server_info(key, pinned, live)
     return findings
 
@@ -43,13 +52,15 @@ def _instructions(key: str, pinned: ServerPin, live: ServerPin) -> list[Finding]
             key,
             f"{key}: the server's instructions to the model changed{_quoted(changes)}",
             LockLocation(pointer("servers", key, "instructions")),
-            details=_graded_details(changes) + _text_change(pinned.instructions, live.instructions),
+            details=_graded_details(changes),
             severity=most_severe(changes),
         )
     ]
 
 
-def _definitions(key: str, kind: str, pinned: dict[str, Pin], live: dict[str, Pin]) -> list[Finding]:
+def _definitions(
+    key: str, kind: str, pinned: dict[str, Pin], live: dict[str, Pin], grouped: bool
+) -> list[Finding]:
     label = kind_label(kind)
     findings: list[Finding] = []
     renames = _renames(kind, pinned, live)
@@ -67,9 +78,19 @@ def _definitions(key: str, kind: str, pinned: dict[str, Pin], live: dict[str, Pi
                     *_graded_details(grade(_unnamed(pinned[old].definition), _unnamed(live[new].definition))),
                 ],
                 severity=SEVERITY["renamed"],
+                previous_subject=old,
+                digest=live[new].digest,
             )
         )
-    for name in sorted(live.keys() - pinned.keys() - set(renames.values())):
+    added = sorted(live.keys() - pinned.keys() - set(renames.values()))
+    removed = sorted(pinned.keys() - live.keys() - renames.keys())
+    if grouped and len(added) > GROUP_OVER:
+        findings.append(_grouped(key, kind, "added", added, live))
+        added = []
+    if grouped and len(removed) > GROUP_OVER:
+        findings.append(_grouped(key, kind, "removed", removed, pinned))
+        removed = []
+    for name in added:
         findings.append(
             Finding(
                 definition_rule(kind, "added"),
@@ -79,9 +100,10 @@ def _definitions(key: str, kind: str, pinned: dict[str, Pin], live: dict[str, Pi
                 subject=name,
                 kind=kind,
                 details=_preview(live[name].definition),
+                digest=live[name].digest,
             )
         )
-    for name in sorted(pinned.keys() - live.keys() - renames.keys()):
+    for name in removed:
         findings.append(
             Finding(
                 definition_rule(kind, "removed"),
@@ -108,9 +130,38 @@ def _definitions(key: str, kind: str, pinned: dict[str, Pin], live: dict[str, Pi
                 kind=kind,
                 details=_graded_details(changes) if changes else _field_details(before, after, fields),
                 severity=most_severe(changes),
+                digest=live[name].digest,
             )
         )
     return findings
+
+
+def _grouped(key: str, kind: str, event: str, names: list[str], pins: dict[str, Pin]) -> Finding:
+    """One finding for many definitions of one kind added or removed at once, each listed in its details."""
+    names = sorted(names, key=_natural)
+    shown = ", ".join(f"`{name}`" for name in names[:GROUP_NAMED])
+    more = f" and {len(names) - GROUP_NAMED} more" if len(names) > GROUP_NAMED else ""
+    details = [_named(name, pins[name].definition) for name in names[:GROUP_LISTED]]
+    if len(names) > GROUP_LISTED:
+        details.append(f"and {len(names) - GROUP_LISTED} more")
+    return Finding(
+        definition_rule(kind, event),
+        key,
+        f"{key}: {len(names)} {kind_label(kind)}s were {event}: {shown}{more}",
+        LockLocation(pointer("servers", key, kind)),
+        kind=kind,
+        details=details,
+    )
+
+
+def _natural(name: str) -> list[str | int]:
+    """Numbers in a name compared as numbers: `resource/2` before `resource/10`."""
+    return [int(part) if i % 2 else part for i, part in enumerate(re.split(r"(\d+)", name))]
+
+
+def _named(name: str, definition: dict[str, Any]) -> str:
+    description = definition.get("description")
+    return f"{name}: {quote(description)}" if isinstance(description, str) and description.strip() else name
 
 
 def _renames(kind: str, pinned: dict[str, Pin], live: dict[str, Pin]) -> dict[str, str]:
@@ -154,9 +205,11 @@ def _unnamed(definition: dict[str, Any]) -> dict[str, Any]:
 
 
 def _quoted(changes: list[Change]) -> str:
+    """The added sentence, or else the first changed words of the most severe text change, for the message."""
     quotes = [c.quote for c in changes if c.quote]
     if not quotes:
-        return ""
+        excerpt = next((c.excerpt for c in ordered(changes) if c.excerpt), None)
+        return f' — "{excerpt}"' if excerpt else ""
     more = f" (+{len(quotes) - 1} more)" if len(quotes) > 1 else ""
     return f' — added "{quotes[0]}"{more}'
 

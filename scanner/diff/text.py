@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scanner.diff.change import Change, change
+from scanner.diff.words import first_change, is_format_char, visible, word_diff
 
 SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|\n+")
 # A rewritten sentence at least this similar to a removed one is a rewording, not a new sentence.
@@ -29,7 +30,11 @@ TYPO_MIN_LENGTH = 4
 # Short words whose small edit flips the meaning ("not" → "now", "is" → "isnt").
 MEANINGFUL = {"not", "now", "no", "never", "all", "any", "none", "only", "must", "may", "can", "cannot"}
 QUOTE_LIMIT = 120
-DIFF_LIMIT = 600
+# Bounds on work and output for hostile texts: sentence pairs compared, characters of each compared,
+# and added sentences listed one change each (the rest are counted in one more change).
+RATIO_PAIRS = 2_500
+SENTENCE_COMPARED = 2_000
+ADDED_LISTED = 20
 
 
 @dataclass
@@ -37,12 +42,7 @@ class TextDiff:
     kind: str  # "same", "cosmetic", "invisible", "lookalike", "added", "reworded"
     added: list[str] = field(default_factory=list)  # sentences with no close counterpart before
     removed: list[str] = field(default_factory=list)  # sentences with no close counterpart after
-    highlighted: str = ""  # word-level diff with [-old-]{+new+} markers
-
-
-def is_format_char(ch: str) -> bool:
-    """Invisible or format characters: Unicode Cf (zero-width, bidi controls, tag block), variation selectors."""
-    return unicodedata.category(ch) == "Cf" or 0xFE00 <= ord(ch) <= 0xFE0F or 0xE0100 <= ord(ch) <= 0xE01EF
+    highlighted: str = ""  # every changed word, marked [-old-]{+new+}, in hunks with context when long
 
 
 def sentences(text: str) -> list[str]:
@@ -64,9 +64,9 @@ def _strip_punct(word: str) -> str:
 
 
 def diff_text(old: str, new: str) -> TextDiff:
-    highlighted = word_diff(old, new)
     if old == new:
         return TextDiff("same")
+    highlighted = word_diff(old, new)
     if sorted(c for c in old if is_format_char(c)) != sorted(c for c in new if is_format_char(c)):
         kind = "invisible"
     elif _lookalike(old, new):
@@ -80,15 +80,25 @@ def diff_text(old: str, new: str) -> TextDiff:
     current = {_norm(s) for s in after}
     added_raw = [s for s in after if _norm(s) not in known]
     removed = [s for s in before if _norm(s) not in current]
-    added = [s for s in added_raw if not any(_ratio(s, r) >= REWORD_RATIO for r in removed)]
-    removed_unmatched = [s for s in removed if not any(_ratio(s, a) >= REWORD_RATIO for a in added_raw)]
+    if len(added_raw) * len(removed) > RATIO_PAIRS:
+        # Too many to pair up: every new sentence counts as added, the more severe reading.
+        added, removed_unmatched = added_raw, removed
+    else:
+        added = [s for s in added_raw if not any(_alike(s, r) for r in removed)]
+        removed_unmatched = [s for s in removed if not any(_alike(s, a) for a in added_raw)]
     if not kind:
         kind = "added" if added else "reworded"
     return TextDiff(kind, added, removed_unmatched, highlighted)
 
 
-def _ratio(a: str, b: str) -> float:
-    return difflib.SequenceMatcher(None, _norm(a), _norm(b), autojunk=False).ratio()
+def _alike(a: str, b: str) -> bool:
+    """At least `REWORD_RATIO` alike; the cheap upper bounds rule most pairs out first."""
+    matcher = difflib.SequenceMatcher(None, _norm(a)[:SENTENCE_COMPARED], _norm(b)[:SENTENCE_COMPARED], autojunk=False)
+    return (
+        matcher.real_quick_ratio() >= REWORD_RATIO
+        and matcher.quick_ratio() >= REWORD_RATIO
+        and matcher.ratio() >= REWORD_RATIO
+    )
 
 
 def _cosmetic(old: str, new: str) -> bool:
@@ -142,30 +152,6 @@ def edit_distance(a: str, b: str) -> int:
     return previous[-1]
 
 
-def visible(text: str) -> str:
-    """Invisible and non-printable characters shown as escapes."""
-    return "".join(
-        ch if ch.isprintable() and not is_format_char(ch) else ch.encode("unicode_escape").decode("ascii")
-        for ch in text
-    )
-
-
-def word_diff(old: str, new: str) -> str:
-    """`[-old-]{+new+}` markers around the words that differ, with invisible characters made visible."""
-    a, b = re.findall(r"\s+|\S+", old), re.findall(r"\s+|\S+", new)
-    out: list[str] = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if op == "equal":
-            out.append(visible("".join(a[i1:i2])))
-            continue
-        if i2 > i1:
-            out.append("[-" + visible("".join(a[i1:i2])) + "-]")
-        if j2 > j1:
-            out.append("{+" + visible("".join(b[j1:j2])) + "+}")
-    text = re.sub(r"\s+", " ", "".join(out))
-    return text if len(text) <= DIFF_LIMIT else text[:DIFF_LIMIT] + f"… ({len(text)} characters)"
-
-
 def quote(text: str) -> str:
     text = visible(" ".join(text.split()))
     return text if len(text) <= QUOTE_LIMIT else text[: QUOTE_LIMIT - 1] + "…"
@@ -191,10 +177,14 @@ def text_changes(field_name: str, path: str, old: Any, new: Any) -> list[Change]
         return []
     diff = result.highlighted
     if result.kind == "added":
-        return [
+        listed = [
             change("text-sentence-added", path, f'added sentence: "{quote(s)}"', field_name, quote=quote(s), diff=diff)
-            for s in result.added
+            for s in result.added[:ADDED_LISTED]
         ]
+        more = len(result.added) - ADDED_LISTED
+        if more > 0:
+            listed.append(change("text-sentence-added", path, f"and {more} more added sentences", field_name))
+        return listed
     detail = {
         "cosmetic": "cosmetic edit (case, punctuation, whitespace or a typo)",
         "invisible": "invisible or format characters added or removed",
@@ -205,4 +195,5 @@ def text_changes(field_name: str, path: str, old: Any, new: Any) -> list[Change]
         detail = "added"
     elif new is None:
         detail = "removed"
-    return [change(KIND_CLASS[result.kind], path, detail, field_name, diff=diff)]
+    excerpt = first_change(old_text, new_text) if result.kind != "cosmetic" else None
+    return [change(KIND_CLASS[result.kind], path, detail, field_name, diff=diff, excerpt=excerpt)]

@@ -93,5 +93,9 @@ def launch_diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> LaunchDiff | 
     """How launch `new` differs from `old` (both `LaunchTemplate.spec()` or a pin's launch); None when equal."""
     if old == new:
         return None
+    if old.get("env") == [] and new.get("env") == {}:  # a lock written before env held templates, no env
+        old = {**old, "env": {}}
+        if old == new:
+            return None
     names = sorted(n for n in old.keys() | new.keys() if old.get(n) != new.get(n))
     return LaunchDiff(names, [f"{n}: {old.get(n)!r} → {new.get(n)!r}" for n in names])

@@ -26,6 +26,7 @@ class Finding:
     suppression: str | None = None
     # The digest of the live definition the finding is about, when there is one: fingerprints use it.
     digest: str | None = None
+    previous_subject: str | None = None  # the name the subject was pinned under, for a rename
 
     @property
     def effective_severity(self) -> Severity:

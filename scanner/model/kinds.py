@@ -34,3 +34,9 @@ KINDS: tuple[Kind, ...] = (
 )
 KIND_KEYS: tuple[str, ...] = tuple(kind.key for kind in KINDS)
 KIND_BY_KEY: dict[str, Kind] = {kind.key: kind for kind in KINDS}
+
+
+def counted(count: int, kind_key: str) -> str:
+    """`1 prompt`, `2 tools`, `3 resource templates`: a count of definitions in prose."""
+    noun = KIND_BY_KEY[kind_key].noun
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"

@@ -69,7 +69,8 @@ def _definition_rules() -> dict[tuple[str, str], Rule]:
             "high",
             f"A {label} was added that is not in the lock",
             f"The server now offers a {label} that nobody reviewed. Read its definition in the "
-            f"lockfile diff after `mcp-lock update`, then commit the re-pin.",
+            f"lockfile diff after `mcp-lock update`, then commit the re-pin. More than five {label}s "
+            f"added at once are one finding that lists them.",
         )
         rules[kind.key, "removed"] = Rule(
             f"{word}-removed",
@@ -78,7 +79,8 @@ def _definition_rules() -> dict[tuple[str, str], Rule]:
             f"A pinned {label} is no longer offered",
             f"The server stopped offering a pinned {label}. Re-pin with `mcp-lock update` once the "
             f"removal is expected. A rename (same schema, near-identical description) is reported as one "
-            f"`{word}-changed` finding instead.",
+            f"`{word}-changed` finding instead. More than five {label}s removed at once are one "
+            f"finding that lists them.",
         )
         rules[kind.key, "changed"] = Rule(
             f"{word}-changed",
@@ -298,6 +300,20 @@ VERSION_NOT_SEMVER = Rule(
     "absent or not MAJOR.MINOR.PATCH as SemVer 2.0.0 defines it, so the bump cannot be checked.",
 )
 
+UNPINNED_LAUNCH = Rule(
+    "unpinned-launch",
+    Category.CONFIG,
+    "medium",
+    "A server is launched without an exact version or image digest",
+    "`npx -y pkg`, `pkg@latest`, `uvx pkg` without `==` or a container image without `@sha256:` fetch "
+    "whatever is newest when the server starts, so it changes under the repository without a commit and "
+    "a pull request's check fails on upstream drift the pull request did not cause. Pin the version the "
+    "message quotes; the nightly `mcp-lock check` then reports upstream releases, and a pull request's "
+    "check stays about the pull request. Set `unpinned-launch: error` in mcp-lock.yaml to fail on it, "
+    "or `off` to silence it.",
+    blocking=False,
+)
+
 CONFIG_WARNING = Rule(
     "config-warning",
     Category.CONFIG,
@@ -356,6 +372,7 @@ RULES: tuple[Rule, ...] = tuple(
         VERSION_BUMP_TOO_SMALL,
         VERSION_MISMATCH,
         VERSION_NOT_SEMVER,
+        UNPINNED_LAUNCH,
         CONFIG_WARNING,
         IGNORE_EXPIRED,
         IGNORE_UNMATCHED,

@@ -19,6 +19,7 @@ Schema (version 1). Fields are only ever added within a version; a rename or rem
           "suppression": "<the ignore entry's reason>" | null,
           "server": "<server key>",
           "subject": "<definition name>" | null,    # null for server-level findings
+          "previousSubject": "<pinned name>",       # only for a rename: the name it was pinned under
           "kind": "tools" | "prompts" | "resources" | "resourceTemplates" | null,
           "qualifiedName": "<server>/<subject>" | "<server>",
           "message": "<one line>",
@@ -83,7 +84,7 @@ def _finding(finding: Finding, locator: Locator) -> dict[str, Any]:
     location: dict[str, Any] = {"file": file, "line": max(1, line)}
     if isinstance(finding.location, LockLocation):
         location["pointer"] = finding.location.pointer
-    return {
+    shown: dict[str, Any] = {
         "rule": finding.rule.id,
         "severity": finding.effective_severity,
         "blocking": finding.blocking,
@@ -96,3 +97,6 @@ def _finding(finding: Finding, locator: Locator) -> dict[str, Any]:
         "details": list(finding.details),
         "location": location,
     }
+    if finding.previous_subject is not None:
+        shown["previousSubject"] = finding.previous_subject
+    return shown

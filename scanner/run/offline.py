@@ -10,6 +10,7 @@ from scanner.lock.model import Lockfile, ServerPin, launch_diff
 from scanner.model.pointer import pointer
 from scanner.rules import rule
 from scanner.run.outcome import Outcome
+from scanner.run.unpinned import unpinned_findings
 from scanner.run.workspace import Workspace, read_lock, server_keys
 from scanner.shard import Shard, in_shard
 from scanner.sources.model import Server
@@ -22,13 +23,21 @@ def config_findings(workspace: Workspace, *, offline: bool = False) -> list[Find
     """Problems in config files and declarations, as findings at their file and line.
 
     `offline` (nothing is launched): a missing variable or input only matters when a server is
-    booted, so it is a warning rather than an error (see UNRESOLVED_CODES).
+    booted, so it is a warning rather than an error (see UNRESOLVED_CODES); the same holds for a
+    server the policy skips (a fork's pull request has no secrets), whose skip is reported as a note.
     """
+    skipped = {
+        (d.location.file, d.location.line)
+        for server in workspace.discovery.servers
+        if workspace.policy.for_server(*server.names).skip
+        for d in server.declarations
+    }
     findings: list[Finding] = []
     for config in workspace.discovery.files:
         problems = list(config.problems) + [p for d in config.declarations for p in d.problems]
         for problem in problems:
-            error = problem.severity == "error" and not (offline and problem.code in UNRESOLVED_CODES)
+            unlaunched = offline or (problem.location.file, problem.location.line) in skipped
+            error = problem.severity == "error" and not (unlaunched and problem.code in UNRESOLVED_CODES)
             rule_id = "config-error" if error else "config-warning"
             server = _server_at(workspace, problem.location.file, problem.location.line) or config.path
             findings.append(
@@ -49,7 +58,7 @@ def bootable(workspace: Workspace, servers: Iterable[Server]) -> tuple[list[Serv
     ready: list[Server] = []
     findings: list[Finding] = []
     for server in servers:
-        reason = workspace.policy.for_server(server.key).skip
+        reason = workspace.policy.for_server(*server.names).skip
         if reason:
             findings.append(
                 Finding(rule("server-skipped"), server.key, f"{server.key}: skipped: {reason}", server.primary.location)
@@ -100,7 +109,7 @@ def declared_vs_lock(
         )
     candidates: list[Server] = []
     for server in declared.values():
-        if server.key not in lockfile.servers and not workspace.policy.for_server(server.key).skip:
+        if server.key not in lockfile.servers and not workspace.policy.for_server(*server.names).skip:
             findings.append(
                 Finding(
                     rule("server-not-pinned"),
@@ -119,12 +128,13 @@ def declared_vs_lock(
             for s in candidates
             if s.template is not None
             and s.key in lockfile.servers
-            and not workspace.policy.for_server(s.key).skip
+            and not workspace.policy.for_server(*s.names).skip
         ]
     else:
         compared = ready
     for server in compared:
         findings += launch_change(server, lockfile.servers[server.key])
+    findings += unpinned_findings(workspace.policy.unpinned_launch, declared.values(), lockfile.servers)
     return findings, ready
 
 

@@ -13,8 +13,12 @@ from scanner.lock.model import Lockfile, ServerPin, rebuild
 from scanner.run.offline import bootable, config_findings, declared_vs_lock, launch_change
 from scanner.run.outcome import Outcome
 from scanner.run.pinning import boot_and_pin
-from scanner.run.workspace import Options, Workspace, read_lock, server_keys, write_lock
+from scanner.run.unpinned import unpinned_findings
+from scanner.run.workspace import Options, Workspace, read_lock, server_keys, server_named, write_lock
 from scanner.shard import in_shard
+from scanner.sources.discover import looked_for
+
+MAX_LISTED = 20  # tool names quoted in an error, at most
 
 
 def lock(workspace: Workspace, options: Options) -> Outcome:
@@ -22,6 +26,10 @@ def lock(workspace: Workspace, options: Options) -> Outcome:
     existing = read_lock(workspace, missing_ok=True)
     lockfile = existing or Lockfile(version=1, servers={})
     findings = config_findings(workspace)
+    if not workspace.discovery.servers and not any(f.rule.id == "config-error" for f in findings):
+        raise UsageError(
+            f"no MCP servers declared in {workspace.repo} (looked for: {', '.join(looked_for())}); nothing was written"
+        )
     declared = workspace.discovery.servers
     kept = [s.key for s in declared if s.key in lockfile.servers]
     new = [s for s in declared if s.key not in lockfile.servers]
@@ -32,6 +40,7 @@ def lock(workspace: Workspace, options: Options) -> Outcome:
     pinned = list(live)
     baseline = {key: (None if key in pinned else pin) for key, pin in lockfile.servers.items()}
     findings += cross_server_findings(lockfile.servers, baseline)
+    findings += unpinned_findings(workspace.policy.unpinned_launch, declared, lockfile.servers)
     outcome = Outcome(findings)
     if kept:
         outcome.messages.append(
@@ -58,7 +67,7 @@ def check(workspace: Workspace, options: Options) -> Outcome:
     def against_pin(key: str, server_pin: ServerPin) -> list[Finding]:
         pinned = lockfile.servers[key]
         return (
-            compare_server(key, pinned, server_pin)
+            compare_server(key, pinned, server_pin, grouped=True)
             + suspicious_findings(key, pinned, server_pin)
             + schema_findings(key, pinned, server_pin)
         )
@@ -80,6 +89,7 @@ def update(
     """Re-pin the named servers (all when none are named); with `tools`, only those tools."""
     lockfile = read_lock(workspace, missing_ok=True) or Lockfile(version=1, servers={})
     declared = {s.key: s for s in workspace.discovery.servers}
+    names = [server_named(workspace, name) for name in names]
     unknown = [n for n in names if n not in declared and n not in lockfile.servers]
     if unknown:
         raise UsageError(f"no declared or pinned server named {', '.join(unknown)}; see `mcp-lock list`")
@@ -92,6 +102,8 @@ def update(
     ready, skipped = bootable(workspace, selected)
     booted_pins, booted = boot_and_pin(workspace, ready, options)
     outcome.findings += skipped + booted
+    if tools:
+        _refuse_unknown_tools(tools, [lockfile.servers.get(key) for key in booted_pins], list(booted_pins.values()))
     for key, live in booted_pins.items():
         server = declared[key]
         old = lockfile.servers.get(server.key)
@@ -99,13 +111,13 @@ def update(
             lockfile.servers[server.key] = live
             outcome.messages.append(f"pinned new server {server.key}")
             continue
-        accepted = compare_server(server.key, old, live)
+        accepted = compare_server(server.key, old, live, grouped=not tools)
         if tools:
             accepted = [f for f in accepted if f.kind == "tools" and f.subject in tools]
             live = _with_tools(old, live, tools)
         accepted += launch_change(server, old) if not tools else []
         lockfile.servers[server.key] = live
-        outcome.messages += [_accepted_line(f) for f in accepted] or [f"{server.key}: unchanged"]
+        outcome.messages += [line for f in accepted for line in _accepted_lines(f)] or [f"{server.key}: unchanged"]
     if any(f.rule.id == "boot-failed" for f in outcome.findings):
         outcome.messages.append("not written: a server failed to boot, so its pin would be lost or stale")
         return outcome
@@ -142,5 +154,22 @@ def _with_tools(old: ServerPin, live: ServerPin, tools: Sequence[str]) -> Server
     return rebuild(old, tools=merged)
 
 
-def _accepted_line(finding: Finding) -> str:
-    return "accepted " + finding.message + "".join("\n    " + line for line in finding.details)
+def _refuse_unknown_tools(tools: Sequence[str], old: Sequence[ServerPin | None], live: Sequence[ServerPin]) -> None:
+    """`--tool` naming a tool neither pinned nor offered by the servers being re-pinned is a typo, not a no-op."""
+    known = {name for pin in (*old, *live) if pin is not None for name in pin.tools}
+    unknown = [name for name in tools if name not in known]
+    if not unknown or not live:
+        return
+    listed = sorted(known)
+    more = len(listed) - MAX_LISTED
+    shown = ", ".join(listed[:MAX_LISTED]) + (f" and {more} more" if more > 0 else "")
+    raise UsageError(
+        f"no tool named {', '.join(unknown)} in the servers re-pinned; nothing was written. "
+        f"Tools: {shown or 'none'}"
+    )
+
+
+def _accepted_lines(finding: Finding) -> list[str]:
+    """One message per line: the reporter escapes each, so a detail never shows as a literal `\\n`."""
+    lines = ["accepted " + finding.message, *("    " + detail for detail in finding.details)]
+    return [part for line in lines for part in line.splitlines()]

@@ -17,9 +17,11 @@ if TYPE_CHECKING:
     from scanner.boot import BootResult
 
 # Known causes of boot failures, recognised in the server's stderr, and what to do about them.
-BOOT_HINTS = (
+# Each marker is one traceback form of the same cause.
+BOOT_HINTS: tuple[tuple[tuple[str, ...], str], ...] = (
     (
-        "cannot import name 'McpError'",
+        # mcp 2.x renamed McpError and moved FastMCP out of mcp.server.fastmcp.
+        ("cannot import name 'McpError'", "No module named 'mcp.server.fastmcp'"),
         "hint: this server was written for the mcp SDK 1.x and crashes on 2.x; "
         "launch it with the SDK pinned below 2, e.g. `uvx --with 'mcp<2' PACKAGE==VERSION`",
     ),
@@ -64,7 +66,7 @@ def boot(
 
 def boot_failure(server: Server, result: BootResult) -> Finding:
     details = [f"stderr: {line}" for line in result.stderr_tail.splitlines()[-10:]]
-    details += [hint for marker, hint in BOOT_HINTS if marker in result.stderr_tail]
+    details += [hint for markers, hint in BOOT_HINTS if any(m in result.stderr_tail for m in markers)]
     return Finding(
         rule("boot-failed"),
         server.key,

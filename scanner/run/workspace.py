@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -51,8 +52,35 @@ def open_workspace(repo: Path, lock_path: Path | None, environ: Mapping[str, str
     except PolicyError as error:
         raise UsageError(str(error)) from None
     server_inputs = {key: value.inputs for key, value in policy.servers.items() if value.inputs}
-    discovery = discover(repo, environ, inputs=policy.inputs, server_inputs=server_inputs)
+    discovery = discover(
+        repo, environ, inputs=policy.inputs, server_inputs=server_inputs, input_vars=policy.input_vars
+    )
+    _refuse_undeclared_policy_entries(policy, discovery)
     return Workspace(repo, lock_path or repo / LOCKFILE_NAME, discovery, policy, environ)
+
+
+def declared_names(discovery: Discovery) -> set[str]:
+    """Every name a server can be called by: its key, each declared name, and `name@file`."""
+    names: set[str] = set()
+    for server in discovery.servers:
+        names.update(server.names)
+        names.update(f"{d.name}@{d.location.file}" for d in server.declarations)
+    return names
+
+
+def _refuse_undeclared_policy_entries(policy: Policy, discovery: Discovery) -> None:
+    """A policy entry for a server nobody declares is a typo that would silently disable a setting.
+
+    Not while a config file cannot be read: the server may be declared there, and that error is reported.
+    """
+    if any(p.severity == "error" for config in discovery.files for p in config.problems):
+        return
+    known = declared_names(discovery)
+    for name in policy.servers:
+        if name not in known:
+            close = difflib.get_close_matches(name, sorted(known), n=3)
+            suggestion = f"; did you mean {', '.join(close)}?" if close else ""
+            raise UsageError(f"{policy.path}: servers.{name}: no config file declares a server {name}{suggestion}")
 
 
 def read_lock(workspace: Workspace, *, missing_ok: bool = False, canonical: bool = True) -> Lockfile | None:
@@ -74,6 +102,7 @@ def read_lock(workspace: Workspace, *, missing_ok: bool = False, canonical: bool
         raise UsageError(str(error)) from None
     if identity is not None and canonical:
         workspace.read_cache = (identity, lockfile)
+    adopt_pinned_keys(workspace.discovery, lockfile)
     return lockfile
 
 
@@ -83,6 +112,32 @@ def _identity(path: Path) -> tuple[int, int, int] | None:
     except OSError:
         return None
     return (status.st_ino, status.st_size, status.st_mtime_ns)
+
+
+def adopt_pinned_keys(discovery: Discovery, lockfile: Lockfile) -> None:
+    """Key each server by the name it is already pinned under, when it has several.
+
+    A launch declared under two names is keyed by the first in discovery order; a file added later that
+    sorts first would otherwise move the pin to a new name and report the old one as undeclared.
+    """
+    taken = {s.key for s in discovery.servers}
+    for server in discovery.servers:
+        if server.key in lockfile.servers:
+            continue
+        pinned = next((n for n in server.names if n in lockfile.servers and n not in taken), None)
+        if pinned is not None:
+            taken.discard(server.key)
+            server.key = pinned
+            taken.add(pinned)
+    discovery.servers.sort(key=lambda s: s.key)
+
+
+def server_named(workspace: Workspace, name: str) -> str:
+    """The key of the declared server that `name` (any of its declared names) calls; `name` itself otherwise."""
+    for server in workspace.discovery.servers:
+        if name in server.names:
+            return server.key
+    return name
 
 
 def write_lock(workspace: Workspace, lockfile: Lockfile) -> None:

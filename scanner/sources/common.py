@@ -27,6 +27,7 @@ class Scan:
     environ: Mapping[str, str]
     inputs: Mapping[str, str] = field(default_factory=dict)
     server_inputs: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    input_vars: Mapping[str, str] = field(default_factory=dict)  # see Context.input_vars
 
     def context(self, name: str, rel: str, defaults: Mapping[str, str] | None = None) -> Context:
         """The resolution context for server `name` declared in `rel`.
@@ -39,7 +40,7 @@ class Scan:
             **self.server_inputs.get(name, {}),
             **self.server_inputs.get(f"{name}@{rel}", {}),
         }
-        return Context(self.environ, self.repo, inputs, posixpath.dirname(rel))
+        return Context(self.environ, self.repo, inputs, posixpath.dirname(rel), self.input_vars)
 
 
 class SourceError(Exception):

@@ -47,13 +47,19 @@ def discover(
     environ: Mapping[str, str],
     inputs: Mapping[str, str] | None = None,
     server_inputs: Mapping[str, Mapping[str, str]] | None = None,
+    input_vars: Mapping[str, str] | None = None,
 ) -> Discovery:
     """Read every config file of `repo`; never raises on a bad file (it gets an error Problem)."""
     # Absolute, so `${workspaceFolder}` resolves to a path that works from any cwd.
-    scan = Scan(repo.absolute(), environ, inputs or {}, server_inputs or {})
+    scan = Scan(repo.absolute(), environ, inputs or {}, server_inputs or {}, input_vars or {})
     files = [cf for rel, read in candidates(scan.repo) if (cf := _read(read, scan, rel)) is not None]
     files.sort(key=lambda cf: cf.path)
     return Discovery(files, group([d for cf in files for d in cf.declarations]))
+
+
+def looked_for() -> list[str]:
+    """Where discovery looks, for a message saying nothing was found."""
+    return [*FIXED, f"{continuedev.FOLDER}/*", *(f"**/{name}" for name in WALKED)]
 
 
 def candidates(repo: Path) -> Iterator[tuple[str, Reader]]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from scanner.model.transports import HTTP, SSE, STDIO, is_local
+from scanner.redact import recorded_env_value
 from scanner.sources import jsonc
 from scanner.sources.common import Scan, problem
 from scanner.sources.interpolate import (
@@ -287,6 +288,7 @@ def finish(decl: Declaration, launch: Launch, dialect: Dialect, ctx: Context) ->
         url=norm(launch.url),
         # A header taken from an environment variable names that variable too (Codex).
         env_names=(*launch.env, *launch.env_from, *(f.var for f in launch.headers_from.values())),
+        env=_env_record(launch, fam, ctx.here),
         header_names=(*launch.headers, *launch.headers_from),
         sse_fallback=launch.sse_fallback,
     )
@@ -311,6 +313,13 @@ def finish(decl: Declaration, launch: Launch, dialect: Dialect, ctx: Context) ->
     else:
         decl.resolved = resolved
     return decl
+
+
+def _env_record(launch: Launch, fam: Family, here: str) -> tuple[tuple[str, str], ...]:
+    """Each declared variable with what the lock records for it (see `recorded_env_value`)."""
+    declared = {name: normalise(value, fam, here) for name, value in launch.env.items()}
+    declared |= {name: f"{fwd.prefix}${{env:{fwd.var}}}" for name, fwd in launch.env_from.items()}
+    return tuple(sorted((name, recorded_env_value(name, value)) for name, value in declared.items()))
 
 
 def _forward(forwards: Mapping[str, Forward], ctx: Context, resolver: Resolver) -> dict[str, str]:

@@ -143,6 +143,8 @@ class Context:
     workspace: Path
     inputs: Mapping[str, str] = field(default_factory=dict)
     here: str = ""
+    # Inputs the policy reads from an environment variable that is not set: input id -> variable name.
+    input_vars: Mapping[str, str] = field(default_factory=dict)
 
 
 def family_of(family: Family | str) -> Family:
@@ -297,7 +299,9 @@ class Resolver:
                 self.missing.append(Missing("env", p.name))
             return ""
         if p.kind == "input":
-            if p.name not in ctx.inputs:
+            if p.name in ctx.input_vars and p.name not in ctx.inputs:
+                self.missing.append(Missing("env", ctx.input_vars[p.name]))
+            elif p.name not in ctx.inputs:
                 self.missing.append(Missing("input", p.name))
             return ctx.inputs.get(p.name, "")
         if p.kind == "home":

@@ -33,7 +33,9 @@ class LaunchTemplate:
     This is what the lock records and what identifies a server across files and machines:
     `${workspaceFolder}` and `${env:TOKEN}` stay as written (normalised to one spelling per
     family, see `scanner.sources.interpolate`), so a lock made on one machine matches another.
-    `env_names` and `header_names` carry names only; values never enter the lock.
+    `env` maps each declared variable to its template as written (see `env_record`): real servers
+    switch toolsets through env (`MODE=rw`), so env is part of what identifies a launch.
+    `env_names` (which also names the variables headers are read from) and `header_names` carry names only.
     """
 
     transport: Transport
@@ -42,6 +44,7 @@ class LaunchTemplate:
     cwd: str | None = None
     url: str | None = None
     env_names: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()  # (name, recorded template), sorted by name
     header_names: tuple[str, ...] = ()
     # VS Code and Gemini try Streamable HTTP first and fall back to SSE when only `url` is given.
     sse_fallback: bool = False
@@ -54,15 +57,20 @@ class LaunchTemplate:
             spec["args"] = list(self.args)
             if self.cwd is not None:
                 spec["cwd"] = self.cwd
-            spec["env"] = sorted(set(self.env_names))
+            spec["env"] = dict(sorted(self.env))
         else:
             spec["url"] = self.url
             spec["headers"] = sorted({h.lower() for h in self.header_names})
         return spec
 
     def identity(self) -> tuple[object, ...]:
-        """What makes two declarations the same server (env and header names aside)."""
-        return (self.transport, self.command, self.args, self.cwd, self.url)
+        """What makes two declarations the same server: the launch, its environment included (header names aside).
+
+        A variable forwarded under its own name (`X: ${env:X}`, Codex `env_vars`) is left out: a client that
+        passes its environment on gives the server X anyway, so it names no other toolset.
+        """
+        env = tuple(sorted((name, value) for name, value in self.env if value != f"${{env:{name}}}"))
+        return (self.transport, self.command, self.args, self.cwd, self.url, env)
 
 
 @dataclass(frozen=True)
@@ -119,6 +127,11 @@ class Server:
     @property
     def primary(self) -> Declaration:
         return self.declarations[0]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The key, then every other name the declarations give this launch, in discovery order."""
+        return tuple(dict.fromkeys((self.key, *(d.name for d in self.declarations))))
 
     @property
     def template(self) -> LaunchTemplate | None:

@@ -15,6 +15,7 @@ from scanner.snapshot import Snapshot
 from scanner.transports.protocol import (
     CLIENT_INFO,
     HANDSHAKE_VERSION,
+    METHOD_NOT_FOUND,
     MODERN_VERSIONS,
     SERVER_INFO_META_KEY,
     UNSUPPORTED_PROTOCOL_VERSION,
@@ -25,6 +26,10 @@ from scanner.transports.stage import Stage
 
 # A server that pages past this is not listing a finite surface; refuse to pin half of it.
 MAX_PAGES = 500
+# Kinds pinned as empty when a server advertises them but answers "Method not found" (many real servers
+# advertise `resources` without implementing templates). Tools are not among them: they are the surface the
+# lock exists to review, and a server that claims tools but will not list them cannot be vouched for.
+OPTIONAL_LISTS = frozenset({"prompts", "resources", "resourceTemplates"})
 
 
 class Channel(Protocol):
@@ -48,7 +53,16 @@ async def probe(channel: Channel, stage: Stage, client: dict[str, str] = CLIENT_
     for kind in KINDS:
         if kind.capability not in snapshot.capabilities:
             continue
-        snapshot.definitions[kind.key] = await _list_all(channel, kind.key, stage)
+        try:
+            snapshot.definitions[kind.key] = await _list_all(channel, kind.key, stage)
+        except RpcError as error:
+            if error.code != METHOD_NOT_FOUND or kind.key not in OPTIONAL_LISTS:
+                raise
+            snapshot.definitions[kind.key] = []
+            snapshot.notes.append(
+                f"advertises `{kind.capability}` but answered {kind.list_method} with -32601 (Method not found); "
+                f"pinned as no {kind.noun}s"
+            )
     snapshot.notes += unlisted_ui_resources(snapshot.definitions)
     return snapshot
 

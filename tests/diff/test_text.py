@@ -85,5 +85,5 @@ def test_sentence_grown_with_new_clause_counts_as_added() -> None:
 
 
 def test_word_diff_marks_and_shows_invisible_characters() -> None:
-    assert word_diff("Add a note.", "Add a short note.") == "Add a {+short +}note."
+    assert word_diff("Add a note.", "Add a short note.") == "Add a{+ short+} note."
     assert word_diff("Add a note.", "Add a\u200b note.") == "Add [-a-]{+a\\u200b+} note."

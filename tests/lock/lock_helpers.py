@@ -26,7 +26,7 @@ def declaration(name: str = "time", client: str = "claude-code", file: str = ".m
 
 
 def stdio_launch() -> dict[str, object]:
-    return LaunchTemplate("stdio", "uvx", ("mcp-server-time",), env_names=("TZ",)).spec()
+    return LaunchTemplate("stdio", "uvx", ("mcp-server-time",), env_names=("TZ",), env=(("TZ", "${env:TZ}"),)).spec()
 
 
 def snapshot(tools=None, prompts=None, resources=None, templates=None, instructions=None) -> Snapshot:

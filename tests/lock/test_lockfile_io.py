@@ -63,7 +63,7 @@ def test_pin_digests_are_the_specified_ones(time_lock: Lockfile) -> None:
         "transport": "stdio",
         "command": "uvx",
         "args": ["mcp-server-time"],
-        "env": ["TZ"],
+        "env": {"TZ": "${env:TZ}"},
     }
 
 

@@ -135,7 +135,8 @@ def test_suppressed_finding_carries_its_justification(findings, locator, validat
     log = build_sarif(findings, locator)
     assert_valid(log, validator)
     suppressed = [r for r in log["runs"][0]["results"] if "suppressions" in r]
-    assert [r["suppressions"] for r in suppressed] == [[{"kind": "external", "justification": "reviewed in #12"}]]
+    expected = {"kind": "external", "status": "accepted", "justification": "reviewed in #12"}
+    assert [r["suppressions"] for r in suppressed] == [[expected]]
 
 
 def test_information_uri_is_the_project(findings, locator) -> None:

@@ -42,7 +42,11 @@ def test_one_server_declared_in_three_files_is_one_server() -> None:
     assert [d.client for d in servers["supabase"].declarations] == ["codex", "zed", "opencode"]
     assert servers["supabase"].template == T("http", url="https://mcp.supabase.com/mcp?project_ref=fudi0001")
     assert servers["playwright"].template == T(
-        "stdio", "npx", ("@playwright/mcp@0.0.41",), env_names=("PLAYWRIGHT_BROWSERS_PATH",)
+        "stdio",
+        "npx",
+        ("@playwright/mcp@0.0.41",),
+        env_names=("PLAYWRIGHT_BROWSERS_PATH",),
+        env=(("PLAYWRIGHT_BROWSERS_PATH", "${env:PLAYWRIGHT_BROWSERS_PATH}"),),
     )
     assert all(not s.problems for s in discovery.servers)
 

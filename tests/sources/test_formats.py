@@ -5,10 +5,23 @@ Expected values are worked out from the example files by hand (line numbers incl
 
 from __future__ import annotations
 
-from scanner.sources.model import LaunchTemplate as T
-from scanner.sources.model import ResolvedLaunch
+import dataclasses
 
-from .conftest import DATA, HOME, codes, config, declared, scan
+from scanner.sources.model import ConfigFile, Declaration, ResolvedLaunch
+from scanner.sources.model import LaunchTemplate as T
+
+from .conftest import DATA, HOME, codes, config, scan
+from .conftest import declared as declared_with_env
+
+
+def declared(cf: ConfigFile) -> dict[str, Declaration]:
+    """The declarations, each template without its env values: these tests pin the format's fields and
+    env names; what the lock records for each value is pinned in test_env_values_are_recorded_as_templates."""
+    found = declared_with_env(cf)
+    for decl in found.values():
+        if decl.template is not None:
+            decl.template = dataclasses.replace(decl.template, env=())
+    return found
 
 GITHUB_DOCKER = ("run", "-i", "--rm", "-e", "GITHUB_PERSONAL_ACCESS_TOKEN", "ghcr.io/github/github-mcp-server")
 
@@ -226,6 +239,7 @@ def test_amazon_q_legacy_and_default_files() -> None:
         "uv",
         ("--directory", "/Users/jdoe/src/mcp/src/core-mcp-server/awslabs/core_mcp_server", "run", "server.py"),
         env_names=("FASTMCP_LOG_LEVEL", "AWS_PROFILE"),
+        env=(("AWS_PROFILE", "dev"), ("FASTMCP_LOG_LEVEL", "ERROR")),
     )
     current = config(discovery, ".amazonq/default.json")
     assert current.problems == []
@@ -242,7 +256,13 @@ def test_junie_mcp_json() -> None:
         (
             "herd",
             10,
-            T("stdio", "php", ("/Applications/Herd.app/Contents/Resources/herd-mcp.phar",), env_names=("SITE_PATH",)),
+            T(
+                "stdio",
+                "php",
+                ("/Applications/Herd.app/Contents/Resources/herd-mcp.phar",),
+                env_names=("SITE_PATH",),
+                env=(("SITE_PATH", "/Users/dev/Herd/shop"),),
+            ),
         ),
         ("remote", 17, T("http", url="https://junie.example.com/mcp")),
     ]
@@ -301,6 +321,7 @@ def test_gemini_extension_paths_are_relative_to_the_extension() -> None:
         ),
         cwd="${workspaceFolder}/extensions/weather",
         env_names=("WEATHER_API_KEY",),
+        env=(("WEATHER_API_KEY", "${env:WEATHER_API_KEY}"),),
     )
     assert weather.resolved is not None
     assert weather.resolved.cwd == str(DATA.absolute() / "gemini" / "extensions" / "weather")
@@ -484,6 +505,7 @@ def test_mcpb_manifest() -> None:
         "node",
         ("${workspaceFolder}/mcpb/server/index.js", "--root", "${input:root_dir}"),
         env_names=("ACME_API_KEY", "LOG_DIR"),
+        env=(("ACME_API_KEY", "${input:api_key}"), ("LOG_DIR", "${userHome}/Library/Logs/acme")),
     )
     assert bundle.resolved is not None
     # user_config defaults apply when no input is given, with their own ${HOME} resolved.
@@ -504,3 +526,28 @@ def test_windsurf_project_file_is_not_read_by_windsurf() -> None:
     assert d["figma"].resolved is not None
     assert d["figma"].resolved.headers == {"Authorization": "Bearer f"}
     assert d["local"].disabled is True
+
+
+def test_env_values_are_recorded_as_templates() -> None:
+    """What identity and the lock hold per variable: the template as declared, a literal secret only as digest."""
+    cf = config(scan("claude", {"GITHUB_TOKEN": "ghp_1", "API_KEY": "k"}), ".mcp.json")
+    github = declared_with_env(cf)["github"].template
+    assert github is not None
+    assert github.env == (("GITHUB_PERSONAL_ACCESS_TOKEN", "${env:GITHUB_TOKEN}"),)  # placeholder kept, unresolved
+    codex = config(scan("codex", {"DOCS_TOKEN": "dt", "GITHUB_PERSONAL_ACCESS_TOKEN": "gp"}), ".codex/config.toml")
+    launcher = declared_with_env(codex)["github"].template
+    assert launcher is not None
+    # env_vars: forwarded from the caller's environment, recorded as the placeholder it amounts to
+    forwarded = ("GITHUB_PERSONAL_ACCESS_TOKEN", "${env:GITHUB_PERSONAL_ACCESS_TOKEN}")
+    assert launcher.env == (forwarded, ("LOG_LEVEL", "warn"))
+
+
+def test_literal_secret_env_value_enters_only_as_a_digest() -> None:
+    from scanner.redact import recorded_env_value
+
+    assert recorded_env_value("MODE", "rw") == "rw"
+    assert recorded_env_value("API_KEY", "${env:API_KEY}") == "${env:API_KEY}"
+    recorded = recorded_env_value("API_KEY", "hunter2hunter2")
+    assert recorded.startswith("sha256:") and "hunter2" not in recorded
+    token = "ghp_0123456789abcdefABCDEF"
+    assert recorded_env_value("X", token) != recorded_env_value("X", token + "G")
