@@ -98,25 +98,25 @@ def list_command(repo: Path, lockfile: Path | None) -> None:
     """Show every declared server: its launch, where it is declared, whether it is pinned, and any problem."""
     workspace = _workspace(repo, lockfile)
     pinned = _run(lambda: engine.read_lock(workspace, missing_ok=True))
-    servers = workspace.discovery.servers
+    servers, lock_name = workspace.discovery.servers, workspace.lock_display
     for server in servers:
         template = server.template
         launch = describe_launch(template) if template else "(cannot be launched)"
         transport = template.transport if template else "?"
         skip = workspace.policy.for_server(*server.names).skip
-        click.echo(f"{server.key}  [{transport}]  {launch}")
+        click.echo(safe(f"{server.key}  [{transport}]  {launch}"))  # repository text: escaped, as everywhere
         for declaration in server.declarations:
             disabled = "  (disabled)" if declaration.disabled else ""
-            click.echo(f"    declared at {declaration.location} ({declaration.client}){disabled}")
+            click.echo(safe(f"    declared at {declaration.location} ({declaration.client}){disabled}"))
         if skip:
-            click.echo(f"    skipped by {workspace.policy.path}: {safe(skip)}")
+            click.echo(safe(f"    skipped by {workspace.policy.path}: {skip}"))
         else:
-            click.echo(f"    {pin_status(pinned.servers.get(server.key) if pinned else None, workspace.lock_display)}")
+            click.echo(safe("    " + pin_status(pinned.servers.get(server.key) if pinned else None, lock_name)))
         for problem in server.problems:
-            click.echo(f"    {problem.severity}: {problem.message}")
+            click.echo(safe(f"    {problem.severity}: {problem.message}"))
     for config in workspace.discovery.files:
         for problem in config.problems:
-            click.echo(f"{problem.severity}: {problem.location}: {problem.message}", err=True)
+            click.echo(safe(f"{problem.severity}: {problem.location}: {problem.message}"), err=True)
     if not servers:
         click.echo("no MCP servers declared in this repository", err=True)
     bad = any(p.severity == "error" for c in workspace.discovery.files for p in c.problems) or any(
@@ -172,7 +172,8 @@ def lock(
     metavar="REF",
     default=None,
     help="Also note what changed since the merge base of REF and HEAD: launches, dependency manifests "
-    "and re-pins in mcp-lock.json (notes never fail the run).",
+    "and re-pins in mcp-lock.json (notes never fail the run); the detectors run on every text pinned "
+    "since, and their findings do.",
 )
 @click.option(
     "--changed-only", is_flag=True, help="With --base: boot only the servers with a change since the base."
@@ -231,6 +232,7 @@ def _audit(workspace: engine.Workspace, *, offline: bool, shard: Shard | None, p
 @click.command()
 @click.argument("servers", nargs=-1)
 @click.option("--tool", "tools", multiple=True, help="Re-pin only this tool (repeatable).")
+@click.option("--rerender", is_flag=True, help="Boot nothing: verify the lock's digests, rewrite it in canonical form.")
 @REPO_OPTION
 @LOCK_OPTION
 @boot_options
@@ -238,6 +240,7 @@ def _audit(workspace: engine.Workspace, *, offline: bool, shard: Shard | None, p
 def update(
     servers: tuple[str, ...],
     tools: tuple[str, ...],
+    rerender: bool,
     repo: Path,
     lockfile: Path | None,
     timeout: float | None,
@@ -246,8 +249,11 @@ def update(
     **report: Any,
 ) -> None:
     """Re-pin the named servers (every server when none is named), showing each change accepted."""
+    if rerender and (servers or tools):
+        raise click.UsageError("--rerender re-renders the whole lock: name no server and no --tool")
     workspace = _workspace(repo, lockfile)
-    outcome = _run(lambda: engine.update(workspace, _options(timeout, concurrency, quiet), servers, tools))
+    options = None if rerender else _options(timeout, concurrency, quiet)
+    outcome = _run(lambda: engine.update(workspace, options, servers, tools) if options else engine.rerender(workspace))
     _finish(workspace, outcome, report)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from scanner.errors import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError
 from scanner.run.offline import UNRESOLVED_CODES, bootable, check_offline, config_findings, declared_vs_lock
-from scanner.run.operations import check, lock, update
+from scanner.run.operations import check, lock, rerender, update
 from scanner.run.outcome import Outcome
 from scanner.run.pinning import Analyse, boot, boot_and_pin
 from scanner.run.workspace import LOCKFILE_NAME, Options, Workspace, open_workspace, read_lock, server_keys
@@ -37,6 +37,7 @@ __all__ = [
     "lock",
     "open_workspace",
     "read_lock",
+    "rerender",
     "server_keys",
     "update",
 ]

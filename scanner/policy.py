@@ -23,11 +23,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from scanner.safe_read import POLICY_LIMIT, MissingFile, RefusedFile, read_regular
 from scanner.suppression import IgnoreEntry, IgnoreError, parse_ignores
 
 POLICY_FILE = "mcp-lock.yaml"
@@ -86,16 +88,10 @@ class Policy:
 
 
 def load_policy(repo: Path, environ: Mapping[str, str]) -> Policy:
-    path = repo / POLICY_FILE
-    if not path.is_file():
+    loaded = _load_yaml(repo)
+    if loaded is None:
         return Policy()
-    import yaml
-
-    try:
-        text = path.read_text(encoding="utf-8")
-        data = yaml.safe_load(text)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, ValueError) as error:  # ValueError: a date like 2026-02-30
-        raise PolicyError(f"{POLICY_FILE}: cannot be read: {error}") from None
+    data, text = loaded
     if data is None:
         return Policy(path=POLICY_FILE)
     where = POLICY_FILE
@@ -116,6 +112,42 @@ def load_policy(repo: Path, environ: Mapping[str, str]) -> Policy:
         input_vars=input_vars,
         unpinned_launch=_unpinned_launch(mapping.get("unpinned-launch"), where),
     )
+
+
+# A problem quotes a character ('\t') or a tag or anchor name from the file: only the short quotes stay.
+_QUOTED = re.compile(r"'<[a-z ]+>'|'[^']{5,}'")
+
+
+def _load_yaml(repo: Path) -> tuple[Any, str] | None:
+    """The parsed policy file and its text, or None when there is none. Errors name a position and the
+    problem, never the file's text: a hostile repository can link mcp-lock.yaml to a secret, and a YAML error
+    snippet would quote it."""
+    try:
+        data = read_regular(repo / POLICY_FILE, repo, POLICY_FILE, POLICY_LIMIT)
+    except MissingFile:
+        return None
+    except RefusedFile as error:
+        raise PolicyError(f"{POLICY_FILE}: cannot be read: {error.reason}") from None
+    import yaml
+
+    try:
+        text = data.decode("utf-8")
+        return yaml.safe_load(text), text
+    except UnicodeDecodeError as error:
+        raise PolicyError(f"{POLICY_FILE}: not UTF-8 (byte offset {error.start})") from None
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = _QUOTED.sub(_token_or_elided, error.problem or error.context or "")
+        raise PolicyError(f"{POLICY_FILE}: invalid YAML{where}: {problem}") from None
+    except ValueError as error:  # a date like 2026-02-30
+        raise PolicyError(f"{POLICY_FILE}: cannot be read: {_QUOTED.sub(_token_or_elided, str(error))}") from None
+    except (yaml.YAMLError, RecursionError):
+        raise PolicyError(f"{POLICY_FILE}: invalid YAML") from None
+
+
+def _token_or_elided(match: re.Match[str]) -> str:
+    return match[0] if match[0].startswith("'<") else "'…'"
 
 
 def _unpinned_launch(value: Any, where: str) -> str:

@@ -348,7 +348,7 @@ LOCKFILES = [
     refuse("layout-crlf", _EXAMPLE.replace("\n", "\r\n"), "non-canonical-text", "Section 4: LF line ends."),
     refuse("layout-no-final-newline", _EXAMPLE[:-1], "non-canonical-text", "Section 4: exactly one final LF."),
     refuse("layout-two-final-newlines", _EXAMPLE + "\n", "non-canonical-text", "Section 4: exactly one final LF."),
-    refuse("layout-minified", json.dumps(json.loads(_EXAMPLE), ensure_ascii=False, separators=(",", ":")) + "\n",
+    refuse("layout-minified", json.dumps(json.loads(_EXAMPLE), ensure_ascii=True, separators=(",", ":")) + "\n",
            "non-canonical-text", "Section 4: one member a line."),
     refuse("layout-members-unsorted", _edit(_SERVER_INFO, '      "serverInfo": {\n        "version": "1.26.0",\n'
                                             '        "name": "mcp-time"\n      },\n'),

@@ -13,32 +13,49 @@ from scanner.lock.canonical import CanonicalisationError, digest, normalise_plai
 from scanner.lock.document import fail_at, from_document, shown
 from scanner.lock.locate import iter_members
 from scanner.lock.model import DOCUMENT_DEPTH, LOCKFILE_VERSION, Lockfile, LockfileError, Pin
-from scanner.lock.render import find_raw_hidden, render_string
+from scanner.lock.render import find_raw_hidden, render_normal, render_string, render_value
 from scanner.lock.schema import validate_schema
 from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
 from scanner.model.pointer import join, unescape
+from scanner.safe_read import LOCK_LIMIT, MissingFile, RefusedFile, read_regular
 
 _REPIN = "hand-edited or corrupted; re-pin with mcp-lock update"
 
 
-def read(path: str | os.PathLike[str]) -> Lockfile:
-    """Read and verify a lockfile; raise LockfileError for anything it would be unsafe to trust."""
-    source = os.fspath(path)
+def read(
+    path: str | os.PathLike[str], *, root: str | os.PathLike[str] | None = None, display: str | None = None,
+    canonical: bool = True,
+) -> Lockfile:
+    """Read and verify a lockfile; raise LockfileError for anything it would be unsafe to trust.
+
+    Only a regular file inside `root` (default: the lockfile's folder) is read, up to LOCK_LIMIT bytes
+    (scanner.safe_read); `display` names it in errors. `canonical`: refuse text that is not exactly the
+    canonical rendering of what it holds, so the diff a reviewer reads is the content.
+    """
+    source = display or os.fspath(path)
+    folder = Path(root) if root is not None else Path(os.path.abspath(path)).parent
     try:
-        data = Path(source).read_bytes()
-    except FileNotFoundError:
+        data = read_regular(Path(path), folder, source, LOCK_LIMIT)
+    except MissingFile:
         raise LockfileError(source, "not found") from None
-    except OSError as e:
-        raise LockfileError(source, f"cannot be read: {e.strerror or e}") from None
+    except RefusedFile as error:
+        raise LockfileError(source, f"cannot be read: {error.reason}") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise LockfileError(source, f"not UTF-8 (byte offset {e.start})") from None
-    return parse(text, source)
+    return parse(text, source, canonical=canonical)
 
 
-def parse(text: str, source: str = "mcp-lock.json") -> Lockfile:
-    """Verify and load lockfile text (e.g. from another git revision); `source` names it in errors."""
+def parse(text: str, source: str = "mcp-lock.json", *, canonical: bool = False) -> Lockfile:
+    """Verify and load lockfile text (e.g. from another git revision); `source` names it in errors.
+
+    `canonical`: refuse text that is not the canonical rendering of its content (see `read`).
+    """
+    if canonical:
+        lock = _parse_canonical(text, source)
+        if lock is not None:
+            return lock
     refuse_raw_hidden(text, source)
     document = _load_json(text, source)
     if not isinstance(document, dict):
@@ -49,7 +66,70 @@ def parse(text: str, source: str = "mcp-lock.json") -> Lockfile:
     except CanonicalisationError as e:
         fail_at(text, source, e.pointer, f"{e} at {shown(e.pointer)}")
     validate_schema(document, text, source)
-    return verified(from_document(document), text, source, plain)
+    lock = verified(from_document(document), text, source, plain)
+    if canonical:
+        refuse_non_canonical(document, text, source)
+    return lock
+
+
+# --- canonical bytes (hostile repository files) ---
+
+RERENDER_COMMAND = "mcp-lock update --rerender"
+
+
+def _parse_canonical(text: str, source: str) -> Lockfile | None:
+    """What `parse` returns, when `text` is exactly the canonical rendering of what plain `json.loads` reads
+    from it; None otherwise, and `parse`'s strict path finds the error.
+
+    Sound for the reason the writer's read-back is: the strict loader differs from `json.loads` only by
+    refusing duplicate keys, NaN, Infinity and out-of-range numbers, and the canonical rendering of what
+    `json.loads` makes of such text is never that text (one member per key, finite safe numbers only). The
+    rendering replaces the strict loader's Python hooks and the normalising walk, so the check costs little.
+    """
+    refuse_raw_hidden(text, source)
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(document, dict):
+        return None
+    check_version(document, source)
+    rendered = render_normal(document, max_depth=DOCUMENT_DEPTH)
+    if rendered is None or rendered[0] + "\n" != text:
+        return None
+    # render_normal accepted the document: normalising it would give an equal value, so that walk is skipped.
+    validate_schema(document, text, source)
+    return verified(from_document(document), text, source, rendered[1])
+
+
+def refuse_non_canonical(document: dict[str, Any], text: str, source: str) -> None:
+    """LockfileError unless `text` is the canonical rendering of `document` (its verified content).
+
+    Escapes such as \\u0053 for `S`, another key order or a minified file read as the same lock, but the
+    reviewer of the diff would not see the words the lock holds.
+    """
+    rendered = render_normal(document, max_depth=DOCUMENT_DEPTH)
+    expected = (rendered[0] if rendered is not None else render_value(document, DOCUMENT_DEPTH)) + "\n"
+    if expected == text:
+        return
+    line = _first_differing_line(expected, text)
+    raise LockfileError(
+        source,
+        f"not in canonical form (line {line} differs from the canonical rendering of its content); if you"
+        f" trust its content, re-render it with `{RERENDER_COMMAND}`",
+        line,
+    )
+
+
+def _first_differing_line(expected: str, text: str) -> int:
+    expected_lines, lines = expected.split("\n"), text.split("\n")
+    for number, (wanted, found) in enumerate(zip(expected_lines, lines, strict=False), 1):
+        if wanted != found:
+            return number
+    return min(len(expected_lines), len(lines)) + 1
+
+
+# --- end canonical bytes ---
 
 
 class _Duplicate(Exception):

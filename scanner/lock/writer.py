@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import stat
+from pathlib import Path
 from typing import Any
 
 from scanner.lock.canonical import MAX_SAFE_INTEGER
@@ -14,16 +15,26 @@ from scanner.lock.model import DOCUMENT_DEPTH, Lockfile, LockfileError
 from scanner.lock.reader import check_version, parse, refuse_raw_hidden, verified
 from scanner.lock.render import render_normal
 from scanner.lock.schema import validate_schema
+from scanner.safe_read import RefusedFile, refuse_unsafe_target
 
 
-def write(path: str | os.PathLike[str], lock: Lockfile) -> None:
+def write(
+    path: str | os.PathLike[str], lock: Lockfile, *, root: str | os.PathLike[str] | None = None,
+    display: str | None = None,
+) -> None:
     """Write the lock atomically: readers see the old file or the new one, never a mix.
 
     Refuses (LockfileError, nothing written) a lock that its own reader would refuse, or whose text would
-    not read back as the lock. Keeps an existing file's permission bits; a new file gets the usual umask-based
+    not read back as the lock, and a path that is a symlink, not a regular file, or in a folder outside `root`
+    (default: its own folder). Keeps an existing file's permission bits; a new file gets the usual umask-based
     mode.
     """
-    source = os.fspath(path)
+    source = display or os.fspath(path)
+    target = os.path.abspath(path)
+    try:
+        refuse_unsafe_target(Path(target), Path(root) if root is not None else Path(target).parent, source)
+    except RefusedFile as error:
+        raise LockfileError(source, f"not written: {error.reason}") from None
     document = to_document(lock)
     rendered = render_normal(document, max_depth=DOCUMENT_DEPTH)
     try:
@@ -35,8 +46,6 @@ def write(path: str | os.PathLike[str], lock: Lockfile) -> None:
             _reads_back(text, document, rendered[1], source)
     except LockfileError as e:
         raise LockfileError(source, f"not written: {e.reason}") from None
-    # Through a symlink to its target, so a linked lock stays linked.
-    target = os.path.realpath(source)
     directory, name = os.path.split(target)
     try:
         mode: int | None = stat.S_IMODE(os.stat(target).st_mode)

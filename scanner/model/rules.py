@@ -242,7 +242,8 @@ REPIN_ACCEPTED = Rule(
     "The change re-pinned a server; this is what was accepted",
     "Reported by `check --base REF` for each difference between mcp-lock.json at the merge base and "
     "now, quoting added text, so the reviewer sees what the re-pin accepted. The grade in brackets "
-    "is what the change would have been while unpinned.",
+    "is what the change would have been while unpinned. The detectors run on the re-pinned text too, "
+    "and their findings block.",
     blocking=False,
 )
 
@@ -252,7 +253,7 @@ NEWLY_PINNED = Rule(
     "info",
     "The change pinned a new server",
     "Reported by `check --base REF` for a server in mcp-lock.json that the merge base did not pin, "
-    "listing what was pinned.",
+    "listing what was pinned. The detectors run on its text too, and their findings block.",
     blocking=False,
 )
 

@@ -12,6 +12,7 @@ from scanner.errors import UsageError
 from scanner.lock import reader, writer
 from scanner.lock.model import Lockfile, LockfileError
 from scanner.policy import Policy, PolicyError, load_policy
+from scanner.safe_read import containment_root, display_path
 from scanner.shard import Shard
 from scanner.sources.discover import Discovery, discover
 
@@ -39,10 +40,7 @@ class Workspace:
 
     @property
     def lock_display(self) -> str:
-        try:
-            return self.lock_path.resolve().relative_to(self.repo.resolve()).as_posix()
-        except ValueError:
-            return str(self.lock_path)
+        return display_path(self.repo, self.lock_path)
 
 
 def open_workspace(repo: Path, lock_path: Path | None, environ: Mapping[str, str] | None = None) -> Workspace:
@@ -85,22 +83,35 @@ def _refuse_undeclared_policy_entries(policy: Policy, discovery: Discovery) -> N
             raise UsageError(f"{policy.path}: servers.{name}: no config file declares a server {name}{suggestion}")
 
 
-def read_lock(workspace: Workspace, *, missing_ok: bool = False) -> Lockfile | None:
-    if not workspace.lock_path.exists():
+def read_lock(workspace: Workspace, *, missing_ok: bool = False, canonical: bool = True) -> Lockfile | None:
+    """The verified lock; None when there is none and `missing_ok`. A dangling symlink is not "none".
+
+    `canonical`: refuse a lock whose text is not the canonical rendering of its content (see reader.read).
+    """
+    if not os.path.lexists(workspace.lock_path):
         if missing_ok:
             return None
         raise UsageError(f"{workspace.lock_display}: no lockfile; run `mcp-lock lock` first and commit it")
-    stat = workspace.lock_path.stat()
-    identity = (stat.st_ino, stat.st_size, stat.st_mtime_ns)  # a write replaces the file: a new identity
-    if workspace.read_cache is not None and workspace.read_cache[0] == identity:
+    identity = _identity(workspace.lock_path)  # a write replaces the file: a new identity
+    if identity is not None and workspace.read_cache is not None and workspace.read_cache[0] == identity:
         return workspace.read_cache[1]
+    root = containment_root(workspace.repo, workspace.lock_path)
     try:
-        lockfile = reader.read(workspace.lock_path)
+        lockfile = reader.read(workspace.lock_path, root=root, display=workspace.lock_display, canonical=canonical)
     except LockfileError as error:
         raise UsageError(str(error)) from None
-    workspace.read_cache = (identity, lockfile)
+    if identity is not None and canonical:
+        workspace.read_cache = (identity, lockfile)
     adopt_pinned_keys(workspace.discovery, lockfile)
     return lockfile
+
+
+def _identity(path: Path) -> tuple[int, int, int] | None:
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return (status.st_ino, status.st_size, status.st_mtime_ns)
 
 
 def adopt_pinned_keys(discovery: Discovery, lockfile: Lockfile) -> None:
@@ -131,7 +142,11 @@ def server_named(workspace: Workspace, name: str) -> str:
 
 def write_lock(workspace: Workspace, lockfile: Lockfile) -> None:
     workspace.read_cache = None  # lock and update changed the object it holds
-    writer.write(workspace.lock_path, lockfile)
+    root = containment_root(workspace.repo, workspace.lock_path)
+    try:
+        writer.write(workspace.lock_path, lockfile, root=root, display=workspace.lock_display)
+    except LockfileError as error:
+        raise UsageError(str(error)) from None
 
 
 def server_keys(workspace: Workspace, lockfile: Lockfile) -> set[str]:

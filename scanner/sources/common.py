@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import posixpath
-import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,12 +10,13 @@ from pathlib import Path
 import yaml
 
 from scanner.model.pointer import join
+from scanner.safe_read import CONFIG_LIMIT, RefusedFile, read_regular
 from scanner.sources import jsonc
 from scanner.sources.interpolate import Context
 from scanner.sources.model import ConfigFile, Problem, Severity, SourceLocation
 
 # Config files are small; anything bigger is not a config file we should spend memory on.
-MAX_BYTES = 5 * 1024 * 1024
+MAX_BYTES = CONFIG_LIMIT
 
 
 @dataclass(frozen=True)
@@ -63,19 +62,11 @@ def broken(rel: str, client: str, err: SourceError) -> ConfigFile:
 
 
 def read_text(repo: Path, rel: str) -> str:
-    """The file as text; raises SourceError when it is unreadable, too big or not UTF-8."""
+    """The file as text; raises SourceError when it is unreadable, refused (see scanner.safe_read) or not UTF-8."""
     try:
-        # Non-blocking open: opening a FIFO would otherwise wait for a writer forever.
-        fd = os.open(repo / rel, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as handle:
-            # A hostile repo can link a config name to a FIFO or /dev/zero: read regular files only.
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                raise SourceError("unreadable", f"cannot read {rel}: not a regular file")
-            data = handle.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise SourceError("unreadable", f"cannot read {rel}: {exc.strerror or exc}") from None
-    if len(data) > MAX_BYTES:
-        raise SourceError("unreadable", f"{rel} is larger than {MAX_BYTES // 1024 // 1024} MB")
+        data = read_regular(repo / rel, repo, rel, MAX_BYTES)
+    except RefusedFile as exc:
+        raise SourceError("unreadable", f"cannot read {rel}: {exc.reason}") from None
     try:
         return jsonc.decode(data)
     except jsonc.JsoncError as exc:

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from scanner.safe_read import FILE_REF_LIMIT, MissingFile, RefusedFile, read_regular
+
 Kind = Literal["env", "workspace", "basename", "home", "sep", "input", "secret", "file", "here"]
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -111,12 +113,13 @@ class Missing:
 
     kind: Literal["env", "input", "file"]
     name: str
+    refused: str = ""  # a file that exists but is not read: why (scanner.safe_read)
 
     def hint(self) -> str:
         if self.kind == "input":
             return f"give a value for input '{self.name}' under `inputs:` in mcp-lock.yaml"
         if self.kind == "file":
-            return f"create the file {self.name}"
+            return self.refused or f"create the file {self.name}"
         return f"set environment variable {self.name}"
 
 
@@ -322,10 +325,15 @@ class Resolver:
         ref = _file_ref(name, self.ctx.here)
         path = Path(self._home() + ref[1:]) if ref.startswith("~") else self.ctx.workspace / ref
         try:
-            return path.read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError, ValueError):
+            return read_regular(path, self.ctx.workspace, ref, FILE_REF_LIMIT).decode("utf-8").strip()
+        except MissingFile:
             self.missing.append(Missing("file", ref))
-            return ""
+        except RefusedFile as error:
+            reason = f"{{file:{ref}}} is not read: {error.reason} (pass a secret with {{env:NAME}})"
+            self.missing.append(Missing("file", ref, reason))
+        except UnicodeDecodeError:
+            self.missing.append(Missing("file", ref, f"{{file:{ref}}} is not read: not UTF-8"))
+        return ""
 
     def check(self) -> None:
         """Raise InterpolationError for everything missing so far."""

@@ -10,6 +10,7 @@ from pathlib import Path
 import git
 
 from scanner.errors import UsageError
+from scanner.safe_read import CONFIG_LIMIT, LOCK_LIMIT, MiB
 from scanner.sources.discover import is_config_path, walks_into
 
 SHALLOW_HINT = "this clone is shallow; fetch the full history (with actions/checkout: `fetch-depth: 0`)"
@@ -109,6 +110,8 @@ def file_at(commit: git.Commit, path: str) -> bytes | None:
         return None
     if item.type != "blob" or item.mode == SYMLINK_MODE:
         return None
+    if item.size > LOCK_LIMIT:  # a hostile history can commit a huge blob: never read it into memory
+        raise UsageError(f"{path} at {commit.hexsha[:7]}: larger than {LOCK_LIMIT // MiB} MiB; refusing to read it")
     with git_errors():
         return bytes(item.data_stream.read())
 
@@ -129,7 +132,8 @@ def materialise_configs(commit: git.Commit, prefix: str, dest: Path) -> int:
     with git_errors():
         for item in tree.traverse(prune=lambda i, _d: i.type == "tree" and not walks_into(i.path[start:])):
             rel = item.path[start:]
-            if item.type == "blob" and item.mode != SYMLINK_MODE and is_config_path(rel):
+            # An oversized config file is left out, as discovery refuses to read it.
+            if item.type == "blob" and item.mode != SYMLINK_MODE and is_config_path(rel) and item.size <= CONFIG_LIMIT:
                 target = dest / rel
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(item.data_stream.read())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
+from scanner.diff.suspicious import cross_server_findings, suspicious_findings
 from scanner.findings import Finding, LockLocation
 from scanner.lock.model import Lockfile, LockfileError
 from scanner.lock.reader import parse
@@ -53,15 +54,31 @@ def review(workspace: Workspace, ref: str) -> Review:
 
 
 def repin_findings(current: Lockfile, base_bytes: bytes | None, lock_path: str, label: str) -> list[Finding]:
-    """A note per change accepted into the lock since the base (no base lock: everything is new)."""
+    """A note per change accepted into the lock since the base (no base lock: everything is new), and the
+    detectors' findings on every text pinned or re-pinned since."""
     base: Lockfile | None = None
     if base_bytes is not None:
         try:
             base = parse(base_bytes.decode("utf-8"), f"{lock_path}@{label}")
         except (LockfileError, UnicodeDecodeError) as error:
             message = f"the lockfile at the base cannot be read, so re-pins are not shown: {error}"
-            return [Finding(rule("base-lock-invalid"), lock_path, message, LockLocation(""))]
-    return [_note(change) for change in lock_changes(base, current)]
+            # Nothing is known to have been reviewed before: every pinned text is scanned.
+            invalid = Finding(rule("base-lock-invalid"), lock_path, message, LockLocation(""))
+            return [invalid, *pinned_text_findings(None, current)]
+    return [_note(change) for change in lock_changes(base, current)] + pinned_text_findings(base, current)
+
+
+def pinned_text_findings(base: Lockfile | None, current: Lockfile) -> list[Finding]:
+    """The detectors over text in `current` that `base` did not pin (None: all of it), as `check` runs them
+    over a live change: a poisoned description re-pinned inside the change blocks at its severity."""
+    before = base.servers if base is not None else {}
+    findings: list[Finding] = []
+    for key, pin in current.servers.items():
+        old = before.get(key)
+        if old != pin:
+            findings += suspicious_findings(key, old, pin)
+    findings += cross_server_findings(current.servers, {key: before.get(key) for key in current.servers})
+    return findings
 
 
 def _note(change: PinChange) -> Finding:

@@ -429,12 +429,14 @@ def test_interrupt_mid_write_leaves_no_temp_file(time_lock: Lockfile, tmp_path: 
     assert list(tmp_path.iterdir()) == []
 
 
-def test_write_through_a_symlink_keeps_the_link(time_lock: Lockfile, tmp_path: Path) -> None:
+def test_write_refuses_a_symlink_and_leaves_link_and_target_alone(time_lock: Lockfile, tmp_path: Path) -> None:
+    # A committed link could point anywhere (~/.bashrc): the server's text is never written through one.
     (tmp_path / "real.json").write_text("old")
     (tmp_path / "mcp-lock.json").symlink_to("real.json")
-    write(tmp_path / "mcp-lock.json", time_lock)
+    with pytest.raises(LockfileError, match="not written: a symbolic link"):
+        write(tmp_path / "mcp-lock.json", time_lock)
     assert (tmp_path / "mcp-lock.json").is_symlink()
-    assert read(tmp_path / "real.json") == time_lock
+    assert (tmp_path / "real.json").read_text() == "old"
 
 
 def test_write_refuses_a_lock_its_reader_would_refuse(time_lock: Lockfile, tmp_path: Path) -> None:

@@ -42,17 +42,8 @@ REASON_WORDS = {
     "invalid-json": "invalid JSON",
     "non-canonical-text": "canonical form",
 }
-# The reader refuses non-canonical text once branch `hostile` (canonical lock bytes) is merged; strict, so
-# the marker fails the suite as soon as the reader does refuse them and must then be removed.
-PENDING = pytest.mark.xfail(strict=True, reason="reader does not refuse non-canonical text yet (branch hostile)")
-
-
 def _lockfile_vectors() -> list[Any]:
-    params = _vectors("lockfiles.json")
-    return [
-        pytest.param(*p.values, id=p.id, marks=[PENDING] if p.values[0].get("refuse") == "non-canonical-text" else [])
-        for p in params
-    ]
+    return _vectors("lockfiles.json")
 
 
 def test_every_refusal_reason_is_known_and_both_outcomes_are_covered() -> None:

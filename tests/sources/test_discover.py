@@ -178,8 +178,9 @@ def test_fifos_and_device_links_are_not_read(tmp_path: Path) -> None:
     (tmp_path / ".cursor" / "mcp.json").symlink_to("/dev/zero")  # reading it would never end
     found = [(cf.path, p.code, p.message) for cf in discover(tmp_path, ENV).files for p in cf.problems]
     assert found == [
-        (".cursor/mcp.json", "unreadable", "cannot read .cursor/mcp.json: not a regular file"),
-        (".mcp.json", "unreadable", "cannot read .mcp.json: not a regular file"),
+        (".cursor/mcp.json", "unreadable", "cannot read .cursor/mcp.json: a symbolic link that leads outside the"
+         " repository"),
+        (".mcp.json", "unreadable", "cannot read .mcp.json: not a regular file (a FIFO)"),
     ]
 
 
