@@ -52,7 +52,8 @@ def broken_tools() -> list[dict[str, Any]]:
 
 
 def schema_results(sarif: Path) -> list[dict[str, Any]]:
-    return [r for r in json.loads(sarif.read_text())["runs"][0]["results"] if r["properties"]["rule"] == "schema-invalid"]
+    results = json.loads(sarif.read_text())["runs"][0]["results"]
+    return [r for r in results if r["properties"]["rule"] == "schema-invalid"]
 
 
 def test_lock_reports_each_invalid_schema_at_its_line(repo: Repo, tmp_path: Path) -> None:
