@@ -69,7 +69,7 @@ def test_server_cannot_read_the_scanners_environment(tmp_path: Path) -> None:
     repo = Repo(tmp_path)
     add_attacker(repo, "snoop", {"read_environs": True})
     canary = f"ghp_canary{uuid.uuid4().hex}"
-    env = {**os.environ, "GITHUB_TOKEN": canary, "PYTHONPATH": str(Path(__file__).parents[1])}
+    env = {**os.environ, "GITHUB_TOKEN": canary, "PYTHONPATH": str(Path(__file__).parents[2])}
     command = [sys.executable, "-m", "scanner", "lock", "--repo", str(tmp_path)]
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -190,7 +190,7 @@ def test_sandbox_works_for_a_user_without_root() -> None:
         (root / ".mcp.json").chmod(0o666)  # only the sandbox stands in the way
         drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.getuid() == 0 else []
         command = [*drop, sys.executable, "-m", "scanner", "lock", "--repo", str(root), "--quiet"]
-        env = {"PATH": os.environ["PATH"], "HOME": str(root), "PYTHONPATH": str(Path(__file__).parents[1])}
+        env = {"PATH": os.environ["PATH"], "HOME": str(root), "PYTHONPATH": str(Path(__file__).parents[2])}
         done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, cwd=root)
         assert done.returncode == 0, done.stdout + done.stderr
         assert json.loads(described(repo, "hostile", "write")) == {str(root / ".mcp.json"): "EROFS"}
@@ -205,7 +205,7 @@ def test_a_relative_repository_path_is_the_servers_working_directory(repo: Repo)
     add_raw(repo, "relative", {"pages": [[tool("a")]]})
     repo.servers["relative"]["args"] = [repo.servers["relative"]["args"][0], "relative.behaviour.json"]
     repo.write_config()  # the behaviour file is found only from the repository's own directory
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
     command = [sys.executable, "-m", "scanner", "lock", "--repo", ".", "--quiet"]
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, cwd=repo.root)
     assert done.returncode == 0, done.stdout + done.stderr
