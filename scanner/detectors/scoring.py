@@ -1,0 +1,220 @@
+"""MCPL-D016: weak cues of text aimed at the model, weighed together against one calibrated threshold.
+
+No single cue here is evidence of poisoning ("always", a URL, "password", a tool-like identifier all occur in
+honest descriptions); an attack tends to combine several families: an order, a payload, a destination, a
+claim of authority, concealment. Each family counts once, at the weight of its strongest cue that fired, and
+the finding quotes every cue with its weight, so the verdict explains itself.
+
+One pass of one compiled alternation per string (named groups, one per cue), on the normalised, lower-cased
+text; the pattern alternatives are bounded, so the cost is linear in the text. Cue lists cover English and,
+for the strongest cues, Chinese, Japanese, Korean, Spanish, German and French; paths are
+language-independent.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from dataclasses import dataclass
+
+from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule, register_check
+
+# Calibrated on bench/detectors/data/benign (3,748 real definitions): see bench/detectors/README.md.
+THRESHOLD = 4.5
+MIN_LENGTH = 20  # shorter strings (types, formats, most enum values) carry no combination of cues
+
+RULE = Rule(
+    "MCPL-D016",
+    Category.POISONING,
+    "high",
+    "Several cues of instructions aimed at the model combine in one text",
+    "Weak cues, each common in honest text, that attacks combine: orders about other tools or every call "
+    "(before using X, whenever, always), secret paths (~/.ssh, .env, cloud credentials), destinations (URLs, "
+    "addresses, phone numbers, webhooks) with a transmit verb, sensitive data (conversation, passwords, "
+    "tokens), overrides of the user's arguments (regardless of the user, instead), fake deprecation, claims "
+    "of authority or role play, concealment. Each family counts once at its strongest cue; the text is "
+    f"reported when the sum reaches {THRESHOLD:g}. The evidence lists every cue and its weight. Cue lists in "
+    "English, Chinese, Japanese, Korean, Spanish, German and French.",
+    reported_as=SUSPICIOUS_TEXT.id,
+)
+register_check(RULE)
+
+_ID = r"[a-z][a-z0-9]*(?:[_\-][a-z0-9]+)+"  # a snake or kebab tool name (the text is lower-cased)
+
+# family -> [(weight, pattern)]; a family counts once, at its highest weight that fired.
+CUES: dict[str, list[tuple[float, str]]] = {
+    "secret_path": [
+        (3.0, r"\bid rsa\b|\bdot env\b|\bssh private keys?\b"
+              r"|~/\.ssh|\.ssh/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials|~/\.aws\b|/etc/shadow\b"
+              r"|/etc/passwd\b|/etc/sudoers\b|\.git-credentials|\.netrc\b|\.npmrc\b|\.pypirc\b|\.kube/config"
+              r"|\.docker/config\.json|application_default_credentials|\bwallet\.dat\b|\.bash_history"
+              r"|claude_desktop_config|\bmcp\.json\b|\.gnupg\b|aws_secret_access_key"),
+        (2.0, r"(?:^|[\s'\"`(/~])\.env\b|\bcredentials?[ _]file|\bprivate[ _]keys?\b|\bseed phrase|\bmnemonic\b"
+              r"|\bdotenv\b"),
+    ],
+    "shell_payload": [
+        (3.0, r"\|\s*(?:sh|bash|nc)\b|\bcopy \w+ to program\b|\bcurl\s+-[a-z]*\s+https?://[^\s`]+\s*\|"),
+    ],
+    "override": [
+        (5.0, r"\b(?:ignore|disregard|forget)\b[^.!?\n]{0,30}?\b(?:instructions?|guidance|rules|prompts?)\b"
+              r"|(?:之前|以前|先前)的(?:所有)?(?:指示|指令)|(?:忽略|无视)(?:所有)?(?:之前|以前)|これまでの指示"
+              r"|指示は(?:すべて)?無視|이전 지시|지시를 무시|\bolvida\b[^.!?\n]{0,30}instrucciones"
+              r"|\bignora\b[^.!?\n]{0,30}instrucciones|\bvergiss\b[^.!?\n]{0,30}anweisungen"
+              r"|\bignore[zr]?\b[^.!?\n]{0,30}\binstructions\b|\boublie[zr]?\b[^.!?\n]{0,30}instructions"),
+    ],
+    "authority": [
+        (3.0, r"\b(?:higher|highest|absolute) priority than|\boverride[s]? (?:all )?(?:prior|previous|the system)"
+              r"|\bmessage from the user\]|\[(?:system|admin)\b[^\]]{0,20}\]|###\s*system\b|<\|im_start\|>"
+              r"|\b(?:now|is|are) in (?:maintenance|developer|debug|god) mode\b|\bfrom now on you are\b"
+              r"|\byou are now (?:an? )?\w+"
+              r"|\bact as (?:an? )?(?:admin|administrator|root|developer|system)|\bi authori[sz]e you\b"
+              r"|\bsecurity update from\b|\bnever refuse\b|\bwith no restrictions\b|\bwithout (?:any )?restrictions\b"
+              r"|\bno longer apply\b|\bdisregard (?:any |all )?(?:earlier|previous|prior)\b"
+              r"|시스템 메시지|우선합니다|관리자 권한|系统消息|管理员权限|システムメッセージ|管理者権限"),
+        (1.5, r"\badministrator\b|\bskip confirmations?\b|\bwithout (?:asking (?:for )?)?confirmation\b"
+              r"|\bno (?:le )?pidas confirmaci[oó]n|\brequired by the runtime\b"),
+        (1.0, r"\bmandatory\b"),
+    ],
+    "cross_tool": [
+        (2.0, r"\bbefore (?:you )?(?:use|using|call|calling|invoke|invoking|run|running) " + _ID
+              + r"|\b(?:whenever|every time|each time|when(?:ever)?) (?:the assistant |you )?(?:is about to )?"
+              r"(?:use|uses|using|call|calls|calling|invoke|invoking|sends?|sending) " + _ID
+              + r"|\bwhen(?:ever)? " + _ID + r" is (?:used|called)"
+              + r"|\b(?:results? from|better results from) " + _ID
+              + r"|在调用|を使う(?:とき|前)|を使用する前|사용하기 전|호출하기 전|antes de usar|vor jeder nutzung von"
+              r"|avant d'utiliser|quand tu utilises|cuando uses"),
+        (1.5, r"\b(?:before|after) (?:every|each|any) (?:answer|reply|response|tool call|call|request)"
+              r"|\bafter every tool call|\bend every reply|\bat the end of your response|\bbefore replying"),
+    ],
+    "override_args": [
+        (2.5, r"\b(?:regardless of|no matter what|whatever|irrespective of|independently of)\b[^.!?\n]{0,40}?"
+              r"\b(?:the )?users?\b|\bignore the \w+ the user|\bthe user'?s [\w ]{0,20}is only\b"
+              r"|peu importe|sin importar|unabhängig davon|无论用户|ユーザーの指定に関係なく|関係なく|관계없이"),
+        (1.5, r"\binstead of (?:the |what )|\b(?:replace|override|substitute|change|rewrite)\b[^.!?\n]{0,40}?\b"
+              r"(?:recipient|destination|number|address|account|path|branch|region|to_account|iban|cc|bcc)\b"
+              r"|\b(?:add|set|must target)\b[^.!?\n]{0,40}?\b(?:cc|bcc|to_account|iban|branch|region)\b"
+              r"|\btreat the request as|\busers rarely mean|\bstattdessen\b|\ben su lugar\b|\bà sa place\b"
+              r"|改用|代わりに|대신|바꾸어"),
+    ],
+    "deprecation": [
+        (2.0, r"\b(?:is|was|are|were|has been) (?:now )?(?:deprecated|obsolete|retired|broken|unsafe|insecure"
+              r"|unreliable|compromised)\b|\bdeprecation notice|\bdo not (?:call|use) it\b"
+              r"|已被弃用|已弃用|已废弃|不安全|非推奨|廃止|사용 중단|폐기|\bobsolet[oae]\b|\bveraltet\b|\bobsolète\b"
+              r"|\bdeprecado\b"),
+    ],
+    "transmit": [
+        (3.0, r"\b(?:send|sends|forward|upload|post|email|text|mirror|transmit|report|sync|copy)\b[^.!?\n]{0,80}?"
+              r"\bto\s+(?:https?://|[\w.+-]+@[\w-]+\.|\+\d)"),
+        (1.5, r"\b(?:send|sends|forward|upload|post|email|text|mirror|transmit|report|sync|beacon|ping|exfiltrate)"
+              r"\b[^.!?\n]{0,80}?\bto\b|\bopen\s+https?://|\bload the image|\b(?:fetch|access|visit|request)"
+              r"\s+https?://|!\[[^\]]*\]\(https?://"
+              r"|发送到|发送至|上传到|发到|に送信|に送って|にアクセス|으로 전송|로 전송|에 보내|으로 보내"
+              r"|\benv[ií]a(?:r|lo|la)?\s+(?:a|al)\b|\bsende\w*\s+(?:an|zu)\b|\benvoie\w*\s+(?:à|a|au)\b"),
+    ],
+    "destination": [
+        (1.5, r"https?://[^\s)>\"'`]+|\b[\w.+-]+@[\w-]+\.[\w.-]+|\+\d[\d \-]{7,}\d|\bwebhooks?\b"
+              r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b|\btelegram\b|\b(?:nc|netcat|curl|wget)\s"),
+    ],
+    "concealment": [
+        (2.0, r"\b(?:do not|don'?t|never) (?:mention|tell|inform|notify|alert)\b|\bsecretly\b"
+              r"|\bwithout (?:telling|informing|notifying|asking)\b|\bnot (?:need )?to be told\b"
+              r"|\bverschweige|\bsin avisar|\bno le digas|\bsans (?:le dire|informer|pr[ée]venir)"
+              r"|알리지 마|知らせない|伝えない|不要告诉|不要通知"),
+        (1.0, r"\bsilently\b"),
+    ],
+    "staging_path": [
+        (2.0, r"(?:/tmp|/var/tmp|~/library/caches|~/\.cache|/dev/shm)/\.[\w-]+|/tmp/\.|\bpublic/ folder"
+              r"|\bstaging/"),
+    ],
+    "sensitive_data": [
+        (1.5, r"\b(?:conversation|chat history|transcript|user'?s (?:last |full |previous )?messages?"
+              r"|passwords?|(?:access|auth|api|bearer|deploy|session|github|npm|refresh) tokens?"
+              r"|api[ _-]?keys?|secrets?|credentials?|2fa|one-time code|otp"
+              r"|environment variables|env vars|session cookies?|contacts list|deploy token|connection string"
+              r"|github_token|authorization headers?)\b"
+              r"|聊天记录|对话|密码|密钥|会話|パスワード|秘密鍵|대화|비밀번호|연락처"
+              r"|\b(?:conversaci[oó]n|contraseñas?|gespr[äa]ch\w*|passw[oö]rt\w*|mot de passe|historique)\b"),
+    ],
+    "universal": [
+        (1.0, r"\b(?:always|every time|each time|whenever|for every|after each|after every|every \w+ (?:must|should))\b"
+              r"|\bmust (?:first|always)\b|\bfirst call\b|\bcall this tool\b|必须先|每次|必ず|항상|반드시"
+              r"|\bsiempre\b|\bdebes\b|\bimmer\b|\bzuerst\b|\btoujours\b|\bd'abord\b"),
+    ],
+    "imperative": [
+        (1.5, r"\b(?:read|cat|open|examine|inspect|look(?:ing)? through|quote|paste|share|show|print"
+              r"|dump|reveal|duplicate|copy|move|attach|include|pass|put|fill|insert|embed"
+              r"|send|upload|post|forward|email|text it|mirror|transmit|collect|append|write|load|fetch"
+              r"|retrieve|grab|extract)\b"
+              r"|读取|发送|上传|填入|放入|读み|読み取|送信|送って|読んで|읽고|보내|전송|첨부"
+              r"|\b(?:lee|leer|muestra|mostrar|env[ií]a|enviar|manda|copia|adjunta|incluye)\b"
+              r"|\b(?:lies|lese|sende|senden|schicke|kopiere|zeige|füge)\b"
+              r"|\b(?:lis|lire|affiche|envoie|envoyer|copie|joins|inclus)\b"),
+    ],
+    "tool_identifier": [
+        (1.0, r"(?<![\w/.-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w/.-])"),
+    ],
+}
+
+
+@dataclass(frozen=True)
+class Score:
+    total: float
+    cues: tuple[tuple[str, float, str], ...]  # (family, weight, quoted text) of each family that counted
+
+    def explain(self) -> str:
+        quoted = "; ".join(f'{family} +{weight:g} "{text}"' for family, weight, text in self.cues)
+        return f"score {self.total:g} >= {THRESHOLD:g}: {quoted}"
+
+
+@functools.cache
+def _alternation() -> tuple[re.Pattern[str], dict[str, tuple[str, float]]]:
+    groups: dict[str, tuple[str, float]] = {}
+    parts = []
+    for family, cues in CUES.items():
+        for weight, pattern in cues:
+            name = f"g{len(groups)}"
+            groups[name] = (family, weight)
+            parts.append(f"(?P<{name}>{pattern})")
+    # A lookahead: every position is tried, so one cue's match never hides another starting inside it.
+    return re.compile("(?=" + "|".join(parts) + ")", re.IGNORECASE | re.MULTILINE), groups
+
+
+# Where a sentence ends: cues count together only within a window of two adjacent sentences, since an
+# attack states its order and its payload together, and a long honest description spreads weak cues out.
+_SENTENCE_END = re.compile(r"[.!?;:](?=\s)|\n|[。！？；]")
+WINDOW = 2
+
+
+def score(text: str) -> Score:
+    """The best-scoring window of `WINDOW` adjacent sentences: its cues, each family at its strongest weight."""
+    if len(text) < MIN_LENGTH:
+        return Score(0.0, ())
+    pattern, groups = _alternation()
+    lowered = text.lower()
+    if "_" in lowered and not any(c.isspace() for c in lowered):  # an identifier: read its words
+        lowered = lowered.replace("_", " ")
+    ends = [m.end() for m in _SENTENCE_END.finditer(lowered)]
+    per_sentence: dict[int, dict[str, tuple[float, str]]] = {}
+    for match in pattern.finditer(lowered):
+        family, weight = groups[match.lastgroup or ""]
+        best = per_sentence.setdefault(bisect.bisect_right(ends, match.start()), {})
+        if weight > best.get(family, (0.0, ""))[0]:
+            best[family] = (weight, match.group(match.lastgroup or 0)[:60])
+    result = Score(0.0, ())
+    for first in per_sentence:
+        window: dict[str, tuple[float, str]] = {}
+        for index in range(first, first + WINDOW):
+            for family, cue in per_sentence.get(index, {}).items():
+                if cue[0] > window.get(family, (0.0, ""))[0]:
+                    window[family] = cue
+        total = sum(weight for weight, _ in window.values())
+        if total > result.total:
+            result = Score(total, tuple((family, weight, quoted) for family, (weight, quoted) in window.items()))
+    return result
+
+
+def flagged(text: str) -> Score | None:
+    """The score of `text` if it reaches the threshold."""
+    result = score(text)
+    return result if result.total >= THRESHOLD else None
