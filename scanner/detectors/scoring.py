@@ -35,7 +35,8 @@ RULE = Rule(
     "tokens), overrides of the user's arguments (regardless of the user, instead), fake deprecation, claims "
     "of authority or role play, concealment. Each family counts once at its strongest cue; the text is "
     f"reported when the sum reaches {THRESHOLD:g}. The evidence lists every cue and its weight. Cue lists in "
-    "English, Chinese, Japanese, Korean, Spanish, German and French.",
+    "English, Chinese, Japanese, Korean, Spanish, German and French. Measured: fires on 6 of 3,748 real "
+    "benign definitions (0.16%; bench/detectors/README.md).",
     reported_as=SUSPICIOUS_TEXT.id,
 )
 register_check(RULE)
