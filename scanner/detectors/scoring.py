@@ -62,7 +62,9 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|(?:之前|以前|先前)的(?:所有)?(?:指示|指令)|(?:忽略|无视)(?:所有)?(?:之前|以前)|これまでの指示"
               r"|指示は(?:すべて)?無視|이전 지시|지시를 무시|\bolvida\b[^.!?\n]{0,30}instrucciones"
               r"|\bignora\b[^.!?\n]{0,30}instrucciones|\bvergiss\b[^.!?\n]{0,30}anweisungen"
-              r"|\bignore[zr]?\b[^.!?\n]{0,30}\binstructions\b|\boublie[zr]?\b[^.!?\n]{0,30}instructions"),
+              r"|\bignore[zr]?\b[^.!?\n]{0,30}\binstructions\b|\boublie[zr]?\b[^.!?\n]{0,30}instructions"
+              r"|\bforget everything\b|\byour only task (?:now )?is\b|\boverride your\b[^.!?\n]{0,20}?\b(?:guidelines"
+              r"|rules|instructions|safety)"),
     ],
     "authority": [
         (3.0, r"\b(?:higher|highest|absolute) priority than|\boverride[s]? (?:all )?(?:prior|previous|the system)"
@@ -72,7 +74,12 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|\bact as (?:an? )?(?:admin|administrator|root|developer|system)|\bi authori[sz]e you\b"
               r"|\bsecurity update from\b|\bnever refuse\b|\bwith no restrictions\b|\bwithout (?:any )?restrictions\b"
               r"|\bno longer apply\b|\bdisregard (?:any |all )?(?:earlier|previous|prior)\b"
-              r"|시스템 메시지|우선합니다|관리자 권한|系统消息|管理员权限|システムメッセージ|管理者権限"),
+              r"|\bsupersedes? (?:all |any )?(?:prior|previous|other|earlier|the user)|\bover those of the user"
+              r"|\b(?:disable|bypass|set aside|turn off|suspend)\b[^.!?\n]{0,25}?\b(?:safeguards?|safety|restrictions"
+              r"|guardrails|confirmations?|guidelines)\b|\bofficial notice from\b|\btrusted at the highest level"
+              r"|\bpriority: highest\b|\bfollow (?:only )?(?:the instructions of )?this (?:server|tool|description)\b"
+              r"|시스템 메시지|우선합니다|관리자 권한|系统消息|管理员权限|システムメッセージ|管理者権限"
+              r"|\b(?:tiene|tienen) prioridad sobre|\bhat vorrang vor|\ba priorité sur"),
         (1.5, r"\badministrator\b|\bskip confirmations?\b|\bwithout (?:asking (?:for )?)?confirmation\b"
               r"|\bno (?:le )?pidas confirmaci[oó]n|\brequired by the runtime\b"),
         (1.0, r"\bmandatory\b"),
@@ -91,7 +98,10 @@ CUES: dict[str, list[tuple[float, str]]] = {
     "override_args": [
         (2.5, r"\b(?:regardless of|no matter what|whatever|irrespective of|independently of)\b[^.!?\n]{0,40}?"
               r"\b(?:the )?users?\b|\bignore the \w+ the user|\bthe user'?s [\w ]{0,20}is only\b"
-              r"|peu importe|sin importar|unabhängig davon|无论用户|ユーザーの指定に関係なく|関係なく|관계없이"),
+              r"|\b(?:disregard|ignore|override)\s+the\s+\w+\s+(?:that\s+)?(?:the\s+)?users?\b"
+              r"|\b(?:interpret|treat|read)\s+(?:it|this|that|the request)\s+as\s+(?:a\s+request\s+)?to\b"
+              r"|peu importe|sin importar|unabhängig davon|egal was|ganz gleich|无论用户|ユーザーの指定に関係なく"
+              r"|関係なく|관계없이"),
         (1.5, r"\binstead of (?:the |what )|\b(?:replace|override|substitute|change|rewrite)\b[^.!?\n]{0,40}?\b"
               r"(?:recipient|destination|number|address|account|path|branch|region|to_account|iban|cc|bcc)\b"
               r"|\b(?:add|set|must target)\b[^.!?\n]{0,40}?\b(?:cc|bcc|to_account|iban|branch|region)\b"
@@ -102,7 +112,9 @@ CUES: dict[str, list[tuple[float, str]]] = {
         (2.0, r"\b(?:is|was|are|were|has been) (?:now )?(?:deprecated|obsolete|retired|broken|unsafe|insecure"
               r"|unreliable|compromised)\b|\bdeprecation notice|\bdo not (?:call|use) it\b"
               r"|已被弃用|已弃用|已废弃|不安全|非推奨|廃止|사용 중단|폐기|\bobsolet[oae]\b|\bveraltet\b|\bobsolète\b"
-              r"|\bdeprecado\b"),
+              r"|\bdeprecado\b|\b(?:must|should) no longer be used\b|\b(?:now|currently) (?:broken|unavailable"
+              r"|deprecated|unsafe)\b|\b(?:faster|safer|secure|new|better) replacement for\b"),
+        (1.5, r"\buse (?:this tool |\S+ )?instead\b|\binstead,? use\b|\buse this (?:tool )?for (?:all|every)\b"),
     ],
     "transmit": [
         (3.0, r"\b(?:send|sends|forward|upload|post|email|text|mirror|transmit|report|sync|copy)\b[^.!?\n]{0,80}?"
@@ -121,7 +133,9 @@ CUES: dict[str, list[tuple[float, str]]] = {
         (2.0, r"\b(?:do not|don'?t|never) (?:mention|tell|inform|notify|alert)\b|\bsecretly\b"
               r"|\bwithout (?:telling|informing|notifying|asking)\b|\bnot (?:need )?to be told\b"
               r"|\bverschweige|\bsin avisar|\bno le digas|\bsans (?:le dire|informer|pr[ée]venir)"
-              r"|알리지 마|知らせない|伝えない|不要告诉|不要通知"),
+              r"|알리지 마|知らせない|伝えない|不要告诉|不要通知|\bnicht erw[äa]hnen"
+              r"|\bne (?:le |la )?mentionne[sz]? pas"
+              r"|\bno (?:lo |la )?menciones|\bdo not report (?:its|this|these|the)\b"),
         (1.0, r"\bsilently\b"),
     ],
     "staging_path": [
@@ -133,7 +147,7 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|passwords?|(?:access|auth|api|bearer|deploy|session|github|npm|refresh) tokens?"
               r"|api[ _-]?keys?|secrets?|credentials?|2fa|one-time code|otp"
               r"|environment variables|env vars|session cookies?|contacts list|deploy token|connection string"
-              r"|github_token|authorization headers?)\b"
+              r"|github_token|authorization headers?|printenv)\b|`env`"
               r"|聊天记录|对话|密码|密钥|会話|パスワード|秘密鍵|대화|비밀번호|연락처"
               r"|\b(?:conversaci[oó]n|contraseñas?|gespr[äa]ch\w*|passw[oö]rt\w*|mot de passe|historique)\b"),
     ],
