@@ -31,7 +31,7 @@ from corpus import DATA, BenignServer, Example, load_benign, load_examples, wils
 NOT_POISONING: frozenset[str] = frozenset({"MCPL-D020"})
 # Rules that fire only because the adapter's neighbour server owns the tool name a definition mentions
 # (see adapter.NEIGHBOUR_TOOLS): the positives name those tools, so recall is also given without them.
-NEEDS_NEIGHBOUR: frozenset[str] = frozenset({"MCPL-D021"})
+NEEDS_NEIGHBOUR: frozenset[str] = frozenset({"MCPL-D021", "MCPL-D022"})
 
 
 @dataclass
