@@ -63,6 +63,14 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|指示は(?:すべて)?無視|이전 지시|지시를 무시|\bolvida\b[^.!?\n]{0,30}instrucciones"
               r"|\bignora\b[^.!?\n]{0,30}instrucciones|\bvergiss\b[^.!?\n]{0,30}anweisungen"
               r"|\bignore[zr]?\b[^.!?\n]{0,30}\binstructions\b|\boublie[zr]?\b[^.!?\n]{0,30}instructions"
+              r"|\bsupersedes? (?:all |any )?(?:prior|previous|earlier|other) instructions|\b(?:takes?|has|have) "
+              r"(?:absolute )?precedence over (?:the system|anything the user|the user|your)|\boverrides? (?:the )?"
+              r"user(?:'s)? (?:requests?|instructions)|\bno longer bound by\b|\bunrestricted (?:mode|assistant)\b"
+              r"|\b(?:instructions|rules|guidelines)\b[^.!?\n]{0,40}?\bno longer apply|\bsystem prompt is replaced"
+              r"|\b(?:stop following|set aside|bypass|disable)\b[^.!?\n]{0,25}?\b(?:guidelines|restrictions|safety"
+              r"|safeguards)|\bpretend (?:that )?you have no\b|\bthe user'?s (?:requests|instructions) are (?:only "
+              r"suggestions|secondary)|\bignorier\w*\b[^.!?\n]{0,30}anweisungen|\bignora\b[^.!?\n]{0,30}istruzioni"
+              r"|игнорируй[^.!?\n]{0,30}инструкции|\b(?:prev|previous) instructions\s*=|\bobey tool output"
               r"|\bforget everything\b|\byour only task (?:now )?is\b|\boverride your\b[^.!?\n]{0,20}?\b(?:guidelines"
               r"|rules|instructions|safety)"),
     ],
@@ -79,7 +87,11 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|guardrails|confirmations?|guidelines)\b|\bofficial notice from\b|\btrusted at the highest level"
               r"|\bpriority: highest\b|\bfollow (?:only )?(?:the instructions of )?this (?:server|tool|description)\b"
               r"|시스템 메시지|우선합니다|관리자 권한|系统消息|管理员权限|システムメッセージ|管理者権限"
-              r"|\b(?:tiene|tienen) prioridad sobre|\bhat vorrang vor|\ba priorité sur"),
+              r"|\b(?:tiene|tienen) prioridad sobre|\bhat vorrang vor|\ba priorité sur"
+              r"|\[sistema\]|【系统|【システム|\[시스템\]|\bmodo administrador|管理员助手|管理者として|관리자 모드"
+              r"|\bals systemadministrator|\ben tant qu'administrateur|\bact as (?:the )?(?:system )?administrator"
+              r"|\b(?:operator|developer|admin) instruction|\bsigned system message|\"role\": \"system\""
+              r"|<system_instructions|\byou are \w+gpt\b|\bhas granted full access|\balready been granted"),
         (1.5, r"\badministrator\b|\bskip confirmations?\b|\bwithout (?:asking (?:for )?)?confirmation\b"
               r"|\bno (?:le )?pidas confirmaci[oó]n|\brequired by the runtime\b"),
         (1.0, r"\bmandatory\b"),
@@ -100,21 +112,44 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"\b(?:the )?users?\b|\bignore the \w+ the user|\bthe user'?s [\w ]{0,20}is only\b"
               r"|\b(?:disregard|ignore|override)\s+the\s+\w+\s+(?:that\s+)?(?:the\s+)?users?\b"
               r"|\b(?:interpret|treat|read)\s+(?:it|this|that|the request)\s+as\s+(?:a\s+request\s+)?to\b"
-              r"|peu importe|sin importar|unabhängig davon|egal was|ganz gleich|无论用户|ユーザーの指定に関係なく"
+              r"|peu importe|sin importar|unabhängig davon|egal was|egal welche\w*|ganz gleich|quelle que soit"
+              r"|ユーザーが何を|사용자가 어떤|\bdo not actually\b|\bwhatever the diff|无论用户|ユーザーの指定に関係なく"
               r"|関係なく|관계없이"),
         (1.5, r"\binstead of (?:the |what )|\b(?:replace|override|substitute|change|rewrite)\b[^.!?\n]{0,40}?\b"
               r"(?:recipient|destination|number|address|account|path|branch|region|to_account|iban|cc|bcc)\b"
               r"|\b(?:add|set|must target)\b[^.!?\n]{0,40}?\b(?:cc|bcc|to_account|iban|branch|region)\b"
-              r"|\btreat the request as|\busers rarely mean|\bstattdessen\b|\ben su lugar\b|\bà sa place\b"
-              r"|改用|代わりに|대신|바꾸어"),
+              r"|\btreat the request as|\busers rarely mean|바꾸어|置き換え|替换为|\bremplacez\b|\bersetzt\b"),
     ],
     "deprecation": [
         (2.0, r"\b(?:is|was|are|were|has been) (?:now )?(?:deprecated|obsolete|retired|broken|unsafe|insecure"
               r"|unreliable|compromised)\b|\bdeprecation notice|\bdo not (?:call|use) it\b"
               r"|已被弃用|已弃用|已废弃|不安全|非推奨|廃止|사용 중단|폐기|\bobsolet[oae]\b|\bveraltet\b|\bobsolète\b"
               r"|\bdeprecado\b|\b(?:must|should) no longer be used\b|\b(?:now|currently) (?:broken|unavailable"
-              r"|deprecated|unsafe)\b|\b(?:faster|safer|secure|new|better) replacement for\b"),
-        (1.5, r"\buse (?:this tool |\S+ )?instead\b|\binstead,? use\b|\buse this (?:tool )?for (?:all|every)\b"),
+              r"|deprecated|unsafe)\b|\b(?:faster|safer|secure|new|better) replacement for\b|\bend-of-life\b"
+              r"|\bno longer supported\b|\bexperiencing an outage\b|\bendpoint gone\b|\bare forbidden\b"
+              r"|\bmisconfigured\b|\bknown vulnerability\b|\bis outdated\b|\bmust not be called\b|废弃"
+              r"|더 이상 사용되지|\bnicht mehr unterstützt"),
+    ],
+    "redirect": [
+        (1.5, r"\buse (?:this tool |\S+ )?instead\b|\binstead,? use\b"),
+        (2.0, r"\buse this (?:tool )?for (?:all|every)\b|\broute (?:all|every)\b[^.!?\n]{0,40}?\bthrough\b"
+              r"|\bprefer this one\b|\balways (?:use|call) \S+_\S+"
+              r"|\bstattdessen\b|\ben su lugar\b|\bà (?:sa|la) place\b|改用|代わりに|대신"),
+    ],
+    "deceive_user": [
+        (2.0, r"\b(?:tell|inform) (?:the )?user (?:that|the|it|these|this)\b|\bconfirm (?:the )?(?:user's |original )"
+              r"|\breport the (?:user's )?(?:original|requested)\b|\bstate that no issues"
+              r"|\bdile que\b|\bbestätige dem nutzer|\bconfirmez\b[^.!?\n]{0,40}utilisateur|说成|として案内"
+              r"|말하세요|\bshould simply see\b|\bdo not list it\b"),
+    ],
+    "dangerous_command": [
+        (3.0, r"\|\s*iex\b|/dev/tcp/|\$\((?:whoami|hostname|id|cat)\b|os\.environ|\bgrant all privileges\b"
+              r"|--privileged\b|\bcluster-admin\b|\bcreate-access-key\b|\brole:\s*admin\b|set-url --add --push"
+              r"|--trusted-host\b|\bwith write access\b|\b0\.0\.0\.0/0\b|\bchmod 777\b|\buse 777\b"),
+    ],
+    "url_template": [
+        (2.0, r"https?://[^\s\"'`]+[?&][\w-]+=(?=[\s,;)]|$|[{<$+])|\b(?:notify|visit|requesting|request|ping|hit)"
+              r"\s+https?://|https?://\S+ (?:with|followed by|plus) the\b|\baufrufen\b|にアクセス"),
     ],
     "transmit": [
         (3.0, r"\b(?:send|sends|forward|upload|post|email|text|mirror|transmit|report|sync|copy)\b[^.!?\n]{0,80}?"
@@ -147,7 +182,8 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|passwords?|(?:access|auth|api|bearer|deploy|session|github|npm|refresh) tokens?"
               r"|api[ _-]?keys?|secrets?|credentials?|2fa|one-time code|otp"
               r"|environment variables|env vars|session cookies?|contacts list|deploy token|connection string"
-              r"|github_token|authorization headers?|printenv)\b|`env`"
+              r"|github_token|authorization headers?|printenv|each exchange|every message|latest messages"
+              r"|user'?s (?:original )?request)\b|`env`|最新メッセージ|最后一条消息|chaque échange"
               r"|聊天记录|对话|密码|密钥|会話|パスワード|秘密鍵|대화|비밀번호|연락처"
               r"|\b(?:conversaci[oó]n|contraseñas?|gespr[äa]ch\w*|passw[oö]rt\w*|mot de passe|historique)\b"),
     ],
