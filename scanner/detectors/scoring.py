@@ -5,9 +5,9 @@ honest descriptions); an attack tends to combine several families: an order, a p
 claim of authority, concealment. Each family counts once, at the weight of its strongest cue that fired, and
 the finding quotes every cue with its weight, so the verdict explains itself.
 
-One pass of one compiled alternation per string (named groups, one per cue), on the normalised, lower-cased
-text; the pattern alternatives are bounded, so the cost is linear in the text. Cue lists cover English and,
-for the strongest cues, Chinese, Japanese, Korean, Spanish, German and French; paths are
+Each cue is one compiled pattern, searched only when the catalogue's literal pre-filter (`prefilter.Screen`)
+finds its literals in the text; the patterns' gaps are bounded, so the cost is linear in the text. Cue lists
+cover English and, for the strongest cues, Chinese, Japanese, Korean, Spanish, German and French; paths are
 language-independent.
 """
 
@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass
 
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule, register_check
+
+from .prefilter import FOLD_ASCII, Screen
 
 # Calibrated on bench/detectors/data/benign (3,748 real definitions): see bench/detectors/README.md.
 THRESHOLD = 4.5
@@ -35,8 +37,8 @@ RULE = Rule(
     "tokens), overrides of the user's arguments (regardless of the user, instead), fake deprecation, claims "
     "of authority or role play, concealment. Each family counts once at its strongest cue; the text is "
     f"reported when the sum reaches {THRESHOLD:g}. The evidence lists every cue and its weight. Cue lists in "
-    "English, Chinese, Japanese, Korean, Spanish, German and French. Measured: fires on 6 of 3,748 real "
-    "benign definitions (0.16%; bench/detectors/README.md).",
+    "English, Chinese, Japanese, Korean, Spanish, German and French. Measured: fires on 5 of 3,748 real "
+    "benign definitions (0.13%; bench/detectors/README.md).",
     reported_as=SUSPICIOUS_TEXT.id,
 )
 register_check(RULE)
@@ -154,7 +156,7 @@ CUES: dict[str, list[tuple[float, str]]] = {
     "transmit": [
         (3.0, r"\b(?:send|sends|forward|upload|post|email|text|mirror|transmit|report|sync|copy)\b[^.!?\n]{0,80}?"
               r"\bto\s+(?:https?://|[\w.+-]+@[\w-]+\.|\+\d)"),
-        (1.5, r"\b(?:send|sends|forward|upload|post|email|text|mirror|transmit|report|sync|beacon|ping|exfiltrate)"
+        (1.5, r"\b(?:send|sends|forward|upload|mirror|transmit|report|sync|beacon|ping|exfiltrate)"
               r"\b[^.!?\n]{0,80}?\bto\b|\bopen\s+https?://|\bload the image|\b(?:fetch|access|visit|request)"
               r"\s+https?://|!\[[^\]]*\]\(https?://"
               r"|发送到|发送至|上传到|发到|に送信|に送って|にアクセス|으로 전송|로 전송|에 보내|으로 보내"
@@ -195,7 +197,7 @@ CUES: dict[str, list[tuple[float, str]]] = {
     "imperative": [
         (1.5, r"\b(?:read|cat|open|examine|inspect|look(?:ing)? through|quote|paste|share|show|print"
               r"|dump|reveal|duplicate|copy|move|attach|include|pass|put|fill|insert|embed"
-              r"|send|upload|post|forward|email|text it|mirror|transmit|collect|append|write|load|fetch"
+              r"|upload|forward|mirror|transmit|collect|append|write|load|fetch"
               r"|retrieve|grab|extract)\b"
               r"|读取|发送|上传|填入|放入|读み|読み取|送信|送って|読んで|읽고|보내|전송|첨부"
               r"|\b(?:lee|leer|muestra|mostrar|env[ií]a|enviar|manda|copia|adjunta|incluye)\b"
@@ -219,16 +221,15 @@ class Score:
 
 
 @functools.cache
-def _alternation() -> tuple[re.Pattern[str], dict[str, tuple[str, float]]]:
-    groups: dict[str, tuple[str, float]] = {}
-    parts = []
-    for family, cues in CUES.items():
-        for weight, pattern in cues:
-            name = f"g{len(groups)}"
-            groups[name] = (family, weight)
-            parts.append(f"(?P<{name}>{pattern})")
-    # A lookahead: every position is tried, so one cue's match never hides another starting inside it.
-    return re.compile("(?=" + "|".join(parts) + ")", re.IGNORECASE | re.MULTILINE), groups
+def _cues() -> tuple[tuple[str, float, re.Pattern[str]], ...]:
+    return tuple((family, weight, re.compile(pattern, re.IGNORECASE | re.MULTILINE))
+                 for family, cues in CUES.items() for weight, pattern in cues)
+
+
+@functools.cache
+def _screen() -> Screen:
+    """The literal pre-filter of the catalogue, over the cue patterns: most texts contain few cues' literals."""
+    return Screen.build([pattern for _, _, pattern in _cues()])
 
 
 # Where a sentence ends: cues count together only within a window of two adjacent sentences, since an
@@ -241,17 +242,26 @@ def score(text: str) -> Score:
     """The best-scoring window of `WINDOW` adjacent sentences: its cues, each family at its strongest weight."""
     if len(text) < MIN_LENGTH:
         return Score(0.0, ())
-    pattern, groups = _alternation()
+    cues = _cues()
     lowered = text.lower()
     if "_" in lowered and not any(c.isspace() for c in lowered):  # an identifier: read its words
         lowered = lowered.replace("_", " ")
     ends = [m.end() for m in _SENTENCE_END.finditer(lowered)]
     per_sentence: dict[int, dict[str, tuple[float, str]]] = {}
-    for match in pattern.finditer(lowered):
-        family, weight = groups[match.lastgroup or ""]
-        best = per_sentence.setdefault(bisect.bisect_right(ends, match.start()), {})
-        if weight > best.get(family, (0.0, ""))[0]:
-            best[family] = (weight, match.group(match.lastgroup or 0)[:60])
+    candidates = sorted(_screen().candidates(lowered.translate(FOLD_ASCII)))
+    # Whatever the windows, the score cannot exceed every family's best candidate cue: most texts stop here.
+    ceiling: dict[str, float] = {}
+    for number in candidates:
+        family, weight, _ = cues[number]
+        ceiling[family] = max(weight, ceiling.get(family, 0.0))
+    if sum(ceiling.values()) < THRESHOLD:
+        return Score(0.0, ())
+    for number in candidates:
+        family, weight, pattern = cues[number]
+        for match in pattern.finditer(lowered):
+            best = per_sentence.setdefault(bisect.bisect_right(ends, match.start()), {})
+            if weight > best.get(family, (0.0, ""))[0]:
+                best[family] = (weight, match.group()[:60])
     result = Score(0.0, ())
     for first in per_sentence:
         window: dict[str, tuple[float, str]] = {}
