@@ -220,16 +220,48 @@ class Score:
         return f"score {self.total:g} >= {THRESHOLD:g}: {quoted}"
 
 
+def _alternatives(pattern: str) -> list[str]:
+    """The top-level alternatives of `pattern` (outside groups and character classes)."""
+    parts, depth, start, index, in_class = [], 0, 0, 0, False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            parts.append(pattern[start:index])
+            start = index + 1
+        index += 1
+    return [*parts, pattern[start:]]
+
+
 @functools.cache
-def _cues() -> tuple[tuple[str, float, re.Pattern[str]], ...]:
-    return tuple((family, weight, re.compile(pattern, re.IGNORECASE | re.MULTILINE))
-                 for family, cues in CUES.items() for weight, pattern in cues)
+def _cues() -> tuple[tuple[str, float, re.Pattern[str], bool], ...]:
+    """(family, weight, pattern, ASCII-only) of each cue, its alternatives split by script: the literal
+    pre-filter reads ASCII literals only, and a text without other characters never needs the rest."""
+    out = []
+    for family, cues in CUES.items():
+        for weight, pattern in cues:
+            parts = _alternatives(pattern)
+            for ascii_only in (True, False):
+                chosen = [part for part in parts if part.isascii() == ascii_only]
+                if chosen:
+                    out.append((family, weight, re.compile("|".join(chosen), re.IGNORECASE | re.MULTILINE), ascii_only))
+    return tuple(out)
 
 
 @functools.cache
 def _screen() -> Screen:
     """The literal pre-filter of the catalogue, over the cue patterns: most texts contain few cues' literals."""
-    return Screen.build([pattern for _, _, pattern in _cues()])
+    return Screen.build([pattern for _, _, pattern, _ in _cues()])
 
 
 # Where a sentence ends: cues count together only within a window of two adjacent sentences, since an
@@ -248,16 +280,17 @@ def score(text: str) -> Score:
         lowered = lowered.replace("_", " ")
     ends = [m.end() for m in _SENTENCE_END.finditer(lowered)]
     per_sentence: dict[int, dict[str, tuple[float, str]]] = {}
-    candidates = sorted(_screen().candidates(lowered.translate(FOLD_ASCII)))
+    ascii_text = lowered.isascii()
+    candidates = sorted(n for n in _screen().candidates(lowered.translate(FOLD_ASCII)) if cues[n][3] or not ascii_text)
     # Whatever the windows, the score cannot exceed every family's best candidate cue: most texts stop here.
     ceiling: dict[str, float] = {}
     for number in candidates:
-        family, weight, _ = cues[number]
+        family, weight, _, _ = cues[number]
         ceiling[family] = max(weight, ceiling.get(family, 0.0))
     if sum(ceiling.values()) < THRESHOLD:
         return Score(0.0, ())
     for number in candidates:
-        family, weight, pattern = cues[number]
+        family, weight, pattern, _ = cues[number]
         for match in pattern.finditer(lowered):
             best = per_sentence.setdefault(bisect.bisect_right(ends, match.start()), {})
             if weight > best.get(family, (0.0, ""))[0]:
