@@ -131,7 +131,7 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         f"benign corpus: {result['servers']} real servers, {result['benign'].n} definitions "
         f"({result['benign_tools'].n} tools)   ({result['seconds']:.1f}s)",
         "",
-        "false positives (any poisoning rule fires)   flagged/n   rate   [Wilson 95%]   | without D021",
+        "false positives (any poisoning rule fires)   flagged/n   rate   [Wilson 95%]   | without D021/D022",
         f"  all definitions        {_both(result['benign'].summary())}",
         f"  tools only             {_both(result['benign_tools'].summary())}",
         "per rule on benign definitions (all rules, poisoning or not):",
@@ -142,14 +142,14 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         tag = "" if rule_id not in NOT_POISONING else "  (not a poisoning rule)"
         lines.append(f"  {rule_id}  {count:4d}/{benign.n}  {count / benign.n:7.2%}  [{low:6.2%}, {high:6.2%}]{tag}")
     lines += ["", "recall on SELF-WRITTEN positives (overestimates recall on others' attacks)",
-              f"  {'class':26s} caught/n  recall  [Wilson 95%]         | without D021 (no neighbour server)"]
+              f"  {'class':26s} caught/n  recall  [Wilson 95%]         | without D021/D022 (no neighbour server)"]
     for group, tally in result["positives"].items():
         lines.append(f"  {group:26s} {_both(tally.summary())}")
     lines.append(f"  {'all classes':26s} {_both(result['positives_all'].summary())}")
     lines.append("per rule on positives: " + ", ".join(
         f"{rule_id} {count}" for rule_id, count in sorted(result["positives_all"].per_rule.items())))
     lines += ["", "recall on HELD-OUT self-written positives (written before tuning, never tuned on)",
-              f"  {'class':26s} caught/n  recall  [Wilson 95%]         | without D021 (no neighbour server)"]
+              f"  {'class':26s} caught/n  recall  [Wilson 95%]         | without D021/D022 (no neighbour server)"]
     for group, tally in result["heldout"].items():
         lines.append(f"  {group:26s} {_both(tally.summary())}")
     lines.append(f"  {'all classes':26s} {_both(result['heldout_all'].summary())}")
