@@ -104,7 +104,7 @@ def directive_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, Ser
         for kind, name, definition, texts, old in changed_definitions(server, baseline.get(key)):
             own = name_key(name)
             for index, text in enumerate(texts):
-                if text in old or len(text) < 12 or not _ORDER.search(text):
+                if text in old or len(text) < 12 or not _PAYLOAD.search(text) or not _ORDER.search(text):
                     continue
                 evidence = _directive(text, known, own)
                 if evidence is None:

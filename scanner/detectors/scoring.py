@@ -268,6 +268,7 @@ def _screen() -> Screen:
 # attack states its order and its payload together, and a long honest description spreads weak cues out.
 _SENTENCE_END = re.compile(r"[.!?;:](?=\s)|\n|[。！？；]")
 WINDOW = 2
+_SPACE = re.compile(r"\s")
 
 
 def score(text: str) -> Score:
@@ -276,25 +277,38 @@ def score(text: str) -> Score:
         return Score(0.0, ())
     cues = _cues()
     lowered = text.lower()
-    if "_" in lowered and not any(c.isspace() for c in lowered):  # an identifier: read its words
+    if "_" in lowered and not _SPACE.search(lowered):  # an identifier: read its words
         lowered = lowered.replace("_", " ")
-    ends = [m.end() for m in _SENTENCE_END.finditer(lowered)]
-    per_sentence: dict[int, dict[str, tuple[float, str]]] = {}
     ascii_text = lowered.isascii()
-    candidates = sorted(n for n in _screen().candidates(lowered.translate(FOLD_ASCII)) if cues[n][3] or not ascii_text)
+    folded = lowered if ascii_text else lowered.translate(FOLD_ASCII)  # lower() already folded ASCII
+    candidates = [n for n in _screen().candidates(folded) if cues[n][3] or not ascii_text]
     # Whatever the windows, the score cannot exceed every family's best candidate cue: most texts stop here.
     ceiling: dict[str, float] = {}
     for number in candidates:
         family, weight, _, _ = cues[number]
         ceiling[family] = max(weight, ceiling.get(family, 0.0))
-    if sum(ceiling.values()) < THRESHOLD:
+    remaining = sum(ceiling.values())
+    if remaining < THRESHOLD:
         return Score(0.0, ())
-    for number in candidates:
-        family, weight, pattern, _ = cues[number]
-        for match in pattern.finditer(lowered):
-            best = per_sentence.setdefault(bisect.bisect_right(ends, match.start()), {})
-            if weight > best.get(family, (0.0, ""))[0]:
-                best[family] = (weight, match.group()[:60])
+    ends = [m.end() for m in _SENTENCE_END.finditer(lowered)]
+    per_sentence: dict[int, dict[str, tuple[float, str]]] = {}
+    achieved = 0.0
+    by_family: dict[str, list[int]] = {}
+    for number in sorted(candidates):  # CUES order: the strong, rare families first
+        by_family.setdefault(cues[number][0], []).append(number)
+    for family, numbers in by_family.items():
+        found = 0.0
+        for number in numbers:
+            _, weight, pattern, _ = cues[number]
+            for match in pattern.finditer(lowered):
+                found = max(found, weight)
+                best = per_sentence.setdefault(bisect.bisect_right(ends, match.start()), {})
+                if weight > best.get(family, (0.0, ""))[0]:
+                    best[family] = (weight, match.group()[:60])
+        achieved += found
+        remaining -= ceiling[family]
+        if achieved + remaining < THRESHOLD:  # no window can reach it: a window sums a subset of the text's cues
+            return Score(0.0, ())
     result = Score(0.0, ())
     for first in per_sentence:
         window: dict[str, tuple[float, str]] = {}
