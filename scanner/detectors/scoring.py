@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule, register_check
 
-from .prefilter import FOLD_ASCII, Screen
+from .prefilter import FOLD_ASCII, Screen, has_factors, pattern_factors
 
 # Calibrated on bench/detectors/data/benign (3,748 real definitions): see bench/detectors/README.md.
 THRESHOLD = 4.5
@@ -243,25 +243,71 @@ def _alternatives(pattern: str) -> list[str]:
     return [*parts, pattern[start:]]
 
 
+@dataclass(frozen=True)
+class _Alternative:
+    """One top-level alternative of a cue pattern, screened on its own: a big alternation's screen passes as
+    soon as any alternative's rarest literal occurs, an alternative's passes only if all of its literals do."""
+
+    family: str
+    weight: float
+    group: int  # the cue (family, weight) and script it belongs to: searched together, in catalogue order
+    source: str
+    ascii_only: bool
+
+
 @functools.cache
-def _cues() -> tuple[tuple[str, float, re.Pattern[str], bool], ...]:
-    """(family, weight, pattern, ASCII-only) of each cue, its alternatives split by script: the literal
-    pre-filter reads ASCII literals only, and a text without other characters never needs the rest."""
+def _cues() -> tuple[_Alternative, ...]:
+    """Every alternative of every cue, grouped by cue and script: the literal pre-filter reads ASCII literals
+    only, and a text without other characters never needs the rest."""
     out = []
+    group = 0
     for family, cues in CUES.items():
         for weight, pattern in cues:
             parts = _alternatives(pattern)
             for ascii_only in (True, False):
                 chosen = [part for part in parts if part.isascii() == ascii_only]
-                if chosen:
-                    out.append((family, weight, re.compile("|".join(chosen), re.IGNORECASE | re.MULTILINE), ascii_only))
+                out += [_Alternative(family, weight, group, part, ascii_only) for part in chosen]
+                group += bool(chosen)
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=4096)
+def _search(numbers: tuple[int, ...]) -> re.Pattern[str]:
+    """The alternation of the given alternatives, in pattern order. An alternative whose literals are missing
+    matches nowhere in the text, so leaving it out changes no match of `finditer`."""
+    cues = _cues()
+    return re.compile("|".join(cues[n].source for n in numbers), re.IGNORECASE | re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class _Catalogue:
+    groups: tuple[tuple[int, ...], ...]  # per group: its alternatives
+    screen: Screen  # over the groups' whole alternations: one cheap pass over the text
+    factors: tuple[tuple[tuple[str, ...], ...], ...]  # per alternative: the literals every match contains
+
+
 @functools.cache
-def _screen() -> Screen:
-    """The literal pre-filter of the catalogue, over the cue patterns: most texts contain few cues' literals."""
-    return Screen.build([pattern for _, _, pattern, _ in _cues()])
+def _catalogue() -> _Catalogue:
+    cues = _cues()
+    groups: list[tuple[int, ...]] = []
+    for number, cue in enumerate(cues):
+        if cue.group == len(groups):
+            groups.append(())
+        groups[cue.group] += (number,)
+    factors = tuple(
+        tuple(tuple(sorted({literal for literal, _ in factor}))
+              for factor in sorted(pattern_factors(_search((n,))), key=len))
+        for n in range(len(cues))
+    )
+    return _Catalogue(tuple(groups), Screen.build([_search(group) for group in groups]), factors)
+
+
+def _ceiling(candidates: list[tuple[str, float, tuple[int, ...]]]) -> dict[str, float]:
+    ceiling: dict[str, float] = {}
+    for family, weight, numbers in candidates:
+        if numbers:
+            ceiling[family] = max(weight, ceiling.get(family, 0.0))
+    return ceiling
 
 
 # Where a sentence ends: cues count together only within a window of two adjacent sentences, since an
@@ -281,26 +327,35 @@ def score(text: str) -> Score:
         lowered = lowered.replace("_", " ")
     ascii_text = lowered.isascii()
     folded = lowered if ascii_text else lowered.translate(FOLD_ASCII)  # lower() already folded ASCII
-    candidates = [n for n in _screen().candidates(folded) if cues[n][3] or not ascii_text]
-    # Whatever the windows, the score cannot exceed every family's best candidate cue: most texts stop here.
-    ceiling: dict[str, float] = {}
-    for number in candidates:
-        family, weight, _, _ = cues[number]
-        ceiling[family] = max(weight, ceiling.get(family, 0.0))
+    catalogue = _catalogue()
+    groups = [
+        catalogue.groups[g] for g in sorted(catalogue.screen.candidates(folded))
+        if cues[catalogue.groups[g][0]].ascii_only or not ascii_text
+    ]
+    # Whatever the windows, the score cannot exceed every family's best candidate cue: most texts stop here,
+    # on the literals of whole cues first, then on those of each of their alternatives.
+    candidates = [(cues[group[0]].family, cues[group[0]].weight, group) for group in groups]
+    if sum(_ceiling(candidates).values()) < THRESHOLD:
+        return Score(0.0, ())
+    candidates = [
+        (family, weight, tuple(n for n in group if has_factors(folded, catalogue.factors[n])))
+        for family, weight, group in candidates
+    ]
+    ceiling = _ceiling(candidates)
     remaining = sum(ceiling.values())
     if remaining < THRESHOLD:
         return Score(0.0, ())
+    by_family: dict[str, list[tuple[float, tuple[int, ...]]]] = {}  # CUES order: the strong, rare families first
+    for family, weight, numbers in candidates:
+        if numbers:
+            by_family.setdefault(family, []).append((weight, numbers))
     ends = [m.end() for m in _SENTENCE_END.finditer(lowered)]
     per_sentence: dict[int, dict[str, tuple[float, str]]] = {}
     achieved = 0.0
-    by_family: dict[str, list[int]] = {}
-    for number in sorted(candidates):  # CUES order: the strong, rare families first
-        by_family.setdefault(cues[number][0], []).append(number)
-    for family, numbers in by_family.items():
+    for family, searches in by_family.items():
         found = 0.0
-        for number in numbers:
-            _, weight, pattern, _ = cues[number]
-            for match in pattern.finditer(lowered):
+        for weight, numbers in searches:
+            for match in _search(numbers).finditer(lowered):
                 found = max(found, weight)
                 best = per_sentence.setdefault(bisect.bisect_right(ends, match.start()), {})
                 if weight > best.get(family, (0.0, ""))[0]:
