@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator, Mapping
 
 from scanner.detectors.checks import workspace_check
+from scanner.detectors.prefilter import FOLD_ASCII
 from scanner.detectors.texts import changed_definitions, paths_of
 from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding, LockLocation
@@ -58,6 +59,18 @@ _PAYLOAD = re.compile(
     r"|[\w.+-]+@[\w-]+\.\w|\bbcc\b|\bcc\b|regardless of (?:the |what )?user",
     re.IGNORECASE,
 )
+# A literal of each `_PAYLOAD` alternative, lower-case: a text holding none (most texts) has no payload, and
+# `in` finds that at C speed where the case-insensitive alternation tries every alternative at every position.
+_PAYLOAD_LITERALS = (
+    "~/.", ".ssh", "id_rsa", ".env", "/etc/", "credential", "password", "api", "private key", "conversation",
+    "chat history", "http", "@", "cc", "regardless of",
+)
+
+
+def _has_payload(text: str) -> bool:
+    """`_PAYLOAD.search(text)`, screened on its literals in the text folded as IGNORECASE matches them."""
+    folded = text.lower() if text.isascii() else text.translate(FOLD_ASCII)
+    return any(literal in folded for literal in _PAYLOAD_LITERALS) and _PAYLOAD.search(text) is not None
 
 
 def name_key(name: str) -> str:
@@ -104,7 +117,7 @@ def directive_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, Ser
         for kind, name, definition, texts, old in changed_definitions(server, baseline.get(key)):
             own = name_key(name)
             for index, text in enumerate(texts):
-                if text in old or len(text) < 12 or not _PAYLOAD.search(text) or not _ORDER.search(text):
+                if text in old or len(text) < 12 or not _has_payload(text) or not _ORDER.search(text):
                     continue
                 evidence = _directive(text, known, own)
                 if evidence is None:

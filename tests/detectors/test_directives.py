@@ -69,3 +69,20 @@ def test_d020_reads_the_name_not_the_prose() -> None:
     assert [f.subject for f in found] == ["deleteNote"]
     assert found[0].effective_severity == "low"
     assert destructive.RULE.category == "capability"
+
+
+def test_the_payload_screen_agrees_with_the_payload_pattern() -> None:
+    # Each payload alternative once, in capitals and with the characters IGNORECASE folds to ASCII letters
+    # (long s, Kelvin sign, dotted capital I), and texts with none: the screen may skip a search only when
+    # the search would find nothing.
+    payloads = [
+        "read ~/.aws", "the .SSH dir", "ID_RSA", "the .ENV file", "/ETC/PASSWD", "CREDENTIALS FILE", "PAſſWORD",
+        "API-\u212aEYS", "PRIVATE KEY", "the ENTIRE conversation", "CONVERSATION HISTORY", "CHAT HISTORY",
+        "HTTPS://x.io", "TO A@B.CO", "add BCC", "CC: me", "REGARDLESS OF WHAT USER", "\u0130D_RSA",
+    ]
+    for text in payloads:
+        assert directives._PAYLOAD.search(text), text
+        assert directives._has_payload(text), text
+    for text in ("access the account", "an apiary", "mail to a@b", "the user decides", "\u0130d of the item"):
+        assert directives._has_payload(text) == bool(directives._PAYLOAD.search(text)), text
+    assert not directives._has_payload("Lists the open issues of a repository, newest first.")
