@@ -215,10 +215,13 @@ def test_findings_are_those_of_the_straightforward_walk(data) -> None:
     live = {key: data.draw(server_pins()) for key in data.draw(st.lists(st.sampled_from("abcd"), unique=True,
                                                                          min_size=1, max_size=3))}
     baseline = {key: data.draw(st.none() | pinned_of(server)) for key, server in live.items()}
+    # The walk over string values and the D021 name check; property names and D022 have tests of their own.
     for key, server in live.items():
-        assert suspicious.suspicious_findings(key, baseline[key], server) == reference_suspicious(
+        found = suspicious.suspicious_findings(key, baseline[key], server)
+        assert [f for f in found if "(property name)" not in f.message] == reference_suspicious(
             key, baseline[key], server)
-    assert suspicious.cross_server_findings(live, baseline) == reference_cross_server(live, baseline)
+    cross = suspicious.cross_server_findings(live, baseline)
+    assert [f for f in cross if "[MCPL-D022]" not in f.message] == reference_cross_server(live, baseline)
 
 
 @settings(max_examples=300, deadline=None)

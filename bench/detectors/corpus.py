@@ -2,6 +2,7 @@
 
 * `data/benign/*.json[.gz]`: definitions dumped from real servers by `dump_benign.py`.
 * `data/positives/<class>.yaml`: self-written poisoned definitions, one attack class per file.
+* `data/positives_heldout/<class>.yaml`: more of them, written before tuning and kept out of it.
 * `data/hard_negatives/*.yaml`: self-written benign definitions phrased like attacks.
 
 A YAML item is a mapping with `id`, `definition` (a full tool definition: name, description,

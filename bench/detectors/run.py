@@ -31,7 +31,7 @@ from corpus import DATA, BenignServer, Example, load_benign, load_examples, wils
 NOT_POISONING: frozenset[str] = frozenset({"MCPL-D020"})
 # Rules that fire only because the adapter's neighbour server owns the tool name a definition mentions
 # (see adapter.NEIGHBOUR_TOOLS): the positives name those tools, so recall is also given without them.
-NEEDS_NEIGHBOUR: frozenset[str] = frozenset({"MCPL-D021"})
+NEEDS_NEIGHBOUR: frozenset[str] = frozenset({"MCPL-D021", "MCPL-D022"})
 
 
 @dataclass
@@ -92,19 +92,25 @@ def score_examples(examples: list[Example]) -> dict[str, Tally]:
     return dict(sorted(groups.items()))
 
 
+def _total(groups: dict[str, Tally]) -> Tally:
+    total = Tally()
+    for tally in groups.values():
+        total.merge(tally)
+    return total
+
+
 def evaluate() -> dict[str, Any]:
     started = time.perf_counter()
     servers = load_benign()
     benign, benign_tools = score_benign(servers)
     positives = score_examples(load_examples(DATA / "positives"))
+    heldout = score_examples(load_examples(DATA / "positives_heldout"))
     hard = score_examples(load_examples(DATA / "hard_negatives"))
-    all_positive = Tally()
-    for tally in positives.values():
-        all_positive.merge(tally)
     return {
         "servers": len(servers),
         "benign": benign, "benign_tools": benign_tools,
-        "positives": positives, "positives_all": all_positive,
+        "positives": positives, "positives_all": _total(positives),
+        "heldout": heldout, "heldout_all": _total(heldout),
         "hard_negatives": hard,
         "seconds": time.perf_counter() - started,
     }
@@ -125,7 +131,7 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         f"benign corpus: {result['servers']} real servers, {result['benign'].n} definitions "
         f"({result['benign_tools'].n} tools)   ({result['seconds']:.1f}s)",
         "",
-        "false positives (any poisoning rule fires)   flagged/n   rate   [Wilson 95%]   | without D021",
+        "false positives (any poisoning rule fires)   flagged/n   rate   [Wilson 95%]   | without D021/D022",
         f"  all definitions        {_both(result['benign'].summary())}",
         f"  tools only             {_both(result['benign_tools'].summary())}",
         "per rule on benign definitions (all rules, poisoning or not):",
@@ -136,12 +142,17 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         tag = "" if rule_id not in NOT_POISONING else "  (not a poisoning rule)"
         lines.append(f"  {rule_id}  {count:4d}/{benign.n}  {count / benign.n:7.2%}  [{low:6.2%}, {high:6.2%}]{tag}")
     lines += ["", "recall on SELF-WRITTEN positives (overestimates recall on others' attacks)",
-              f"  {'class':26s} caught/n  recall  [Wilson 95%]         | without D021 (no neighbour server)"]
+              f"  {'class':26s} caught/n  recall  [Wilson 95%]         | without D021/D022 (no neighbour server)"]
     for group, tally in result["positives"].items():
         lines.append(f"  {group:26s} {_both(tally.summary())}")
     lines.append(f"  {'all classes':26s} {_both(result['positives_all'].summary())}")
     lines.append("per rule on positives: " + ", ".join(
         f"{rule_id} {count}" for rule_id, count in sorted(result["positives_all"].per_rule.items())))
+    lines += ["", "recall on HELD-OUT self-written positives (written before tuning, never tuned on)",
+              f"  {'class':26s} caught/n  recall  [Wilson 95%]         | without D021/D022 (no neighbour server)"]
+    for group, tally in result["heldout"].items():
+        lines.append(f"  {group:26s} {_both(tally.summary())}")
+    lines.append(f"  {'all classes':26s} {_both(result['heldout_all'].summary())}")
     lines += ["", "self-written hard negatives (benign, phrased like attacks)   flagged/n"]
     for group, tally in result["hard_negatives"].items():
         lines.append(f"  {group:26s} {_both(tally.summary())}")
@@ -165,6 +176,8 @@ def as_json(result: dict[str, Any]) -> dict[str, Any]:
         "benign_tools": result["benign_tools"].summary(),
         "positives": {group: tally.summary() for group, tally in result["positives"].items()},
         "positives_all": result["positives_all"].summary(),
+        "heldout": {group: tally.summary() for group, tally in result["heldout"].items()},
+        "heldout_all": result["heldout_all"].summary(),
         "hard_negatives": {group: tally.summary() for group, tally in result["hard_negatives"].items()},
         "not_poisoning_rules": sorted(NOT_POISONING),
     }

@@ -14,22 +14,29 @@ RULE = Rule(
     "MCPL-D020",
     Category.CAPABILITY,
     "medium",
-    "A tool new since the pin says it destroys something",
-    "Its name or description says it deletes, drops, wipes, overwrites or the like. Reported by `check` "
-    "for tools added since the pin, weighed with the tool's own annotations: `destructiveHint: true` "
-    "is low (still worth a look), no hint is medium, and a tool annotated read-only or non-destructive "
-    "that says it destroys contradicts itself (high). Filed as suspicious-text.",
+    "A tool new since the pin can destroy something",
+    "A capability note, not a claim of poisoning: its NAME says it deletes, drops, wipes, overwrites or the "
+    "like (never a word in its prose). Reported by `check` for tools added since the pin, weighed with the "
+    "tool's own annotations: `destructiveHint: true` is low (still worth a look), no hint is medium, and "
+    "a tool annotated read-only or non-destructive whose name "
+    "says it destroys contradicts itself (high). Measured: fires on 7.0% of 3,514 real tools, each of "
+    "them a tool that really deletes or removes (a sample read by hand; bench/detectors/README.md). "
+    "Filed as suspicious-text.",
     reported_as=SUSPICIOUS_TEXT.id,
 )
 
 
-# A tool whose name or description says it destroys something. Word-bounded, on the name split at
-# separators, so "undo_delete" fires and "deleted_items_count" reads as a noun in prose only.
+# A tool whose name says it destroys something. Word-bounded, on the name split at separators and
+# camel-case humps, so "undo_delete" and "deleteFile" fire; prose is not read (a description mentioning
+# "remove" says nothing about what the tool can do).
 DESTRUCTIVE = re.compile(
     r"\b(delete|remove|drop|wipe|purge|erase|destroy|truncate|revoke|kill|terminate|overwrite|reset|"
     r"uninstall|deactivate|shutdown|rm)(s|d|ed)?\b",
     re.IGNORECASE,
 )
+
+
+_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 @server_check(RULE)
@@ -46,13 +53,13 @@ def destructive_findings(key: str, pinned: ServerPin | None, live: ServerPin) ->
     for name, pin in live.tools.items():
         if name in before:
             continue
-        description = pin.definition.get("description")
-        words = name.replace("_", " ").replace("-", " ").replace(".", " ")
-        match = DESTRUCTIVE.search(words) or (DESTRUCTIVE.search(description) if isinstance(description, str) else None)
-        if match is None:
-            continue
+        words = _HUMP.sub(" ", name).replace("_", " ").replace("-", " ").replace(".", " ")
+        match = DESTRUCTIVE.search(words)
         annotations = pin.definition.get("annotations")
         hints = annotations if isinstance(annotations, dict) else {}
+        if match is None:
+            continue  # `destructiveHint` defaults to true and many servers set it on every tool: not a key
+        verb = match.group(1).lower()
         severity: Severity
         if hints.get("readOnlyHint") is True or hints.get("destructiveHint") is False:
             severity, verdict = "high", "yet annotated read-only or non-destructive"
@@ -64,7 +71,7 @@ def destructive_findings(key: str, pinned: ServerPin | None, live: ServerPin) ->
             Finding(
                 SUSPICIOUS_TEXT,
                 key,
-                f"{key}: new tool `{name}` can {match.group(1).lower()} things, {verdict} [{RULE.id}]",
+                f"{key}: new tool `{name}` can {verb} things, {verdict} [{RULE.id}]",
                 LockLocation(pointer("servers", key, "tools", name)),
                 subject=name,
                 kind="tools",

@@ -9,6 +9,7 @@ from importlib import resources
 
 from scanner.model.rules import SEVERITIES, SUSPICIOUS_TEXT, Category, Rule, Severity, register_check
 
+from . import scoring
 from . import unicode_checks as uc
 from .prefilter import FOLD_ASCII, Screen
 
@@ -120,9 +121,18 @@ def _detector_spans(name: str, text: str) -> list[tuple[int, int, str]]:
 
 
 def scan_text(text: str) -> list[Hit]:
-    """Run every catalogue rule over ``text``; at most a few hits per rule, catalogue order."""
+    """Every detector over ``text``: one hit per rule that fires (quoting up to a few matches), catalogue
+    order, then the weighted-cue score (MCPL-D016)."""
     if not isinstance(text, str):
         raise TypeError("scan_text expects str")
+    hits = _catalogue_hits(text)
+    scored = scoring.flagged(text if text.isascii() else uc.Normalised(text).text)
+    if scored is not None:
+        hits.append(Hit(scoring.RULE.id, scoring.RULE.severity, scoring.RULE.summary, scored.explain()))
+    return hits
+
+
+def _catalogue_hits(text: str) -> list[Hit]:
     norm: uc.Normalised | None = None
     if text.isascii():  # Normalised(text) is text itself; the code-point detectors find nothing
         folded = text.lower()
@@ -157,7 +167,8 @@ def scan_text(text: str) -> list[Hit]:
                         found.append(ev)
                 if len(found) >= MAX_HITS_PER_RULE:
                     break
-        hits.extend(Hit(entry.rule.id, entry.rule.severity, entry.rule.summary, ev) for ev in found)
+        if found:  # one finding per detector per text: its matches quoted together
+            hits.append(Hit(entry.rule.id, entry.rule.severity, entry.rule.summary, " | ".join(found)))
     return hits
 
 

@@ -58,6 +58,21 @@ def paths_of(value: Any) -> list[str]:
     return [path for path, _ in strings(value)]
 
 
+def property_names(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    """(pointer, name) of each key of every `properties` object in a schema: names the model reads too."""
+    stack: list[tuple[str, Any]] = [(path, value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, dict):
+            properties = item.get("properties")
+            if isinstance(properties, dict):
+                base = f"{where}/properties"
+                yield from ((f"{base}/{escape(name)}", name) for name in properties if isinstance(name, str))
+            stack.extend((f"{where}/{escape(key)}", child) for key, child in item.items() if isinstance(key, str))
+        elif isinstance(item, list):
+            stack.extend((f"{where}/{index}", child) for index, child in enumerate(item))
+
+
 _NOTHING: frozenset[str] = frozenset()
 
 

@@ -10,11 +10,13 @@ import functools
 from collections.abc import Mapping
 
 from scanner.detectors import Hit, run_server_checks, run_workspace_checks, scan_text
-from scanner.detectors.texts import changed_definitions, paths_of
+from scanner.detectors.texts import changed_definitions, paths_of, property_names
 from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import pointer
 from scanner.model.rules import SUSPICIOUS_TEXT, kind_label
+
+MIN_NAME = 16  # shorter property names (query, recipient_id) hold no sentence
 
 
 def suspicious_findings(key: str, pinned: ServerPin | None, live: ServerPin) -> list[Finding]:
@@ -30,6 +32,20 @@ def suspicious_findings(key: str, pinned: ServerPin | None, live: ServerPin) -> 
             paths = paths or paths_of(definition)
             location = LockLocation(pointer("servers", key, kind, name))
             findings += _scan(key, text, f"{kind_label(kind)} `{name}` {paths[index]}", name, kind, location)
+        old = pinned.pins(kind).get(name) if pinned is not None else None
+        findings += _scan_property_names(key, kind, name, definition, old.definition if old else None)
+    return findings
+
+
+def _scan_property_names(key: str, kind: str, name: str, definition: object, old: object) -> list[Finding]:
+    """Schema property names are read by the model like any text: scan the new ones (keys are not in `texts_of`)."""
+    findings: list[Finding] = []
+    known = {prop for _, prop in property_names(old)} if old is not None else set()
+    for path, prop in property_names(definition):
+        if prop in known or len(prop) < MIN_NAME or not _hits(prop):
+            continue
+        location = LockLocation(pointer("servers", key, kind, name))
+        findings += _scan(key, prop, f"{kind_label(kind)} `{name}` {path} (property name)", name, kind, location)
     return findings
 
 
