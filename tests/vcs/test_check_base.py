@@ -254,10 +254,11 @@ def test_a_poisoned_description_repinned_in_the_change_blocks(pr: GitRepo, offli
     assert report["exit_code"] == 1, report["output"]
     hits = notes(report, "suspicious-text")
     assert hits and {h["server"] for h in hits} == {"a"}
-    assert all(h["blocking"] and h["severity"] == "critical" for h in hits)
-    assert "[MCPL-D011]" in hits[0]["message"] and "tool `add_note` /description" in hits[0]["message"]
+    assert all(h["blocking"] for h in hits)  # several detectors may see it; every one blocks
+    (exfiltration,) = [h for h in hits if "[MCPL-D011]" in h["message"]]
+    assert exfiltration["severity"] == "critical" and "tool `add_note` /description" in exfiltration["message"]
     index = line_index(pr.lock_path.read_text(encoding="utf-8"))
-    assert hits[0]["location"]["line"] == index["/servers/a/tools/add_note"]
+    assert exfiltration["location"]["line"] == index["/servers/a/tools/add_note"]
     assert notes(report, "repin-accepted")  # the note is still there, beside the finding
 
 
