@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from scanner.lock.lockfile import ServerPin
-from scanner.model.findings import Finding
-from scanner.model.rules import Rule, register_check
+from scanner.model.findings import Finding, LockLocation
+from scanner.model.pointer import pointer
+from scanner.model.rules import SUSPICIOUS_TEXT, Rule, kind_label, register_check
 
 ServerCheck = Callable[[str, ServerPin | None, ServerPin], list[Finding]]
 WorkspaceCheck = Callable[[Mapping[str, ServerPin], Mapping[str, ServerPin | None]], list[Finding]]
@@ -48,3 +49,19 @@ def run_server_checks(key: str, pinned: ServerPin | None, live: ServerPin) -> li
 
 def run_workspace_checks(live: Mapping[str, ServerPin], baseline: Mapping[str, ServerPin | None]) -> list[Finding]:
     return [finding for _, check in WORKSPACE_CHECKS for finding in check(live, baseline)]
+
+
+def tool_mention(
+    rule: Rule, key: str, kind: str, name: str, path: str, says: str, owner: str, evidence: str
+) -> Finding:
+    """A finding that new text of `key`'s definition `name` (at `path`) `says` something about `owner`'s tool."""
+    return Finding(
+        SUSPICIOUS_TEXT,
+        key,
+        f"{key}: {kind_label(kind)} `{name}` {path}: {says}, a tool of server {owner} [{rule.id}]",
+        LockLocation(pointer("servers", key, kind, name)),
+        subject=name,
+        kind=kind,
+        details=[f"evidence: {evidence}"],
+        severity="high",
+    )

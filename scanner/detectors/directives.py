@@ -14,13 +14,12 @@ import itertools
 import re
 from collections.abc import Iterator, Mapping
 
-from scanner.detectors.checks import workspace_check
+from scanner.detectors.checks import tool_mention, workspace_check
 from scanner.detectors.prefilter import FOLD_ASCII
 from scanner.detectors.texts import changed_definitions, paths_of
 from scanner.lock.lockfile import ServerPin
-from scanner.model.findings import Finding, LockLocation
-from scanner.model.pointer import pointer
-from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule, kind_label
+from scanner.model.findings import Finding
+from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule
 
 RULE = Rule(
     "MCPL-D022",
@@ -123,19 +122,9 @@ def directive_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, Ser
                 if evidence is None:
                     continue
                 path = paths_of(definition)[index]
-                findings.append(
-                    Finding(
-                        SUSPICIOUS_TEXT,
-                        key,
-                        f"{key}: {kind_label(kind)} `{name}` {path}: orders about `{evidence[1][1]}`, a tool of "
-                        f"server {evidence[1][0]} [{RULE.id}]",
-                        LockLocation(pointer("servers", key, kind, name)),
-                        subject=name,
-                        kind=kind,
-                        details=[f"evidence: {evidence[0][:200]}"],
-                        severity="high",
-                    )
-                )
+                owner, tool = evidence[1]
+                says = f"orders about `{tool}`"
+                findings.append(tool_mention(RULE, key, kind, name, path, says, owner, evidence[0][:200]))
                 break  # one finding per definition: the first directive quoted
     return findings
 

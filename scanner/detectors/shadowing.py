@@ -5,12 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 
-from scanner.detectors.checks import workspace_check
+from scanner.detectors.checks import tool_mention, workspace_check
 from scanner.detectors.texts import changed_definitions, paths_of
 from scanner.lock.lockfile import ServerPin
-from scanner.model.findings import Finding, LockLocation
-from scanner.model.pointer import pointer
-from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule, kind_label
+from scanner.model.findings import Finding
+from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule
 
 RULE = Rule(
     "MCPL-D021",
@@ -63,19 +62,8 @@ def shadowing_findings(
                     path = paths[index]
                     if path == "/name":
                         break  # a definition's own name is not a mention
-                    findings.append(
-                        Finding(
-                            SUSPICIOUS_TEXT,
-                            key,
-                            f"{key}: {kind_label(kind)} `{name}` {path}: names `{mentioned}`, a tool of server "
-                            f"{owner} [{RULE.id}]",
-                            LockLocation(pointer("servers", key, kind, name)),
-                            subject=name,
-                            kind=kind,
-                            details=[f"evidence: {text[max(0, start - 60):end + 60]}"],
-                            severity="high",
-                        )
-                    )
+                    evidence = text[max(0, start - 60) : end + 60]
+                    findings.append(tool_mention(RULE, key, kind, name, path, f"names `{mentioned}`", owner, evidence))
                     break
     return findings
 
