@@ -252,7 +252,13 @@ class _Alternative:
     weight: float
     group: int  # the cue (family, weight) and script it belongs to: searched together, in catalogue order
     source: str
-    ascii_only: bool
+    ascii_only: bool  # whether it can match a text of ASCII characters only
+
+
+def _can_match_ascii(alternative: str) -> bool:
+    """False only for an alternative made of non-ASCII literals and grouping (`(?:之前|以前)的`): every match of
+    it holds a non-ASCII character. A class, an escape or an ASCII letter (`env[ií]a`) may match ASCII text."""
+    return alternative.isascii() or any(char.isascii() and char not in "(?:|)" for char in alternative)
 
 
 @functools.cache
@@ -265,7 +271,7 @@ def _cues() -> tuple[_Alternative, ...]:
         for weight, pattern in cues:
             parts = _alternatives(pattern)
             for ascii_only in (True, False):
-                chosen = [part for part in parts if part.isascii() == ascii_only]
+                chosen = [part for part in parts if _can_match_ascii(part) == ascii_only]
                 out += [_Alternative(family, weight, group, part, ascii_only) for part in chosen]
                 group += bool(chosen)
     return tuple(out)
