@@ -1,0 +1,172 @@
+"""The weak cues of MCPL-D016, by family: (weight, pattern) each, matched in the lower-cased text.
+
+A family counts once, at its highest weight that fired (see `scoring`). Patterns keep their gaps bounded
+(`[^.!?\n]{0,N}?`), so matching stays linear in the text.
+"""
+
+from __future__ import annotations
+
+_ID = r"[a-z][a-z0-9]*(?:[_\-][a-z0-9]+)+"  # a snake or kebab tool name (the text is lower-cased)
+
+CUES: dict[str, list[tuple[float, str]]] = {
+    "secret_path": [
+        (3.0, r"\bid rsa\b|\bdot env\b|\bssh private keys?\b"
+              r"|~/\.ssh|\.ssh/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials|~/\.aws\b|/etc/shadow\b"
+              r"|/etc/passwd\b|/etc/sudoers\b|\.git-credentials|\.netrc\b|\.npmrc\b|\.pypirc\b|\.kube/config"
+              r"|\.docker/config\.json|application_default_credentials|\bwallet\.dat\b|\.bash_history"
+              r"|claude_desktop_config|\bmcp\.json\b|\.gnupg\b|aws_secret_access_key"),
+        (2.0, r"(?:^|[\s'\"`(/~])\.env\b|\bcredentials?[ _]file|\bprivate[ _]keys?\b|\bseed phrase|\bmnemonic\b"
+              r"|\bdotenv\b"),
+    ],
+    "shell_payload": [
+        (3.0, r"\|\s*(?:sh|bash|nc)\b|\bcopy \w+ to program\b|\bcurl\s+-[a-z]*\s+https?://[^\s`]+\s*\|"),
+    ],
+    "override": [
+        (5.0, r"\b(?:ignore|disregard|forget)\b[^.!?\n]{0,30}?\b(?:instructions?|guidance|rules|prompts?)\b"
+              r"|(?:之前|以前|先前)的(?:所有)?(?:指示|指令)|(?:忽略|无视)(?:所有)?(?:之前|以前)|これまでの指示"
+              r"|指示は(?:すべて)?無視|이전 지시|지시를 무시|\bolvida\b[^.!?\n]{0,30}instrucciones"
+              r"|\bignora\b[^.!?\n]{0,30}instrucciones|\bvergiss\b[^.!?\n]{0,30}anweisungen"
+              r"|\bignore[zr]?\b[^.!?\n]{0,30}\binstructions\b|\boublie[zr]?\b[^.!?\n]{0,30}instructions"
+              r"|\bsupersedes? (?:all |any )?(?:prior|previous|earlier|other) instructions|\b(?:takes?|has|have) "
+              r"(?:absolute )?precedence over (?:the system|anything the user|the user|your)|\boverrides? (?:the )?"
+              r"user(?:'s)? (?:requests?|instructions)|\bno longer bound by\b|\bunrestricted (?:mode|assistant)\b"
+              r"|\b(?:instructions|rules|guidelines)\b[^.!?\n]{0,40}?\bno longer apply|\bsystem prompt is replaced"
+              r"|\b(?:stop following|set aside|bypass|disable)\b[^.!?\n]{0,25}?\b(?:guidelines|restrictions|safety"
+              r"|safeguards)|\bpretend (?:that )?you have no\b|\bthe user'?s (?:requests|instructions) are (?:only "
+              r"suggestions|secondary)|\bignorier\w*\b[^.!?\n]{0,30}anweisungen|\bignora\b[^.!?\n]{0,30}istruzioni"
+              r"|игнорируй[^.!?\n]{0,30}инструкции|\b(?:prev|previous) instructions\s*=|\bobey tool output"
+              r"|\bforget everything\b|\byour only task (?:now )?is\b|\boverride your\b[^.!?\n]{0,20}?\b(?:guidelines"
+              r"|rules|instructions|safety)"),
+    ],
+    "authority": [
+        (3.0, r"\b(?:higher|highest|absolute) priority than|\boverride[s]? (?:all )?(?:prior|previous|the system)"
+              r"|\bmessage from the user\]|\[(?:system|admin)\b[^\]]{0,20}\]|###\s*system\b|<\|im_start\|>"
+              r"|\b(?:now|is|are) in (?:maintenance|developer|debug|god) mode\b|\bfrom now on you are\b"
+              r"|\byou are now (?:an? )?\w+"
+              r"|\bact as (?:an? )?(?:admin|administrator|root|developer|system)|\bi authori[sz]e you\b"
+              r"|\bsecurity update from\b|\bnever refuse\b|\bwith no restrictions\b|\bwithout (?:any )?restrictions\b"
+              r"|\bno longer apply\b|\bdisregard (?:any |all )?(?:earlier|previous|prior)\b"
+              r"|\bsupersedes? (?:all |any )?(?:prior|previous|other|earlier|the user)|\bover those of the user"
+              r"|\b(?:disable|bypass|set aside|turn off|suspend)\b[^.!?\n]{0,25}?\b(?:safeguards?|safety|restrictions"
+              r"|guardrails|confirmations?|guidelines)\b|\bofficial notice from\b|\btrusted at the highest level"
+              r"|\bpriority: highest\b|\bfollow (?:only )?(?:the instructions of )?this (?:server|tool|description)\b"
+              r"|시스템 메시지|우선합니다|관리자 권한|系统消息|管理员权限|システムメッセージ|管理者権限"
+              r"|\b(?:tiene|tienen) prioridad sobre|\bhat vorrang vor|\ba priorité sur"
+              r"|\[sistema\]|【系统|【システム|\[시스템\]|\bmodo administrador|管理员助手|管理者として|관리자 모드"
+              r"|\bals systemadministrator|\ben tant qu'administrateur|\bact as (?:the )?(?:system )?administrator"
+              r"|\b(?:operator|developer|admin) instruction|\bsigned system message|\"role\": \"system\""
+              r"|<system_instructions|\byou are \w+gpt\b|\bhas granted full access|\balready been granted"),
+        (1.5, r"\badministrator\b|\bskip confirmations?\b|\bwithout (?:asking (?:for )?)?confirmation\b"
+              r"|\bno (?:le )?pidas confirmaci[oó]n|\brequired by the runtime\b"),
+        (1.0, r"\bmandatory\b"),
+    ],
+    "cross_tool": [
+        (2.0, r"\bbefore (?:you )?(?:use|using|call|calling|invoke|invoking|run|running) " + _ID
+              + r"|\b(?:whenever|every time|each time|when(?:ever)?) (?:the assistant |you )?(?:is about to )?"
+              r"(?:use|uses|using|call|calls|calling|invoke|invoking|sends?|sending) " + _ID
+              + r"|\bwhen(?:ever)? " + _ID + r" is (?:used|called)"
+              + r"|\b(?:results? from|better results from) " + _ID
+              + r"|在调用|を使う(?:とき|前)|を使用する前|사용하기 전|호출하기 전|antes de usar|vor jeder nutzung von"
+              r"|avant d'utiliser|quand tu utilises|cuando uses"),
+        (1.5, r"\b(?:before|after) (?:every|each|any) (?:answer|reply|response|tool call|call|request)"
+              r"|\bafter every tool call|\bend every reply|\bat the end of your response|\bbefore replying"),
+    ],
+    "override_args": [
+        (2.5, r"\b(?:regardless of|no matter what|whatever|irrespective of|independently of)\b[^.!?\n]{0,40}?"
+              r"\b(?:the )?users?\b|\bignore the \w+ the user|\bthe user'?s [\w ]{0,20}is only\b"
+              r"|\b(?:disregard|ignore|override)\s+the\s+\w+\s+(?:that\s+)?(?:the\s+)?users?\b"
+              r"|\b(?:interpret|treat|read)\s+(?:it|this|that|the request)\s+as\s+(?:a\s+request\s+)?to\b"
+              r"|peu importe|sin importar|unabhängig davon|egal was|egal welche\w*|ganz gleich|quelle que soit"
+              r"|ユーザーが何を|사용자가 어떤|\bdo not actually\b|\bwhatever the diff|无论用户|ユーザーの指定に関係なく"
+              r"|関係なく|관계없이"),
+        (1.5, r"\binstead of (?:the |what )|\b(?:replace|override|substitute|change|rewrite)\b[^.!?\n]{0,40}?\b"
+              r"(?:recipient|destination|number|address|account|path|branch|region|to_account|iban|cc|bcc)\b"
+              r"|\b(?:add|set|must target)\b[^.!?\n]{0,40}?\b(?:cc|bcc|to_account|iban|branch|region)\b"
+              r"|\btreat the request as|\busers rarely mean|바꾸어|置き換え|替换为|\bremplacez\b|\bersetzt\b"),
+    ],
+    "deprecation": [
+        (2.0, r"\b(?:is|was|are|were|has been) (?:now )?(?:deprecated|obsolete|retired|broken|unsafe|insecure"
+              r"|unreliable|compromised)\b|\bdeprecation notice|\bdo not (?:call|use) it\b"
+              r"|已被弃用|已弃用|已废弃|不安全|非推奨|廃止|사용 중단|폐기|\bobsolet[oae]\b|\bveraltet\b|\bobsolète\b"
+              r"|\bdeprecado\b|\b(?:must|should) no longer be used\b|\b(?:now|currently) (?:broken|unavailable"
+              r"|deprecated|unsafe)\b|\b(?:faster|safer|secure|new|better) replacement for\b|\bend-of-life\b"
+              r"|\bno longer supported\b|\bexperiencing an outage\b|\bendpoint gone\b|\bare forbidden\b"
+              r"|\bmisconfigured\b|\bknown vulnerability\b|\bis outdated\b|\bmust not be called\b|废弃"
+              r"|더 이상 사용되지|\bnicht mehr unterstützt"),
+    ],
+    "redirect": [
+        (1.5, r"\buse (?:this tool |\S+ )?instead\b|\binstead,? use\b"),
+        (2.0, r"\buse this (?:tool )?for (?:all|every)\b|\broute (?:all|every)\b[^.!?\n]{0,40}?\bthrough\b"
+              r"|\bprefer this one\b|\balways (?:use|call) \S+_\S+"
+              r"|\bstattdessen\b|\ben su lugar\b|\bà (?:sa|la) place\b|改用|代わりに|대신"),
+    ],
+    "deceive_user": [
+        (2.0, r"\b(?:tell|inform) (?:the )?user (?:that|the|it|these|this)\b|\bconfirm (?:the )?(?:user's |original )"
+              r"|\breport the (?:user's )?(?:original|requested)\b|\bstate that no issues"
+              r"|\bdile que\b|\bbestätige dem nutzer|\bconfirmez\b[^.!?\n]{0,40}utilisateur|说成|として案内"
+              r"|말하세요|\bshould simply see\b|\bdo not list it\b"),
+    ],
+    "dangerous_command": [
+        (3.0, r"\|\s*iex\b|/dev/tcp/|\$\((?:whoami|hostname|id|cat)\b|os\.environ|\bgrant all privileges\b"
+              r"|--privileged\b|\bcluster-admin\b|\bcreate-access-key\b|\brole:\s*admin\b|set-url --add --push"
+              r"|--trusted-host\b|\bwith write access\b|\b0\.0\.0\.0/0\b|\bchmod 777\b|\buse 777\b"),
+    ],
+    "url_template": [
+        (2.0, r"https?://[^\s\"'`]+[?&][\w-]+=(?=[\s,;)]|$|[{<$+])|\b(?:notify|visit|requesting|request|ping|hit)"
+              r"\s+https?://|https?://\S+ (?:with|followed by|plus) the\b|\baufrufen\b|にアクセス"),
+    ],
+    "transmit": [
+        (3.0, r"\b(?:send|sends|forward|upload|post|email|text|mirror|transmit|report|sync|copy)\b[^.!?\n]{0,80}?"
+              r"\bto\s+(?:https?://|[\w.+-]+@[\w-]+\.|\+\d)"),
+        (1.5, r"\b(?:send|sends|forward|upload|mirror|transmit|report|sync|beacon|ping|exfiltrate)"
+              r"\b[^.!?\n]{0,80}?\bto\b|\bopen\s+https?://|\bload the image|\b(?:fetch|access|visit|request)"
+              r"\s+https?://|!\[[^\]]*\]\(https?://"
+              r"|发送到|发送至|上传到|发到|に送信|に送って|にアクセス|으로 전송|로 전송|에 보내|으로 보내"
+              r"|\benv[ií]a(?:r|lo|la)?\s+(?:a|al)\b|\bsende\w*\s+(?:an|zu)\b|\benvoie\w*\s+(?:à|a|au)\b"),
+    ],
+    "destination": [
+        (1.5, r"https?://[^\s)>\"'`]+|\b[\w.+-]+@[\w-]+\.[\w.-]+|\+\d[\d \-]{7,}\d|\bwebhooks?\b"
+              r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b|\btelegram\b|\b(?:nc|netcat|curl|wget)\s"),
+    ],
+    "concealment": [
+        (2.0, r"\b(?:do not|don'?t|never) (?:mention|tell|inform|notify|alert)\b|\bsecretly\b"
+              r"|\bwithout (?:telling|informing|notifying|asking)\b|\bnot (?:need )?to be told\b"
+              r"|\bverschweige|\bsin avisar|\bno le digas|\bsans (?:le dire|informer|pr[ée]venir)"
+              r"|알리지 마|知らせない|伝えない|不要告诉|不要通知|\bnicht erw[äa]hnen"
+              r"|\bne (?:le |la )?mentionne[sz]? pas"
+              r"|\bno (?:lo |la )?menciones|\bdo not report (?:its|this|these|the)\b"),
+        (1.0, r"\bsilently\b"),
+    ],
+    "staging_path": [
+        (2.0, r"(?:/tmp|/var/tmp|~/library/caches|~/\.cache|/dev/shm)/\.[\w-]+|/tmp/\.|\bpublic/ folder"
+              r"|\bstaging/"),
+    ],
+    "sensitive_data": [
+        (1.5, r"\b(?:conversation|chat history|transcript|user'?s (?:last |full |previous )?messages?"
+              r"|passwords?|(?:access|auth|api|bearer|deploy|session|github|npm|refresh) tokens?"
+              r"|api[ _-]?keys?|secrets?|credentials?|2fa|one-time code|otp"
+              r"|environment variables|env vars|session cookies?|contacts list|deploy token|connection string"
+              r"|github_token|authorization headers?|printenv|each exchange|every message|latest messages"
+              r"|user'?s (?:original )?request)\b|`env`|最新メッセージ|最后一条消息|chaque échange"
+              r"|聊天记录|对话|密码|密钥|会話|パスワード|秘密鍵|대화|비밀번호|연락처"
+              r"|\b(?:conversaci[oó]n|contraseñas?|gespr[äa]ch\w*|passw[oö]rt\w*|mot de passe|historique)\b"),
+    ],
+    "universal": [
+        (1.0, r"\b(?:always|every time|each time|whenever|for every|after each|after every|every \w+ (?:must|should))\b"
+              r"|\bmust (?:first|always)\b|\bfirst call\b|\bcall this tool\b|必须先|每次|必ず|항상|반드시"
+              r"|\bsiempre\b|\bdebes\b|\bimmer\b|\bzuerst\b|\btoujours\b|\bd'abord\b"),
+    ],
+    "imperative": [
+        (1.5, r"\b(?:read|cat|open|examine|inspect|look(?:ing)? through|quote|paste|share|show|print"
+              r"|dump|reveal|duplicate|copy|move|attach|include|pass|put|fill|insert|embed"
+              r"|upload|forward|mirror|transmit|collect|append|write|load|fetch"
+              r"|retrieve|grab|extract)\b"
+              r"|读取|发送|上传|填入|放入|读み|読み取|送信|送って|読んで|읽고|보내|전송|첨부"
+              r"|\b(?:lee|leer|muestra|mostrar|env[ií]a|enviar|manda|copia|adjunta|incluye)\b"
+              r"|\b(?:lies|lese|sende|senden|schicke|kopiere|zeige|füge)\b"
+              r"|\b(?:lis|lire|affiche|envoie|envoyer|copie|joins|inclus)\b"),
+    ],
+    "tool_identifier": [
+        (1.0, r"(?<![\w/.-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w/.-])"),
+    ],
+}
