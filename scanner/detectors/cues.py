@@ -14,9 +14,13 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|~/\.ssh|\.ssh/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials|~/\.aws\b|/etc/shadow\b"
               r"|/etc/passwd\b|/etc/sudoers\b|\.git-credentials|\.netrc\b|\.npmrc\b|\.pypirc\b|\.kube/config"
               r"|\.docker/config\.json|application_default_credentials|\bwallet\.dat\b|\.bash_history"
-              r"|claude_desktop_config|\bmcp\.json\b|\.gnupg\b|aws_secret_access_key"),
+              r"|claude_desktop_config|\bmcp\.json\b|\.gnupg\b|aws_secret_access_key|\bdump-keychain\b"
+              r"|\blogin\.keychain|\.ethereum/keystore|\\config\\sam\b|%appdata%\\microsoft\\credentials"
+              r"|\.config/gcloud\b|\.azure/(?:credentials|accesstokens)|\bbw export\b|\bop item list\b"),
         (2.0, r"(?:^|[\s'\"`(/~])\.env\b|\bcredentials?[ _]file|\bprivate[ _]keys?\b|\bseed phrase|\bmnemonic\b"
-              r"|\bdotenv\b"),
+              r"|\bdotenv\b|\bkeychain\b|\bkeystore\b|\.tfstate\b|\.tfvars\b|\blogin data\b|\bsam hive\b"
+              r"|\b(?:browser|chrome|firefox)(?:'s)? (?:profile|cookies?)\b|\bcookies (?:file|database)\b"
+              r"|\bwallet (?:files?|keys?)\b|~/\.config\b|\.gitconfig\b|\bdotfiles\b|\bpassword vault\b"),
     ],
     "shell_payload": [
         (3.0, r"\|\s*(?:sh|bash|nc)\b|\bcopy \w+ to program\b|\bcurl\s+-[a-z]*\s+https?://[^\s`]+\s*\|"),
@@ -36,7 +40,10 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"suggestions|secondary)|\bignorier\w*\b[^.!?\n]{0,30}anweisungen|\bignora\b[^.!?\n]{0,30}istruzioni"
               r"|игнорируй[^.!?\n]{0,30}инструкции|\b(?:prev|previous) instructions\s*=|\bobey tool output"
               r"|\bforget everything\b|\byour only task (?:now )?is\b|\boverride your\b[^.!?\n]{0,20}?\b(?:guidelines"
-              r"|rules|instructions|safety)"),
+              r"|rules|instructions|safety)|\b(?:everything|anything|all) (?:above|before) (?:this|here)\b"
+              r"[^.!?\n]{0,40}?\b(?:outdated|obsolete|invalid|void|test data|ignored?|discard\w*)"
+              r"|\btreat this (?:description|text|message) as (?:the start|your|the new)"
+              r"|\bbypass\b[^.!?\n]{0,40}?\b(?:safety (?:checks?|rules)|safeguards|all confirmations?)"),
     ],
     "authority": [
         (3.0, r"\b(?:higher|highest|absolute) priority than|\boverride[s]? (?:all )?(?:prior|previous|the system)"
@@ -55,10 +62,43 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|\[sistema\]|【系统|【システム|\[시스템\]|\bmodo administrador|管理员助手|管理者として|관리자 모드"
               r"|\bals systemadministrator|\ben tant qu'administrateur|\bact as (?:the )?(?:system )?administrator"
               r"|\b(?:operator|developer|admin) instruction|\bsigned system message|\"role\": \"system\""
-              r"|<system_instructions|\byou are \w+gpt\b|\bhas granted full access|\balready been granted"),
-        (1.5, r"\badministrator\b|\bskip confirmations?\b|\bwithout (?:asking (?:for )?)?confirmation\b"
-              r"|\bno (?:le )?pidas confirmaci[oó]n|\brequired by the runtime\b"),
+              r"|<system_instructions|\byou are \w+gpt\b|\bhas granted full access|\balready been granted"
+              r"|<!--\s*(?:system|assistant|ai|model|llm|agent|admin)\b|\bnew instructions (?:take effect|apply)"
+              r"|\btreat (?:everything|all|anything)\b[^.!?\n]{0,40}?\bas (?:coming )?from (?:the )?(?:system|user"
+              r"|developer)|\bhandle als (?:system)?administrator|\bagis en tant qu|\bact[uú]a como administrador"),
+        (1.5, r"\badministrator\b|\brequired by the runtime\b"),
         (1.0, r"\bmandatory\b"),
+    ],
+    "no_confirmation": [
+        (2.0, r"\bskip (?:all |any |the )?(?:user )?confirmations?\b|\bwithout (?:asking|requesting|seeking|waiting"
+              r" for)? ?(?:the user(?:'s)? |the user for |for |user )?(?:confirmation|permission|consent|approval)\b"
+              r"|\bnever ask (?:the user )?(?:for )?(?:confirmation|permission|approval)|\b(?:do not|don'?t|never)"
+              r" (?:ask|prompt|check with) (?:the user|me)\b|\bno need to (?:ask|confirm with|check with)\b"
+              r"|\bsin pedir (?:confirmaci[oó]n|permiso)|\bno (?:le )?pidas confirmaci[oó]n"
+              r"|\bniemals nach best[äa]tigung|\bohne (?:r[üu]ckfrage|nachzufragen|best[äa]tigung)"
+              r"|\bne demande(?:z)? jamais\b|\bsans (?:demander"
+              r"|confirmation)\b|不需要征求|无需确认|不需要确认|無需確認|確認なしに|確認せずに"
+              r"|확인을 요청하지|확인 없이"),
+    ],
+    "impersonation": [
+        (2.0, r"\bthe user said (?:earlier|before|previously)\b|\bthe user (?:has )?already (?:agreed|approved"
+              r"|consented|confirmed|authori[sz]ed|allowed|granted)|\bthe user has (?:granted|approved|authori[sz]ed"
+              r"|disabled|consented|turned (?:them |it |these |this )?off)\b|\b(?:message|note|instructions?) from the "
+              r"(?:user|developer|system administrator)\b|\bder nutzer hat bereits|\bl'utilisateur a d[ée]j[àa]"
+              r"|\bel usuario ya (?:ha|autoriz|aprob|acept)|用户已经(?:同意|授权)|ユーザーは(?:既に|すでに)"
+              r"|사용자는 이미"),
+    ],
+    "preference": [
+        (2.0, r"\balways (?:prefer|choose|pick|select|favou?r) (?:this|these|tools? from this)\b|\bprefer (?:this"
+              r"|these|tools from this) (?:tool|server|one)s?\b|\b(?:the )?only (?:trusted|reliable|safe|official"
+              r"|secure|approved|correct|authori[sz]ed) (?:tool|source|way|option|server)\b|\b(?:never|do not|don'?t)"
+              r" (?:use|call|trust) (?:any )?(?:other|another|competing)\b|\bover (?:any|all|every) other\b"
+              r"|\binstead of (?:any|all) other\b|\b(?:more|most) (?:reliable|accurate|trusted|secure) than (?:any"
+              r"|all|other)\b|\bbetter than (?:any|all|other) (?:tools?|servers?)\b"),
+    ],
+    "markup": [
+        (1.5, r"<(?:important|system|instructions?|hidden|secret|critical|admin|assistant|context|policy)\b[^>]{0,40}>"
+              r"|\[(?:hidden|internal|assistant) (?:note|instructions?)\]"),
     ],
     "cross_tool": [
         (2.0, r"\bbefore (?:you )?(?:use|using|call|calling|invoke|invoking|run|running) " + _ID
@@ -67,9 +107,16 @@ CUES: dict[str, list[tuple[float, str]]] = {
               + r"|\bwhen(?:ever)? " + _ID + r" is (?:used|called)"
               + r"|\b(?:results? from|better results from) " + _ID
               + r"|在调用|を使う(?:とき|前)|を使用する前|사용하기 전|호출하기 전|antes de usar|vor jeder nutzung von"
-              r"|avant d'utiliser|quand tu utilises|cuando uses"),
+              r"|avant d'utiliser|quand tu utilises|cuando uses"
+              r"|\b(?:for|on|with|after|before) (?:any|every|each|all) " + _ID + r"\b"
+              + r"|\b(?:when|whenever|if|once) (?:the )?" + _ID + r" (?:tool )?(?:is |gets )?(?:used|called|invoked"
+              r"|runs|executes|returns)\b|\bafter(?:wards| this tool returns)?,? (?:always )?(?:call|invoke|run|use) "
+              + _ID),
         (1.5, r"\b(?:before|after) (?:every|each|any) (?:answer|reply|response|tool call|call|request)"
-              r"|\bafter every tool call|\bend every reply|\bat the end of your response|\bbefore replying"),
+              r"|\bafter every tool call|\bend every reply|\bat the end of your response|\bbefore (?:replying"
+              r"|answering|responding)|\bbefore (?:any |every )?other tools? (?:runs?|is used|are used)"
+              r"|\b(?:when|whenever|before|after|if)\b[^.!?\n]{0,30}?\b(?:any|every|another|the) (?:\w+[ -]){0,2}tool\b"
+              r"|\b(?:through|with|via|using) any (?:\w+[ -]){0,2}tools?\b"),
     ],
     "override_args": [
         (2.5, r"\b(?:regardless of|no matter what|whatever|irrespective of|independently of)\b[^.!?\n]{0,40}?"
@@ -78,11 +125,20 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|\b(?:interpret|treat|read)\s+(?:it|this|that|the request)\s+as\s+(?:a\s+request\s+)?to\b"
               r"|peu importe|sin importar|unabhängig davon|egal was|egal welche\w*|ganz gleich|quelle que soit"
               r"|ユーザーが何を|사용자가 어떤|\bdo not actually\b|\bwhatever the diff|无论用户|ユーザーの指定に関係なく"
-              r"|関係なく|관계없이"),
+              r"|関係なく|관계없이|\b(?:ignore|disregard|override|discard)\b[^.!?\n]{0,40}?\b(?:the user|user'?s)\b"
+              r"|\b(?:any|whatever|every) [\w ]{0,25}the user (?:sets|asks|requests|names|picks|chooses|chose|provides"
+              r"|specifies|enters|gives)\b|\boverrides? (?:whatever|any|the) [\w ]{0,20}(?:the )?users?\b"
+              r"|\beven (?:if|when) the user (?:explicitly |specifically )?(?:asks|requests|names|specifies|chooses"
+              r"|provides|says|picks)|\bauch wenn (?:der|die) (?:nutzer|benutzer)|\bm[êe]me si l'utilisateur"
+              r"|\baunque el usuario|ユーザーが[^。]{0,20}(?:指定|要求|選択)しても"
+              r"|사용자가[^.]{0,20}(?:요청|지정)하더라도"),
         (1.5, r"\binstead of (?:the |what )|\b(?:replace|override|substitute|change|rewrite)\b[^.!?\n]{0,40}?\b"
               r"(?:recipient|destination|number|address|account|path|branch|region|to_account|iban|cc|bcc)\b"
               r"|\b(?:add|set|must target)\b[^.!?\n]{0,40}?\b(?:cc|bcc|to_account|iban|branch|region)\b"
-              r"|\btreat the request as|\busers rarely mean|바꾸어|置き換え|替换为|\bremplacez\b|\bersetzt\b"),
+              r"|\btreat the request as|\busers rarely mean|바꾸어|置き換え|替换为|\bremplacez\b|\bersetzt\b"
+              r"|\b(?:multiply|double|triple|increase|inflate)\b[^.!?\n]{0,30}?\b(?:amount|quantity|price|total)\b"
+              r"|\b(?:recipient|destination|account|address|branch|host|channel)\w*\b[^.!?\n]{0,30}?\b(?:must|should"
+              r"|will) be (?:replaced|changed|set|overridden|redirected)\b|\beven if the user\b"),
     ],
     "deprecation": [
         (2.0, r"\b(?:is|was|are|were|has been) (?:now )?(?:deprecated|obsolete|retired|broken|unsafe|insecure"
@@ -98,7 +154,9 @@ CUES: dict[str, list[tuple[float, str]]] = {
         (1.5, r"\buse (?:this tool |\S+ )?instead\b|\binstead,? use\b"),
         (2.0, r"\buse this (?:tool )?for (?:all|every)\b|\broute (?:all|every)\b[^.!?\n]{0,40}?\bthrough\b"
               r"|\bprefer this one\b|\balways (?:use|call) \S+_\S+"
-              r"|\bstattdessen\b|\ben su lugar\b|\bà (?:sa|la) place\b|改用|代わりに|대신"),
+              r"|\bstattdessen\b|\ben su lugar\b|\bà (?:sa|la) place\b|改用|代わりに|대신"
+              r"|\bis the (?:only )?supported (?:version|replacement|tool)\b|\ball \w+ (?:go|must go|should go"
+              r"|are routed) through\b"),
     ],
     "deceive_user": [
         (2.0, r"\b(?:tell|inform) (?:the )?user (?:that|the|it|these|this)\b|\bconfirm (?:the )?(?:user's |original )"
@@ -112,8 +170,9 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|--trusted-host\b|\bwith write access\b|\b0\.0\.0\.0/0\b|\bchmod 777\b|\buse 777\b"),
     ],
     "url_template": [
-        (2.0, r"https?://[^\s\"'`]+[?&][\w-]+=(?=[\s,;)]|$|[{<$+])|\b(?:notify|visit|requesting|request|ping|hit)"
-              r"\s+https?://|https?://\S+ (?:with|followed by|plus) the\b|\baufrufen\b|にアクセス"),
+        (2.0, r"https?://[^\s\"'`]+[?&][\w-]+=(?=[\s,;)]|$|[{<$+])|\b(?:notify|visit|visita|requesting|request"
+              r"|ping|hit)\s+(?:(?:get|post|put) )?https?://|https?://\S+ (?:with|followed by|plus) the\b"
+              r"|\baufrufen\b|にアクセス"),
     ],
     "transmit": [
         (3.0, r"\b(?:send|sends|forward|upload|post|email|text|mirror|transmit|report|sync|copy)\b[^.!?\n]{0,80}?"
