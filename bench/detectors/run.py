@@ -99,21 +99,30 @@ def _total(groups: dict[str, Tally]) -> Tally:
     return total
 
 
+# (key, folder, title, tuned on): the held-out sets' misses are never listed, so that nobody tunes on them.
+POSITIVE_SETS: tuple[tuple[str, str, str, bool], ...] = (
+    ("positives", "positives", "SELF-WRITTEN positives (overestimates recall on others' attacks)", True),
+    ("heldout", "positives_heldout", "HELD-OUT self-written positives (written before tuning, never tuned on)",
+     False),
+    ("independent", "positives_independent",
+     "INDEPENDENT positives (written by an author who never saw the rules; tuned on)", True),
+    ("independent_heldout", "positives_independent_heldout",
+     "INDEPENDENT HELD-OUT positives (an author who never saw the rules; never tuned on)", False),
+)
+
+
 def evaluate() -> dict[str, Any]:
     started = time.perf_counter()
     servers = load_benign()
     benign, benign_tools = score_benign(servers)
-    positives = score_examples(load_examples(DATA / "positives"))
-    heldout = score_examples(load_examples(DATA / "positives_heldout"))
     hard = score_examples(load_examples(DATA / "hard_negatives"))
-    return {
-        "servers": len(servers),
-        "benign": benign, "benign_tools": benign_tools,
-        "positives": positives, "positives_all": _total(positives),
-        "heldout": heldout, "heldout_all": _total(heldout),
-        "hard_negatives": hard,
-        "seconds": time.perf_counter() - started,
-    }
+    result: dict[str, Any] = {"servers": len(servers), "benign": benign, "benign_tools": benign_tools,
+                              "hard_negatives": hard}
+    for key, folder, _title, _tuned in POSITIVE_SETS:
+        groups = score_examples(load_examples(DATA / folder))
+        result[key], result[key + "_all"] = groups, _total(groups)
+    result["seconds"] = time.perf_counter() - started
+    return result
 
 
 def _pct(summary: dict[str, Any], suffix: str = "") -> str:
@@ -141,18 +150,14 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         low, high = wilson(count, benign.n)
         tag = "" if rule_id not in NOT_POISONING else "  (not a poisoning rule)"
         lines.append(f"  {rule_id}  {count:4d}/{benign.n}  {count / benign.n:7.2%}  [{low:6.2%}, {high:6.2%}]{tag}")
-    lines += ["", "recall on SELF-WRITTEN positives (overestimates recall on others' attacks)",
-              f"  {'class':26s} caught/n  recall  [Wilson 95%]         | without D021/D022 (no neighbour server)"]
-    for group, tally in result["positives"].items():
-        lines.append(f"  {group:26s} {_both(tally.summary())}")
-    lines.append(f"  {'all classes':26s} {_both(result['positives_all'].summary())}")
-    lines.append("per rule on positives: " + ", ".join(
-        f"{rule_id} {count}" for rule_id, count in sorted(result["positives_all"].per_rule.items())))
-    lines += ["", "recall on HELD-OUT self-written positives (written before tuning, never tuned on)",
-              f"  {'class':26s} caught/n  recall  [Wilson 95%]         | without D021/D022 (no neighbour server)"]
-    for group, tally in result["heldout"].items():
-        lines.append(f"  {group:26s} {_both(tally.summary())}")
-    lines.append(f"  {'all classes':26s} {_both(result['heldout_all'].summary())}")
+    for key, _folder, title, _tuned in POSITIVE_SETS:
+        lines += ["", f"recall on {title}",
+                  f"  {'class':26s} caught/n  recall  [Wilson 95%]         | without D021/D022 (no neighbour server)"]
+        for group, tally in result[key].items():
+            lines.append(f"  {group:26s} {_both(tally.summary())}")
+        lines.append(f"  {'all classes':26s} {_both(result[key + '_all'].summary())}")
+        lines.append("  per rule: " + ", ".join(
+            f"{rule_id} {count}" for rule_id, count in sorted(result[key + "_all"].per_rule.items())))
     lines += ["", "self-written hard negatives (benign, phrased like attacks)   flagged/n"]
     for group, tally in result["hard_negatives"].items():
         lines.append(f"  {group:26s} {_both(tally.summary())}")
@@ -163,9 +168,10 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         for tally in result["hard_negatives"].values():
             lines += [f"  HARD-NEG FP {label}: " + "; ".join(f"{d.rule_id} {d.evidence[:100]!r}" for d in found)
                       for label, found in tally.hits]
-        lines += ["", "positives missed:"]
-        for group, tally in result["positives"].items():
-            lines += [f"  MISS {group} {label}" for label in tally.misses]
+        lines += ["", "positives missed (sets tuned on only):"]
+        for key, _folder, _title, tuned in POSITIVE_SETS:
+            for group, tally in result[key].items() if tuned else ():
+                lines += [f"  MISS {key} {group} {label}" for label in tally.misses]
     return "\n".join(lines)
 
 
@@ -174,10 +180,8 @@ def as_json(result: dict[str, Any]) -> dict[str, Any]:
         "servers": result["servers"],
         "benign": result["benign"].summary(),
         "benign_tools": result["benign_tools"].summary(),
-        "positives": {group: tally.summary() for group, tally in result["positives"].items()},
-        "positives_all": result["positives_all"].summary(),
-        "heldout": {group: tally.summary() for group, tally in result["heldout"].items()},
-        "heldout_all": result["heldout_all"].summary(),
+        **{key: {group: tally.summary() for group, tally in result[key].items()} for key, *_ in POSITIVE_SETS},
+        **{key + "_all": result[key + "_all"].summary() for key, *_ in POSITIVE_SETS},
         "hard_negatives": {group: tally.summary() for group, tally in result["hard_negatives"].items()},
         "not_poisoning_rules": sorted(NOT_POISONING),
     }
