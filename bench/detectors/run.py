@@ -106,6 +106,11 @@ POSITIVE_SETS: tuple[tuple[str, str, str, bool], ...] = (
      False),
     ("independent", "positives_independent",
      "INDEPENDENT positives (written by an author who never saw the rules; tuned on)", True),
+    ("injected", "positives_injected",
+     "INJECTED positives (real definitions with attacks by an author who never saw the rules; tuned on)", True),
+    ("subtle", "positives_subtle", "SUBTLE positives (an author who never saw the rules; tuned on)", True),
+    ("generated", "positives_generated",
+     "GENERATED positives (benchmark-style templates by an author who never saw the rules; tuned on)", True),
     ("independent_heldout", "positives_independent_heldout",
      "INDEPENDENT HELD-OUT positives (an author who never saw the rules; never tuned on)", False),
 )
