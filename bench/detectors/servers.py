@@ -82,6 +82,8 @@ Server = tuple[str, str, str, list[str], dict[str, str]]
 NEEDS_MCP_1: frozenset[str] = frozenset({
     "office-powerpoint-mcp-server", "mcp-server-tree-sitter", "paper-search-mcp", "yfinance-mcp",
     "mcp-youtube-transcript", "mcp-text-editor", "ida-pro-mcp", "frida-mcp", "telegram-mcp",
+    "mem0-mcp-server", "mcpdoc", "cli-mcp-server", "just-prompt", "litellm-mcp", "caselaw-mcp", "hojokin-mcp",
+    "jp-business-calendar-mcp", "data-go-mcp-nts-business-verification", "dart-mcp-kor",
 })
 
 NPM: list[Server] = [
@@ -352,7 +354,7 @@ HARDER: list[Server] = [
     ("pypi", "mem0-mcp-server", "0.2.1", [], {"MEM0_API_KEY": DUMMY}),
     ("pypi", "e2b-mcp-server", "0.1.1", [], {"E2B_API_KEY": DUMMY}),
     ("pypi", "mcpdoc", "0.0.10", ["--urls", "LangGraph:https://langchain-ai.github.io/langgraph/llms.txt"], {}),
-    ("pypi", "web-forager", "4.0.0", [], {}),
+    ("pypi", "web-forager", "4.0.0", ["serve"], {}),
     ("pypi", "cli-mcp-server", "0.2.5", [], {"ALLOWED_DIR": "/tmp"}),
     ("pypi", "just-prompt", "1.0.0", [], {}),
     ("pypi", "litellm-mcp", "1.0.4", [], {}),
@@ -363,6 +365,14 @@ HARDER: list[Server] = [
     ("pypi", "caselaw-mcp", "0.11.0", [], {"LAW_OC": DUMMY}),
     ("pypi", "hojokin-mcp", "0.1.0", [], {}),
     ("pypi", "mcp-run-python", "0.0.22", ["stdio"], {}),
+    ("npm", "universal-db-mcp", "2.14.0", [], {}),
+    ("npm", "@jzone-mcp/antd-components-mcp", "2.0.22", [], {}),
+    ("pypi", "jp-business-calendar-mcp", "0.1.0", [], {}),
+    ("pypi", "data-go-mcp-nts-business-verification", "0.2.0", [], {"API_KEY": DUMMY}),
+    ("pypi", "dart-mcp-kor", "0.1.3", [], {"DART_API_KEY": DUMMY}),
+    ("npm", "@claude-flow/cli", "3.42.5", ["mcp", "start"], {}),
+    ("npm", "@skanda-yutori/mcp-send-email", "1.0.0", [], {"SENDER_EMAIL_ADDRESS": "bench@example.invalid"}),
+    ("npm", "@kimsungwhee/apple-docs-mcp", "1.0.26", [], {}),
 ]
 
 SERVERS: list[Server] = NPM + PYPI + MORE + HARDER
