@@ -46,6 +46,11 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "mcp-server-browser-use": ["mcp-server-browser-use"],
     "biomcp-python": ["biomcp", "run"],
     "mcp-snowflake-server": ["mcp_snowflake_server"],
+    "e2b-mcp-server": ["python", "-c", "import e2b_mcp_server; e2b_mcp_server.main()"],
+    "litellm-mcp": ["litellm-agent-mcp"],
+    "dartlens-mcp": ["dartlens"],
+    "data-go-mcp-nts-business-verification": ["data-go-mcp.nts-business-verification"],
+    "dart-mcp-kor": ["dart-mcp"],
 }
 
 
