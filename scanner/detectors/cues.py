@@ -26,6 +26,12 @@ CUES: dict[str, list[tuple[float, str]]] = {
         (3.0, r"\|\s*(?:sh|bash|nc)\b|\bcopy \w+ to program\b|\bcurl\s+-[a-z]*\s+https?://[^\s`]+\s*\|"),
     ],
     "override": [
+        (5.0, r"\b(?:configuration|instructions|rules|guidelines|setup|system prompt) you (?:started|were started|were "
+              r"given) with"
+              r"\b(?:is|are) (?:outdated|obsolete|void|replaced)|\bprevious instructions (?:saying otherwise )?(?:are|i"
+              r"s) (?:obsolete"
+              r"|outdated|void|superseded|invalid)|\breplaces any (?:project )?(?:rules|instructions"
+              r"|user preferences)"),
         (5.0, r"\b(?:ignore|disregard|forget)\b[^.!?\n]{0,30}?\b(?:instructions?|guidance|rules|prompts?)\b"
               r"|(?:之前|以前|先前)的(?:所有)?(?:指示|指令)|(?:忽略|无视)(?:所有)?(?:之前|以前)|これまでの指示"
               r"|指示は(?:すべて)?無視|이전 지시|지시를 무시|\bolvida\b[^.!?\n]{0,30}instrucciones"
@@ -46,6 +52,8 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|\bbypass\b[^.!?\n]{0,40}?\b(?:safety (?:checks?|rules)|safeguards|all confirmations?)"),
     ],
     "authority": [
+        (3.0, r"\boperator override\b|\bpriority 0\b|\bpriority 1 \(highest\)|\bcertified instructions\b"
+              r"|\[\[\s*(?:operator|system|admin|priority)\b|\bagents? must (?:select|choose|use|call)\b"),
         (3.0, r"\b(?:higher|highest|absolute) priority than|\boverride[s]? (?:all )?(?:prior|previous|the system)"
               r"|\bmessage from the user\]|\[(?:system|admin)\b[^\]]{0,20}\]|###\s*system\b|<\|im_start\|>"
               r"|\b(?:now|is|are) in (?:maintenance|developer|debug|god) mode\b|\bfrom now on you are\b"
@@ -70,6 +78,9 @@ CUES: dict[str, list[tuple[float, str]]] = {
         (1.0, r"\bmandatory\b"),
     ],
     "no_confirmation": [
+        (2.0, r"\b(?:do not|don'?t|never) ask for (?:confirmation|permission|approval)|\bnever (?:refuses?|declines?)\b"
+              r"|\bnicht (?:beim (?:benutzer|nutzer) )?nachfragen|\bmusst mich nicht (?:mehr )?fragen"
+              r"|\bno (?:necesitas|hace falta) (?:preguntar|confirmar)|\bsans (?:me |lui )?demander"),
         (2.0, r"\bskip (?:all |any |the )?(?:user )?confirmations?\b|\bwithout (?:asking|requesting|seeking|waiting"
               r" for)? ?(?:the user(?:'s)? |the user for |for |user )?(?:confirmation|permission|consent|approval)\b"
               r"|\bnever ask (?:the user )?(?:for )?(?:confirmation|permission|approval)|\b(?:do not|don'?t|never)"
@@ -81,6 +92,10 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|확인을 요청하지|확인 없이"),
     ],
     "impersonation": [
+        (2.0, r"\bmessage from the (?:account owner|owner)\b|\bnachricht des kontoinhabers|\bmensaje del titular"
+              r"|\bthe user'?s standing preference\b|\breflects the user'?s\b|\bas agreed with the (?:account owner|use"
+              r"r)\b"
+              r"|\bpre-?approved\b|\b[–—-] ?the user\s*$|\b[–—-] ?der benutzer\s*$"),
         (2.0, r"\bthe user said (?:earlier|before|previously)\b|\bthe user (?:has )?already (?:agreed|approved"
               r"|consented|confirmed|authori[sz]ed|allowed|granted)|\bthe user has (?:granted|approved|authori[sz]ed"
               r"|disabled|consented|turned (?:them |it |these |this )?off)\b|\b(?:message|note|instructions?) from the "
@@ -89,6 +104,14 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|사용자는 이미"),
     ],
     "preference": [
+        (2.0, r"\bmust (?:select|choose|pick)\b|\bselecting (?:another|any other|a different) tool\b|\bprefer (?:it|thi"
+              r"s|me) over\b"
+              r"|\b(?:the )?most (?:accurate|reliable|trusted|complete) (?:\w+ )?(?:tool|source)\b|\brather than (?:the"
+              r" )?other"
+              r" (?:\w+ )?tools\b|\balways (?:choose|use|select) it\b|\broute (?:requests|all|every)\b[^.!?\n]{0,20}\bh"
+              r"ere\b"
+              r"|\bstatt (?:\w+ )?(?:oder \w+ )?;|\bwähle es\b|\bwählen sie (?:immer )?dieses\b|\bimmer dieses werkzeug"
+              r"\b"),
         (2.0, r"\balways (?:prefer|choose|pick|select|favou?r) (?:this|these|tools? from this)\b|\bprefer (?:this"
               r"|these|tools from this) (?:tool|server|one)s?\b|\b(?:the )?only (?:trusted|reliable|safe|official"
               r"|secure|approved|correct|authori[sz]ed) (?:tool|source|way|option|server)\b|\b(?:never|do not|don'?t)"
@@ -101,6 +124,12 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|\[(?:hidden|internal|assistant) (?:note|instructions?)\]"),
     ],
     "cross_tool": [
+        (2.0, r"\bbefore (?:calling|using|invoking|running|you call|you use) (?:any|every|another|other|an?) (?:other )"
+              r"?(?:\w+ )?"
+              r"tools?\b|\bprecondition (?:for|of) [`'\"]?[a-z][a-z0-9]*(?:[_\-.][a-z0-9]+)+"
+              r"|\b(?:before|whenever|when|every time|each time)\W{0,3}\s*(?:you (?:use|call|invoke|run) )?[`'\"]"
+              r"[a-z][a-z0-9]*(?:[_\-.][a-z0-9]+)+"
+              r"|\bafter (?:every|each) \w+,? (?:call|invoke|use|run)\b|\b(?:invoke|call|use) the \w+ tool to\b"),
         (2.0, r"\bbefore (?:you )?(?:use|using|call|calling|invoke|invoking|run|running) " + _ID
               + r"|\b(?:whenever|every time|each time|when(?:ever)?) (?:the assistant |you )?(?:is about to )?"
               r"(?:use|uses|using|call|calls|calling|invoke|invoking|sends?|sending) " + _ID
@@ -119,6 +148,14 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|\b(?:through|with|via|using) any (?:\w+[ -]){0,2}tools?\b"),
     ],
     "override_args": [
+        (2.5, r"\b(?:interpret|treat|read)\s+(?:it|this|that|the (?:user'?s )?request)\s+as\b|\beven (?:if|when) (?:the"
+              r"y|the user)"
+              r" (?:names?|asks?|chooses?|picks?|requests?) (?:another|a different|other)\b|\bsubstitute\b[^.!?\n]{0,40"
+              r"}\bfor the\b"
+              r"|\b(?:must|should) (?:contain|be|always be) [^.!?\n]{0,12}(?:0x[0-9a-f]{8,}|[\w.+-]+@[\w-]+\.|https?://"
+              r"|[a-z]{2}\d{2}"
+              r"[a-z0-9]{10,})|\bany other value\b"),
+        (1.5, r"追加|附加到|加上"),
         (2.5, r"\b(?:regardless of|no matter what|whatever|irrespective of|independently of)\b[^.!?\n]{0,40}?"
               r"\b(?:the )?users?\b|\bignore the \w+ the user|\bthe user'?s [\w ]{0,20}is only\b"
               r"|\b(?:disregard|ignore|override)\s+the\s+\w+\s+(?:that\s+)?(?:the\s+)?users?\b"
@@ -141,6 +178,7 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|will) be (?:replaced|changed|set|overridden|redirected)\b|\beven if the user\b"),
     ],
     "deprecation": [
+        (2.0, r"\blegacy alias|\breplaced by\b|<deprecation>|\bstale results\b|\bsuperseded by\b|\bfehlerhaft\b"),
         (2.0, r"\b(?:is|was|are|were|has been) (?:now )?(?:deprecated|obsolete|retired|broken|unsafe|insecure"
               r"|unreliable|compromised)\b|\bdeprecation notice|\bdo not (?:call|use) it\b"
               r"|已被弃用|已弃用|已废弃|不安全|非推奨|廃止|사용 중단|폐기|\bobsolet[oae]\b|\bveraltet\b|\bobsolète\b"
@@ -151,6 +189,7 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|더 이상 사용되지|\bnicht mehr unterstützt"),
     ],
     "redirect": [
+        (1.5, r"\buse this(?: one| tool)?\s*(?:[.;!]|$)|\buse this one\b"),
         (1.5, r"\buse (?:this tool |\S+ )?instead\b|\binstead,? use\b"),
         (2.0, r"\buse this (?:tool )?for (?:all|every)\b|\broute (?:all|every)\b[^.!?\n]{0,40}?\bthrough\b"
               r"|\bprefer this one\b|\balways (?:use|call) \S+_\S+"
@@ -159,12 +198,19 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|are routed) through\b"),
     ],
     "deceive_user": [
+        (2.0, r"\bas if (?:their|the user'?s|the) original\b|\bconfirm success\b|\bdescribe (?:the result|it) as\b"
+              r"|\bas if nothing happened\b"),
         (2.0, r"\b(?:tell|inform) (?:the )?user (?:that|the|it|these|this)\b|\bconfirm (?:the )?(?:user's |original )"
               r"|\breport the (?:user's )?(?:original|requested)\b|\bstate that no issues"
               r"|\bdile que\b|\bbestätige dem nutzer|\bconfirmez\b[^.!?\n]{0,40}utilisateur|说成|として案内"
               r"|말하세요|\bshould simply see\b|\bdo not list it\b"),
     ],
     "dangerous_command": [
+        (3.0, r"\brm -rf\b|--no-preserve-root|\bgit push\b[^.!?\n]{0,30}--force|\bdrop (?:table|database)\b|\bmkfs\b"
+              r"|\bdd if=|\bopens? port \d+|\bincoming connections\b|\breverse shell\b|\bchmod -r 777\b|\bgroup_system"
+              r"\b"
+              r"|\badd (?:the )?user\b[^.!?\n]{0,40}\b(?:administrators|sudoers|wheel)\b|\bstartup macro\b|\bmacro de d"
+              r"émarrage"),
         (3.0, r"\|\s*iex\b|/dev/tcp/|\$\((?:whoami|hostname|id|cat)\b|os\.environ|\bgrant all privileges\b"
               r"|--privileged\b|\bcluster-admin\b|\bcreate-access-key\b|\brole:\s*admin\b|set-url --add --push"
               r"|--trusted-host\b|\bwith write access\b|\b0\.0\.0\.0/0\b|\bchmod 777\b|\buse 777\b"),
@@ -175,6 +221,12 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|\baufrufen\b|にアクセス"),
     ],
     "transmit": [
+        (3.0, r"\b(?:send|forward|upload|post|email|mirror|transmit|report|sync|copy|deliver|publish|put|relay|stream|s"
+              r"hare)"
+              r"(?:s|ed|ted|ing|ting)?\b[^.!?\n]{0,80}?\b(?:to|on)\s+(?:https?://|redis://|wss?://|s3://|ftp://|0x[0-9a"
+              r"-f]{8}"
+              r"|[\w.+-]+@[\w-]+\.|\+\d)"),
+        (1.5, r"\b(?:an|à|al|para|naar|на)\s+(?:https?|redis|wss?|ftp|s3)://|\b(?:load|ping|get|call|hit)\s+https?://"),
         (3.0, r"\b(?:send|sends|forward|upload|post|email|text|mirror|transmit|report|sync|copy)\b[^.!?\n]{0,80}?"
               r"\bto\s+(?:https?://|[\w.+-]+@[\w-]+\.|\+\d)"),
         (1.5, r"\b(?:send|sends|forward|upload|mirror|transmit|report|sync|beacon|ping|exfiltrate)"
@@ -184,10 +236,18 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|\benv[ií]a(?:r|lo|la)?\s+(?:a|al)\b|\bsende\w*\s+(?:an|zu)\b|\benvoie\w*\s+(?:à|a|au)\b"),
     ],
     "destination": [
+        (1.5, r"\bredis://|\bwss?://|\bs3://|\bgs://|\bftp://|\b0x[0-9a-f]{40}\b|(?<![\w&#])#[a-z][\w-]{2,}"),
         (1.5, r"https?://[^\s)>\"'`]+|\b[\w.+-]+@[\w-]+\.[\w.-]+|\+\d[\d \-]{7,}\d|\bwebhooks?\b"
               r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b|\btelegram\b|\b(?:nc|netcat|curl|wget)\s"),
     ],
     "concealment": [
+        (2.0, r"\bdo not report it\b|\bkeep (?:this|it|the \w+(?: \w+)?) out of (?:your |the |any )?(?:replies|reply|su"
+              r"mmary"
+              r"|response|confirmation)|\bomit (?:it |this )?from (?:the |your )?(?:reply|response|summary)|\bno need t"
+              r"o (?:bother"
+              r"|tell|inform|mention)\b|\breporting this would\b|\bsans en informer\b|\bdiscr[èe]tement\b|\bdiscreetly"
+              r"\b"
+              r"|\bunnoticed\b|응답에는 생략|\bsin avisar\b|\bohne (?:den )?(?:benutzer|nutzer) zu informieren"),
         (2.0, r"\b(?:do not|don'?t|never) (?:mention|tell|inform|notify|alert)\b|\bsecretly\b"
               r"|\bwithout (?:telling|informing|notifying|asking)\b|\bnot (?:need )?to be told\b"
               r"|\bverschweige|\bsin avisar|\bno le digas|\bsans (?:le dire|informer|pr[ée]venir)"
@@ -201,6 +261,13 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|\bstaging/"),
     ],
     "sensitive_data": [
+        (1.5, r"\bsystem (?:prompt|instructions)\b|\bcookies\b|\blocal ?storage\b|\bsession ?storage\b|\b(?:online-bank"
+              r"ing|banking|card)"
+              r" pin\b|\bpin (?:code|number)s?\b|\baccount numbers?\b|\bcard numbers?\b|\bcvv\b|\biban\b|\bprivate repo"
+              r"sitor"
+              r"|\bbrowser history\b|\bhistory database\b|\bsaved passwords\b|chrome://settings/passwords|\$[a-z_]*(?:t"
+              r"oken|key"
+              r"|secret|password)\b|システムプロンプト|系统提示|시스템 프롬프트|ключи|токены|пароль|\bkennw[oö]rt"),
         (1.5, r"\b(?:conversation|chat history|transcript|user'?s (?:last |full |previous )?messages?"
               r"|passwords?|(?:access|auth|api|bearer|deploy|session|github|npm|refresh) tokens?"
               r"|api[ _-]?keys?|secrets?|credentials?|2fa|one-time code|otp"
@@ -211,6 +278,9 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|\b(?:conversaci[oó]n|contraseñas?|gespr[äa]ch\w*|passw[oö]rt\w*|mot de passe|historique)\b"),
     ],
     "universal": [
+        (1.0, r"\bon (?:each|every) call\b|\bwith (?:each|every) call\b|\balong with (?:each|every) call\b|\bin all cal"
+              r"ls\b"
+              r"|\bnach jeder\b|\bbei jeder\b|\bà chaque\b|\ben cada\b|\bem cada\b|\bdo this every time\b"),
         (1.0, r"\b(?:always|every time|each time|whenever|for every|after each|after every|every \w+ (?:must|should))\b"
               r"|\bmust (?:first|always)\b|\bfirst call\b|\bcall this tool\b|必须先|每次|必ず|항상|반드시"
               r"|\bsiempre\b|\bdebes\b|\bimmer\b|\bzuerst\b|\btoujours\b|\bd'abord\b"),
@@ -226,6 +296,6 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|\b(?:lis|lire|affiche|envoie|envoyer|copie|joins|inclus)\b"),
     ],
     "tool_identifier": [
-        (1.0, r"(?<![\w/.-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w/.-])"),
+        (0.5, r"(?<![\w/.-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w/.-])"),
     ],
 }
