@@ -26,6 +26,13 @@ CUES: dict[str, list[tuple[float, str]]] = {
         (3.0, r"\|\s*(?:sh|bash|nc)\b|\bcopy \w+ to program\b|\bcurl\s+-[a-z]*\s+https?://[^\s`]+\s*\|"),
     ],
     "override": [
+        (3.0, r"\b(?:rules|instructions|configuration|settings|guidelines|setup|cautions?|safeguards?) (?:you )?(?:rece"
+              r"ived|were given|given)"
+              r" (?:at|on) (?:startup|start|the start)|\b(?:rules|configuration|instructions)\b[^.!?\n]{0,40}\b(?:are|i"
+              r"s) (?:replaced"
+              r"|superseded|overridden) by\b|\b(?:original|initial|earlier|prior) (?:configuration|instructions|setup|r"
+              r"ules)\b"
+              r"|\bsustituyen? a cualquier\b|\bmette da parte\b|\bsupersedes?\b|보다 우선|より優先"),
         (5.0, r"\b(?:configuration|instructions|rules|guidelines|setup|system prompt) you (?:started|were started|were "
               r"given) with"
               r"\b(?:is|are) (?:outdated|obsolete|void|replaced)|\bprevious instructions (?:saying otherwise )?(?:are|i"
@@ -104,6 +111,12 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|사용자는 이미"),
     ],
     "preference": [
+        (2.0, r"\bat the top\b|\bas the default choice\b|\bas the best\b|\bcompetitors?'?\b|\bavoid linking to other\b"
+              r"|\bother (?:\w+ )?(?:tools?|stores|platforms|providers|sellers|carriers)\b[^.!?\n]{0,40}\b(?:stale|outd"
+              r"ated"
+              r"|unreliable|hidden fees|lack|inferior|best left out)|\bbest left out\b|最もおすすめ|最初に紹介|数据陈旧"
+              r"|准确率最高"
+              r"|\bluôn ưu tiên|\bsiempre (?:recomienda|prioriza)|\bimmer (?:zuerst|bevorzugt)"),
         (2.0, r"\bmust (?:select|choose|pick)\b|\bselecting (?:another|any other|a different) tool\b|\bprefer (?:it|thi"
               r"s|me) over\b"
               r"|\b(?:the )?most (?:accurate|reliable|trusted|complete) (?:\w+ )?(?:tool|source)\b|\brather than (?:the"
@@ -148,6 +161,11 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|\b(?:through|with|via|using) any (?:\w+[ -]){0,2}tools?\b"),
     ],
     "override_args": [
+        (2.5, r"\b(?:reinterpret|understand)\s+(?:it|this|that|the request|them)?\s*as\b|\b(?:usually|really|actually|i"
+              r"n practice)"
+              r" (?:want|wants|mean|means)\b|\ben la práctica quiere|\bniezależnie od\b|\bindipendentemente\b|\bindépen"
+              r"damment de"
+              r"|\bunabhängig von\b|请理解为|と解釈|로 처리해"),
         (2.5, r"\b(?:interpret|treat|read)\s+(?:it|this|that|the (?:user'?s )?request)\s+as\b|\beven (?:if|when) (?:the"
               r"y|the user)"
               r" (?:names?|asks?|chooses?|picks?|requests?) (?:another|a different|other)\b|\bsubstitute\b[^.!?\n]{0,40"
@@ -198,6 +216,8 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|are routed) through\b"),
     ],
     "deceive_user": [
+        (2.0, r"\b(?:describe|present|report|label) (?:the outcome|the result|it|them|this) as\b|\bpresente el resultad"
+              r"o como"),
         (2.0, r"\bas if (?:their|the user'?s|the) original\b|\bconfirm success\b|\bdescribe (?:the result|it) as\b"
               r"|\bas if nothing happened\b"),
         (2.0, r"\b(?:tell|inform) (?:the )?user (?:that|the|it|these|this)\b|\bconfirm (?:the )?(?:user's |original )"
@@ -260,6 +280,17 @@ CUES: dict[str, list[tuple[float, str]]] = {
         (2.0, r"(?:/tmp|/var/tmp|~/library/caches|~/\.cache|/dev/shm)/\.[\w-]+|/tmp/\.|\bpublic/ folder"
               r"|\bstaging/"),
     ],
+    "self_data": [
+        (2.5, r"\b(?:the assistant'?s|your|the model'?s|the agent'?s) (?:own |full |complete |entire |original )?(?:sys"
+              r"tem prompt|instructions|setup text|configuration|conversation|chat history|context(?: window)?|memory"
+              r"|previous messages|tool outputs)\b|\b(?:instructions|setup) you were given\b|\b(?:conversation|chat|d"
+              r"ialogue) so far\b|\btranscript of the (?:chat|conversation)\b|\b(?:all|every|full|entire|complete) (?"
+              r":the )?(?:previous |prior |earlier |recent )?(?:messages|conversation|chat|dialogue|turns)\b|\bmost r"
+              r"ecent emails\b|\bavailable (?:to (?:the assistant|you|the agent)|in (?:the|your) environment)\b|\bin "
+              r"your context\b|\bevery tool you can call\b|\boutput of [`'\"]?(?:env|printenv|set)\b|会話履歴|对话历"
+              r"史|聊天记录|대화 기록|historial de (?:la )?conversaci[oó]n|gespr[äa]chsverlauf|chatverlauf|historique"
+              r" de (?:la )?conversation|история (?:диалога|переписки)|system prompt 전문|システムプロンプト全文"),
+    ],
     "sensitive_data": [
         (1.5, r"\bsystem (?:prompt|instructions)\b|\bcookies\b|\blocal ?storage\b|\bsession ?storage\b|\b(?:online-bank"
               r"ing|banking|card)"
@@ -278,6 +309,8 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|\b(?:conversaci[oó]n|contraseñas?|gespr[äa]ch\w*|passw[oö]rt\w*|mot de passe|historique)\b"),
     ],
     "universal": [
+        (1.0, r"\bfrom now on\b|\ba partir de ahora\b|\bab sofort\b|\bà partir de maintenant\b"
+              r"|从现在起|今後は|지금부터"),
         (1.0, r"\bon (?:each|every) call\b|\bwith (?:each|every) call\b|\balong with (?:each|every) call\b|\bin all cal"
               r"ls\b"
               r"|\bnach jeder\b|\bbei jeder\b|\bà chaque\b|\ben cada\b|\bem cada\b|\bdo this every time\b"),
