@@ -1,0 +1,134 @@
+"""MCPL-D024: a parameter that asks for the user's secrets or the assistant's own context, off the tool's job.
+
+A weather tool has no use for the user's password, the conversation so far, or the output of `env`; a tool
+that asks for them in its schema gets them from a model that fills in what it is told. The parameter must
+name such data as someone's (the user's, yours, the contents or output of...), and the tool's own name and
+description must not be about that kind of data: a login tool may ask for a password.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from scanner.detectors.checks import server_check
+from scanner.lock.lockfile import ServerPin
+from scanner.model.findings import Finding, LockLocation
+from scanner.model.pointer import escape, pointer
+from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule
+
+RULE = Rule(
+    "MCPL-D024",
+    Category.POISONING,
+    "high",
+    "A parameter asks for the user's secrets or the assistant's context, unrelated to the tool",
+    "A property of the tool's input schema asks for someone's credentials (passwords, keys, tokens, "
+    "cookies, banking data), for the assistant's own context (its system prompt or instructions, the "
+    "conversation, other tools' outputs) or for private data (contacts, inbox, open files, `env`), while "
+    "the tool's name and description are about something else. Models fill such parameters in, which "
+    "makes the schema an exfiltration channel (out-of-scope parameters). Measured: bench/detectors/README.md.",
+    reported_as=SUSPICIOUS_TEXT.id,
+)
+
+# kind of data -> (what the parameter asks for, words of a tool whose job is that kind of data)
+KINDS: dict[str, tuple[str, str]] = {
+    "credentials": (
+        r"passw\w*|contraseñ\w*|kennw\w*|mot de passe|密码|パスワード|비밀번호|пароль\w*|api[ _-]?keys?|secret keys?"
+        r"|private[ _-]?keys?|ssh[ _-]?keys?|~/\.ssh|id_rsa|\.env\b|cookies?|oauth[ _-]?tokens?|(?:login|session|access"
+        r"|auth|bearer|refresh|github|wechat|slack|discord|google)[ _-]?tokens?|令牌|トークン|토큰|токен\w*"
+        r"|\bpin\b|\biban\b|card[ _-]?numbers?|\bcvv\b|seed[ _-]?phrase|mnemonic|credentials?|bank(?:ing)?[ _-]?login"
+        r"|online-banking",
+        r"passw|token|auth|login|sign[ -]?in|credential|secret|oauth|ssh|cookie|session|account|bank|wallet|payment"
+        r"|card|vault|\bkeys?\b|令牌|密码|登录|認証|ログイン|인증|로그인|contraseñ|passwort|connexion|пароль",
+    ),
+    "assistant context": (
+        r"system[ _-]?prompt|instructions you were given|(?:conversation|chat)(?:[ _-]?(?:history|so far|transcript"
+        r"|log))?|(?:previous|prior|recent|earlier|other|all)(?: user)? messages|every message|transcript"
+        r"|hidden reasoning|other[ _-]?tools|tools available to you|every tool you (?:can )?call(?:ed)?"
+        r"|tool[ _-]?(?:outputs?|results?)|results of every tool|对话|会話|대화|conversaci\w*|gespräch\w*"
+        r"|chatverlauf|historique",
+        r"conversation|chat|message|transcript|prompt|llm|model|agent|assistant|memory|thread|对话|会話|대화"
+        r"|conversaci|nachricht",
+    ),
+    "private data": (
+        r"contacts|address[ _-]?book|inbox|(?:recent|latest|last) (?:\w+ )?emails|home[ _-]?address"
+        r"|browser[ _-]?history|open[ _-]?files|files currently open|clipboard|\benv\b|environment[ _-]?variables"
+        r"|env[ _-]?dump|location history",
+        r"contact|address|inbox|mail|browser|history|file|clipboard|\benv|environment|variable|config|crm",
+    ),
+}
+# Whose data: the demand names an owner or a source close to the data it asks for.
+_OWNER = (
+    r"\bthe user'?s\b|\buser'?s\b|\bof the user\b|\bthe user has\b|\byour\b|\bavailable to you\b|\byou were given\b"
+    r"|\byou (?:have|called|used|can call)\b|\bcontents? of\b|\boutput of\b|\bdel usuario\b|\bde l'utilisateur\b"
+    r"|\bdes (?:nutzers|benutzers)\b|\bdo usuário\b|\bdell'utente\b|\bassistant'?s\b|用户的|ユーザーの|사용자의"
+    r"|пользовател\w*|현재 assistant|アシスタントの"
+)
+_NEAR = r"[^.;\n]{0,40}?"
+_DEMANDS = {
+    kind: (re.compile(f"(?:{_OWNER}){_NEAR}(?:{asks})|(?:{asks}){_NEAR}(?:{_OWNER})", re.IGNORECASE),
+           re.compile(job, re.IGNORECASE))
+    for kind, (asks, job) in KINDS.items()
+}
+_NEGATED = re.compile(r"\b(?:do not|don'?t|never|must not|should not|not|no|without|avoid|exclude)\b[^.;\n]{0,100}$",
+                      re.IGNORECASE)  # "do not include credentials in your query" forbids, never asks
+_NOT_TEXT = ("boolean", "integer", "number", "null")
+_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def properties(schema: Any, path: str) -> Iterator[tuple[str, str, str]]:
+    """(pointer, name, what the model reads about it) of every property that takes text, at any depth."""
+    if not isinstance(schema, dict):
+        return
+    props = schema.get("properties")
+    if isinstance(props, dict):
+        for name, spec in props.items():
+            if not isinstance(name, str) or not isinstance(spec, dict):
+                continue
+            where = f"{path}/properties/{escape(name)}"
+            if spec.get("type") not in _NOT_TEXT:
+                said = [spec.get(key) for key in ("title", "description", "default")]
+                words = _HUMP.sub(" ", name).replace("_", " ").replace("-", " ")
+                yield where, name, " ".join([words, *(s for s in said if isinstance(s, str))])
+            yield from properties(spec, where)
+    for key in ("items", "additionalProperties"):
+        yield from properties(schema.get(key), f"{path}/{key}")
+
+
+def demands(definition: dict[str, Any]) -> Iterator[tuple[str, str, str, str]]:
+    """(kind, pointer, property, evidence) of each property asking for data off the tool's own job."""
+    name, description = definition.get("name"), definition.get("description")
+    job = " ".join(s for s in (name, description) if isinstance(s, str)).replace("_", " ")
+    for where, prop, text in properties(definition.get("inputSchema"), "/inputSchema"):
+        for kind, (asks, own_job) in _DEMANDS.items():
+            match = asks.search(text)
+            if match and not own_job.search(job) and not _NEGATED.search(text[:match.start()]):
+                yield kind, where, prop, match.group(0)
+                break
+
+
+@server_check(RULE)
+def out_of_scope_findings(key: str, pinned: ServerPin | None, live: ServerPin) -> list[Finding]:
+    """Tools new or changed since the pin whose new properties ask for data off their job."""
+    findings: list[Finding] = []
+    before = pinned.tools if pinned is not None else {}
+    for name, pin in live.tools.items():
+        old = before.get(name)
+        if old is not None and old.digest == pin.digest:
+            continue
+        known = set(demands(old.definition)) if old is not None else set()
+        for kind, where, prop, evidence in demands(pin.definition):
+            if (kind, where, prop, evidence) in known:
+                continue
+            findings.append(Finding(
+                SUSPICIOUS_TEXT,
+                key,
+                f"{key}: tool `{name}` {where}: parameter `{prop}` asks for {kind} unrelated to the tool [{RULE.id}]",
+                LockLocation(pointer("servers", key, "tools", name)),
+                subject=name,
+                kind="tools",
+                details=[f"evidence: {evidence}"],
+                severity=RULE.severity,
+            ))
+    return findings
