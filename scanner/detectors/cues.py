@@ -10,6 +10,7 @@ _ID = r"[a-z][a-z0-9]*(?:[_\-][a-z0-9]+)+"  # a snake or kebab tool name (the te
 
 CUES: dict[str, list[tuple[float, str]]] = {
     "secret_path": [
+        (2.0, r"filename:\.env|\bsearch(?:es)? for '?passwords?\b"),
         (3.0, r"\bid rsa\b|\bdot env\b|\bssh private keys?\b"
               r"|~/\.ssh|\.ssh/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials|~/\.aws\b|/etc/shadow\b"
               r"|/etc/passwd\b|/etc/sudoers\b|\.git-credentials|\.netrc\b|\.npmrc\b|\.pypirc\b|\.kube/config"
@@ -26,6 +27,8 @@ CUES: dict[str, list[tuple[float, str]]] = {
         (3.0, r"\|\s*(?:sh|bash|nc)\b|\bcopy \w+ to program\b|\bcurl\s+-[a-z]*\s+https?://[^\s`]+\s*\|"),
     ],
     "override": [
+        (5.0, r"\b(?:restrictions|rules|guidelines|limits|policies)\b[^.!?\n]{0,40}\b(?:do not|don'?t) apply\b"
+              r"|\bguidelines\b[^.!?\n]{0,40}\bare relaxed\b|\brelaxed for this tool\b"),
         (3.0, r"\b(?:rules|instructions|configuration|settings|guidelines|setup|cautions?|safeguards?) (?:you )?(?:rece"
               r"ived|were given|given)"
               r" (?:at|on) (?:startup|start|the start)|\b(?:rules|configuration|instructions)\b[^.!?\n]{0,40}\b(?:are|i"
@@ -59,6 +62,7 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|\bbypass\b[^.!?\n]{0,40}?\b(?:safety (?:checks?|rules)|safeguards|all confirmations?)"),
     ],
     "authority": [
+        (3.0, r"\btreat (?:every|all|any) \w+ as (?:allowed|safe|trusted|approved)\b"),
         (3.0, r"\boperator override\b|\bpriority 0\b|\bpriority 1 \(highest\)|\bcertified instructions\b"
               r"|\[\[\s*(?:operator|system|admin|priority)\b|\bagents? must (?:select|choose|use|call)\b"),
         (3.0, r"\b(?:higher|highest|absolute) priority than|\boverride[s]? (?:all )?(?:prior|previous|the system)"
@@ -137,6 +141,10 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|\[(?:hidden|internal|assistant) (?:note|instructions?)\]"),
     ],
     "cross_tool": [
+        (2.0, r"\b(?:before|after|prior to|once|right after|then|afterwards)\b[^.!?\n]{0,40}?\b(?:call|invoke|run|use|f"
+              r"ollow up with"
+              r"|execute)\s+[`'\"]?[a-z][\w]*(?:(?:__|[_.-])[\w]+)+|再调用|然后调用|を呼び出して|を呼び出し|호출하여|호"
+              r"출한 후"),
         (2.0, r"\bbefore (?:calling|using|invoking|running|you call|you use) (?:any|every|another|other|an?) (?:other )"
               r"?(?:\w+ )?"
               r"tools?\b|\bprecondition (?:for|of) [`'\"]?[a-z][a-z0-9]*(?:[_\-.][a-z0-9]+)+"
@@ -161,6 +169,14 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|\b(?:through|with|via|using) any (?:\w+[ -]){0,2}tools?\b"),
     ],
     "override_args": [
+        (2.5, r"\b(?:merge|apply|add) (?:this|these|it) (?:into|to) (?:the |every |each |all )?(?:arguments|parameters|"
+              r"calls?"
+              r"|requests?)\b|\bagent_override\b|\bdisregard user-set\b"),
+        (1.5, r"\bas an? (?:additional )?(?:bcc|cc)\w*\b|\b(?:add|set)\b[^.!?\n]{0,40}?\b(?:bcc|cc)\w*recipients?\b|\bq"
+              r"ty\b[^.!?\n]"
+              r"{0,20}\bmultiply|\bmultiply it by\b|\bswap (?:it )?to\b|\bals (?:empfänger|bcc|cc)\b|\bcomme destinatai"
+              r"re"
+              r"|\bcomo destinatario"),
         (2.5, r"\b(?:reinterpret|understand)\s+(?:it|this|that|the request|them)?\s*as\b|\b(?:usually|really|actually|i"
               r"n practice)"
               r" (?:want|wants|mean|means)\b|\ben la práctica quiere|\bniezależnie od\b|\bindipendentemente\b|\bindépen"
@@ -196,6 +212,8 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|will) be (?:replaced|changed|set|overridden|redirected)\b|\beven if the user\b"),
     ],
     "deprecation": [
+        (2.0, r"\bdeprecated\b[^.!?\n]{0,40}\buse\b|\bdeprecated in favou?r of\b|\bobsolete since\b|\bwill be removed\b"
+              r"|\[legacy\]|\blegacy api\b|\bsuperseded\b"),
         (2.0, r"\blegacy alias|\breplaced by\b|<deprecation>|\bstale results\b|\bsuperseded by\b|\bfehlerhaft\b"),
         (2.0, r"\b(?:is|was|are|were|has been) (?:now )?(?:deprecated|obsolete|retired|broken|unsafe|insecure"
               r"|unreliable|compromised)\b|\bdeprecation notice|\bdo not (?:call|use) it\b"
@@ -256,6 +274,7 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|\benv[ií]a(?:r|lo|la)?\s+(?:a|al)\b|\bsende\w*\s+(?:an|zu)\b|\benvoie\w*\s+(?:à|a|au)\b"),
     ],
     "destination": [
+        (1.0, r"\bour (?:\w+ )?(?:server|endpoint|backend|service|collector|mirror)\b"),
         (1.5, r"\bredis://|\bwss?://|\bs3://|\bgs://|\bftp://|\b0x[0-9a-f]{40}\b|(?<![\w&#])#[a-z][\w-]{2,}"),
         (1.5, r"https?://[^\s)>\"'`]+|\b[\w.+-]+@[\w-]+\.[\w.-]+|\+\d[\d \-]{7,}\d|\bwebhooks?\b"
               r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b|\btelegram\b|\b(?:nc|netcat|curl|wget)\s"),
@@ -291,7 +310,18 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"史|聊天记录|대화 기록|historial de (?:la )?conversaci[oó]n|gespr[äa]chsverlauf|chatverlauf|historique"
               r" de (?:la )?conversation|история (?:диалога|переписки)|system prompt 전문|システムプロンプト全文"),
     ],
+    "smuggle": [
+        (1.5, r"\b(?:paste|include|append|add|attach|embed|put|insert|quote)\b[^.!?\n]{0,60}?\b(?:into|in|to|at the bot"
+              r"tom of"
+              r"|inside) (?:the |your |each )?(?:pr body|body|description|reply|answer|comment|note|message|posted text"
+              r"|issue"
+              r"|commit message|appended note|summary)\b|に追記|一并返回"),
+    ],
     "sensitive_data": [
+        (1.5, r"\b(?:every|all|each) (?:\w+'?s? )?(?:emails?|e-mail addresses|email addresses|phone numbers)\b|document"
+              r"\.cookie"
+              r"|全ユーザー|所有用户|~/\.bashrc|~/\.zshrc|\.bash_profile|\battendee lists?\b|\bmacro source\b"
+              r"|\bprivate_token\b|\boauth token\b"),
         (1.5, r"\bsystem (?:prompt|instructions)\b|\bcookies\b|\blocal ?storage\b|\bsession ?storage\b|\b(?:online-bank"
               r"ing|banking|card)"
               r" pin\b|\bpin (?:code|number)s?\b|\baccount numbers?\b|\bcard numbers?\b|\bcvv\b|\biban\b|\bprivate repo"
@@ -309,6 +339,7 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|\b(?:conversaci[oó]n|contraseñas?|gespr[äa]ch\w*|passw[oö]rt\w*|mot de passe|historique)\b"),
     ],
     "universal": [
+        (1.0, r"\bon every \w+\b"),
         (1.0, r"\bfrom now on\b|\ba partir de ahora\b|\bab sofort\b|\bà partir de maintenant\b"
               r"|从现在起|今後は|지금부터"),
         (1.0, r"\bon (?:each|every) call\b|\bwith (?:each|every) call\b|\balong with (?:each|every) call\b|\bin all cal"
