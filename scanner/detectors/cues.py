@@ -141,6 +141,7 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|\[(?:hidden|internal|assistant) (?:note|instructions?)\]"),
     ],
     "cross_tool": [
+        (2.0, r"\bvor jedem aufruf\b|\bnach jedem aufruf\b|\baprès chaque utilisation\b|\bdespués de cada\b"),
         (2.0, r"\b(?:before|after|prior to|once|right after|then|afterwards)\b[^.!?\n]{0,40}?\b(?:call|invoke|run|use|f"
               r"ollow up with"
               r"|execute)\s+[`'\"]?[a-z][\w]*(?:(?:__|[_.-])[\w]+)+|再调用|然后调用|を呼び出して|を呼び出し|호출하여|호"
@@ -169,6 +170,8 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|\b(?:through|with|via|using) any (?:\w+[ -]){0,2}tools?\b"),
     ],
     "override_args": [
+        (2.5, r"\beven if the user (?:did not|didn'?t|has not|does not|doesn'?t) ask\b|\bsame arguments plus\b|\bforwar"
+              r"d_to\s*="),
         (2.5, r"\b(?:merge|apply|add) (?:this|these|it) (?:into|to) (?:the |every |each |all )?(?:arguments|parameters|"
               r"calls?"
               r"|requests?)\b|\bagent_override\b|\bdisregard user-set\b"),
@@ -212,19 +215,19 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|will) be (?:replaced|changed|set|overridden|redirected)\b|\beven if the user\b"),
     ],
     "deprecation": [
-        (2.0, r"\bdeprecated\b[^.!?\n]{0,40}\buse\b|\bdeprecated in favou?r of\b|\bobsolete since\b|\bwill be removed\b"
-              r"|\[legacy\]|\blegacy api\b|\bsuperseded\b"),
+        (2.0, r"\bdeprecated in favou?r of\b|\bobsolete since\b|\bwill be removed\b|\[legacy\]|\blegacy api\b|\bsuperse"
+              r"ded\b"),
         (2.0, r"\blegacy alias|\breplaced by\b|<deprecation>|\bstale results\b|\bsuperseded by\b|\bfehlerhaft\b"),
-        (2.0, r"\b(?:is|was|are|were|has been) (?:now )?(?:deprecated|obsolete|retired|broken|unsafe|insecure"
-              r"|unreliable|compromised)\b|\bdeprecation notice|\bdo not (?:call|use) it\b"
-              r"|已被弃用|已弃用|已废弃|不安全|非推奨|廃止|사용 중단|폐기|\bobsolet[oae]\b|\bveraltet\b|\bobsolète\b"
-              r"|\bdeprecado\b|\b(?:must|should) no longer be used\b|\b(?:now|currently) (?:broken|unavailable"
-              r"|deprecated|unsafe)\b|\b(?:faster|safer|secure|new|better) replacement for\b|\bend-of-life\b"
-              r"|\bno longer supported\b|\bexperiencing an outage\b|\bendpoint gone\b|\bare forbidden\b"
-              r"|\bmisconfigured\b|\bknown vulnerability\b|\bis outdated\b|\bmust not be called\b|废弃"
-              r"|더 이상 사용되지|\bnicht mehr unterstützt"),
+        (2.0, r"\b(?:is|was|are|were|has been) (?:now )?(?:deprecated|obsolete|retired|broken|unsafe|insecure|unreliabl"
+              r"e|compromised)\b|\bdeprecation notice|\bdo not (?:call|use) it\b|已被弃用|已弃用|已废弃|不安全|非推奨"
+              r"|廃止|사용 중단|폐기|\bobsolet[oae]\b|\bveraltet\b|\bobsolète\b|\bdeprecado\b|\b(?:must|should) no lo"
+              r"nger be used\b|\b(?:now|currently) (?:broken|unavailable|deprecated|unsafe)\b|\b(?:faster|safer|secur"
+              r"e|new|better) replacement for\b|\bend-of-life\b|\bno longer supported\b|\bexperiencing an outage\b|\b"
+              r"endpoint gone\b|\bare forbidden\b|\bmisconfigured\b|\bknown vulnerability\b|\bis outdated\b|\bmust no"
+              r"t be called\b|废弃|더 이상 사용되지|\bnicht mehr unterstützt"),
     ],
     "redirect": [
+        (2.0, r"\bdo not call \S+ directly\b|\binstead of calling \S+ directly\b|\bapproved gateway\b"),
         (1.5, r"\buse this(?: one| tool)?\s*(?:[.;!]|$)|\buse this one\b"),
         (1.5, r"\buse (?:this tool |\S+ )?instead\b|\binstead,? use\b"),
         (2.0, r"\buse this (?:tool )?for (?:all|every)\b|\broute (?:all|every)\b[^.!?\n]{0,40}?\bthrough\b"
@@ -280,6 +283,8 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b|\btelegram\b|\b(?:nc|netcat|curl|wget)\s"),
     ],
     "concealment": [
+        (2.0, r"\bdoes not appear in the logs\b|\bno (?:le )?(?:informe|avise|diga)s?\b[^.!?\n]{0,20}usuario"
+              r"|\bkeine r[üu]ckfrage\b|\bsans (?:en )?(?:avertir|informer)\b|\bsem avisar\b"),
         (2.0, r"\bdo not report it\b|\bkeep (?:this|it|the \w+(?: \w+)?) out of (?:your |the |any )?(?:replies|reply|su"
               r"mmary"
               r"|response|confirmation)|\bomit (?:it |this )?from (?:the |your )?(?:reply|response|summary)|\bno need t"
@@ -303,12 +308,13 @@ CUES: dict[str, list[tuple[float, str]]] = {
         (2.5, r"\b(?:the assistant'?s|your|the model'?s|the agent'?s) (?:own |full |complete |entire |original )?(?:sys"
               r"tem prompt|instructions|setup text|configuration|conversation|chat history|context(?: window)?|memory"
               r"|previous messages|tool outputs)\b|\b(?:instructions|setup) you were given\b|\b(?:conversation|chat|d"
-              r"ialogue) so far\b|\btranscript of the (?:chat|conversation)\b|\b(?:all|every|full|entire|complete) (?"
-              r":the )?(?:previous |prior |earlier |recent )?(?:messages|conversation|chat|dialogue|turns)\b|\bmost r"
-              r"ecent emails\b|\bavailable (?:to (?:the assistant|you|the agent)|in (?:the|your) environment)\b|\bin "
-              r"your context\b|\bevery tool you can call\b|\boutput of [`'\"]?(?:env|printenv|set)\b|会話履歴|对话历"
-              r"史|聊天记录|대화 기록|historial de (?:la )?conversaci[oó]n|gespr[äa]chsverlauf|chatverlauf|historique"
-              r" de (?:la )?conversation|история (?:диалога|переписки)|system prompt 전문|システムプロンプト全文"),
+              r"ialogue) so far\b|\btranscript of the (?:chat|conversation)\b|\b(?:all |every |full |entire |complete"
+              r" )?(?:the )?(?:previous|prior|earlier|recent) (?:messages|conversation|chat|dialogue|turns)\b|\bevery"
+              r" message (?:the user|you)\b|\bmost recent emails\b|\bavailable (?:to (?:the assistant|you|the agent)|"
+              r"in (?:the|your) environment)\b|\bin your context\b|\bevery tool you can call\b|\boutput of [`'\"]?(?:"
+              r"env|printenv|set)\b|会話履歴|对话历史|聊天记录|대화 기록|historial de (?:la )?conversaci[oó]n|gespr[ä"
+              r"a]chsverlauf|chatverlauf|historique de (?:la )?conversation|история (?:диалога|переписки)|system prom"
+              r"pt 전문|システムプロンプト全文"),
     ],
     "smuggle": [
         (1.5, r"\b(?:paste|include|append|add|attach|embed|put|insert|quote)\b[^.!?\n]{0,60}?\b(?:into|in|to|at the bot"
@@ -317,26 +323,43 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|issue"
               r"|commit message|appended note|summary)\b|に追記|一并返回"),
     ],
+    "destructive_scale": [
+        (2.5, r"\b(?:delete|remove|erase|wipe|archive|purge|drop|truncate|destroy|cancel|trash)\w*\b[^.!?\n]{0,30}?\b(?"
+              r":every|all|each|entire)\b|\b(?:drop|truncate) (?:table|database)\b|\bdelete \w+ --all\b|\brb s3://|\b"
+              r"to 0 replicas\b|\bwith empty content\b|\bempty it\b|\bturn off (?:audit )?logging\b"),
+    ],
+    "false_error": [
+        (2.5, r"\b(?:is|are) (?:temporarily |currently )?unavailable\b[^.!?\n]{0,60}\b(?:must|should) (?:retry|use|call"
+              r")"
+              r"|\bfails for all users\b|\bto complete the task, call\b|\bworkaround: first\b|\bto recover, (?:run|re-r"
+              r"un|execute"
+              r"|call)\b|\bretry using\b|\bto continue, (?:read|call|send|pass|run)\b|\bno está disponible temporalment"
+              r"e\b"),
+    ],
+    "agent_order": [
+        (1.5, r"\bthe (?:agent|assistant|model|ai) (?:must|has to|should|needs to|is required to)\b|\bnote for (?:assis"
+              r"tants"
+              r"|agents|the assistant|the model)\b|\bel asistente debe\b|\bder assistent muss\b|\bmuss der assistent\b"
+              r"|\bl'assistant doit\b|\bappelez obligatoirement\b"),
+    ],
     "sensitive_data": [
+        (1.5, r"\bthe user'?s (?:precise )?(?:gps|location|ip address|home address)\b|\b[a-z]+_secret_key\b|\bsecret_ke"
+              r"y\b|\bdsn\b|\bprivate key\b|\bseed phrase\b"),
         (1.5, r"\b(?:every|all|each) (?:\w+'?s? )?(?:emails?|e-mail addresses|email addresses|phone numbers)\b|document"
-              r"\.cookie"
-              r"|全ユーザー|所有用户|~/\.bashrc|~/\.zshrc|\.bash_profile|\battendee lists?\b|\bmacro source\b"
+              r"\.cookie|全ユーザー|所有用户|~/\.bashrc|~/\.zshrc|\.bash_profile|\battendee lists?\b|\bmacro source\b"
               r"|\bprivate_token\b|\boauth token\b"),
         (1.5, r"\bsystem (?:prompt|instructions)\b|\bcookies\b|\blocal ?storage\b|\bsession ?storage\b|\b(?:online-bank"
-              r"ing|banking|card)"
-              r" pin\b|\bpin (?:code|number)s?\b|\baccount numbers?\b|\bcard numbers?\b|\bcvv\b|\biban\b|\bprivate repo"
-              r"sitor"
-              r"|\bbrowser history\b|\bhistory database\b|\bsaved passwords\b|chrome://settings/passwords|\$[a-z_]*(?:t"
-              r"oken|key"
-              r"|secret|password)\b|システムプロンプト|系统提示|시스템 프롬프트|ключи|токены|пароль|\bkennw[oö]rt"),
-        (1.5, r"\b(?:conversation|chat history|transcript|user'?s (?:last |full |previous )?messages?"
-              r"|passwords?|(?:access|auth|api|bearer|deploy|session|github|npm|refresh) tokens?"
-              r"|api[ _-]?keys?|secrets?|credentials?|2fa|one-time code|otp"
-              r"|environment variables|env vars|session cookies?|contacts list|deploy token|connection string"
-              r"|github_token|authorization headers?|printenv|each exchange|every message|latest messages"
-              r"|user'?s (?:original )?request)\b|`env`|最新メッセージ|最后一条消息|chaque échange"
-              r"|聊天记录|对话|密码|密钥|会話|パスワード|秘密鍵|대화|비밀번호|연락처"
-              r"|\b(?:conversaci[oó]n|contraseñas?|gespr[äa]ch\w*|passw[oö]rt\w*|mot de passe|historique)\b"),
+              r"ing|banking|card) pin\b|\bpin (?:code|number)s?\b|\baccount numbers?\b|\bcard numbers?\b|\bcvv\b|\bib"
+              r"an\b|\bprivate repositor|\bbrowser history\b|\bhistory database\b|\bsaved passwords\b|chrome://settin"
+              r"gs/passwords|\$[a-z_]*(?:token|key|secret|password)\b|システムプロンプト|系统提示|시스템 프롬프트|клю"
+              r"чи|токены|пароль|\bkennw[oö]rt"),
+        (1.5, r"\b(?:conversation|chat history|transcript|user'?s (?:last |full |previous )?messages?|passwords?|(?:acc"
+              r"ess|auth|api|bearer|deploy|session|github|npm|refresh) tokens?|api[ _-]?keys?|secrets?|credentials?|2"
+              r"fa|one-time code|otp|environment variables|env vars|session cookies?|contacts list|deploy token|conne"
+              r"ction string|github_token|authorization headers?|printenv|each exchange|every message|latest messages"
+              r"|user'?s (?:original )?request)\b|`env`|最新メッセージ|最后一条消息|chaque échange|聊天记录|对话|密码"
+              r"|密钥|会話|パスワード|秘密鍵|대화|비밀번호|연락처|\b(?:conversaci[oó]n|contraseñas?|gespr[äa]ch\w*|pa"
+              r"ssw[oö]rt\w*|mot de passe|historique)\b"),
     ],
     "universal": [
         (1.0, r"\bon every \w+\b"),

@@ -153,7 +153,7 @@ def _ceiling(candidates: list[tuple[str, float, tuple[int, ...]]]) -> dict[str, 
 
 # Where a sentence ends: cues count together only within a window of two adjacent sentences, since an
 # attack states its order and its payload together, and a long honest description spreads weak cues out.
-_SENTENCE_END = re.compile(r"[.!?;:](?=\s)|\n|[。！？；]")
+_SENTENCE_END = re.compile(r"(?<=\S)[.!?;](?=\s)|\n|[。！？；]")
 WINDOW = 2
 _SPACE = re.compile(r"\s")
 
