@@ -149,8 +149,9 @@ CUES: dict[str, list[tuple[float, str]]] = {
         (2.0, r"\bbefore (?:calling|using|invoking|running|you call|you use) (?:any|every|another|other|an?) (?:other )"
               r"?(?:\w+ )?"
               r"tools?\b|\bprecondition (?:for|of) [`'\"]?[a-z][a-z0-9]*(?:[_\-.][a-z0-9]+)+"
-              r"|\b(?:before|whenever|when|every time|each time)\W{0,3}\s*(?:you (?:use|call|invoke|run) )?[`'\"]"
-              r"[a-z][a-z0-9]*(?:[_\-.][a-z0-9]+)+"
+              r"|\b(?:before|whenever|when|every time|each time)\W{0,3}\s*you (?:use|call|invoke|run) [`'\"]"
+              r"[a-z][a-z0-9]*(?:[_\-.][a-z0-9]+)+|\bbefore\W{0,3}\s*[`'\"][a-z][a-z0-9]*(?:[_\-.][a-z0-9]+)+[`'\"]"
+              r" (?:opens|runs|is (?:used|called|run)|executes|sends)\b"
               r"|\bafter (?:every|each) \w+,? (?:call|invoke|use|run)\b|\b(?:invoke|call|use) the \w+ tool to\b"),
         (2.0, r"\bbefore (?:you )?(?:use|using|call|calling|invoke|invoking|run|running) " + _ID
               + r"|\b(?:whenever|every time|each time|when(?:ever)?) (?:the assistant |you )?(?:is about to )?"
