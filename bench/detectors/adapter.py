@@ -10,7 +10,7 @@ engine should only need this file changed.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,9 +57,9 @@ def server_pin(definitions: Mapping[str, Sequence[dict[str, Any]]], instructions
 _NEIGHBOUR = server_pin({"tools": [{"name": n, "inputSchema": {"type": "object"}} for n in NEIGHBOUR_TOOLS]})
 
 
-def detections_for_new(kind: str, definition: dict[str, Any]) -> list[Detection]:
+def detections_for_new(kind: str, definition: dict[str, Any], neighbour: bool = True) -> list[Detection]:
     """Every finding `check` gives when `definition` (of `kind`) appears in an already pinned, empty server."""
-    return detections(server_pin({}), server_pin({kind: [definition]}))
+    return detections(server_pin({}), server_pin({kind: [definition]}), neighbour)
 
 
 def without(server: ServerPin, kind: str, key: str) -> ServerPin:
@@ -68,20 +68,24 @@ def without(server: ServerPin, kind: str, key: str) -> ServerPin:
     return rebuild(server, **{KIND_BY_KEY[kind].attribute: pins})
 
 
-def each_added(definitions: Mapping[str, Sequence[dict[str, Any]]]) -> Iterator[tuple[str, str, list[Detection]]]:
-    """(kind, key, detections) for each definition of a server, as if it alone were new since the pin."""
+def each_added(
+    definitions: Mapping[str, Sequence[dict[str, Any]]],
+) -> Iterator[tuple[str, str, list[Detection], Callable[[], list[Detection]]]]:
+    """(kind, key, detections, detections without the neighbour) for each definition of a server, as if it
+    alone were new since the pin; the last is computed only when called."""
     full = server_pin(definitions)
     for kind in KIND_KEYS:
         for key in full.pins(kind):
-            yield kind, key, detections(without(full, kind, key), full)
+            before = without(full, kind, key)
+            yield kind, key, detections(before, full), lambda before=before: detections(before, full, False)
 
 
-def detections(before: ServerPin, after: ServerPin) -> list[Detection]:
-    """The detector findings of `check` on a server pinned as `before` and now listing `after`."""
+def detections(before: ServerPin, after: ServerPin, neighbour: bool = True) -> list[Detection]:
+    """The detector findings of `check` on a server pinned as `before` and now listing `after`, declared next to
+    the neighbour server or alone."""
     findings = suspicious_findings(CANDIDATE, before, after)
-    findings += cross_server_findings(
-        {CANDIDATE: after, NEIGHBOUR: _NEIGHBOUR}, {CANDIDATE: before, NEIGHBOUR: _NEIGHBOUR}
-    )
+    others = {NEIGHBOUR: _NEIGHBOUR} if neighbour else {}
+    findings += cross_server_findings({CANDIDATE: after, **others}, {CANDIDATE: before, **others})
     out = []
     for finding in findings:
         match = _RULE_ID.search(finding.message)

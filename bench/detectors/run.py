@@ -17,6 +17,7 @@ import json
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,8 +30,9 @@ from corpus import DATA, BenignServer, Example, load_benign, load_examples, wils
 # Rules that do not claim a definition is poisoned: a new tool that can delete is worth a look, not an
 # attack. Every other rule counts as a poisoning detector. Edit this set when rules gain categories.
 NOT_POISONING: frozenset[str] = frozenset({"MCPL-D020"})
-# Rules that fire only because the adapter's neighbour server owns the tool name a definition mentions
-# (see adapter.NEIGHBOUR_TOOLS): the positives name those tools, so recall is also given without them.
+# Rules that can fire because the adapter's neighbour server owns the tool name a definition mentions (see
+# adapter.NEIGHBOUR_TOOLS): the positives name those tools, so every figure is also given for the definition
+# declared alone, without the neighbour (MCPL-D022 still knows the widely installed servers' tools then).
 NEEDS_NEIGHBOUR: frozenset[str] = frozenset({"MCPL-D021", "MCPL-D022"})
 
 
@@ -38,17 +40,20 @@ NEEDS_NEIGHBOUR: frozenset[str] = frozenset({"MCPL-D021", "MCPL-D022"})
 class Tally:
     n: int = 0
     flagged: int = 0
-    flagged_alone: int = 0  # flagged by a poisoning rule outside NEEDS_NEIGHBOUR
+    flagged_alone: int = 0  # flagged when declared without the neighbour server
     per_rule: Counter[str] = field(default_factory=Counter)
     hits: list[tuple[str, list[Detection]]] = field(default_factory=list)  # (label, poisoning detections)
     misses: list[str] = field(default_factory=list)
 
-    def add(self, label: str, found: list[Detection]) -> None:
+    def add(self, label: str, found: list[Detection], alone: Callable[[], list[Detection]]) -> None:
+        """`alone` gives the detections without the neighbour server, asked only when they can differ."""
         self.n += 1
         rules = {d.rule_id for d in found}
         self.per_rule.update(rules)
         poisoning = [d for d in found if d.rule_id not in NOT_POISONING]
-        if any(d.rule_id not in NEEDS_NEIGHBOUR for d in poisoning):
+        if any(d.rule_id not in NEEDS_NEIGHBOUR for d in poisoning) or (
+            poisoning and any(d.rule_id not in NOT_POISONING for d in alone())
+        ):
             self.flagged_alone += 1
         if poisoning:
             self.flagged += 1
@@ -77,18 +82,19 @@ def score_benign(servers: list[BenignServer]) -> tuple[Tally, Tally]:
     """(all definitions, tools only): each definition as newly added to its own server's other definitions."""
     everything, tools = Tally(), Tally()
     for server in servers:
-        for kind, key, found in each_added(server.definitions):
+        for kind, key, found, alone in each_added(server.definitions):
             label = f"{server.label} {kind}/{key}"
-            everything.add(label, found)
+            everything.add(label, found, alone)
             if kind == "tools":
-                tools.add(label, found)
+                tools.add(label, found, alone)
     return everything, tools
 
 
 def score_examples(examples: list[Example]) -> dict[str, Tally]:
     groups: dict[str, Tally] = defaultdict(Tally)
     for example in examples:
-        groups[example.group].add(example.id, detections_for_new("tools", example.definition))
+        groups[example.group].add(example.id, detections_for_new("tools", example.definition),
+                                  lambda d=example.definition: detections_for_new("tools", d, neighbour=False))
     return dict(sorted(groups.items()))
 
 
@@ -145,7 +151,7 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         f"benign corpus: {result['servers']} real servers, {result['benign'].n} definitions "
         f"({result['benign_tools'].n} tools)   ({result['seconds']:.1f}s)",
         "",
-        "false positives (any poisoning rule fires)   flagged/n   rate   [Wilson 95%]   | without D021/D022",
+        "false positives (any poisoning rule fires)   flagged/n   rate   [Wilson 95%]   | declared alone",
         f"  all definitions        {_both(result['benign'].summary())}",
         f"  tools only             {_both(result['benign_tools'].summary())}",
         "per rule on benign definitions (all rules, poisoning or not):",
@@ -157,7 +163,7 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         lines.append(f"  {rule_id}  {count:4d}/{benign.n}  {count / benign.n:7.2%}  [{low:6.2%}, {high:6.2%}]{tag}")
     for key, _folder, title, _tuned in POSITIVE_SETS:
         lines += ["", f"recall on {title}",
-                  f"  {'class':26s} caught/n  recall  [Wilson 95%]         | without D021/D022 (no neighbour server)"]
+                  f"  {'class':26s} caught/n  recall  [Wilson 95%]         | declared alone (no neighbour server)"]
         for group, tally in result[key].items():
             lines.append(f"  {group:26s} {_both(tally.summary())}")
         lines.append(f"  {'all classes':26s} {_both(result[key + '_all'].summary())}")

@@ -1,18 +1,23 @@
 """MCPL-D022: new text that gives orders about another known tool (cross-tool directive).
 
-The names are the exact tool names every declared server lists (its own other tools included), matched in
-snake, camel, kebab and spaced forms. A mention counts when its sentence orders something about that tool:
-call it first or with given arguments, set or replace its arguments, call it "deprecated" or redirect away
-from it. Honest descriptions say the same about data dependencies ("call resolve-library-id first to get the
-ID this tool needs") and session set-up ("must be called before any other tool"): a sentence with such
-wording is reported only if it also carries a payload (a secret, the conversation, a destination).
+The names are the exact tool names every declared server lists (its own other tools included), and those of
+widely installed servers (`well_known_tools.json`), which attacks target in the user's own client even when
+this repository does not declare them; matched in snake, camel, kebab and spaced forms. A mention counts when
+its sentence orders something about that tool: call it first or with given arguments, set or replace its
+arguments, call it "deprecated" or redirect away from it. Honest descriptions say the same about data
+dependencies ("call resolve-library-id first to get the ID this tool needs") and session set-up ("must be
+called before any other tool"): a sentence with such wording is reported only if it also carries a payload
+(a secret, the conversation, a destination).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
+import json
 import re
 from collections.abc import Iterator, Mapping
+from importlib import resources
 
 from scanner.detectors.checks import tool_mention, workspace_check
 from scanner.detectors.prefilter import FOLD_ASCII
@@ -27,7 +32,9 @@ RULE = Rule(
     "high",
     "New text gives orders about another tool",
     "A description or other text new since the pin names a tool that a declared server lists (another "
-    "server's, or another of its own server's) and, in the same sentence, orders something about it: call "
+    "server's, or another of its own server's) or that a widely installed server lists (filesystem, git, "
+    "GitHub, Slack, mail, browsers, databases: bench/detectors/well_known.py), and, in the same sentence, "
+    "orders something about it: call "
     "it first or with given arguments, set or replace its arguments, avoid it as deprecated or broken. Names "
     "are matched in snake, camel, kebab and spaced forms. Data-dependency wording (\"call X first to get "
     "the ID\") and session set-up are reported only with a payload (a secret path, the conversation, a "
@@ -78,13 +85,24 @@ def name_key(name: str) -> str:
 
 
 def _known(live: Mapping[str, ServerPin]) -> dict[str, tuple[str, str]]:
-    """key -> (server, tool) for every tool name of at least two parts (snake, kebab, camel, dotted)."""
+    """key -> (server, tool) for every tool name of at least two parts (snake, kebab, camel, dotted): the
+    declared servers' first, then the widely installed servers' they do not declare."""
     known: dict[str, tuple[str, str]] = {}
-    for key, server in sorted(live.items()):
-        for tool in server.tools:
+    servers = [(key, list(server.tools)) for key, server in sorted(live.items())]
+    for key, tools in [*servers, *well_known()]:
+        for tool in tools:
             if re.search(r"[_\-. ]|[a-z0-9][A-Z]", tool) and len(name_key(tool)) >= MIN_KEY:
                 known.setdefault(name_key(tool), (key, tool))
     return known
+
+
+@functools.cache
+def well_known() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(label, tool names) of each widely installed server, from the packaged list."""
+    text = resources.files(__package__).joinpath("well_known_tools.json").read_text(encoding="utf-8")
+    servers = json.loads(text)["servers"]
+    return tuple((f"{package} (widely installed, not declared here)", tuple(names))
+                 for package, names in servers.items())
 
 
 def _mentions(sentence: str, known: Mapping[str, tuple[str, str]]) -> Iterator[tuple[str, tuple[str, str]]]:

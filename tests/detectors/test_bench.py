@@ -5,6 +5,7 @@ the interval is the Wilson interval, and the adapter scores a definition as `che
 They do not assert detector recall: that is a measurement, reported by bench/detectors/run.py.
 """
 
+import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -16,6 +17,7 @@ sys.path.insert(0, str(BENCH))
 try:
     import corpus
     import run
+    import well_known
     from adapter import detections, detections_for_new, server_pin, without
 finally:  # the bench scripts are not a package: keep their directory off the path of other tests
     while str(BENCH) in sys.path:
@@ -83,3 +85,9 @@ def test_tally_counts_only_poisoning_rules_as_flagged() -> None:
     assert (everything.n, tools.n) == (2, 2)
     assert everything.per_rule["MCPL-D020"] == 1  # the destructive-tool check ran, as in `check`
     assert everything.flagged == 0  # but it does not claim poisoning
+
+
+def test_the_vendored_well_known_tool_names_are_what_the_corpus_gives() -> None:
+    written = json.loads(well_known.TARGET.read_text(encoding="utf-8"))
+    assert written == json.loads(json.dumps(well_known.document()))
+    assert sum(len(names) for names in written["servers"].values()) > 500
