@@ -126,7 +126,7 @@ def scan_text(text: str) -> list[Hit]:
     if not isinstance(text, str):
         raise TypeError("scan_text expects str")
     hits = _catalogue_hits(text)
-    scored = scoring.flagged(text if text.isascii() else uc.Normalised(text).text)
+    scored = scoring.flagged(text if text.isascii() else uc.Normalised(text).text, _screen())
     if scored is not None:
         hits.append(Hit(scoring.RULE.id, scoring.RULE.severity, scoring.RULE.summary, scored.explain()))
     return hits
@@ -144,7 +144,7 @@ def _catalogue_hits(text: str) -> list[Hit]:
     if not candidates and norm is None:
         return []
     hits: list[Hit] = []
-    index = 0
+    index = len(scoring.cue_patterns())  # the screen numbers the cues' patterns first
     for entry in load_catalogue():
         found: list[str] = []
         if entry.detector:
@@ -174,7 +174,8 @@ def _catalogue_hits(text: str) -> list[Hit]:
 
 @functools.cache
 def _screen() -> Screen:
-    return Screen.build([pattern for entry in load_catalogue() for pattern in entry.patterns])
+    """One pre-filter for the score's cue patterns, then the catalogue's: each text is scanned once for both."""
+    return Screen([*scoring.cue_patterns(), *(pattern for entry in load_catalogue() for pattern in entry.patterns)])
 
 
 def rule_class(rule_id: str) -> str:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule, register_check
 
-from .prefilter import FOLD_ASCII, Screen, has_factors, pattern_factors
+from .prefilter import FOLD_ASCII, Screen
 
 # Calibrated on bench/detectors/data/benign (3,748 real definitions): see bench/detectors/README.md.
 THRESHOLD = 4.5
@@ -279,35 +279,45 @@ def _search(numbers: tuple[int, ...]) -> re.Pattern[str]:
     return re.compile("|".join(cues[n].source for n in numbers), re.IGNORECASE | re.MULTILINE)
 
 
-@dataclass(frozen=True)
-class _Catalogue:
-    groups: tuple[tuple[int, ...], ...]  # per group: its alternatives
-    screen: Screen  # over the groups' whole alternations: one cheap pass over the text
-    factors: tuple[tuple[tuple[str, ...], ...], ...]  # per alternative: the literals every match contains
+@functools.cache
+def cue_patterns() -> tuple[re.Pattern[str], ...]:
+    """Every alternative of every cue, compiled alone: what a screen for `score` starts with, in this order."""
+    return tuple(_search((n,)) for n in range(len(_cues())))
 
 
 @functools.cache
-def _catalogue() -> _Catalogue:
-    cues = _cues()
+def _screen() -> Screen:
+    return Screen(list(cue_patterns()))
+
+
+@functools.cache
+def _groups() -> tuple[tuple[int, ...], ...]:
+    """The alternatives of each group, in group order."""
     groups: list[tuple[int, ...]] = []
-    for number, cue in enumerate(cues):
+    for number, cue in enumerate(_cues()):
         if cue.group == len(groups):
             groups.append(())
         groups[cue.group] += (number,)
-    factors = tuple(
-        tuple(tuple(sorted({literal for literal, _ in factor}))
-              for factor in sorted(pattern_factors(_search((n,))), key=len))
-        for n in range(len(cues))
-    )
-    return _Catalogue(tuple(groups), Screen.build([_search(group) for group in groups]), factors)
+    return tuple(groups)
 
 
-def _ceiling(candidates: list[tuple[str, float, tuple[int, ...]]]) -> dict[str, float]:
-    ceiling: dict[str, float] = {}
-    for family, weight, numbers in candidates:
-        if numbers:
-            ceiling[family] = max(weight, ceiling.get(family, 0.0))
-    return ceiling
+Plan = tuple[tuple[str, float, tuple[tuple[float, tuple[int, ...]], ...]], ...]
+
+
+@functools.lru_cache(maxsize=8192)
+def _plan(candidates: frozenset[int], ascii_text: bool) -> Plan | None:
+    """Per family (CUES order: the strong, rare families first), its ceiling (the weight of its strongest cue
+    with a candidate alternative) and each such cue's weight and candidate alternatives; None when the ceilings
+    together stay below THRESHOLD, since no window can then reach it."""
+    cues = _cues()
+    by_family: dict[str, list[tuple[float, tuple[int, ...]]]] = {}
+    for group in _groups():
+        first = cues[group[0]]
+        numbers = tuple(n for n in group if n in candidates)
+        if numbers and (first.ascii_only or not ascii_text):  # a text without other characters needs no other
+            by_family.setdefault(first.family, []).append((first.weight, numbers))
+    plan = tuple((family, max(w for w, _ in searches), tuple(searches)) for family, searches in by_family.items())
+    return plan if sum(ceiling for _, ceiling, _ in plan) >= THRESHOLD else None
 
 
 # Where a sentence ends: cues count together only within a window of two adjacent sentences, since an
@@ -317,42 +327,28 @@ WINDOW = 2
 _SPACE = re.compile(r"\s")
 
 
-def score(text: str) -> Score:
-    """The best-scoring window of `WINDOW` adjacent sentences: its cues, each family at its strongest weight."""
+def score(text: str, screen: Screen | None = None) -> Score:
+    """The best-scoring window of `WINDOW` adjacent sentences: its cues, each family at its strongest weight.
+
+    `screen` is a pre-filter whose first patterns are `cue_patterns()` (scan_text's also holds the catalogue's,
+    so that a text is scanned once for both); by default, one of those alone."""
     if len(text) < MIN_LENGTH:
         return Score(0.0, ())
-    cues = _cues()
     lowered = text.lower()
     if "_" in lowered and not _SPACE.search(lowered):  # an identifier: read its words
         lowered = lowered.replace("_", " ")
     ascii_text = lowered.isascii()
     folded = lowered if ascii_text else lowered.translate(FOLD_ASCII)  # lower() already folded ASCII
-    catalogue = _catalogue()
-    groups = [
-        catalogue.groups[g] for g in sorted(catalogue.screen.candidates(folded))
-        if cues[catalogue.groups[g][0]].ascii_only or not ascii_text
-    ]
-    # Whatever the windows, the score cannot exceed every family's best candidate cue: most texts stop here,
-    # on the literals of whole cues first, then on those of each of their alternatives.
-    candidates = [(cues[group[0]].family, cues[group[0]].weight, group) for group in groups]
-    if sum(_ceiling(candidates).values()) < THRESHOLD:
+    # Whatever the windows, the score cannot exceed the sum of every family's best candidate cue: most texts
+    # stop here.
+    plan = _plan((screen or _screen()).candidates(folded), ascii_text)
+    if plan is None:
         return Score(0.0, ())
-    candidates = [
-        (family, weight, tuple(n for n in group if has_factors(folded, catalogue.factors[n])))
-        for family, weight, group in candidates
-    ]
-    ceiling = _ceiling(candidates)
-    remaining = sum(ceiling.values())
-    if remaining < THRESHOLD:
-        return Score(0.0, ())
-    by_family: dict[str, list[tuple[float, tuple[int, ...]]]] = {}  # CUES order: the strong, rare families first
-    for family, weight, numbers in candidates:
-        if numbers:
-            by_family.setdefault(family, []).append((weight, numbers))
+    remaining = sum(ceiling for _, ceiling, _ in plan)
     ends = [m.end() for m in _SENTENCE_END.finditer(lowered)]
     per_sentence: dict[int, dict[str, tuple[float, str]]] = {}
     achieved = 0.0
-    for family, searches in by_family.items():
+    for family, ceiling, searches in plan:
         found = 0.0
         for weight, numbers in searches:
             for match in _search(numbers).finditer(lowered):
@@ -361,7 +357,7 @@ def score(text: str) -> Score:
                 if weight > best.get(family, (0.0, ""))[0]:
                     best[family] = (weight, match.group()[:60])
         achieved += found
-        remaining -= ceiling[family]
+        remaining -= ceiling
         if achieved + remaining < THRESHOLD:  # no window can reach it: a window sums a subset of the text's cues
             return Score(0.0, ())
     result = Score(0.0, ())
@@ -377,7 +373,7 @@ def score(text: str) -> Score:
     return result
 
 
-def flagged(text: str) -> Score | None:
+def flagged(text: str, screen: Screen | None = None) -> Score | None:
     """The score of `text` if it reaches the threshold."""
-    result = score(text)
+    result = score(text, screen)
     return result if result.total >= THRESHOLD else None
