@@ -58,18 +58,20 @@ _PAYLOAD = re.compile(
     r"|[\w.+-]+@[\w-]+\.\w|\bbcc\b|\bcc\b|regardless of (?:the |what )?user",
     re.IGNORECASE,
 )
-# A literal of each `_PAYLOAD` alternative, lower-case: a text holding none (most texts) has no payload, and
-# `in` finds that at C speed where the case-insensitive alternation tries every alternative at every position.
+# A literal of each `_PAYLOAD` alternative, lower-case: a text holding none (most texts) has no payload. One
+# case-sensitive search of them over the folded text skips the case-insensitive alternation, which tries every
+# alternative at every position.
 _PAYLOAD_LITERALS = (
     "~/.", ".ssh", "id_rsa", ".env", "/etc/", "credential", "password", "api", "private key", "conversation",
     "chat history", "http", "@", "cc", "regardless of",
 )
+_PAYLOAD_SCREEN = re.compile("|".join(map(re.escape, _PAYLOAD_LITERALS)))
 
 
 def _has_payload(text: str) -> bool:
     """`_PAYLOAD.search(text)`, screened on its literals in the text folded as IGNORECASE matches them."""
     folded = text.lower() if text.isascii() else text.translate(FOLD_ASCII)
-    return any(literal in folded for literal in _PAYLOAD_LITERALS) and _PAYLOAD.search(text) is not None
+    return _PAYLOAD_SCREEN.search(folded) is not None and _PAYLOAD.search(text) is not None
 
 
 def name_key(name: str) -> str:

@@ -140,11 +140,11 @@ def _catalogue_hits(text: str) -> list[Hit]:
         norm = uc.Normalised(text)
         folded = norm.text.translate(FOLD_ASCII)
     # Skipping a pattern that cannot match changes nothing: the hits are those of searching every pattern.
-    candidates = _screen().candidates(folded)
+    candidates = _in_catalogue(_screen().candidates(folded))
     if not candidates and norm is None:
         return []
     hits: list[Hit] = []
-    index = len(scoring.cue_patterns())  # the screen numbers the cues' patterns first
+    index = 0
     for entry in load_catalogue():
         found: list[str] = []
         if entry.detector:
@@ -176,6 +176,13 @@ def _catalogue_hits(text: str) -> list[Hit]:
 def _screen() -> Screen:
     """One pre-filter for the score's cue patterns, then the catalogue's: each text is scanned once for both."""
     return Screen([*scoring.cue_patterns(), *(pattern for entry in load_catalogue() for pattern in entry.patterns)])
+
+
+@functools.lru_cache(maxsize=4096)
+def _in_catalogue(candidates: frozenset[int]) -> frozenset[int]:
+    """The catalogue's patterns among a screen's candidates, numbered from the catalogue's first pattern."""
+    first = len(scoring.cue_patterns())
+    return frozenset(n - first for n in candidates if n >= first)
 
 
 def rule_class(rule_id: str) -> str:

@@ -273,10 +273,16 @@ class _Factors:
         if op in (c.ASSERT, c.ASSERT_NOT):
             return [], start
         if op is c.IN:
-            return [], self._never_word(av)
+            return self._one_of(av, start), self._never_word(av)
         if op is c.LITERAL:  # non-ASCII: IGNORECASE may match other characters (even a letter for U+0345)
             return [], False
         return [], False  # ANY, NOT_LITERAL, CATEGORY, GROUPREF...: may be a word character
+
+    def _one_of(self, items: list[Any], start: bool) -> list[frozenset[tuple[str, bool]]]:
+        """A class of ASCII characters only (such as `[_-]`; no range, category or negation): a match holds one."""
+        if not items or any(op is not self.c.LITERAL or av >= 0x80 for op, av in items):
+            return []
+        return [frozenset((chr(av).lower(), start and _is_word(chr(av))) for _, av in items)]
 
     def _never_word(self, items: list[Any]) -> bool:
         c = self.c

@@ -345,13 +345,15 @@ def score(text: str, screen: Screen | None = None) -> Score:
     if plan is None:
         return Score(0.0, ())
     remaining = sum(ceiling for _, ceiling, _ in plan)
-    ends = [m.end() for m in _SENTENCE_END.finditer(lowered)]
+    ends: list[int] | None = None  # where each sentence ends, found with the first cue
     per_sentence: dict[int, dict[str, tuple[float, str]]] = {}
     achieved = 0.0
     for family, ceiling, searches in plan:
         found = 0.0
         for weight, numbers in searches:
             for match in _search(numbers).finditer(lowered):
+                if ends is None:
+                    ends = [m.end() for m in _SENTENCE_END.finditer(lowered)]
                 found = max(found, weight)
                 best = per_sentence.setdefault(bisect.bisect_right(ends, match.start()), {})
                 if weight > best.get(family, (0.0, ""))[0]:

@@ -160,7 +160,10 @@ def test_factors_of_known_shapes() -> None:
     assert factors(r"\bfoo", re.IGNORECASE | re.ASCII) == [{("foo", False)}]  # an ASCII \b is not the gate's
     assert factors(r"(?a:\b)foo") == [{("foo", False)}]
     assert factors(r"[ \u0345]foo") == [{("foo", False)}]  # U+0345 matches a Greek letter case-insensitively
-    assert factors(r"[ ,]foo") == [{("foo", True)}]
+    assert factors(r"[ ,]foo") == [{(" ", False), (",", False)}, {("foo", True)}]
+    assert factors(r"\b[_-]x") == [{("_", True), ("-", False)}, {("x", False)}]  # a class of ASCII characters
+    for source in (r"[a-z_]x", r"[^_]x", r"[\w.]x", r"[\u212a_]x"):  # a range, a negation, a category, non-ASCII
+        assert factors(source) == [{("x", False)}], source
 
 
 def test_fold_covers_every_character_ignorecase_matches_to_ascii() -> None:
