@@ -52,6 +52,9 @@ class Screen:
             for item in screened[0] if screened else ():
                 self.gated_by[item] = self.gated_by.get(item, _NONE) | {number}
         self.gate_items = frozenset(self.gated_by)
+        pieces = sorted({self.items[item][0] for item in self.gate_items})
+        # Where each pattern's rarest factor has a piece, wherever it lies: one search answers `may_match`.
+        self._gate = re.compile(_trie(pieces)) if pieces and not self.always else None
         self.tokens = _Tokens(self.items)
         self.gates = _Gates(self)
         self.decisions = _Decisions(self)
@@ -71,6 +74,11 @@ class Screen:
         result = self.decisions[gated, found & relevant]
         self._last = (folded, result)
         return result
+
+    def may_match(self, folded: str) -> bool:
+        """Whether any pattern could match, from one search: cheaper than `candidates` when most texts have
+        none of the pieces."""
+        return self._gate is None or self._gate.search(folded) is not None
 
     def found(self, folded: str) -> frozenset[int]:
         """The items whose pieces occur in `folded` (an anchored piece: at a token start or after a non-word
@@ -149,6 +157,29 @@ class _Decisions(_Cache):
         return self.screen.always | {n for n in gated if all(not f.isdisjoint(found) for f in factors[n][1:])}
 
 
+def alternatives(pattern: str) -> list[str]:
+    """The top-level alternatives of `pattern` (outside groups and character classes)."""
+    parts, depth, start, index, in_class = [], 0, 0, 0, False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            parts.append(pattern[start:index])
+            start = index + 1
+        index += 1
+    return [*parts, pattern[start:]]
+
+
 def _screened_factors(pattern: re.Pattern[str]) -> list[frozenset[Item]]:
     """The factors of `pattern` in pieces (see the module's docstring), rarest first."""
     factors = set()
@@ -159,7 +190,9 @@ def _screened_factors(pattern: re.Pattern[str]) -> list[frozenset[Item]]:
         pieces = [_pieces(*item) for item in factor]
         if all(pieces):  # else a literal of whitespace only, which holds nothing to look for
             factors.add(frozenset(max(each, key=_weight) for each in pieces))
-    return sorted(factors, key=lambda f: (_selectivity(f), sorted(f)), reverse=True)
+    # A factor one of whose pieces is a single letter or digit is in almost every text: it screens out nothing.
+    useful = [f for f in factors if not any(len(piece) == 1 and piece.isalnum() for piece, _ in f)]
+    return sorted(useful, key=lambda f: (_selectivity(f), sorted(f)), reverse=True)
 
 
 def _pieces(literal: str, anchored: bool) -> list[Item]:

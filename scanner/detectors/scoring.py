@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule, register_check
 
-from .prefilter import FOLD_ASCII, Screen
+from .prefilter import FOLD_ASCII, Screen, alternatives
 
 # Calibrated on bench/detectors/data/benign (3,748 real definitions): see bench/detectors/README.md.
 THRESHOLD = 4.5
@@ -220,29 +220,6 @@ class Score:
         return f"score {self.total:g} >= {THRESHOLD:g}: {quoted}"
 
 
-def _alternatives(pattern: str) -> list[str]:
-    """The top-level alternatives of `pattern` (outside groups and character classes)."""
-    parts, depth, start, index, in_class = [], 0, 0, 0, False
-    while index < len(pattern):
-        char = pattern[index]
-        if char == "\\":
-            index += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif char == "|" and depth == 0:
-            parts.append(pattern[start:index])
-            start = index + 1
-        index += 1
-    return [*parts, pattern[start:]]
-
-
 @dataclass(frozen=True)
 class _Alternative:
     """One top-level alternative of a cue pattern, screened on its own: a big alternation's screen passes as
@@ -263,7 +240,7 @@ def _cues() -> tuple[_Alternative, ...]:
     group = 0
     for family, cues in CUES.items():
         for weight, pattern in cues:
-            parts = _alternatives(pattern)
+            parts = alternatives(pattern)
             for ascii_only in (True, False):
                 chosen = [part for part in parts if part.isascii() == ascii_only]
                 out += [_Alternative(family, weight, group, part, ascii_only) for part in chosen]

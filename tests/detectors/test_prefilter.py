@@ -254,3 +254,16 @@ def test_the_screen_keeps_every_pattern_that_matches_a_text() -> None:
             elif pattern.search(normalised) and number not in candidates:
                 missed.append((text, pattern.pattern))
     assert missed == []
+
+
+def test_may_match_wherever_a_pattern_matches() -> None:
+    screen = prefilter.Screen(PATTERNS)
+    assert not screen.always
+    said_no = 0
+    for text in CORPUS + _fixture_texts()[:2000]:
+        normalised = uc.Normalised(text).text
+        folded = normalised.translate(prefilter.FOLD_ASCII)
+        if any(pattern.search(normalised) for pattern in PATTERNS):
+            assert screen.may_match(folded), text
+        said_no += not screen.may_match(folded)
+    assert said_no > 500  # and it does say no
