@@ -5,8 +5,9 @@ honest descriptions); an attack tends to combine several families: an order, a p
 claim of authority, concealment. Each family counts once, at the weight of its strongest cue that fired, and
 the finding quotes every cue with its weight, so the verdict explains itself.
 
-Each cue is one compiled pattern, searched only when the catalogue's literal pre-filter (`prefilter.Screen`)
-finds its literals in the text; the patterns' gaps are bounded, so the cost is linear in the text. Cue lists
+Each alternative of a cue is searched only when the literal pre-filter (`prefilter.Screen`, which scan_text
+shares with the catalogue) finds its literals in the text, and only when the cues that may match could reach
+the threshold together; the patterns' gaps are bounded, so the cost is linear in the text. Cue lists
 cover English and, for the strongest cues, Chinese, Japanese, Korean, Spanish, German and French; paths are
 language-independent.
 """
