@@ -131,30 +131,38 @@ class _Tokens(_Cache):
         return self.interned.setdefault(found, found)
 
 
-class _Gates(_Cache):
-    """found rare items -> (the patterns whose rarest factor holds one, the items of their other factors)."""
+class _Interning(_Cache):
+    """A cache whose values are shared between keys when equal: the answers are few, and large."""
 
     def __init__(self, screen: Screen) -> None:
         super().__init__()
         self.screen = screen
+        self.interned: dict[frozenset[int], frozenset[int]] = {}
+
+    def intern(self, value: frozenset[int]) -> frozenset[int]:
+        if len(self.interned) >= _MAX_CACHED:
+            self.interned.clear()
+        return self.interned.setdefault(value, value)
+
+
+class _Gates(_Interning):
+    """found rare items -> (the patterns whose rarest factor holds one, the items of their other factors)."""
 
     def compute(self, found: frozenset[int]) -> tuple[frozenset[int], frozenset[int]]:
         factors = self.screen.factors
-        gated = _NONE.union(*map(self.screen.gated_by.__getitem__, found))
-        return gated, frozenset(item for n in gated for factor in factors[n][1:] for item in factor)
+        gated = self.intern(_NONE.union(*map(self.screen.gated_by.__getitem__, found)))
+        return gated, self.intern(frozenset(item for n in gated for factor in factors[n][1:] for item in factor))
 
 
-class _Decisions(_Cache):
+class _Decisions(_Interning):
     """(gated patterns, found items of their other factors) -> the patterns each factor of which is found."""
-
-    def __init__(self, screen: Screen) -> None:
-        super().__init__()
-        self.screen = screen
 
     def compute(self, key: tuple[frozenset[int], frozenset[int]]) -> frozenset[int]:
         gated, found = key
         factors = self.screen.factors
-        return self.screen.always | {n for n in gated if all(not f.isdisjoint(found) for f in factors[n][1:])}
+        return self.intern(
+            self.screen.always | {n for n in gated if all(not f.isdisjoint(found) for f in factors[n][1:])}
+        )
 
 
 def alternatives(pattern: str) -> list[str]:
