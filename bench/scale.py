@@ -33,6 +33,7 @@ import io
 import json
 import os
 import pstats
+import re
 import shutil
 import statistics
 import subprocess
@@ -165,12 +166,20 @@ def fresh_caches() -> None:
     """Empty the in-process caches keyed on text or schema: each real command is a new process, so a cache
     warmed by the previous replay would flatter the next one."""
     import scanner.diff.schema_validity as schema_validity
-    import scanner.diff.suspicious as suspicious
 
-    for module in (suspicious, schema_validity):
+    # The detectors' pre-filter (its token and decision caches live on the screen) and compiled cue searches
+    # are rebuilt as a new process builds them; the loaded catalogue, whose rules register once, is kept.
+    names = ("scanner.diff.suspicious", "scanner.diff.schema_validity", "scanner.detectors.engine",
+             "scanner.detectors.scoring")
+    for module in filter(None, map(sys.modules.get, names)):
         for value in vars(module).values():
-            if callable(getattr(value, "cache_clear", None)) and getattr(value, "__module__", "") == module.__name__:
+            if (
+                callable(getattr(value, "cache_clear", None))
+                and getattr(value, "__module__", "") == module.__name__
+                and getattr(value, "__name__", "") != "load_catalogue"
+            ):
                 value.cache_clear()
+    re.purge()
     for holder, name in ((schema_validity, "_checked"), (scanner.lock.render, "_KEY_LITERALS")):
         cache = getattr(holder, name, None)
         if isinstance(cache, dict):

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping
 from importlib import resources
 
 from scanner.detectors.checks import tool_mention, workspace_check
-from scanner.detectors.prefilter import FOLD_ASCII
+from scanner.detectors.prefilter import FOLD_ASCII, Screen, alternatives
 from scanner.detectors.texts import changed_definitions, paths_of
 from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding
@@ -65,18 +65,19 @@ _PAYLOAD = re.compile(
     r"|[\w.+-]+@[\w-]+\.\w|\bbcc\b|\bcc\b|regardless of (?:the |what )?user",
     re.IGNORECASE,
 )
-# A literal of each `_PAYLOAD` alternative, lower-case: a text holding none (most texts) has no payload, and
-# `in` finds that at C speed where the case-insensitive alternation tries every alternative at every position.
-_PAYLOAD_LITERALS = (
-    "~/.", ".ssh", "id_rsa", ".env", "/etc/", "credential", "password", "api", "private key", "conversation",
-    "chat history", "http", "@", "cc", "regardless of",
-)
+@functools.cache
+def _payload_parts() -> tuple[tuple[re.Pattern[str], ...], Screen]:
+    """Each alternative of `_PAYLOAD` compiled alone, and their literal pre-filter."""
+    parts = tuple(re.compile(part, _PAYLOAD.flags) for part in alternatives(_PAYLOAD.pattern))
+    return parts, Screen(list(parts))
 
 
 def _has_payload(text: str) -> bool:
-    """`_PAYLOAD.search(text)`, screened on its literals in the text folded as IGNORECASE matches them."""
+    """`_PAYLOAD.search(text)`, searching only the alternatives whose literals the text holds: most texts hold
+    none, and the case-insensitive alternation would try every alternative at every position."""
+    parts, screen = _payload_parts()
     folded = text.lower() if text.isascii() else text.translate(FOLD_ASCII)
-    return any(literal in folded for literal in _PAYLOAD_LITERALS) and _PAYLOAD.search(text) is not None
+    return screen.may_match(folded) and any(parts[n].search(text) for n in screen.candidates(folded))
 
 
 def name_key(name: str) -> str:
@@ -130,11 +131,17 @@ def directive_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, Ser
     if not known:
         return []
     findings: list[Finding] = []
+    screened: dict[str, bool] = {}  # text -> whether it may direct: schemas repeat descriptions and enum values
     for key, server in sorted(live.items()):
         for kind, name, definition, texts, old in changed_definitions(server, baseline.get(key)):
             own = name_key(name)
             for index, text in enumerate(texts):
-                if text in old or len(text) < 12 or not _has_payload(text) or not _ORDER.search(text):
+                if text in old:
+                    continue
+                may = screened.get(text)
+                if may is None:
+                    may = screened[text] = len(text) >= 12 and _has_payload(text) and bool(_ORDER.search(text))
+                if not may:
                     continue
                 evidence = _directive(text, known, own)
                 if evidence is None:

@@ -126,7 +126,7 @@ def scan_text(text: str) -> list[Hit]:
     if not isinstance(text, str):
         raise TypeError("scan_text expects str")
     hits = _catalogue_hits(text)
-    scored = scoring.flagged(text if text.isascii() else uc.Normalised(text).text)
+    scored = scoring.flagged(text if text.isascii() else uc.Normalised(text).text, _screen())
     if scored is not None:
         hits.append(Hit(scoring.RULE.id, scoring.RULE.severity, scoring.RULE.summary, scored.explain()))
     return hits
@@ -140,7 +140,7 @@ def _catalogue_hits(text: str) -> list[Hit]:
         norm = uc.Normalised(text)
         folded = norm.text.translate(FOLD_ASCII)
     # Skipping a pattern that cannot match changes nothing: the hits are those of searching every pattern.
-    candidates = _screen().candidates(folded)
+    candidates = _in_catalogue(_screen().candidates(folded))
     if not candidates and norm is None:
         return []
     hits: list[Hit] = []
@@ -174,7 +174,15 @@ def _catalogue_hits(text: str) -> list[Hit]:
 
 @functools.cache
 def _screen() -> Screen:
-    return Screen.build([pattern for entry in load_catalogue() for pattern in entry.patterns])
+    """One pre-filter for the score's cue patterns, then the catalogue's: each text is scanned once for both."""
+    return Screen([*scoring.cue_patterns(), *(pattern for entry in load_catalogue() for pattern in entry.patterns)])
+
+
+@functools.lru_cache(maxsize=4096)
+def _in_catalogue(candidates: frozenset[int]) -> frozenset[int]:
+    """The catalogue's patterns among a screen's candidates, numbered from the catalogue's first pattern."""
+    first = len(scoring.cue_patterns())
+    return frozenset(n - first for n in candidates if n >= first)
 
 
 def rule_class(rule_id: str) -> str:

@@ -1,27 +1,24 @@
-r"""Which catalogue patterns could match a text: a literal pre-filter, so most texts skip most searches.
+r"""Which patterns could match a text: a literal pre-filter, so most texts skip most searches.
 
-Every catalogue pattern is a separate case-insensitive search, about 130 us per text for all of them, and
-almost no text matches any. So each pattern's parse tree gives "factors": sets of ASCII literals such that
-every match contains one literal of each set (`\b(?:do\s+not|never)\s+tell` needs "do" or "never", and
-"tell"). They are looked for in `folded`: the normalised text with ASCII letters lower-cased, 1:1, so that
-offsets and word characters stay put, and a pattern literal matching a character case-insensitively is that
-character folded. `FOLD_ASCII` also folds the four non-ASCII characters that Python's IGNORECASE matches to
-an ASCII letter (tests/detectors/test_prefilter.py checks every code point).
+Each pattern's parse tree gives "factors": sets of ASCII literals such that every match contains one literal of
+each set (`\b(?:do\s+not|never)\s+tell` needs "do" or "never", and "tell"). They are looked for in `folded`: the
+normalised text with ASCII letters lower-cased, 1:1, so that offsets and word characters stay put, and a pattern
+literal matching a character case-insensitively is that character folded. `FOLD_ASCII` also folds the four
+non-ASCII characters that Python's IGNORECASE matches to an ASCII letter (tests/detectors/test_prefilter.py
+checks every code point).
 
-The gate is a trie of the most selective factor of every pattern, as two regexes. `starts` holds the literals
-that start a word in every match (after `\b`, `^` or a space): it matches one non-word character and looks
-ahead for a literal, so that the search skips word characters at C speed, and every word start is tried (a
-match consumes only that character; the text gets a leading space). `anywhere` holds the others. Each
-reports, at each position it stops at, one literal; any other gate literal occurring there or starting
-inside that match agrees with it on their overlap, so `by_literal(m)` holds every pattern whose gate factor
-has such a literal: the patterns worth searching are those of the literals found (and `always`: patterns
-without factors). Those are then checked for all their factors (`has_factors`) before their own search.
+A screen cuts each literal into "pieces" without whitespace: a part of a literal that every match contains is in
+every match too, and a part after whitespace starts a word. A one-literal factor gives a factor per piece; a
+factor of several literals keeps the best piece of each. A piece thus lies within one token of `folded.split()`,
+so the pieces in a text are the union of those in its tokens: each distinct token is scanned once (`_Tokens`).
+The candidates are then worked out once per distinct set of the pieces that decide them (`_Gates`,
+`_Decisions`). A pattern is skipped only when one of its factors has no piece in the text, which no match of it
+allows; a pattern without a factor is always searched.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 FOLD_ASCII = {**{ord(c): ord(c.lower()) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
@@ -33,77 +30,195 @@ _COMMON = frozenset((
     "its", "of", "on", "or", "the", "this", "that", "to", "use", "used", "user", "with", "you", "your", "not",
     "no", "tool", "tools", "when", "will", "can", "must", "should", "file", "files", "data", "see", "set", "get",
 ))
+_MAX_CACHED = 1 << 17  # distinct tokens, and distinct piece sets, remembered before starting afresh
+
+Item = tuple[str, bool]  # a piece, and whether it starts a token or follows a non-word character in it
 
 
-@dataclass(frozen=True)
 class Screen:
-    factors: tuple[tuple[tuple[str, ...], ...], ...]  # per pattern (catalogue order): its factors, rarest first
-    starts: re.Pattern[str] | None  # literals at a word start, searched in " " + folded
-    anywhere: re.Pattern[str] | None  # the other literals, searched in folded
-    gated: dict[int, frozenset[tuple[str, bool]]]  # pattern -> its factor in the gate
-    always: frozenset[int]  # patterns without factors: always searched
-    known: dict[str, frozenset[int]] = field(default_factory=dict)  # by_literal, filled as literals are found
+    """The screen of some patterns, numbered in list order."""
 
-    @classmethod
-    def build(cls, patterns: list[re.Pattern[str]]) -> Screen:
-        """The screen of `patterns`, numbered in list order."""
+    def __init__(self, patterns: list[re.Pattern[str]]) -> None:
+        numbered: dict[Item, int] = {}
         factors = []
-        gated: dict[int, frozenset[tuple[str, bool]]] = {}
-        always = set()
-        for number, pattern in enumerate(patterns):
-            found = sorted(pattern_factors(pattern), key=_selectivity, reverse=True)
-            factors.append(tuple(tuple(sorted({literal for literal, _ in f})) for f in found))
-            if found:
-                gated[number] = found[0]
-            else:
-                always.add(number)
-        words = {item for factor in gated.values() for item in factor}
-        loose = sorted({w for w, anchored in words if not anchored})
-        anchored = sorted({w for w, is_anchored in words if is_anchored} - set(loose))
-        starts = re.compile(r"\W(?=(" + _trie(anchored) + "))") if anchored else None
-        anywhere = re.compile(_trie(loose)) if loose else None
-        return cls(tuple(factors), starts, anywhere, gated, frozenset(always))
+        for pattern in patterns:
+            chosen = _screened_factors(pattern)
+            factors.append(tuple(frozenset(numbered.setdefault(item, len(numbered)) for item in f) for f in chosen))
+        self.items = tuple(numbered)  # every piece screened for, numbered
+        self.factors = tuple(factors)  # per pattern: its screened factors (item numbers), rarest first
+        self.always = frozenset(n for n, screened in enumerate(factors) if not screened)  # no usable factor
+        self.gated_by: dict[int, frozenset[int]] = {}  # item -> the patterns whose rarest factor holds it
+        for number, screened in enumerate(factors):
+            for item in screened[0] if screened else ():
+                self.gated_by[item] = self.gated_by.get(item, _NONE) | {number}
+        self.gate_items = frozenset(self.gated_by)
+        pieces = sorted({self.items[item][0] for item in self.gate_items})
+        # Where each pattern's rarest factor has a piece, wherever it lies: one search answers `may_match`.
+        self._gate = re.compile(_trie(pieces)) if pieces and not self.always else None
+        self.tokens = _Tokens(self.items)
+        self.gates = _Gates(self)
+        self.decisions = _Decisions(self)
+        self._last: tuple[str | None, frozenset[int]] = (None, _NONE)
 
-    def candidates(self, folded: str) -> set[int]:
-        """The patterns that could match the text whose folded form (see FOLD_ASCII) is `folded`."""
-        found = self.starts.findall(" " + folded) if self.starts is not None else []
-        if self.anywhere is not None:
-            found += self.anywhere.findall(folded)
-        if not found and not self.always:
-            return set()
-        candidates = set(self.always)
-        for literal in found:
-            candidates |= self.by_literal(literal)
-        return {n for n in candidates if has_factors(folded, self.factors[n])}
+    def candidates(self, folded: str) -> frozenset[int]:
+        """The patterns that could match the text whose folded form (see FOLD_ASCII) is `folded`.
 
-    def by_literal(self, found: str) -> frozenset[int]:
-        """The patterns whose gate factor has a literal that can occur where `found` was matched."""
-        patterns = self.known.get(found)
-        if patterns is None:
-            patterns = frozenset(
-                n for n, factor in self.gated.items() if any(_overlaps(found, *item) for item in factor)
-            )
-            self.known[found] = patterns
-        return patterns
+        First the patterns whose rarest factor has a piece in the text (few distinct sets of rare pieces occur),
+        then those of them whose other factors have one too, from only the pieces those factors hold. The last
+        text's answer is kept: the catalogue and the score ask about the same text in turn.
+        """
+        if folded == self._last[0]:
+            return self._last[1]
+        found = self.found(folded)
+        gated, relevant = self.gates[found & self.gate_items]
+        result = self.decisions[gated, found & relevant]
+        self._last = (folded, result)
+        return result
+
+    def may_match(self, folded: str) -> bool:
+        """Whether any pattern could match, from one search: cheaper than `candidates` when most texts have
+        none of the pieces."""
+        return self._gate is None or self._gate.search(folded) is not None
+
+    def found(self, folded: str) -> frozenset[int]:
+        """The items whose pieces occur in `folded` (an anchored piece: at a token start or after a non-word
+        character)."""
+        return _NONE.union(*map(self.tokens.__getitem__, folded.split()))
 
 
-def _overlaps(found: str, literal: str, anchored: bool) -> bool:
-    """Whether `literal` can occur where `found` was matched, or start inside it: they agree where they overlap,
-    and an anchored literal (which starts with a word character) starts inside only after a non-word one."""
-    return any(
-        (found[k:].startswith(literal) or literal.startswith(found[k:]))
-        and not (anchored and k and _is_word(found[k - 1]))
-        for k in range(len(found))
-    )
+_NONE: frozenset[int] = frozenset()
+
+
+class _Cache(dict[Any, Any]):
+    """Computes each missing value once, and starts afresh past `_MAX_CACHED` entries."""
+
+    def __missing__(self, key: Any) -> Any:
+        if len(self) >= _MAX_CACHED:
+            self.clear()
+        value = self[key] = self.compute(key)
+        return value
+
+    def compute(self, key: Any) -> Any:
+        raise NotImplementedError
+
+
+class _Tokens(_Cache):
+    """token -> the items found in it."""
+
+    def __init__(self, items: tuple[Item, ...]) -> None:
+        super().__init__()
+        number = {item: n for n, item in enumerate(items)}
+        scans = []
+        for anchored in (True, False):
+            pieces = sorted({piece for piece, a in items if a == anchored})
+            if pieces:
+                # The trie is greedy, so at each position it reports the longest piece: the others there are its
+                # prefixes. Anchored pieces are tried after every non-word character of " " + token, the others
+                # at every position.
+                head = r"\W(?=(" if anchored else "(?=("
+                prefixes = {p: tuple(number[q, anchored] for q in pieces if p.startswith(q)) for p in pieces}
+                scans.append((re.compile(head + _trie(pieces) + "))"), prefixes, " " if anchored else ""))
+        self.scans = tuple(scans)
+        self.interned: dict[frozenset[int], frozenset[int]] = {}
+
+    def compute(self, token: str) -> frozenset[int]:
+        found = frozenset(
+            item for scan, prefixes, lead in self.scans for piece in scan.findall(lead + token)
+            for item in prefixes[piece]
+        )
+        if len(self.interned) >= _MAX_CACHED:
+            self.interned.clear()
+        return self.interned.setdefault(found, found)
+
+
+class _Interning(_Cache):
+    """A cache whose values are shared between keys when equal: the answers are few, and large."""
+
+    def __init__(self, screen: Screen) -> None:
+        super().__init__()
+        self.screen = screen
+        self.interned: dict[frozenset[int], frozenset[int]] = {}
+
+    def intern(self, value: frozenset[int]) -> frozenset[int]:
+        if len(self.interned) >= _MAX_CACHED:
+            self.interned.clear()
+        return self.interned.setdefault(value, value)
+
+
+class _Gates(_Interning):
+    """found rare items -> (the patterns whose rarest factor holds one, the items of their other factors)."""
+
+    def compute(self, found: frozenset[int]) -> tuple[frozenset[int], frozenset[int]]:
+        factors = self.screen.factors
+        gated = self.intern(_NONE.union(*map(self.screen.gated_by.__getitem__, found)))
+        return gated, self.intern(frozenset(item for n in gated for factor in factors[n][1:] for item in factor))
+
+
+class _Decisions(_Interning):
+    """(gated patterns, found items of their other factors) -> the patterns each factor of which is found."""
+
+    def compute(self, key: tuple[frozenset[int], frozenset[int]]) -> frozenset[int]:
+        gated, found = key
+        factors = self.screen.factors
+        return self.intern(
+            self.screen.always | {n for n in gated if all(not f.isdisjoint(found) for f in factors[n][1:])}
+        )
+
+
+def alternatives(pattern: str) -> list[str]:
+    """The top-level alternatives of `pattern` (outside groups and character classes)."""
+    parts, depth, start, index, in_class = [], 0, 0, 0, False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            parts.append(pattern[start:index])
+            start = index + 1
+        index += 1
+    return [*parts, pattern[start:]]
+
+
+def _screened_factors(pattern: re.Pattern[str]) -> list[frozenset[Item]]:
+    """The factors of `pattern` in pieces (see the module's docstring), rarest first."""
+    factors = set()
+    for factor in pattern_factors(pattern):
+        if len(factor) == 1:  # every match holds each of its pieces: one factor each
+            factors.update(frozenset({piece}) for piece in _pieces(*next(iter(factor))))
+            continue
+        pieces = [_pieces(*item) for item in factor]
+        if all(pieces):  # else a literal of whitespace only, which holds nothing to look for
+            factors.add(frozenset(max(each, key=_weight) for each in pieces))
+    # A factor one of whose pieces is a single letter or digit is in almost every text: it screens out nothing.
+    useful = [f for f in factors if not any(len(piece) == 1 and piece.isalnum() for piece, _ in f)]
+    return sorted(useful, key=lambda f: (_selectivity(f), sorted(f)), reverse=True)
+
+
+def _pieces(literal: str, anchored: bool) -> list[Item]:
+    """The parts of a literal between whitespace; a part after whitespace starts a token."""
+    return [(m.group(), anchored if m.start() == 0 else True) for m in _NO_SPACE.finditer(literal)]
+
+
+_NO_SPACE = re.compile(r"[^\t\n\x0b\x0c\r\x1c-\x1f ]+")  # what str.split() never splits: no ASCII whitespace
+
+
+def _weight(item: tuple[str, bool]) -> int:
+    literal, anchored = item
+    return len(literal) + (2 if anchored else 0) - (4 if literal.strip() in _COMMON else 0)
 
 
 def _selectivity(factor: frozenset[tuple[str, bool]]) -> tuple[int, int]:
     """How rarely a factor's weakest literal should occur in ordinary text (higher: rarer)."""
-    def weight(item: tuple[str, bool]) -> int:
-        literal, anchored = item
-        return len(literal) + (2 if anchored else 0) - (4 if literal.strip() in _COMMON else 0)
-
-    return min(map(weight, factor)), -len(factor)
+    return min(map(_weight, factor)), -len(factor)
 
 
 def _trie(words: list[str]) -> str:
@@ -199,10 +314,16 @@ class _Factors:
         if op in (c.ASSERT, c.ASSERT_NOT):
             return [], start
         if op is c.IN:
-            return [], self._never_word(av)
+            return self._one_of(av, start), self._never_word(av)
         if op is c.LITERAL:  # non-ASCII: IGNORECASE may match other characters (even a letter for U+0345)
             return [], False
         return [], False  # ANY, NOT_LITERAL, CATEGORY, GROUPREF...: may be a word character
+
+    def _one_of(self, items: list[Any], start: bool) -> list[frozenset[tuple[str, bool]]]:
+        """A class of ASCII characters only (such as `[_-]`; no range, category or negation): a match holds one."""
+        if not items or any(op is not self.c.LITERAL or av >= 0x80 for op, av in items):
+            return []
+        return [frozenset((chr(av).lower(), start and _is_word(chr(av))) for _, av in items)]
 
     def _never_word(self, items: list[Any]) -> bool:
         c = self.c
@@ -217,13 +338,3 @@ class _Factors:
 
 def _is_word(char: str) -> bool:
     return char.isalnum() or char == "_"
-
-
-def has_factors(folded: str, factors: tuple[tuple[str, ...], ...]) -> bool:
-    for factor in factors:
-        for literal in factor:
-            if literal in folded:
-                break
-        else:
-            return False
-    return True

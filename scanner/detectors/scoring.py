@@ -5,8 +5,9 @@ honest descriptions); an attack tends to combine several families: an order, a p
 claim of authority, concealment. Each family counts once, at the weight of its strongest cue that fired, and
 the finding quotes every cue with its weight, so the verdict explains itself.
 
-Each cue is one compiled pattern, searched only when the catalogue's literal pre-filter (`prefilter.Screen`)
-finds its literals in the text; the patterns' gaps are bounded, so the cost is linear in the text. Cue lists
+Each alternative of a cue is searched only when the literal pre-filter (`prefilter.Screen`, which scan_text
+shares with the catalogue) finds its literals in the text, and only when the cues that may match could reach
+the threshold together; the patterns' gaps are bounded, so the cost is linear in the text. Cue lists
 cover English and, for the strongest cues, Chinese, Japanese, Korean, Spanish, German and French; paths are
 language-independent.
 """
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule, register_check
 
 from .cues import CUES
-from .prefilter import FOLD_ASCII, Screen, has_factors, pattern_factors
+from .prefilter import FOLD_ASCII, Screen, alternatives
 
 # Calibrated on bench/detectors/data/benign (3,748 real definitions): see bench/detectors/README.md.
 THRESHOLD = 4.5
@@ -55,29 +56,6 @@ class Score:
         return f"score {self.total:g} >= {THRESHOLD:g}: {quoted}"
 
 
-def _alternatives(pattern: str) -> list[str]:
-    """The top-level alternatives of `pattern` (outside groups and character classes)."""
-    parts, depth, start, index, in_class = [], 0, 0, 0, False
-    while index < len(pattern):
-        char = pattern[index]
-        if char == "\\":
-            index += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif char == "|" and depth == 0:
-            parts.append(pattern[start:index])
-            start = index + 1
-        index += 1
-    return [*parts, pattern[start:]]
-
-
 @dataclass(frozen=True)
 class _Alternative:
     """One top-level alternative of a cue pattern, screened on its own: a big alternation's screen passes as
@@ -104,7 +82,7 @@ def _cues() -> tuple[_Alternative, ...]:
     group = 0
     for family, cues in CUES.items():
         for weight, pattern in cues:
-            parts = _alternatives(pattern)
+            parts = alternatives(pattern)
             for ascii_only in (True, False):
                 chosen = [part for part in parts if _can_match_ascii(part) == ascii_only]
                 out += [_Alternative(family, weight, group, part, ascii_only) for part in chosen]
@@ -120,35 +98,45 @@ def _search(numbers: tuple[int, ...]) -> re.Pattern[str]:
     return re.compile("|".join(cues[n].source for n in numbers), re.IGNORECASE | re.MULTILINE)
 
 
-@dataclass(frozen=True)
-class _Catalogue:
-    groups: tuple[tuple[int, ...], ...]  # per group: its alternatives
-    screen: Screen  # over the groups' whole alternations: one cheap pass over the text
-    factors: tuple[tuple[tuple[str, ...], ...], ...]  # per alternative: the literals every match contains
+@functools.cache
+def cue_patterns() -> tuple[re.Pattern[str], ...]:
+    """Every alternative of every cue, compiled alone: what a screen for `score` starts with, in this order."""
+    return tuple(_search((n,)) for n in range(len(_cues())))
 
 
 @functools.cache
-def _catalogue() -> _Catalogue:
-    cues = _cues()
+def _screen() -> Screen:
+    return Screen(list(cue_patterns()))
+
+
+@functools.cache
+def _groups() -> tuple[tuple[int, ...], ...]:
+    """The alternatives of each group, in group order."""
     groups: list[tuple[int, ...]] = []
-    for number, cue in enumerate(cues):
+    for number, cue in enumerate(_cues()):
         if cue.group == len(groups):
             groups.append(())
         groups[cue.group] += (number,)
-    factors = tuple(
-        tuple(tuple(sorted({literal for literal, _ in factor}))
-              for factor in sorted(pattern_factors(_search((n,))), key=len))
-        for n in range(len(cues))
-    )
-    return _Catalogue(tuple(groups), Screen.build([_search(group) for group in groups]), factors)
+    return tuple(groups)
 
 
-def _ceiling(candidates: list[tuple[str, float, tuple[int, ...]]]) -> dict[str, float]:
-    ceiling: dict[str, float] = {}
-    for family, weight, numbers in candidates:
-        if numbers:
-            ceiling[family] = max(weight, ceiling.get(family, 0.0))
-    return ceiling
+Plan = tuple[tuple[str, float, tuple[tuple[float, tuple[int, ...]], ...]], ...]
+
+
+@functools.lru_cache(maxsize=8192)
+def _plan(candidates: frozenset[int], ascii_text: bool) -> Plan | None:
+    """Per family (CUES order: the strong, rare families first), its ceiling (the weight of its strongest cue
+    with a candidate alternative) and each such cue's weight and candidate alternatives; None when the ceilings
+    together stay below THRESHOLD, since no window can then reach it."""
+    cues = _cues()
+    by_family: dict[str, list[tuple[float, tuple[int, ...]]]] = {}
+    for group in _groups():
+        first = cues[group[0]]
+        numbers = tuple(n for n in group if n in candidates)
+        if numbers and (first.ascii_only or not ascii_text):  # a text without other characters needs no other
+            by_family.setdefault(first.family, []).append((first.weight, numbers))
+    plan = tuple((family, max(w for w, _ in searches), tuple(searches)) for family, searches in by_family.items())
+    return plan if sum(ceiling for _, ceiling, _ in plan) >= THRESHOLD else None
 
 
 # Where a sentence ends: cues count together only within a window of two adjacent sentences, since an
@@ -158,51 +146,39 @@ WINDOW = 2
 _SPACE = re.compile(r"\s")
 
 
-def score(text: str) -> Score:
-    """The best-scoring window of `WINDOW` adjacent sentences: its cues, each family at its strongest weight."""
+def score(text: str, screen: Screen | None = None) -> Score:
+    """The best-scoring window of `WINDOW` adjacent sentences: its cues, each family at its strongest weight.
+
+    `screen` is a pre-filter whose first patterns are `cue_patterns()` (scan_text's also holds the catalogue's,
+    so that a text is scanned once for both); by default, one of those alone."""
     if len(text) < MIN_LENGTH:
         return Score(0.0, ())
-    cues = _cues()
     lowered = text.lower()
     if "_" in lowered and not _SPACE.search(lowered):  # an identifier: read its words
         lowered = lowered.replace("_", " ")
     ascii_text = lowered.isascii()
     folded = lowered if ascii_text else lowered.translate(FOLD_ASCII)  # lower() already folded ASCII
-    catalogue = _catalogue()
-    groups = [
-        catalogue.groups[g] for g in sorted(catalogue.screen.candidates(folded))
-        if cues[catalogue.groups[g][0]].ascii_only or not ascii_text
-    ]
-    # Whatever the windows, the score cannot exceed every family's best candidate cue: most texts stop here,
-    # on the literals of whole cues first, then on those of each of their alternatives.
-    candidates = [(cues[group[0]].family, cues[group[0]].weight, group) for group in groups]
-    if sum(_ceiling(candidates).values()) < THRESHOLD:
+    # Whatever the windows, the score cannot exceed the sum of every family's best candidate cue: most texts
+    # stop here.
+    plan = _plan((screen or _screen()).candidates(folded), ascii_text)
+    if plan is None:
         return Score(0.0, ())
-    candidates = [
-        (family, weight, tuple(n for n in group if has_factors(folded, catalogue.factors[n])))
-        for family, weight, group in candidates
-    ]
-    ceiling = _ceiling(candidates)
-    remaining = sum(ceiling.values())
-    if remaining < THRESHOLD:
-        return Score(0.0, ())
-    by_family: dict[str, list[tuple[float, tuple[int, ...]]]] = {}  # CUES order: the strong, rare families first
-    for family, weight, numbers in candidates:
-        if numbers:
-            by_family.setdefault(family, []).append((weight, numbers))
-    ends = [m.end() for m in _SENTENCE_END.finditer(lowered)]
+    remaining = sum(ceiling for _, ceiling, _ in plan)
+    ends: list[int] | None = None  # where each sentence ends, found with the first cue
     per_sentence: dict[int, dict[str, tuple[float, str]]] = {}
     achieved = 0.0
-    for family, searches in by_family.items():
+    for family, ceiling, searches in plan:
         found = 0.0
         for weight, numbers in searches:
             for match in _search(numbers).finditer(lowered):
+                if ends is None:
+                    ends = [m.end() for m in _SENTENCE_END.finditer(lowered)]
                 found = max(found, weight)
                 best = per_sentence.setdefault(bisect.bisect_right(ends, match.start()), {})
                 if weight > best.get(family, (0.0, ""))[0]:
                     best[family] = (weight, match.group()[:60])
         achieved += found
-        remaining -= ceiling[family]
+        remaining -= ceiling
         if achieved + remaining < THRESHOLD:  # no window can reach it: a window sums a subset of the text's cues
             return Score(0.0, ())
     result = Score(0.0, ())
@@ -218,7 +194,7 @@ def score(text: str) -> Score:
     return result
 
 
-def flagged(text: str) -> Score | None:
+def flagged(text: str, screen: Screen | None = None) -> Score | None:
     """The score of `text` if it reaches the threshold."""
-    result = score(text)
+    result = score(text, screen)
     return result if result.total >= THRESHOLD else None

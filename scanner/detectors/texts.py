@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator, Set
 from typing import Any
 
-from scanner.lock.lockfile import ServerPin
+from scanner.lock.lockfile import Pin, ServerPin
 from scanner.model.kinds import KIND_KEYS
 from scanner.model.pointer import escape
 
@@ -58,6 +59,22 @@ def paths_of(value: Any) -> list[str]:
     return [path for path, _ in strings(value)]
 
 
+def property_names_of(value: Any) -> list[str]:
+    """The names `property_names(value)` yields, in the same order, without their pointers."""
+    names: list[str] = []
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            properties = item.get("properties")
+            if isinstance(properties, dict):
+                names.extend(name for name in properties if isinstance(name, str))
+            stack.extend(child for key, child in item.items() if isinstance(key, str))
+        elif isinstance(item, list):
+            stack.extend(item)
+    return names
+
+
 def property_names(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
     """(pointer, name) of each key of every `properties` object in a schema: names the model reads too."""
     stack: list[tuple[str, Any]] = [(path, value)]
@@ -85,5 +102,23 @@ def changed_definitions(
         for name, pin in server.pins(kind).items():
             if name in old and old[name].digest == pin.digest:
                 continue  # the same canonical definition: no new text
-            known = set(texts_of(old[name].definition)) if name in old else _NOTHING
-            yield kind, name, pin.definition, texts_of(pin.definition), known
+            known = set(pin_texts(old[name])) if name in old else _NOTHING
+            yield kind, name, pin.definition, pin_texts(pin), known
+
+
+# id(pin) -> (a weak reference to it, its definition, `texts_of` it), dropped with the pin.
+_WALKED: dict[int, tuple[weakref.ref[Pin], Any, list[str]]] = {}
+
+
+def pin_texts(pin: Pin) -> list[str]:
+    """`texts_of(pin.definition)`, walked once per pin while it lives (the list is shared: do not change it).
+
+    `lock` and `check` read the texts of every new definition for the text detectors, then again for each
+    check across servers."""
+    key = id(pin)
+    entry = _WALKED.get(key)
+    if entry is not None and entry[0]() is pin and entry[1] is pin.definition:
+        return entry[2]
+    texts = texts_of(pin.definition)
+    _WALKED[key] = (weakref.ref(pin, lambda _, key=key: _WALKED.pop(key, None)), pin.definition, texts)
+    return texts

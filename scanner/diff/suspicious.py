@@ -10,7 +10,7 @@ import functools
 from collections.abc import Mapping
 
 from scanner.detectors import Hit, run_server_checks, run_workspace_checks, scan_text
-from scanner.detectors.texts import changed_definitions, paths_of, property_names
+from scanner.detectors.texts import changed_definitions, paths_of, property_names, property_names_of
 from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import pointer
@@ -40,10 +40,13 @@ def suspicious_findings(key: str, pinned: ServerPin | None, live: ServerPin) -> 
 def _scan_property_names(key: str, kind: str, name: str, definition: object, old: object) -> list[Finding]:
     """Schema property names are read by the model like any text: scan the new ones (keys are not in `texts_of`)."""
     findings: list[Finding] = []
-    known = {prop for _, prop in property_names(old)} if old is not None else set()
-    for path, prop in property_names(definition):
-        if prop in known or len(prop) < MIN_NAME or not _hits(prop):
-            continue
+    known = set(property_names_of(old)) if old is not None else set()
+    names = property_names_of(definition)
+    new = [i for i, prop in enumerate(names) if prop not in known and len(prop) >= MIN_NAME and _hits(prop)]
+    if not new:
+        return findings
+    paths = [path for path, _ in property_names(definition)]  # pointers only for a hit
+    for path, prop in ((paths[i], names[i]) for i in new):
         location = LockLocation(pointer("servers", key, kind, name))
         findings += _scan(key, prop, f"{kind_label(kind)} `{name}` {path} (property name)", name, kind, location)
     return findings

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scanner.detectors import Hit, engine, load_catalogue, prefilter, scan_text
+from scanner.detectors import Hit, engine, load_catalogue, prefilter, scan_text, scoring
 from scanner.detectors import unicode_checks as uc
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -123,7 +123,7 @@ def test_same_hits_on_texts_each_pattern_matches(data: st.DataObject) -> None:
     assert catalogue_scan(around) == reference_scan(around)
 
 
-WORDS = sorted({lit for factors in engine._screen().factors for f in factors for lit in f})
+WORDS = sorted({literal for p in PATTERNS for factor in prefilter.pattern_factors(p) for literal, _ in factor})
 PIECES = st.sampled_from([*WORDS, " ", "  ", ".", "\n", "the ", "user ", "s", "ing", "\u212a", "\u017f", "\u200b", "а"])
 
 
@@ -134,10 +134,11 @@ def test_same_hits_on_texts_made_of_pattern_literals(text: str, rng: random.Rand
     assert catalogue_scan(text) == reference_scan(text)
 
 
-def test_every_pattern_has_factors_and_the_gate_covers_it() -> None:
+def test_every_pattern_has_screened_factors() -> None:
     screen = engine._screen()
-    assert screen.starts is not None and not screen.always
-    for number, pattern in enumerate(PATTERNS):
+    first = len(scoring.cue_patterns())
+    assert not {n for n in screen.always if n >= first}
+    for number, pattern in enumerate(PATTERNS, first):
         assert screen.factors[number], pattern.pattern
 
 
@@ -159,7 +160,10 @@ def test_factors_of_known_shapes() -> None:
     assert factors(r"\bfoo", re.IGNORECASE | re.ASCII) == [{("foo", False)}]  # an ASCII \b is not the gate's
     assert factors(r"(?a:\b)foo") == [{("foo", False)}]
     assert factors(r"[ \u0345]foo") == [{("foo", False)}]  # U+0345 matches a Greek letter case-insensitively
-    assert factors(r"[ ,]foo") == [{("foo", True)}]
+    assert factors(r"[ ,]foo") == [{(" ", False), (",", False)}, {("foo", True)}]
+    assert factors(r"\b[_-]x") == [{("_", True), ("-", False)}, {("x", False)}]  # a class of ASCII characters
+    for source in (r"[a-z_]x", r"[^_]x", r"[\w.]x", r"[\u212a_]x"):  # a range, a negation, a category, non-ASCII
+        assert factors(source) == [{("x", False)}], source
 
 
 def test_fold_covers_every_character_ignorecase_matches_to_ascii() -> None:
@@ -184,30 +188,82 @@ def test_trivial_texts(text: str) -> None:
     assert catalogue_scan(text) == reference_scan(text)
 
 
-def test_the_gate_rejects_most_ordinary_text() -> None:
-    # What the pre-filter is for (a count, not a timing): most benign descriptions search no pattern at all.
+def test_the_screen_rejects_most_ordinary_text() -> None:
+    # What the pre-filter is for (a count, not a timing): most benign descriptions search no catalogue pattern.
     benign = _jsonl("benign.jsonl") + _fixture_texts()
     screen = engine._screen()
-    searched = 0
-    for text in benign:
-        folded = text.translate(prefilter.FOLD_ASCII)
-        candidates = set(screen.always)
-        found = screen.starts.findall(" " + folded) + (screen.anywhere.findall(folded) if screen.anywhere else [])
-        for literal in found:
-            candidates |= screen.by_literal(literal)
-        searched += any(prefilter.has_factors(folded, screen.factors[n]) for n in candidates)
+    first = len(scoring.cue_patterns())
+    searched = sum(any(n >= first for n in screen.candidates(text.translate(prefilter.FOLD_ASCII))) for text in benign)
     assert searched < 0.1 * len(benign)
 
 
-def test_literals_a_gate_match_can_hide() -> None:
-    # findall reports one literal per position and resumes after it: what it can hide must map to its patterns.
-    assert prefilter._overlaps("~/.ssh", ".ssh/", False)  # starts inside, runs past the end
-    assert prefilter._overlaps("add", "additionally", True)  # same start
-    assert prefilter._overlaps("additionally", "add", True)
-    assert prefilter._overlaps("also", "so", False)
-    assert not prefilter._overlaps("also", "so", True)  # a word start cannot follow "l"
-    assert prefilter._overlaps("e.g", "g", True)
-    assert not prefilter._overlaps("send", "bcc", False)
+def test_pieces_are_what_str_split_keeps_together() -> None:
+    # A piece holds no character str.split() splits at, so it lies within one token.
+    for char in map(chr, range(0x80)):
+        assert (prefilter._NO_SPACE.fullmatch(char) is None) == char.isspace(), repr(char)
+    for char in map(chr, range(0x110000)):
+        assert not (char.isspace() and (char.isalnum() or char == "_")), hex(ord(char))  # whitespace is not \w
+    assert prefilter._pieces("no longer supported", True) == [("no", True), ("longer", True), ("supported", True)]
+    assert prefilter._pieces(" the user", False) == [("the", True), ("user", True)]
+    assert prefilter._pieces(".ssh/", False) == [(".ssh/", False)]
+
+
+@pytest.mark.parametrize(
+    ("source", "text", "kept"),
+    [
+        (r"\bread\b", "thread", False),  # an anchored piece inside a word: not there
+        (r"\bread\b", "(read)", True),  # after a non-word character inside a token
+        (r"\bread\b", "x\u00a0read", True),  # after whitespace str.split() splits at
+        (r"id_rsa", "~/.ssh/id_rsa.pub", True),
+        (r"\bno longer supported\b", "is no longer supported.", True),
+        (r"\bno longer supported\b", "No longer\tsupported.", True),  # kept, though a tab is not a space
+        (r"\bno longer supported\b", "no longer needed, supported", True),
+        (r"\bno longer supported\b", "no more supported", False),
+        (r"\b(?:use|using) [a-z]+_[a-z]+", "when using send_mail", True),
+        (r"\b(?:use|using) [a-z]+_[a-z]+", "a user_id", True),  # "use" starts "user"
+        (r"\b(?:use|using) [a-z]+_[a-z]+", "a reuse_id", False),
+    ],
+)
+def test_a_pattern_is_kept_when_it_may_match(source: str, text: str, kept: bool) -> None:
+    pattern = re.compile(source, re.IGNORECASE)
+    screen = prefilter.Screen([pattern])
+    assert (0 in screen.candidates(text.translate(prefilter.FOLD_ASCII))) == kept
+    assert kept or not pattern.search(text)
+
+
+def test_the_screen_keeps_every_pattern_that_matches_a_text() -> None:
+    # The property the pre-filter rests on, over catalogue and cue patterns together, on texts built to match:
+    # a pattern that matches is never screened out (a screen that dropped one would fail here).
+    patterns = [*scoring.cue_patterns(), *PATTERNS]
     screen = engine._screen()
-    for literal, patterns in ((lit, n) for n, factor in screen.gated.items() for lit, _ in factor):
-        assert patterns in screen.by_literal(literal)
+    texts = CORPUS + _fixture_texts()[:2000] + [
+        (lead + " " + t + " " + tail).upper() if i % 3 == 0 else lead + t + tail
+        for i, t in enumerate(CATALOGUE_TEXTS)
+        for lead, tail in (("x", "y"), ("Now ", ". Done"))
+    ]
+    missed = []
+    for text in texts:
+        normalised = uc.Normalised(text).text
+        lowered = normalised.lower()
+        candidates = screen.candidates(normalised.translate(prefilter.FOLD_ASCII))
+        lowered_candidates = screen.candidates(lowered.translate(prefilter.FOLD_ASCII))
+        for number, pattern in enumerate(patterns):
+            if number < len(scoring.cue_patterns()):
+                if pattern.search(lowered) and number not in lowered_candidates:
+                    missed.append((text, pattern.pattern))
+            elif pattern.search(normalised) and number not in candidates:
+                missed.append((text, pattern.pattern))
+    assert missed == []
+
+
+def test_may_match_wherever_a_pattern_matches() -> None:
+    screen = prefilter.Screen(PATTERNS)
+    assert not screen.always
+    said_no = 0
+    for text in CORPUS + _fixture_texts()[:2000]:
+        normalised = uc.Normalised(text).text
+        folded = normalised.translate(prefilter.FOLD_ASCII)
+        if any(pattern.search(normalised) for pattern in PATTERNS):
+            assert screen.may_match(folded), text
+        said_no += not screen.may_match(folded)
+    assert said_no > 500  # and it does say no

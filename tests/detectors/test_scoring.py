@@ -77,14 +77,14 @@ def test_one_finding_per_detector_per_text() -> None:
 
 @pytest.mark.parametrize("text", ATTACKS + BENIGN)
 def test_searching_only_screened_alternatives_finds_what_the_whole_cue_finds(text: str) -> None:
-    # The score searches only the alternatives whose literals all occur: every match of the whole cue is kept.
+    # The score searches only the alternatives the pre-filter keeps: every match of the whole cue is kept.
     lowered = text.lower()
     folded = lowered if lowered.isascii() else lowered.translate(scoring.FOLD_ASCII)
-    catalogue = scoring._catalogue()
+    candidates = scoring._screen().candidates(folded)
     searched = 0
-    for group in catalogue.groups:
+    for group in scoring._groups():
         whole = [(m.start(), m.group()) for m in scoring._search(group).finditer(lowered)]
-        screened = tuple(n for n in group if scoring.has_factors(folded, catalogue.factors[n]))
+        screened = tuple(n for n in group if n in candidates)
         found = [(m.start(), m.group()) for m in scoring._search(screened).finditer(lowered)] if screened else []
         assert found == whole, (text, group)
         searched += bool(whole)
