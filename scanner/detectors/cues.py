@@ -43,7 +43,8 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|outdated|void|superseded|invalid)|\breplaces any (?:project )?(?:rules|instructions"
               r"|user preferences)"),
         (5.0, r"\b(?:ignore|disregard|forget)\b[^.!?\n]{0,30}?\b(?:instructions?|guidance|rules|prompts?)\b"
-              r"|(?:之前|以前|先前)的(?:所有)?(?:指示|指令)|(?:忽略|无视)(?:所有)?(?:之前|以前)|これまでの指示"
+              r"|(?:之前|以前|先前)的(?:所有)?(?:指示|指令)|忽略(?:所有)?(?:之前|以前)|无视(?:所有)?(?:之前|以前)"
+              r"|これまでの指示"
               r"|指示は(?:すべて)?無視|이전 지시|지시를 무시|\bolvida\b[^.!?\n]{0,30}instrucciones"
               r"|\bignora\b[^.!?\n]{0,30}instrucciones|\bvergiss\b[^.!?\n]{0,30}anweisungen"
               r"|\bignore[zr]?\b[^.!?\n]{0,30}\binstructions\b|\boublie[zr]?\b[^.!?\n]{0,30}instructions"
@@ -106,7 +107,7 @@ CUES: dict[str, list[tuple[float, str]]] = {
         (2.0, r"\bmessage from the (?:account owner|owner)\b|\bnachricht des kontoinhabers|\bmensaje del titular"
               r"|\bthe user'?s standing preference\b|\breflects the user'?s\b|\bas agreed with the (?:account owner|use"
               r"r)\b"
-              r"|\bpre-?approved\b|\b[–—-] ?the user\s*$|\b[–—-] ?der benutzer\s*$"),
+              r"|\bpre-?approved\b"),
         (2.0, r"\bthe user said (?:earlier|before|previously)\b|\bthe user (?:has )?already (?:agreed|approved"
               r"|consented|confirmed|authori[sz]ed|allowed|granted)|\bthe user has (?:granted|approved|authori[sz]ed"
               r"|disabled|consented|turned (?:them |it |these |this )?off)\b|\b(?:message|note|instructions?) from the "
@@ -380,7 +381,7 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|retrieve|grab|extract)\b"
               r"|读取|发送|上传|填入|放入|读み|読み取|送信|送って|読んで|읽고|보내|전송|첨부"
               r"|\b(?:lee|leer|muestra|mostrar|env[ií]a|enviar|manda|copia|adjunta|incluye)\b"
-              r"|\b(?:lies|lese|sende|senden|schicke|kopiere|zeige|füge)\b"
+              r"|\b(?:lies|lese|sende|senden|schicke|kopiere|zeige)\b|\bfüge\b"
               r"|\b(?:lis|lire|affiche|envoie|envoyer|copie|joins|inclus)\b"),
     ],
     "tool_identifier": [

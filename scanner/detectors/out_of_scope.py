@@ -8,11 +8,13 @@ description must not be about that kind of data: a login tool may ask for a pass
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from typing import Any
 
 from scanner.detectors.checks import server_check
+from scanner.detectors.prefilter import FOLD_ASCII
 from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import escape, pointer
@@ -66,6 +68,20 @@ _OWNER = (
     r"|пользовател\w*|현재 assistant|アシスタントの"
 )
 _NEAR = r"[^.;\n]{0,40}?"
+# A literal of every match of `_OWNER`, and of every kind's demand, folded: a text holding none of one list (most
+# property texts) asks for nothing, and `in` finds that where the regexes would be tried at every position.
+OWNER_LITERALS = (
+    "user", "your", "you", "content", "output of", "usuario", "utilisateur", "nutzers", "usuário", "utente",
+    "assistant", "用户的", "ユーザーの", "사용자의", "пользовател", "アシスタントの",
+)
+ASK_LITERALS = (
+    "passw", "contrase", "kennw", "mot de passe", "密码", "パスワード", "비밀번호", "пароль", "api", "secret",
+    "private", "ssh", "id_rsa", "env", "cookie", "oauth", "token", "令牌", "トークン", "토큰", "токен", "pin", "iban",
+    "card", "cvv",
+    "seed", "mnemonic", "credential", "bank", "system", "instructions", "conversation", "chat", "message",
+    "transcript", "reasoning", "tool", "对话", "会話", "대화", "conversaci", "gespräch", "historique", "contacts",
+    "address", "inbox", "emails", "browser", "open", "clipboard", "location",
+)
 _DEMANDS = {
     kind: (re.compile(f"(?:{_OWNER}){_NEAR}(?:{asks})|(?:{asks}){_NEAR}(?:{_OWNER})", re.IGNORECASE),
            re.compile(job, re.IGNORECASE))
@@ -96,15 +112,33 @@ def properties(schema: Any, path: str) -> Iterator[tuple[str, str, str]]:
         yield from properties(schema.get(key), f"{path}/{key}")
 
 
+def could_ask(text: str) -> bool:
+    """False when `text` holds no owner or no asked-for literal, so that no `_DEMANDS` pattern can match it."""
+    folded = text.lower() if text.isascii() else text.translate(FOLD_ASCII).lower()
+    return any(literal in folded for literal in OWNER_LITERALS) and any(literal in folded for literal in ASK_LITERALS)
+
+
+@functools.lru_cache(maxsize=65536)
+def asked(text: str) -> tuple[tuple[str, str, re.Pattern[str]], ...]:
+    """(kind, evidence, the tool-job pattern that makes it in scope) of each demand `text` makes."""
+    if not could_ask(text):
+        return ()
+    found = []
+    for kind, (asks, own_job) in _DEMANDS.items():
+        match = asks.search(text)
+        if match and not _NEGATED.search(text[: match.start()]):
+            found.append((kind, match.group(0), own_job))
+    return tuple(found)
+
+
 def demands(definition: dict[str, Any]) -> Iterator[tuple[str, str, str, str]]:
     """(kind, pointer, property, evidence) of each property asking for data off the tool's own job."""
     name, description = definition.get("name"), definition.get("description")
     job = " ".join(s for s in (name, description) if isinstance(s, str)).replace("_", " ")
     for where, prop, text in properties(definition.get("inputSchema"), "/inputSchema"):
-        for kind, (asks, own_job) in _DEMANDS.items():
-            match = asks.search(text)
-            if match and not own_job.search(job) and not _NEGATED.search(text[:match.start()]):
-                yield kind, where, prop, match.group(0)
+        for kind, evidence, own_job in asked(text):
+            if not own_job.search(job):
+                yield kind, where, prop, evidence
                 break
 
 

@@ -18,6 +18,8 @@ import bisect
 import functools
 import re
 from dataclasses import dataclass
+from re import _constants as sre_constants  # type: ignore[attr-defined]
+from re import _parser as sre_parse  # type: ignore[attr-defined]
 
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule, register_check
 
@@ -66,12 +68,27 @@ class _Alternative:
     group: int  # the cue (family, weight) and script it belongs to: searched together, in catalogue order
     source: str
     ascii_only: bool  # whether it can match a text of ASCII characters only
+    needs: str  # non-ASCII literal every match holds ("" if none is known): the screen reads ASCII literals only
 
 
 def _can_match_ascii(alternative: str) -> bool:
-    """False only for an alternative made of non-ASCII literals and grouping (`(?:之前|以前)的`): every match of
-    it holds a non-ASCII character. A class, an escape or an ASCII letter (`env[ií]a`) may match ASCII text."""
-    return alternative.isascii() or any(char.isascii() and char not in "(?:|)" for char in alternative)
+    """False for an alternative with a top-level non-ASCII literal (`(?:之前|以前)的`, `대화 기록`): every match
+    holds it. One whose non-ASCII characters sit in a group or class (`env[ií]a`) may match ASCII text."""
+    return alternative.isascii() or not _needs(alternative)
+
+
+def _needs(alternative: str) -> str:
+    """The longest run of top-level literal characters of `alternative` holding a non-ASCII one, lower-cased
+    (matches are searched in the lower-cased text); "" when there is none (a group or class in every run)."""
+    runs, run = [], ""
+    for op, value in sre_parse.parse(alternative, re.IGNORECASE):
+        if op is sre_constants.LITERAL:
+            run += chr(value)
+            continue
+        runs.append(run)
+        run = ""
+    runs.append(run)
+    return max((r.lower() for r in runs if not r.isascii()), key=len, default="")
 
 
 @functools.cache
@@ -85,7 +102,7 @@ def _cues() -> tuple[_Alternative, ...]:
             parts = alternatives(pattern)
             for ascii_only in (True, False):
                 chosen = [part for part in parts if _can_match_ascii(part) == ascii_only]
-                out += [_Alternative(family, weight, group, part, ascii_only) for part in chosen]
+                out += [_Alternative(family, weight, group, part, ascii_only, _needs(part)) for part in chosen]
                 group += bool(chosen)
     return tuple(out)
 
@@ -160,7 +177,11 @@ def score(text: str, screen: Screen | None = None) -> Score:
     folded = lowered if ascii_text else lowered.translate(FOLD_ASCII)  # lower() already folded ASCII
     # Whatever the windows, the score cannot exceed the sum of every family's best candidate cue: most texts
     # stop here.
-    plan = _plan((screen or _screen()).candidates(folded), ascii_text)
+    candidates = (screen or _screen()).candidates(folded)
+    if not ascii_text:  # the non-ASCII alternatives whose literal is missing cannot match
+        cues = _cues()
+        candidates = frozenset(n for n in candidates if n >= len(cues) or cues[n].needs in lowered)
+    plan = _plan(candidates, ascii_text)
     if plan is None:
         return Score(0.0, ())
     remaining = sum(ceiling for _, ceiling, _ in plan)

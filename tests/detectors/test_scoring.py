@@ -1,6 +1,10 @@
 """MCPL-D016, the weighted-cue score: attacks combine cues, honest descriptions with the same words do not."""
 
+import re
+
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from scanner.detectors import scan_text, scoring
 
@@ -92,10 +96,22 @@ def test_searching_only_screened_alternatives_finds_what_the_whole_cue_finds(tex
 
 
 @pytest.mark.parametrize(("alternative", "can_match_ascii"), [
-    (r"\b(?:lee|env[ií]a)\b", True), ("füge", True), (r"[^.]{0,30}指示", True),
+    (r"\b(?:lee|env[ií]a)\b", True), (r"\b(?:lies|füge)\b", True), (r"[^.]{0,30}指示", False), ("대화 기록", False),
     ("(?:之前|以前)的(?:所有)?", False), ("にアクセス", False),
 ])
 def test_only_alternatives_that_need_a_non_ascii_character_skip_ascii_texts(
     alternative: str, can_match_ascii: bool
 ) -> None:
     assert scoring._can_match_ascii(alternative) is can_match_ascii
+
+
+_NON_ASCII = [cue for cue in scoring._cues() if not cue.ascii_only and cue.needs]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.data())
+def test_a_non_ascii_alternative_is_skipped_only_when_no_match_can_exist(data: st.DataObject) -> None:
+    cue = data.draw(st.sampled_from(_NON_ASCII))
+    text = data.draw(st.text(max_size=8)) + data.draw(st.from_regex(cue.source, fullmatch=True)) + "."
+    if re.search(cue.source, text.lower(), re.IGNORECASE):
+        assert cue.needs in text.lower()
