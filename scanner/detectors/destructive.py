@@ -19,7 +19,7 @@ RULE = Rule(
     "like (never a word in its prose). Reported by `check` for tools added since the pin, weighed with the "
     "tool's own annotations: `destructiveHint: true` is low (still worth a look), no hint is medium, and "
     "a tool annotated read-only or non-destructive whose name "
-    "says it destroys contradicts itself (high). Measured: fires on 7.0% of 3,514 real tools, each of "
+    "says it destroys contradicts itself (high). Measured: fires on 6.7% of 4,965 real tools, each of "
     "them a tool that really deletes or removes (a sample read by hand; bench/detectors/README.md). "
     "Filed as suspicious-text.",
     reported_as=SUSPICIOUS_TEXT.id,

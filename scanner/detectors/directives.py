@@ -38,7 +38,7 @@ RULE = Rule(
     "it first or with given arguments, set or replace its arguments, avoid it as deprecated or broken. Names "
     "are matched in snake, camel, kebab and spaced forms. Data-dependency wording (\"call X first to get "
     "the ID\") and session set-up are reported only with a payload (a secret path, the conversation, a "
-    "destination). Measured: fires on 0 of 3,748 real benign definitions (bench/detectors/README.md). "
+    "destination). Measured: fires on 1 of 5,277 real benign definitions (bench/detectors/README.md). "
     "Filed as suspicious-text.",
     reported_as=SUSPICIOUS_TEXT.id,
 )

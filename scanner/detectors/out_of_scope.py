@@ -29,7 +29,8 @@ RULE = Rule(
     "cookies, banking data), for the assistant's own context (its system prompt or instructions, the "
     "conversation, other tools' outputs) or for private data (contacts, inbox, open files, `env`), while "
     "the tool's name and description are about something else. Models fill such parameters in, which "
-    "makes the schema an exfiltration channel (out-of-scope parameters). Measured: bench/detectors/README.md.",
+    "makes the schema an exfiltration channel (out-of-scope parameters). Measured: fires on 1 of 5,277 real "
+    "benign definitions (bench/detectors/README.md).",
     reported_as=SUSPICIOUS_TEXT.id,
 )
 

@@ -26,7 +26,7 @@ from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule, register_check
 from .cues import CUES
 from .prefilter import FOLD_ASCII, Screen, alternatives
 
-# Calibrated on bench/detectors/data/benign (3,748 real definitions): see bench/detectors/README.md.
+# Calibrated on bench/detectors/data/benign (3,748 real definitions, then 5,277): see bench/detectors/README.md.
 THRESHOLD = 4.5
 MIN_LENGTH = 20  # shorter strings (types, formats, most enum values) carry no combination of cues
 
@@ -38,11 +38,13 @@ RULE = Rule(
     "Weak cues, each common in honest text, that attacks combine: orders about other tools or every call "
     "(before using X, whenever, always), secret paths (~/.ssh, .env, cloud credentials), destinations (URLs, "
     "addresses, phone numbers, webhooks) with a transmit verb, sensitive data (conversation, passwords, "
-    "tokens), overrides of the user's arguments (regardless of the user, instead), fake deprecation, claims "
-    "of authority or role play, concealment. Each family counts once at its strongest cue; the text is "
+    "tokens, the assistant's own instructions or conversation), overrides of the user's arguments "
+    "(regardless of the user, instead), fake deprecation and fake errors, preference for this tool, claims of "
+    "authority, of the user's consent or of role play, skipped confirmations, destruction at scale, "
+    "concealment. Each family counts once at its strongest cue; the text is "
     f"reported when the sum reaches {THRESHOLD:g}. The evidence lists every cue and its weight. Cue lists in "
-    "English, Chinese, Japanese, Korean, Spanish, German and French. Measured: fires on 5 of 3,748 real "
-    "benign definitions (0.13%; bench/detectors/README.md).",
+    "English, Chinese, Japanese, Korean, Spanish, German and French. Measured: fires on 11 of 5,277 real "
+    "benign definitions (0.21%; bench/detectors/README.md).",
     reported_as=SUSPICIOUS_TEXT.id,
 )
 register_check(RULE)

@@ -18,7 +18,7 @@ RULE = Rule(
     "New text in one server names a tool of another server",
     "A description or other text that is new since the pin mentions a distinctive tool name (send_email, "
     "readFile) that another declared server offers: the way one server steers the model into misusing, "
-    "or replacing, another's tool (tool shadowing). Measured: fires on 2 of 3,748 real benign definitions "
+    "or replacing, another's tool (tool shadowing). Measured: fires on 3 of 5,277 real benign definitions "
     "(bench/detectors/README.md). Filed as suspicious-text.",
     reported_as=SUSPICIOUS_TEXT.id,
 )
