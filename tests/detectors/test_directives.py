@@ -6,16 +6,9 @@ from typing import Any
 
 from scanner.detectors import destructive, directives
 from scanner.diff.suspicious import suspicious_findings
-from scanner.lock.lockfile import ServerPin, pin_server
-from scanner.snapshot import Snapshot
+from scanner.lock.lockfile import ServerPin
 
-
-def server(*tools: dict[str, Any]) -> ServerPin:
-    snapshot = Snapshot(protocol_version="2025-06-18", server_info={"name": "t", "version": "0"},
-                        capabilities={"tools": {}}, instructions=None,
-                        definitions={"tools": list(tools), "prompts": [], "resources": [], "resourceTemplates": []})
-    pin, _ = pin_server([], {"transport": "stdio", "command": "t"}, snapshot)
-    return pin
+from .pins import server
 
 
 def tool(name: str, description: str = "", **extra: Any) -> dict[str, Any]:

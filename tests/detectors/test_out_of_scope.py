@@ -9,16 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scanner.detectors import out_of_scope
-from scanner.lock.lockfile import ServerPin, pin_server
-from scanner.snapshot import Snapshot
+from scanner.lock.lockfile import ServerPin
 
-
-def server(*tools: dict[str, Any]) -> ServerPin:
-    snapshot = Snapshot(protocol_version="2025-06-18", server_info={"name": "t", "version": "0"},
-                        capabilities={"tools": {}}, instructions=None,
-                        definitions={"tools": list(tools), "prompts": [], "resources": [], "resourceTemplates": []})
-    pin, _ = pin_server([], {"transport": "stdio", "command": "t"}, snapshot)
-    return pin
+from .pins import server
 
 
 def tool(name: str, description: str, **properties: dict[str, Any]) -> dict[str, Any]:
