@@ -78,10 +78,9 @@ OWNER_LITERALS = (
 ASK_LITERALS = (
     "passw", "contrase", "kennw", "mot de passe", "密码", "パスワード", "비밀번호", "пароль", "api", "secret",
     "private", "ssh", "id_rsa", "env", "cookie", "oauth", "token", "令牌", "トークン", "토큰", "токен", "pin", "iban",
-    "card", "cvv",
-    "seed", "mnemonic", "credential", "bank", "system", "instructions", "conversation", "chat", "message",
-    "transcript", "reasoning", "tool", "对话", "会話", "대화", "conversaci", "gespräch", "historique", "contacts",
-    "address", "inbox", "emails", "browser", "open", "clipboard", "location",
+    "card", "cvv", "seed", "mnemonic", "credential", "bank", "system", "instructions", "conversation", "chat",
+    "message", "transcript", "reasoning", "tool", "对话", "会話", "대화", "conversaci", "gespräch", "historique",
+    "contacts", "address", "inbox", "emails", "browser", "open", "clipboard", "location",
 )
 _DEMANDS = {
     kind: (re.compile(f"(?:{_OWNER}){_NEAR}(?:{asks})|(?:{asks}){_NEAR}(?:{_OWNER})", re.IGNORECASE),
