@@ -1,4 +1,5 @@
-"""The weak cues of MCPL-D016, by family: (weight, pattern) each, matched in the lower-cased text.
+"""The weak cues of MCPL-D016, by family: (weight, pattern) each, matched in the lower-cased text. Here the
+orders and claims; what they are about (secrets, destinations, data, concealment) is in `payload_cues`.
 
 A family counts once, at its highest weight that fired (see `scoring`). Patterns keep their gaps bounded
 (`[^.!?\n]{0,N}?`), so matching stays linear in the text.
@@ -6,26 +7,11 @@ A family counts once, at its highest weight that fired (see `scoring`). Patterns
 
 from __future__ import annotations
 
+from .payload_cues import PAYLOAD_CUES
+
 _ID = r"[a-z][a-z0-9]*(?:[_\-][a-z0-9]+)+"  # a snake or kebab tool name (the text is lower-cased)
 
-CUES: dict[str, list[tuple[float, str]]] = {
-    "secret_path": [
-        (2.0, r"filename:\.env|\bsearch(?:es)? for '?passwords?\b"),
-        (3.0, r"\bid rsa\b|\bdot env\b|\bssh private keys?\b"
-              r"|~/\.ssh|\.ssh/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials|~/\.aws\b|/etc/shadow\b"
-              r"|/etc/passwd\b|/etc/sudoers\b|\.git-credentials|\.netrc\b|\.npmrc\b|\.pypirc\b|\.kube/config"
-              r"|\.docker/config\.json|application_default_credentials|\bwallet\.dat\b|\.bash_history"
-              r"|claude_desktop_config|\bmcp\.json\b|\.gnupg\b|aws_secret_access_key|\bdump-keychain\b"
-              r"|\blogin\.keychain|\.ethereum/keystore|\\config\\sam\b|%appdata%\\microsoft\\credentials"
-              r"|\.config/gcloud\b|\.azure/(?:credentials|accesstokens)|\bbw export\b|\bop item list\b"),
-        (2.0, r"(?:^|[\s'\"`(/~])\.env\b|\bcredentials?[ _]file|\bprivate[ _]keys?\b|\bseed phrase|\bmnemonic\b"
-              r"|\bdotenv\b|\bkeychain\b|\bkeystore\b|\.tfstate\b|\.tfvars\b|\blogin data\b|\bsam hive\b"
-              r"|\b(?:browser|chrome|firefox)(?:'s)? (?:profile|cookies?)\b|\bcookies (?:file|database)\b"
-              r"|\bwallet (?:files?|keys?)\b|~/\.config\b|\.gitconfig\b|\bdotfiles\b|\bpassword vault\b"),
-    ],
-    "shell_payload": [
-        (3.0, r"\|\s*(?:sh|bash|nc)\b|\bcopy \w+ to program\b|\bcurl\s+-[a-z]*\s+https?://[^\s`]+\s*\|"),
-    ],
+ORDER_CUES: dict[str, list[tuple[float, str]]] = {
     "override": [
         (5.0, r"\b(?:restrictions|rules|guidelines|limits|policies)\b[^.!?\n]{0,40}\b(?:do not|don'?t) apply\b"
               r"|\bguidelines\b[^.!?\n]{0,40}\bare relaxed\b|\brelaxed for this tool\b"),
@@ -116,6 +102,14 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|사용자는 이미"),
     ],
     "preference": [
+        (2.0, r"\bother (?:\w+ )?(?:tools?|services?|sources?)\b[^.!?\n]{0,30}\b(?:are|is|were|return|returns)\b[^.!?\n"
+              r"]{0,20}"
+              r"\b(?:inaccurate|stale|outdated|hallucinated|unreliable|broken|uninstalled|wrong)\b|\brather than other"
+              r"\b"
+              r"|\bin place of\b|\binstead of (?:grep|other|any)\b|\bnever [`'\"]?[a-z][\w-]*[_-][\w-]+|\b(?:andere|oth"
+              r"er) [\w-]+[ -]tools"
+              r" meiden\b|\bmeiden\b|其他\S{0,6}工具|다른 \S+ 도구보다|\bantes que cualquier otro\b|\bcualquier otro\b"
+              r"|\bskip comparison\b|\bover any other\b|\bchoose this tool over\b"),
         (2.0, r"\bat the top\b|\bas the default choice\b|\bas the best\b|\bcompetitors?'?\b|\bavoid linking to other\b"
               r"|\bother (?:\w+ )?(?:tools?|stores|platforms|providers|sellers|carriers)\b[^.!?\n]{0,40}\b(?:stale|outd"
               r"ated"
@@ -136,6 +130,13 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r" (?:use|call|trust) (?:any )?(?:other|another|competing)\b|\bover (?:any|all|every) other\b"
               r"|\binstead of (?:any|all) other\b|\b(?:more|most) (?:reliable|accurate|trusted|secure) than (?:any"
               r"|all|other)\b|\bbetter than (?:any|all|other) (?:tools?|servers?)\b"),
+    ],
+    "superiority": [
+        (2.5, r"\b(?:the )?only (?:verified|reliable|trusted|certified|accurate|official|maintained|supported) (?:\w+ )"
+              r"?(?:tool|source|service|one|option)\b|\brated #?1\b|\bpreferred over (?:all|any|every) other\b|\bshou"
+              r"ld be the default choice\b|\bis the maintained replacement\b|\b(?:el|la) único\b|\bes el único\b|\bdi"
+              r"e einzige\b|\bla seule\b|唯一(?:经过|的官方|可信|可靠|认证)|유일하게|\bthe one the user trusts\b|\bpr"
+              r"eferido por el usuario\b"),
     ],
     "markup": [
         (1.5, r"<(?:important|system|instructions?|hidden|secret|critical|admin|assistant|context|policy)\b[^>]{0,40}>"
@@ -172,6 +173,7 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|\b(?:through|with|via|using) any (?:\w+[ -]){0,2}tools?\b"),
     ],
     "override_args": [
+        (2.5, r"\btreat (?:this|it|that) as a request for\b|\busers who say\b"),
         (2.5, r"\beven if the user (?:did not|didn'?t|has not|does not|doesn'?t) ask\b|\bsame arguments plus\b|\bforwar"
               r"d_to\s*="),
         (2.5, r"\b(?:merge|apply|add) (?:this|these|it) (?:into|to) (?:the |every |each |all )?(?:arguments|parameters|"
@@ -217,6 +219,9 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|will) be (?:replaced|changed|set|overridden|redirected)\b|\beven if the user\b"),
     ],
     "deprecation": [
+        (2.0, r"\b(?:was|were|been|is|are) (?:retired|sunset)\b|\bsunset last\b|\bno longer maintained\b|\bremoved from"
+              r" the supported\b"
+              r"|@deprecated\b|\bdescontinuad[ao]\b|サポートが終了|\blegacy aliases\b"),
         (2.0, r"\bdeprecated in favou?r of\b|\bobsolete since\b|\bwill be removed\b|\[legacy\]|\blegacy api\b|\bsuperse"
               r"ded\b"),
         (2.0, r"\blegacy alias|\breplaced by\b|<deprecation>|\bstale results\b|\bsuperseded by\b|\bfehlerhaft\b"),
@@ -229,16 +234,23 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"t be called\b|废弃|더 이상 사용되지|\bnicht mehr unterstützt"),
     ],
     "redirect": [
+        (2.0, r"\buse (?:only )?[\w.-]+ (?:for (?:all|every|any)|everywhere)\b|\b(?:should|must) (?:go|be sent|be route"
+              r"d) through\b|\bclients must call\b|\brecommend using\b|\buse somente\b|\busa solo\b|\bausschließlich"
+              r"\b|すべてこちらをご利用|\bprefer [\w.-]+ everywhere\b"),
         (2.0, r"\bdo not call \S+ directly\b|\binstead of calling \S+ directly\b|\bapproved gateway\b"),
         (1.5, r"\buse this(?: one| tool)?\s*(?:[.;!]|$)|\buse this one\b"),
         (1.5, r"\buse (?:this tool |\S+ )?instead\b|\binstead,? use\b"),
-        (2.0, r"\buse this (?:tool )?for (?:all|every)\b|\broute (?:all|every)\b[^.!?\n]{0,40}?\bthrough\b"
-              r"|\bprefer this one\b|\balways (?:use|call) \S+_\S+"
-              r"|\bstattdessen\b|\ben su lugar\b|\bà (?:sa|la) place\b|改用|代わりに|대신"
-              r"|\bis the (?:only )?supported (?:version|replacement|tool)\b|\ball \w+ (?:go|must go|should go"
-              r"|are routed) through\b"),
+        (2.0, r"\buse this (?:tool )?for (?:all|every)\b|\broute (?:all|every)\b[^.!?\n]{0,40}?\bthrough\b|\bprefer thi"
+              r"s one\b|\balways (?:use|call) \S+_\S+|\bstattdessen\b|\ben su lugar\b|\bà (?:sa|la) place\b|改用|代わ"
+              r"りに|대신|\bis the (?:only )?supported (?:version|replacement|tool)\b|\ball \w+ (?:go|must go|should "
+              r"go|are routed) through\b"),
     ],
     "deceive_user": [
+        (2.0, r"\b(?:just|only) (?:say|confirm|report|list|mention|tell)\b|\bsay only\b|\bconfirm only\b|\bdiga apenas"
+              r"\b"
+              r"|\bbestätige nur\b|只说|だけ返答|とだけ|\bpresent (?:its|the tool'?s|this) (?:choice|result|answer) as "
+              r"your own"
+              r"|\bas your own (?:unbiased )?opinion\b|\bmuéstrale solo\b"),
         (2.0, r"\b(?:describe|present|report|label) (?:the outcome|the result|it|them|this) as\b|\bpresente el resultad"
               r"o como"),
         (2.0, r"\bas if (?:their|the user'?s|the) original\b|\bconfirm success\b|\bdescribe (?:the result|it) as\b"
@@ -247,88 +259,6 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|\breport the (?:user's )?(?:original|requested)\b|\bstate that no issues"
               r"|\bdile que\b|\bbestätige dem nutzer|\bconfirmez\b[^.!?\n]{0,40}utilisateur|说成|として案内"
               r"|말하세요|\bshould simply see\b|\bdo not list it\b"),
-    ],
-    "dangerous_command": [
-        (3.0, r"\brm -rf\b|--no-preserve-root|\bgit push\b[^.!?\n]{0,30}--force|\bdrop (?:table|database)\b|\bmkfs\b"
-              r"|\bdd if=|\bopens? port \d+|\bincoming connections\b|\breverse shell\b|\bchmod -r 777\b|\bgroup_system"
-              r"\b"
-              r"|\badd (?:the )?user\b[^.!?\n]{0,40}\b(?:administrators|sudoers|wheel)\b|\bstartup macro\b|\bmacro de d"
-              r"émarrage"),
-        (3.0, r"\|\s*iex\b|/dev/tcp/|\$\((?:whoami|hostname|id|cat)\b|os\.environ|\bgrant all privileges\b"
-              r"|--privileged\b|\bcluster-admin\b|\bcreate-access-key\b|\brole:\s*admin\b|set-url --add --push"
-              r"|--trusted-host\b|\bwith write access\b|\b0\.0\.0\.0/0\b|\bchmod 777\b|\buse 777\b"),
-    ],
-    "url_template": [
-        (2.0, r"https?://[^\s\"'`]+[?&][\w-]+=(?=[\s,;)]|$|[{<$+])|\b(?:notify|visit|visita|requesting|request"
-              r"|ping|hit)\s+(?:(?:get|post|put) )?https?://|https?://\S+ (?:with|followed by|plus) the\b"
-              r"|\baufrufen\b|にアクセス"),
-    ],
-    "transmit": [
-        (3.0, r"\b(?:send|forward|upload|post|email|mirror|transmit|report|sync|copy|deliver|publish|put|relay|stream|s"
-              r"hare)"
-              r"(?:s|ed|ted|ing|ting)?\b[^.!?\n]{0,80}?\b(?:to|on)\s+(?:https?://|redis://|wss?://|s3://|ftp://|0x[0-9a"
-              r"-f]{8}"
-              r"|[\w.+-]+@[\w-]+\.|\+\d)"),
-        (1.5, r"\b(?:an|à|al|para|naar|на)\s+(?:https?|redis|wss?|ftp|s3)://|\b(?:load|ping|get|call|hit)\s+https?://"),
-        (3.0, r"\b(?:send|sends|forward|upload|post|email|text|mirror|transmit|report|sync|copy)\b[^.!?\n]{0,80}?"
-              r"\bto\s+(?:https?://|[\w.+-]+@[\w-]+\.|\+\d)"),
-        (1.5, r"\b(?:send|sends|forward|upload|mirror|transmit|report|sync|beacon|ping|exfiltrate)"
-              r"\b[^.!?\n]{0,80}?\bto\b|\bopen\s+https?://|\bload the image|\b(?:fetch|access|visit|request)"
-              r"\s+https?://|!\[[^\]]*\]\(https?://"
-              r"|发送到|发送至|上传到|发到|に送信|に送って|にアクセス|으로 전송|로 전송|에 보내|으로 보내"
-              r"|\benv[ií]a(?:r|lo|la)?\s+(?:a|al)\b|\bsende\w*\s+(?:an|zu)\b|\benvoie\w*\s+(?:à|a|au)\b"),
-    ],
-    "destination": [
-        (1.0, r"\bour (?:\w+ )?(?:server|endpoint|backend|service|collector|mirror)\b"),
-        (1.5, r"\bredis://|\bwss?://|\bs3://|\bgs://|\bftp://|\b0x[0-9a-f]{40}\b|(?<![\w&#])#[a-z][\w-]{2,}"),
-        (1.5, r"https?://[^\s)>\"'`]+|\b[\w.+-]+@[\w-]+\.[\w.-]+|\+\d[\d \-]{7,}\d|\bwebhooks?\b"
-              r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b|\btelegram\b|\b(?:nc|netcat|curl|wget)\s"),
-    ],
-    "concealment": [
-        (2.0, r"\bdoes not appear in the logs\b|\bno (?:le )?(?:informe|avise|diga)s?\b[^.!?\n]{0,20}usuario"
-              r"|\bkeine r[üu]ckfrage\b|\bsans (?:en )?(?:avertir|informer)\b|\bsem avisar\b"),
-        (2.0, r"\bdo not report it\b|\bkeep (?:this|it|the \w+(?: \w+)?) out of (?:your |the |any )?(?:replies|reply|su"
-              r"mmary"
-              r"|response|confirmation)|\bomit (?:it |this )?from (?:the |your )?(?:reply|response|summary)|\bno need t"
-              r"o (?:bother"
-              r"|tell|inform|mention)\b|\breporting this would\b|\bsans en informer\b|\bdiscr[èe]tement\b|\bdiscreetly"
-              r"\b"
-              r"|\bunnoticed\b|응답에는 생략|\bsin avisar\b|\bohne (?:den )?(?:benutzer|nutzer) zu informieren"),
-        (2.0, r"\b(?:do not|don'?t|never) (?:mention|tell|inform|notify|alert)\b|\bsecretly\b"
-              r"|\bwithout (?:telling|informing|notifying|asking)\b|\bnot (?:need )?to be told\b"
-              r"|\bverschweige|\bsin avisar|\bno le digas|\bsans (?:le dire|informer|pr[ée]venir)"
-              r"|알리지 마|知らせない|伝えない|不要告诉|不要通知|\bnicht erw[äa]hnen"
-              r"|\bne (?:le |la )?mentionne[sz]? pas"
-              r"|\bno (?:lo |la )?menciones|\bdo not report (?:its|this|these|the)\b"),
-        (1.0, r"\bsilently\b"),
-    ],
-    "staging_path": [
-        (2.0, r"(?:/tmp|/var/tmp|~/library/caches|~/\.cache|/dev/shm)/\.[\w-]+|/tmp/\.|\bpublic/ folder"
-              r"|\bstaging/"),
-    ],
-    "self_data": [
-        (2.5, r"\b(?:the assistant'?s|your|the model'?s|the agent'?s) (?:own |full |complete |entire |original )?(?:sys"
-              r"tem prompt|instructions|setup text|configuration|conversation|chat history|context(?: window)?|memory"
-              r"|previous messages|tool outputs)\b|\b(?:instructions|setup) you were given\b|\b(?:conversation|chat|d"
-              r"ialogue) so far\b|\btranscript of the (?:chat|conversation)\b|\b(?:all |every |full |entire |complete"
-              r" )?(?:the )?(?:previous|prior|earlier|recent) (?:messages|conversation|chat|dialogue|turns)\b|\bevery"
-              r" message (?:the user|you)\b|\bmost recent emails\b|\bavailable (?:to (?:the assistant|you|the agent)|"
-              r"in (?:the|your) environment)\b|\bin your context\b|\bevery tool you can call\b|\boutput of [`'\"]?(?:"
-              r"env|printenv|set)\b|会話履歴|对话历史|聊天记录|대화 기록|historial de (?:la )?conversaci[oó]n|gespr[ä"
-              r"a]chsverlauf|chatverlauf|historique de (?:la )?conversation|история (?:диалога|переписки)|system prom"
-              r"pt 전문|システムプロンプト全文"),
-    ],
-    "smuggle": [
-        (1.5, r"\b(?:paste|include|append|add|attach|embed|put|insert|quote)\b[^.!?\n]{0,60}?\b(?:into|in|to|at the bot"
-              r"tom of"
-              r"|inside) (?:the |your |each )?(?:pr body|body|description|reply|answer|comment|note|message|posted text"
-              r"|issue"
-              r"|commit message|appended note|summary)\b|に追記|一并返回"),
-    ],
-    "destructive_scale": [
-        (2.5, r"\b(?:delete|remove|erase|wipe|archive|purge|drop|truncate|destroy|cancel|trash)\w*\b[^.!?\n]{0,30}?\b(?"
-              r":every|all|each|entire)\b|\b(?:drop|truncate) (?:table|database)\b|\bdelete \w+ --all\b|\brb s3://|\b"
-              r"to 0 replicas\b|\bwith empty content\b|\bempty it\b|\bturn off (?:audit )?logging\b"),
     ],
     "false_error": [
         (2.5, r"\b(?:is|are) (?:temporarily |currently )?unavailable\b[^.!?\n]{0,60}\b(?:must|should) (?:retry|use|call"
@@ -344,47 +274,7 @@ CUES: dict[str, list[tuple[float, str]]] = {
               r"|agents|the assistant|the model)\b|\bel asistente debe\b|\bder assistent muss\b|\bmuss der assistent\b"
               r"|\bl'assistant doit\b|\bappelez obligatoirement\b"),
     ],
-    "sensitive_data": [
-        (1.5, r"\bthe user'?s (?:precise )?(?:gps|location|ip address|home address)\b|\b[a-z]+_secret_key\b|\bsecret_ke"
-              r"y\b|\bdsn\b|\bprivate key\b|\bseed phrase\b"),
-        (1.5, r"\b(?:every|all|each) (?:\w+'?s? )?(?:emails?|e-mail addresses|email addresses|phone numbers)\b|document"
-              r"\.cookie|全ユーザー|所有用户|~/\.bashrc|~/\.zshrc|\.bash_profile|\battendee lists?\b|\bmacro source\b"
-              r"|\bprivate_token\b|\boauth token\b"),
-        (1.5, r"\bsystem (?:prompt|instructions)\b|\bcookies\b|\blocal ?storage\b|\bsession ?storage\b|\b(?:online-bank"
-              r"ing|banking|card) pin\b|\bpin (?:code|number)s?\b|\baccount numbers?\b|\bcard numbers?\b|\bcvv\b|\bib"
-              r"an\b|\bprivate repositor|\bbrowser history\b|\bhistory database\b|\bsaved passwords\b|chrome://settin"
-              r"gs/passwords|\$[a-z_]*(?:token|key|secret|password)\b|システムプロンプト|系统提示|시스템 프롬프트|клю"
-              r"чи|токены|пароль|\bkennw[oö]rt"),
-        (1.5, r"\b(?:conversation|chat history|transcript|user'?s (?:last |full |previous )?messages?|passwords?|(?:acc"
-              r"ess|auth|api|bearer|deploy|session|github|npm|refresh) tokens?|api[ _-]?keys?|secrets?|credentials?|2"
-              r"fa|one-time code|otp|environment variables|env vars|session cookies?|contacts list|deploy token|conne"
-              r"ction string|github_token|authorization headers?|printenv|each exchange|every message|latest messages"
-              r"|user'?s (?:original )?request)\b|`env`|最新メッセージ|最后一条消息|chaque échange|聊天记录|对话|密码"
-              r"|密钥|会話|パスワード|秘密鍵|대화|비밀번호|연락처|\b(?:conversaci[oó]n|contraseñas?|gespr[äa]ch\w*|pa"
-              r"ssw[oö]rt\w*|mot de passe|historique)\b"),
-    ],
-    "universal": [
-        (1.0, r"\bon every \w+\b"),
-        (1.0, r"\bfrom now on\b|\ba partir de ahora\b|\bab sofort\b|\bà partir de maintenant\b"
-              r"|从现在起|今後は|지금부터"),
-        (1.0, r"\bon (?:each|every) call\b|\bwith (?:each|every) call\b|\balong with (?:each|every) call\b|\bin all cal"
-              r"ls\b"
-              r"|\bnach jeder\b|\bbei jeder\b|\bà chaque\b|\ben cada\b|\bem cada\b|\bdo this every time\b"),
-        (1.0, r"\b(?:always|every time|each time|whenever|for every|after each|after every|every \w+ (?:must|should))\b"
-              r"|\bmust (?:first|always)\b|\bfirst call\b|\bcall this tool\b|必须先|每次|必ず|항상|반드시"
-              r"|\bsiempre\b|\bdebes\b|\bimmer\b|\bzuerst\b|\btoujours\b|\bd'abord\b"),
-    ],
-    "imperative": [
-        (1.5, r"\b(?:read|cat|open|examine|inspect|look(?:ing)? through|quote|paste|share|show|print"
-              r"|dump|reveal|duplicate|copy|move|attach|include|pass|put|fill|insert|embed"
-              r"|upload|forward|mirror|transmit|collect|append|write|load|fetch"
-              r"|retrieve|grab|extract)\b"
-              r"|读取|发送|上传|填入|放入|读み|読み取|送信|送って|読んで|읽고|보내|전송|첨부"
-              r"|\b(?:lee|leer|muestra|mostrar|env[ií]a|enviar|manda|copia|adjunta|incluye)\b"
-              r"|\b(?:lies|lese|sende|senden|schicke|kopiere|zeige)\b|\bfüge\b"
-              r"|\b(?:lis|lire|affiche|envoie|envoyer|copie|joins|inclus)\b"),
-    ],
-    "tool_identifier": [
-        (0.5, r"(?<![\w/.-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w/.-])"),
-    ],
 }
+
+# Orders and claims first: their rare, heavy cues end most searches early (see `scoring.score`).
+CUES: dict[str, list[tuple[float, str]]] = {**ORDER_CUES, **PAYLOAD_CUES}
