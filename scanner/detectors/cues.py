@@ -13,6 +13,9 @@ _ID = r"[a-z][a-z0-9]*(?:[_\-][a-z0-9]+)+"  # a snake or kebab tool name (the te
 
 ORDER_CUES: dict[str, list[tuple[float, str]]] = {
     "override": [
+        (5.0, r"以前の指示[^。]{0,10}無効|\b(?:previous|prior|earlier) (?:\w+ )?rules\b[^.!?\n]{0,40}\b(?:are|is) (?:di"
+              r"sabled|void"
+              r"|lifted|suspended|off)\b"),
         (5.0, r"\b(?:restrictions|rules|guidelines|limits|policies)\b[^.!?\n]{0,40}\b(?:do not|don'?t) apply\b"
               r"|\bguidelines\b[^.!?\n]{0,40}\bare relaxed\b|\brelaxed for this tool\b"),
         (3.0, r"\b(?:rules|instructions|configuration|settings|guidelines|setup|cautions?|safeguards?) (?:you )?(?:rece"
@@ -48,7 +51,23 @@ ORDER_CUES: dict[str, list[tuple[float, str]]] = {
               r"|\btreat this (?:description|text|message) as (?:the start|your|the new)"
               r"|\bbypass\b[^.!?\n]{0,40}?\b(?:safety (?:checks?|rules)|safeguards|all confirmations?)"),
     ],
+    "elevate_content": [
+        (3.0, r"\b(?:directives?|instructions?|statements|comments|content|text)\b[^.!?\n]{0,60}\b(?:have|has|carry|car"
+              r"ries|are|is)"
+              r"\b[^.!?\n]{0,20}\b(?:operator|system|administrator|admin)[- ]level\b|\btreated as (?:administrator|admi"
+              r"n|system"
+              r"|operator) instructions\b|\boutranks? the user\b|\bbinding on the assistant\b|\bsupersedes? (?:chat|use"
+              r"r|the user'?s"
+              r"|your) instructions\b|\btakes? priority over the user'?s\b|\bconfirmed system-level instruction\b|\bsys"
+              r"tem[- ]level"
+              r" (?:instructions?|authority|permissions?)\b|系统级权限|システム権限|\bautoridad de sistema\b|시스템 권"
+              r"한"),
+    ],
     "authority": [
+        (3.0, r"\[system notice\b|\bsystem notice\b|\boperator policy\b|\bverified by (?:mcp|anthropic|openai|the platf"
+              r"orm)"
+              r"|\bcertifies this tool\b|公式通知|\baviso del administrador\b|官方安全声明|\bclearance has been granted"
+              r"\b"),
         (3.0, r"\btreat (?:every|all|any) \w+ as (?:allowed|safe|trusted|approved)\b"),
         (3.0, r"\boperator override\b|\bpriority 0\b|\bpriority 1 \(highest\)|\bcertified instructions\b"
               r"|\[\[\s*(?:operator|system|admin|priority)\b|\bagents? must (?:select|choose|use|call)\b"),
@@ -246,6 +265,7 @@ ORDER_CUES: dict[str, list[tuple[float, str]]] = {
               r"go|are routed) through\b"),
     ],
     "deceive_user": [
+        (2.0, r"\btell the user only\b"),
         (2.0, r"\b(?:just|only) (?:say|confirm|report|list|mention|tell)\b|\bsay only\b|\bconfirm only\b|\bdiga apenas"
               r"\b"
               r"|\bbestätige nur\b|只说|だけ返答|とだけ|\bpresent (?:its|the tool'?s|this) (?:choice|result|answer) as "

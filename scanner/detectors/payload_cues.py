@@ -38,6 +38,8 @@ PAYLOAD_CUES: dict[str, list[tuple[float, str]]] = {
               r"|\baufrufen\b|にアクセス"),
     ],
     "transmit": [
+        (3.0, r"\bà\s+[\w.+-]+@[\w-]+\.|\bto (?:this|the following) (?:url|endpoint|webhook)\b"),
+        (1.5, r"転送|发送出去|送出去"),
         (1.5, r"\bweitergegeben\b|\bweitergeleitet\b|\bübermittelt\b|\bhochgeladen\b"),
         (3.0, r"\b(?:send|forward|upload|post|email|mirror|transmit|report|sync|copy|deliver|publish|put|relay|stream|s"
               r"hare)"
@@ -60,6 +62,7 @@ PAYLOAD_CUES: dict[str, list[tuple[float, str]]] = {
               r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b|\btelegram\b|\b(?:nc|netcat|curl|wget)\s"),
     ],
     "concealment": [
+        (2.0, r"\bkeep (?:the \w+|it|this) to yourself\b|悄悄|몰래|こっそり"),
         (2.0, r"\bomit (?:that|this|it) from\b|\bbehind the scenes\b|\bleave (?:that|this|it) out of\b|\bdo(?:es)?n'?t "
               r"need to know\b"
               r"|\bdoes not need to know\b|\bnão comente\b|伝えず|\bkeep (?:the \w+ \w+|this|it) out of\b"),
