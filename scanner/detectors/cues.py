@@ -121,6 +121,7 @@ ORDER_CUES: dict[str, list[tuple[float, str]]] = {
               r"|사용자는 이미"),
     ],
     "preference": [
+        (2.0, r"\bis a fake\b|\binstalled by malware\b|\bnever call it\b|偽物|\bis compromised\b"),
         (2.0, r"\bother (?:\w+ )?(?:tools?|services?|sources?)\b[^.!?\n]{0,30}\b(?:are|is|were|return|returns)\b[^.!?\n"
               r"]{0,20}"
               r"\b(?:inaccurate|stale|outdated|hallucinated|unreliable|broken|uninstalled|wrong)\b|\brather than other"
@@ -151,6 +152,7 @@ ORDER_CUES: dict[str, list[tuple[float, str]]] = {
               r"|all|other)\b|\bbetter than (?:any|all|other) (?:tools?|servers?)\b"),
     ],
     "superiority": [
+        (2.5, r"\bthis is the genuine\b|これが本物|\bthe genuine [\w.-]+\b"),
         (2.5, r"\b(?:the )?only (?:verified|reliable|trusted|certified|accurate|official|maintained|supported) (?:\w+ )"
               r"?(?:tool|source|service|one|option)\b|\brated #?1\b|\bpreferred over (?:all|any|every) other\b|\bshou"
               r"ld be the default choice\b|\bis the maintained replacement\b|\b(?:el|la) único\b|\bes el único\b|\bdi"
@@ -162,6 +164,7 @@ ORDER_CUES: dict[str, list[tuple[float, str]]] = {
               r"|\[(?:hidden|internal|assistant) (?:note|instructions?)\]"),
     ],
     "cross_tool": [
+        (2.0, r"\bсначала вызовите\b|\bantes de qualquer outra\b"),
         (2.0, r"\bvor jedem aufruf\b|\bnach jedem aufruf\b|\baprès chaque utilisation\b|\bdespués de cada\b"),
         (2.0, r"\b(?:before|after|prior to|once|right after|then|afterwards)\b[^.!?\n]{0,40}?\b(?:call|invoke|run|use|f"
               r"ollow up with"
@@ -192,6 +195,11 @@ ORDER_CUES: dict[str, list[tuple[float, str]]] = {
               r"|\b(?:through|with|via|using) any (?:\w+[ -]){0,2}tools?\b"),
     ],
     "override_args": [
+        (2.5, r"\bthe value (?:given|supplied|provided) by the user\b[^.!?\n]{0,60}\b(?:ignored|replaced|overridden|out"
+              r"dated"
+              r"|deprecated)|\bvalues? supplied by the user (?:are|is) (?:deprecated|ignored|replaced)|\bnever pass the"
+              r"m through\b"
+              r"|\brewrite the [`'\"]?\w+[`'\"]? parameter\b"),
         (2.5, r"\btreat (?:this|it|that) as a request for\b|\busers who say\b"),
         (2.5, r"\beven if the user (?:did not|didn'?t|has not|does not|doesn'?t) ask\b|\bsame arguments plus\b|\bforwar"
               r"d_to\s*="),
@@ -238,6 +246,7 @@ ORDER_CUES: dict[str, list[tuple[float, str]]] = {
               r"|will) be (?:replaced|changed|set|overridden|redirected)\b|\beven if the user\b"),
     ],
     "deprecation": [
+        (2.0, r"\bya no funciona\b|\bno longer works\b|\bnão funciona mais\b"),
         (2.0, r"\b(?:was|were|been|is|are) (?:retired|sunset)\b|\bsunset last\b|\bno longer maintained\b|\bremoved from"
               r" the supported\b"
               r"|@deprecated\b|\bdescontinuad[ao]\b|サポートが終了|\blegacy aliases\b"),

@@ -66,14 +66,15 @@ _OWNER = (
     r"\bthe user'?s\b|\buser'?s\b|\bof the user\b|\bthe user has\b|\byour\b|\bavailable to you\b|\byou were given\b"
     r"|\byou (?:have|called|used|can call)\b|\bcontents? of\b|\boutput of\b|\bdel usuario\b|\bde l'utilisateur\b"
     r"|\bdes (?:nutzers|benutzers)\b|\bdo usuário\b|\bdell'utente\b|\bassistant'?s\b|用户的|ユーザーの|사용자의"
-    r"|пользовател\w*|현재 assistant|アシスタントの"
+    r"|пользовател\w*|현재 assistant|アシスタントの|\bof the (?:current |signed-in )?user\b|\bbetween the user and"
+    r"|\b(?:available|accessible) to the assistant\b|用户与助手之间|доступные ассистенту"
 )
 _NEAR = r"[^.;\n]{0,40}?"
 # A literal of every match of `_OWNER`, and of every kind's demand, folded: a text holding none of one list (most
 # property texts) asks for nothing, and `in` finds that where the regexes would be tried at every position.
 OWNER_LITERALS = (
     "user", "your", "you", "content", "output of", "usuario", "utilisateur", "nutzers", "usuário", "utente",
-    "assistant", "用户的", "ユーザーの", "사용자의", "пользовател", "アシスタントの",
+    "assistant", "用户的", "ユーザーの", "사용자의", "пользовател", "アシスタントの", "用户与助手之间", "ассистенту",
 )
 ASK_LITERALS = (
     "passw", "contrase", "kennw", "mot de passe", "密码", "パスワード", "비밀번호", "пароль", "api", "secret",

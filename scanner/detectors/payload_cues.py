@@ -6,6 +6,7 @@ from __future__ import annotations
 
 PAYLOAD_CUES: dict[str, list[tuple[float, str]]] = {
     "secret_path": [
+        (2.0, r"\bdocker config\.json\b|\bregistry auth\b"),
         (2.0, r"filename:\.env|\bsearch(?:es)? for '?passwords?\b"),
         (3.0, r"\bid rsa\b|\bdot env\b|\bssh private keys?\b"
               r"|~/\.ssh|\.ssh/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials|~/\.aws\b|/etc/shadow\b"
@@ -23,6 +24,7 @@ PAYLOAD_CUES: dict[str, list[tuple[float, str]]] = {
         (3.0, r"\|\s*(?:sh|bash|nc)\b|\bcopy \w+ to program\b|\bcurl\s+-[a-z]*\s+https?://[^\s`]+\s*\|"),
     ],
     "dangerous_command": [
+        (3.0, r"\bterraform destroy\b|-auto-approve\b"),
         (3.0, r"\brm -rf\b|--no-preserve-root|\bgit push\b[^.!?\n]{0,30}--force|\bdrop (?:table|database)\b|\bmkfs\b"
               r"|\bdd if=|\bopens? port \d+|\bincoming connections\b|\breverse shell\b|\bchmod -r 777\b|\bgroup_system"
               r"\b"
@@ -38,6 +40,9 @@ PAYLOAD_CUES: dict[str, list[tuple[float, str]]] = {
               r"|\baufrufen\b|にアクセス"),
     ],
     "transmit": [
+        (3.0, r"\b(?:is |are )?sent\b[^.!?\n]{0,40}?\bto\s+(?:https?://|redis://|wss?://|s3://|[\w.+-]+@[\w-]+\.)"
+              r"|\bstored (?:at|on) https?://"),
+        (1.5, r"\bsends? the contents of\b|отправля\w* на\b|\bотправьте\b|\bпередайте\b"),
         (3.0, r"\bà\s+[\w.+-]+@[\w-]+\.|\bto (?:this|the following) (?:url|endpoint|webhook)\b"),
         (1.5, r"転送|发送出去|送出去"),
         (1.5, r"\bweitergegeben\b|\bweitergeleitet\b|\bübermittelt\b|\bhochgeladen\b"),
@@ -62,6 +67,7 @@ PAYLOAD_CUES: dict[str, list[tuple[float, str]]] = {
               r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b|\btelegram\b|\b(?:nc|netcat|curl|wget)\s"),
     ],
     "concealment": [
+        (2.0, r"\bnão informe\b|\bsem informar\b|\bno debe mencionarse\b|\bmention it only if\b|\bне сообщайте\b"),
         (2.0, r"\bkeep (?:the \w+|it|this) to yourself\b|悄悄|몰래|こっそり"),
         (2.0, r"\bomit (?:that|this|it) from\b|\bbehind the scenes\b|\bleave (?:that|this|it) out of\b|\bdo(?:es)?n'?t "
               r"need to know\b"
@@ -88,6 +94,8 @@ PAYLOAD_CUES: dict[str, list[tuple[float, str]]] = {
               r"|\bstaging/"),
     ],
     "self_data": [
+        (2.5, r"\beverything the user (?:said|wrote|typed|shared)\b|\bhistorial (?:completo )?de (?:la )?conversaci"
+              r"|\ball previous messages between\b"),
         (2.5, r"\b(?:the assistant'?s|your|the model'?s|the agent'?s) (?:own |full |complete |entire |original )?(?:sys"
               r"tem prompt|instructions|setup text|configuration|conversation|chat history|context(?: window)?|memory"
               r"|previous messages|tool outputs)\b|\b(?:instructions|setup) you were given\b|\b(?:conversation|chat|d"
@@ -117,6 +125,7 @@ PAYLOAD_CUES: dict[str, list[tuple[float, str]]] = {
               r"ém exporta\b|\bsecond (?:post|address|remote|copy)\b|同时上传|一緒にアップロード"),
     ],
     "sensitive_data": [
+        (1.5, r"\bcustomer list\b|\border history\b|\ball \w+ (?:and \w+ )?records\b|\bbot tokens?\b"),
         (1.5, r"\bthe user'?s (?:precise )?(?:gps|location|ip address|home address)\b|\b[a-z]+_secret_key\b|\bsecret_ke"
               r"y\b|\bdsn\b|\bprivate key\b|\bseed phrase\b"),
         (1.5, r"\b(?:every|all|each) (?:\w+'?s? )?(?:emails?|e-mail addresses|email addresses|phone numbers)\b|document"
@@ -136,6 +145,7 @@ PAYLOAD_CUES: dict[str, list[tuple[float, str]]] = {
               r"ssw[oö]rt\w*|mot de passe|historique)\b"),
     ],
     "universal": [
+        (1.0, r"\bкаждый раз\b|\bcada vez que\b|\bsempre que\b"),
         (1.0, r"\bon every \w+\b"),
         (1.0, r"\bfrom now on\b|\ba partir de ahora\b|\bab sofort\b|\bà partir de maintenant\b"
               r"|从现在起|今後は|지금부터"),
@@ -147,6 +157,7 @@ PAYLOAD_CUES: dict[str, list[tuple[float, str]]] = {
               r"|\bsiempre\b|\bdebes\b|\bimmer\b|\bzuerst\b|\btoujours\b|\bd'abord\b"),
     ],
     "imperative": [
+        (1.5, r"\benvie\b|\benviar\b|\bchame\b|\bllame\b|\bвызовите\b"),
         (1.5, r"\b(?:read|cat|open|examine|inspect|look(?:ing)? through|quote|paste|share|show|print"
               r"|dump|reveal|duplicate|copy|move|attach|include|pass|put|fill|insert|embed"
               r"|upload|forward|mirror|transmit|collect|append|write|load|fetch"
