@@ -157,6 +157,7 @@ PAYLOAD_CUES: dict[str, list[tuple[float, str]]] = {
               r"|\bsiempre\b|\bdebes\b|\bimmer\b|\bzuerst\b|\btoujours\b|\bd'abord\b"),
     ],
     "imperative": [
+        (1.5, r"열어|넣어|전달해|입력해|入れて|渡して|添付して|打开|附上|传给|提供给"),
         (1.5, r"\benvie\b|\benviar\b|\bchame\b|\bllame\b|\bвызовите\b"),
         (1.5, r"\b(?:read|cat|open|examine|inspect|look(?:ing)? through|quote|paste|share|show|print"
               r"|dump|reveal|duplicate|copy|move|attach|include|pass|put|fill|insert|embed"

@@ -163,6 +163,7 @@ def _plan(candidates: frozenset[int], ascii_text: bool) -> Plan | None:
 _SENTENCE_END = re.compile(r"(?<=\S)[.!?;](?=\s)|\n|[。！？；]")
 WINDOW = 2
 _SPACE = re.compile(r"\s")
+_PARTICLE = re.compile(r"(?<=[a-z0-9_.)`'\"])(?=[\uac00-\ud7a3])")
 
 
 def score(text: str, screen: Screen | None = None) -> Score:
@@ -176,6 +177,8 @@ def score(text: str, screen: Screen | None = None) -> Score:
     if "_" in lowered and not _SPACE.search(lowered):  # an identifier: read its words
         lowered = lowered.replace("_", " ")
     ascii_text = lowered.isascii()
+    if not ascii_text:  # a Korean particle joins the word before it (`.env의`): part them, so that `\b` sees the word
+        lowered = _PARTICLE.sub(" ", lowered)
     folded = lowered if ascii_text else lowered.translate(FOLD_ASCII)  # lower() already folded ASCII
     # Whatever the windows, the score cannot exceed the sum of every family's best candidate cue: most texts
     # stop here.
