@@ -80,7 +80,7 @@ PAYLOAD_CUES: dict[str, list[tuple[float, str]]] = {
               r"o (?:bother"
               r"|tell|inform|mention)\b|\breporting this would\b|\bsans en informer\b|\bdiscr[èe]tement\b|\bdiscreetly"
               r"\b"
-              r"|\bunnoticed\b|응답에는 생략|\bsin avisar\b|\bohne (?:den )?(?:benutzer|nutzer) zu informieren"),
+              r"|\bunnoticed\b|응답에는 생략|\bohne (?:den )?(?:benutzer|nutzer) zu informieren"),
         (2.0, r"\b(?:do not|don'?t|never) (?:mention|tell|inform|notify|alert)\b|\bsecretly\b"
               r"|\bwithout (?:telling|informing|notifying|asking)\b|\bnot (?:need )?to be told\b"
               r"|\bverschweige|\bsin avisar|\bno le digas|\bsans (?:le dire|informer|pr[ée]venir)"

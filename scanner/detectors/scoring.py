@@ -69,14 +69,13 @@ class _Alternative:
     weight: float
     group: int  # the cue (family, weight) and script it belongs to: searched together, in catalogue order
     source: str
-    ascii_only: bool  # whether it can match a text of ASCII characters only
     needs: str  # non-ASCII literal every match holds ("" if none is known): the screen reads ASCII literals only
 
-
-def _can_match_ascii(alternative: str) -> bool:
-    """False for an alternative with a top-level non-ASCII literal (`(?:之前|以前)的`, `대화 기록`): every match
-    holds it. One whose non-ASCII characters sit in a group or class (`env[ií]a`) may match ASCII text."""
-    return alternative.isascii() or not _needs(alternative)
+    @property
+    def ascii_only(self) -> bool:
+        """Whether it can match a text of ASCII characters only: not if every match holds a non-ASCII literal
+        (`(?:之前|以前)的`, `대화 기록`); `env[ií]a`, whose non-ASCII characters sit in a class, can."""
+        return not self.needs
 
 
 def _needs(alternative: str) -> str:
@@ -101,10 +100,10 @@ def _cues() -> tuple[_Alternative, ...]:
     group = 0
     for family, cues in CUES.items():
         for weight, pattern in cues:
-            parts = alternatives(pattern)
+            parts = [(part, _needs(part)) for part in alternatives(pattern)]
             for ascii_only in (True, False):
-                chosen = [part for part in parts if _can_match_ascii(part) == ascii_only]
-                out += [_Alternative(family, weight, group, part, ascii_only, _needs(part)) for part in chosen]
+                chosen = [(part, needs) for part, needs in parts if (not needs) == ascii_only]
+                out += [_Alternative(family, weight, group, part, needs) for part, needs in chosen]
                 group += bool(chosen)
     return tuple(out)
 

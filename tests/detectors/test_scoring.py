@@ -104,10 +104,10 @@ def test_searching_only_screened_alternatives_finds_what_the_whole_cue_finds(tex
 def test_only_alternatives_that_need_a_non_ascii_character_skip_ascii_texts(
     alternative: str, can_match_ascii: bool
 ) -> None:
-    assert scoring._can_match_ascii(alternative) is can_match_ascii
+    assert (not scoring._needs(alternative)) is can_match_ascii
 
 
-_NON_ASCII = [cue for cue in scoring._cues() if not cue.ascii_only and cue.needs]
+_NON_ASCII = [cue for cue in scoring._cues() if cue.needs]
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
