@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import pointer
-from scanner.model.rules import SUSPICIOUS_TEXT, Rule, kind_label, register_check
+from scanner.model.rules import SUSPICIOUS_TEXT, Rule, Severity, kind_label, register_check
 
 ServerCheck = Callable[[str, ServerPin | None, ServerPin], list[Finding]]
 WorkspaceCheck = Callable[[Mapping[str, ServerPin], Mapping[str, ServerPin | None]], list[Finding]]
@@ -51,17 +51,25 @@ def run_workspace_checks(live: Mapping[str, ServerPin], baseline: Mapping[str, S
     return [finding for _, check in WORKSPACE_CHECKS for finding in check(live, baseline)]
 
 
+def definition_finding(
+    key: str, kind: str, name: str, message: str, details: list[str], severity: Severity
+) -> Finding:
+    """A structural check's finding about `key`'s definition `name` of `kind`, located at its pin in the lock."""
+    return Finding(
+        SUSPICIOUS_TEXT,
+        key,
+        message,
+        LockLocation(pointer("servers", key, kind, name)),
+        subject=name,
+        kind=kind,
+        details=details,
+        severity=severity,
+    )
+
+
 def tool_mention(
     rule: Rule, key: str, kind: str, name: str, path: str, says: str, owner: str, evidence: str
 ) -> Finding:
     """A finding that new text of `key`'s definition `name` (at `path`) `says` something about `owner`'s tool."""
-    return Finding(
-        SUSPICIOUS_TEXT,
-        key,
-        f"{key}: {kind_label(kind)} `{name}` {path}: {says}, a tool of server {owner} [{rule.id}]",
-        LockLocation(pointer("servers", key, kind, name)),
-        subject=name,
-        kind=kind,
-        details=[f"evidence: {evidence}"],
-        severity="high",
-    )
+    message = f"{key}: {kind_label(kind)} `{name}` {path}: {says}, a tool of server {owner} [{rule.id}]"
+    return definition_finding(key, kind, name, message, [f"evidence: {evidence}"], "high")

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 
-from scanner.detectors.checks import server_check
+from scanner.detectors.checks import definition_finding, server_check
 from scanner.lock.lockfile import ServerPin
-from scanner.model.findings import Finding, LockLocation
-from scanner.model.pointer import pointer
+from scanner.model.findings import Finding
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule, Severity
 
 RULE = Rule(
@@ -67,16 +66,7 @@ def destructive_findings(key: str, pinned: ServerPin | None, live: ServerPin) ->
             severity, verdict = "low", "and annotated destructiveHint: true"
         else:
             severity, verdict = "medium", "with no destructiveHint annotation"
-        findings.append(
-            Finding(
-                SUSPICIOUS_TEXT,
-                key,
-                f"{key}: new tool `{name}` can {verb} things, {verdict} [{RULE.id}]",
-                LockLocation(pointer("servers", key, "tools", name)),
-                subject=name,
-                kind="tools",
-                details=[f"evidence: {match.group(0)}", f"annotations: {hints or '(none)'}"],
-                severity=severity,
-            )
-        )
+        message = f"{key}: new tool `{name}` can {verb} things, {verdict} [{RULE.id}]"
+        details = [f"evidence: {match.group(0)}", f"annotations: {hints or '(none)'}"]
+        findings.append(definition_finding(key, "tools", name, message, details, severity))
     return findings

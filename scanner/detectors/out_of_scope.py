@@ -13,11 +13,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from scanner.detectors.checks import server_check
+from scanner.detectors.checks import definition_finding, server_check
 from scanner.detectors.prefilter import FOLD_ASCII
 from scanner.lock.lockfile import ServerPin
-from scanner.model.findings import Finding, LockLocation
-from scanner.model.pointer import escape, pointer
+from scanner.model.findings import Finding
+from scanner.model.pointer import escape
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule
 
 RULE = Rule(
@@ -156,14 +156,7 @@ def out_of_scope_findings(key: str, pinned: ServerPin | None, live: ServerPin) -
         for kind, where, prop, evidence in demands(pin.definition):
             if (kind, where, prop, evidence) in known:
                 continue
-            findings.append(Finding(
-                SUSPICIOUS_TEXT,
-                key,
-                f"{key}: tool `{name}` {where}: parameter `{prop}` asks for {kind} unrelated to the tool [{RULE.id}]",
-                LockLocation(pointer("servers", key, "tools", name)),
-                subject=name,
-                kind="tools",
-                details=[f"evidence: {evidence}"],
-                severity=RULE.severity,
-            ))
+            says = f"parameter `{prop}` asks for {kind} unrelated to the tool"
+            message = f"{key}: tool `{name}` {where}: {says} [{RULE.id}]"
+            findings.append(definition_finding(key, "tools", name, message, [f"evidence: {evidence}"], RULE.severity))
     return findings
