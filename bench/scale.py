@@ -7,12 +7,12 @@ For each size it writes a repo under bench/.cache/scale/ declaring SIZE copies o
 fast stdio server without the SDK, TOOLS realistic tools each; each copy varies its names, texts and schemas
 with its index, so that, as across real servers, most definitions and strings are distinct), then:
 
-1. boots every server twice in-process through `scanner.engine.boot`: once clean, once with --drift-percent of
+1. boots every server twice in-process through `scanner.run.pinning.boot`: once clean, once with --drift-percent of
    the tools changed (half a sentence appended to the description, half a new required parameter), and keeps
    what `scanner.boot.boot_servers` returned;
-2. replays those boots (boot_servers patched to return them; the rest of engine.boot still runs) and times
-   the rest of the pipeline, --runs times, median per phase: discovery, `engine.lock` (pin = canonicalise +
-   hash, render, self-verify, write), `engine.check` clean and drifted (read + verify the lock, pin, diff +
+2. replays those boots (boot_servers patched to return them; the rest of pinning.boot still runs) and times
+   the rest of the pipeline, --runs times, median per phase: discovery, `operations.lock` (pin = canonicalise +
+   hash, render, self-verify, write), `operations.check` clean and drifted (read + verify the lock, pin, diff +
    grade, detectors) and SARIF render. Caches keyed on text or schema are emptied before each command, as
    each real command is a new process. Phase times are exclusive (a nested phase is not counted in its parent);
 3. the same pipeline once under tracemalloc: peak Python heap above the captured boots;
@@ -53,14 +53,15 @@ sys.path[:0] = [str(ROOT), str(HERE)]
 
 import scale_server  # noqa: E402
 
+import scanner  # noqa: E402
 import scanner.boot  # noqa: E402
 import scanner.cli  # noqa: E402
 import scanner.lock.render  # noqa: E402
-from scanner import engine  # noqa: E402
 from scanner.lock import document, reader, writer  # noqa: E402
 from scanner.reporters.locate import Locator  # noqa: E402
 from scanner.reporters.sarif import render_sarif  # noqa: E402
 from scanner.run import offline, operations, pinning  # noqa: E402
+from scanner.run.workspace import LOCKFILE_NAME, Options, open_workspace  # noqa: E402
 
 CACHE = HERE / ".cache" / "scale"
 SERVER = HERE / "scale_server.py"
@@ -128,7 +129,7 @@ class Phases:
 
 @contextlib.contextmanager
 def replayed(results: dict[str, Any], phases: Phases) -> Iterator[None]:
-    """engine.boot returns the captured results; the pipeline's functions are timed by phase."""
+    """pinning.boot returns the captured results; the pipeline's functions are timed by phase."""
 
     def boot_servers(servers: Any, *args: Any, on_result: Any = None, **kwargs: Any) -> dict[str, Any]:
         for server in servers:
@@ -188,8 +189,8 @@ def fresh_caches() -> None:
 
 def pipeline(repo: Path, clean: dict[str, Any], drifted: dict[str, Any], phases: Phases) -> dict[str, Any]:
     """lock, check (clean), check (drifted), each with discovery and SARIF, the way the CLI runs them."""
-    options = engine.Options(concurrency=8)
-    lock_path = repo / engine.LOCKFILE_NAME
+    options = Options(concurrency=8)
+    lock_path = repo / LOCKFILE_NAME
     lock_path.unlink(missing_ok=True)
     seen: dict[str, Any] = {}
     for op, results in (("lock", clean), ("check", clean), ("check drifted", drifted)):
@@ -197,8 +198,8 @@ def pipeline(repo: Path, clean: dict[str, Any], drifted: dict[str, Any], phases:
         op_phases = Phases()
         started = time.perf_counter()
         with replayed(results, op_phases):
-            workspace = op_phases.time("discovery", engine.open_workspace, repo, None)
-            run = engine.lock if op == "lock" else engine.check
+            workspace = op_phases.time("discovery", open_workspace, repo, None)
+            run = operations.lock if op == "lock" else operations.check
             outcome = op_phases.time("engine", run, workspace, options)
             locator = Locator(workspace.lock_path, workspace.lock_display)
             sarif = op_phases.time("SARIF render", render_sarif, outcome.findings, locator)
@@ -239,9 +240,9 @@ def heap_peak(repo: Path, clean: dict[str, Any], drifted: dict[str, Any]) -> flo
 
 def capture(repo: Path, plan: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any], float]:
     """Boot every server for real, clean then drifted; the results and the median boot wall time."""
-    options = engine.Options(concurrency=8)
-    workspace = engine.open_workspace(repo, None)
-    ready, _ = engine.bootable(workspace, workspace.discovery.servers)
+    options = Options(concurrency=8)
+    workspace = open_workspace(repo, None)
+    ready, _ = offline.bootable(workspace, workspace.discovery.servers)
     walls = []
     boots = []
     real = scanner.boot.boot_servers
@@ -255,7 +256,7 @@ def capture(repo: Path, plan: dict[str, str]) -> tuple[dict[str, Any], dict[str,
 
         started = time.perf_counter()
         with mock.patch.object(scanner.boot, "boot_servers", keep):
-            engine.boot(workspace, ready, options)
+            pinning.boot(workspace, ready, options)
         walls.append(time.perf_counter() - started)
         results = raw[0]
         failed = [r.error for r in results.values() if r.snapshot is None]
@@ -294,7 +295,7 @@ def command(args: list[str], expect: int) -> tuple[float, float]:
 
 def subprocesses(repo: Path, plan: dict[str, str]) -> dict[str, tuple[float, float]]:
     base = ["--repo", str(repo), "--quiet"]
-    (repo / engine.LOCKFILE_NAME).unlink(missing_ok=True)
+    (repo / LOCKFILE_NAME).unlink(missing_ok=True)
     found = {"lock": command(["lock", *base], 0)}
     found["check --sarif"] = command(["check", *base, "--sarif", str(repo / "cli-check.sarif")], 0)
     set_drift(repo, plan)
@@ -325,7 +326,7 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     load = os.getloadavg()
-    print(f"scanner from {Path(engine.__file__).parent}")
+    print(f"scanner from {Path(scanner.__file__).parent}")
     print(f"nproc={os.cpu_count()}, python {sys.version.split()[0]}, load average {load[0]:.2f} {load[1]:.2f}, "
           f"{args.tools} tools per server, {args.drift_percent:g}% drifted, median of {args.runs}")
 
@@ -341,7 +342,7 @@ def main() -> None:
             row |= {key: statistics.median(values) for key, values in samples.items()}
             row["boot (in-process, real)"] = boot_wall
             row["heap peak MB (tracemalloc)"] = heap_peak(repo, clean, drifted)
-            row["lock file MB"] = (repo / engine.LOCKFILE_NAME).stat().st_size / 2**20
+            row["lock file MB"] = (repo / LOCKFILE_NAME).stat().st_size / 2**20
             done = ", ".join(f"{k.split(':')[0]} {row[k]:.2f}s" for k in OWN_ROWS)
             print(f"  {servers} servers ({servers * args.tools} definitions): own work {done}", flush=True)
         if not args.no_subprocess:

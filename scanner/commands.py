@@ -1,4 +1,4 @@
-"""The `mcp-lock` subcommands: a thin layer over scanner.engine. GitPython waits for the command that needs it."""
+"""The `mcp-lock` subcommands: a thin layer over scanner.run. GitPython waits for the command that needs it."""
 
 from __future__ import annotations
 
@@ -10,16 +10,20 @@ from typing import Any
 
 import click
 
-from scanner import engine
 from scanner.console import safe, stderr_progress
-from scanner.findings import Finding
+from scanner.errors import EXIT_ERROR, UsageError
 from scanner.lock.summary import pin_status
+from scanner.model.findings import Finding
 from scanner.model.kinds import KIND_KEYS
+from scanner.model.rules import SEVERITIES
 from scanner.reporters.interface import SUMMARY_LIMIT, ReportContext
 from scanner.reporters.locate import Locator
 from scanner.reporters.registry import REPORTER_BY_NAME, REPORTERS, Reporter
 from scanner.reporters.text import summary_line
-from scanner.rules import SEVERITIES
+from scanner.run import operations
+from scanner.run.offline import check_offline
+from scanner.run.outcome import Outcome
+from scanner.run.workspace import LOCKFILE_NAME, Options, Workspace, open_workspace, read_lock, server_keys
 from scanner.shard import Shard, ShardError
 from scanner.sources.describe import describe_launch
 from scanner.suppression import Audit, apply_ignores, today_utc
@@ -97,7 +101,7 @@ def boot_options(function: Any) -> Any:
 def list_command(repo: Path, lockfile: Path | None) -> None:
     """Show every declared server: its launch, where it is declared, whether it is pinned, and any problem."""
     workspace = _workspace(repo, lockfile)
-    pinned = _run(lambda: engine.read_lock(workspace, missing_ok=True))
+    pinned = _run(lambda: read_lock(workspace, missing_ok=True))
     servers, lock_name = workspace.discovery.servers, workspace.lock_display
     for server in servers:
         template = server.template
@@ -140,7 +144,7 @@ def lock(
 ) -> None:
     """Boot every declared server that is not pinned yet and pin it in mcp-lock.json."""
     workspace = _workspace(repo, lockfile)
-    outcome = _run(lambda: engine.lock(workspace, _options(timeout, concurrency, quiet)))
+    outcome = _run(lambda: operations.lock(workspace, _options(timeout, concurrency, quiet)))
     _finish(workspace, outcome, report)
 
 
@@ -207,9 +211,9 @@ def check(
 
         outcome = _run(lambda: check_with_base(workspace, base, options, shard=shard, changed_only=changed_only))
     elif options is None:
-        outcome = _run(lambda: engine.check_offline(workspace, shard))
+        outcome = _run(lambda: check_offline(workspace, shard))
     else:
-        outcome = _run(lambda: engine.check(workspace, options))
+        outcome = _run(lambda: operations.check(workspace, options))
     if shard is not None:
         report["category"] = shard.category(report["category"])
         outcome.messages.append(_shard_message(workspace, shard))
@@ -219,13 +223,13 @@ def check(
     _finish(workspace, outcome, report)
 
 
-def _audit(workspace: engine.Workspace, *, offline: bool, shard: Shard | None, partial: bool) -> Audit:
+def _audit(workspace: Workspace, *, offline: bool, shard: Shard | None, partial: bool) -> Audit:
     """What this check may say about the ignore entries: an unmatched one is stale only if every server ran."""
     owned = None
     if shard is not None:
-        lockfile = engine.read_lock(workspace)
+        lockfile = read_lock(workspace)
         assert lockfile is not None
-        owned = shard.select(engine.server_keys(workspace, lockfile))
+        owned = shard.select(server_keys(workspace, lockfile))
     return Audit(expiry=True, unmatched=not (offline or partial or shard), servers=owned)
 
 
@@ -253,7 +257,10 @@ def update(
         raise click.UsageError("--rerender re-renders the whole lock: name no server and no --tool")
     workspace = _workspace(repo, lockfile)
     options = None if rerender else _options(timeout, concurrency, quiet)
-    outcome = _run(lambda: engine.update(workspace, options, servers, tools) if options else engine.rerender(workspace))
+    if options is None:
+        outcome = _run(lambda: operations.rerender(workspace))
+    else:
+        outcome = _run(lambda: operations.update(workspace, options, servers, tools))
     _finish(workspace, outcome, report)
 
 
@@ -282,9 +289,9 @@ def semver(servers: tuple[str, ...], base: str | None, fail_on: str, repo: Path,
     _finish(workspace, outcome, report)
 
 
-def _shard_message(workspace: engine.Workspace, shard: Shard) -> str:
+def _shard_message(workspace: Workspace, shard: Shard) -> str:
     """What the shard covered; a shard with no servers (a matrix wider than the repo) says so, and passes."""
-    lockfile = _run(lambda: engine.read_lock(workspace, missing_ok=True))
+    lockfile = _run(lambda: read_lock(workspace, missing_ok=True))
     keys = {s.key for s in workspace.discovery.servers} | (set(lockfile.servers) if lockfile else set())
     if not shard.select(keys):
         return f"{shard.label}: this shard has no servers ({len(keys)} over {shard.count} shards); nothing checked"
@@ -320,7 +327,7 @@ def log(
     # GitPython is slow to import, and only the log needs it.
     from scanner.vcs.history import pin_log, render_text, to_json
 
-    result = _run(lambda: pin_log(repo, lockfile or repo / engine.LOCKFILE_NAME, target, kind))
+    result = _run(lambda: pin_log(repo, lockfile or repo / LOCKFILE_NAME, target, kind))
     entries = result.entries[::-1] if reverse else result.entries
     if as_json:
         click.echo(json.dumps(to_json(entries, result.lock_path), indent=2, ensure_ascii=False))
@@ -332,27 +339,27 @@ def log(
         click.echo(f"mcp-lock: no commit changed {target} in {result.lock_path}", err=True)
 
 
-def _workspace(repo: Path, lockfile: Path | None) -> engine.Workspace:
-    return _run(lambda: engine.open_workspace(repo, lockfile))
+def _workspace(repo: Path, lockfile: Path | None) -> Workspace:
+    return _run(lambda: open_workspace(repo, lockfile))
 
 
-def _options(timeout: float | None, concurrency: int | None, quiet: bool) -> engine.Options:
-    return engine.Options(timeout=timeout, concurrency=concurrency, progress=None if quiet else stderr_progress)
+def _options(timeout: float | None, concurrency: int | None, quiet: bool) -> Options:
+    return Options(timeout=timeout, concurrency=concurrency, progress=None if quiet else stderr_progress)
 
 
 def _run(action: Any) -> Any:
     """Run `action`; a usage or configuration error becomes a one-line message and exit code 2."""
     try:
         return action()
-    except engine.UsageError as error:
+    except UsageError as error:
         click.echo(f"mcp-lock: error: {safe(str(error))}", err=True)
-        sys.exit(engine.EXIT_ERROR)
+        sys.exit(EXIT_ERROR)
     except KeyboardInterrupt:
         click.echo("mcp-lock: interrupted", err=True)
         sys.exit(130)
 
 
-def _finish(workspace: engine.Workspace, outcome: engine.Outcome, report: dict[str, Any]) -> None:
+def _finish(workspace: Workspace, outcome: Outcome, report: dict[str, Any]) -> None:
     # The one place ignore entries apply: before the exit code and every reporter.
     outcome.findings = apply_ignores(outcome.findings, workspace.policy.ignores, outcome.audit, today_utc())
     if outcome.summarise:

@@ -4,7 +4,7 @@ A server gets secrets (declared `env` and `headers` values, variables interpolat
 environment, policy inputs and pass-through variables) and can echo them anywhere: its tool
 descriptions (which are pinned and committed), its stderr (shown when it fails to boot) or an error
 message. Every text that came from a server passes through one `Redactor` before anything is pinned,
-printed or reported (see `scanner.engine.boot`), so no reporter has to think about secrets.
+printed or reported (see `scanner.run.pinning.boot`), so no reporter has to think about secrets.
 
 Values shorter than MIN_LENGTH are not masked: "1", "true" or "debug" are not credentials, and
 masking them would mangle ordinary text.

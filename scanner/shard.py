@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from scanner.findings import Finding
+from scanner.model.findings import Finding
 
 _SPEC = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
 

@@ -221,10 +221,11 @@ def test_ctrl_c_ends_every_server_and_keeps_the_lock(repo: Repo, tmp_path: Path)
 
 def test_each_server_is_pinned_and_analysed_while_the_others_still_boot(repo: Repo, monkeypatch: Any) -> None:
     """A slow server does not hold up the work on a fast one; findings still come in declaration order."""
-    from scanner import engine
-    from scanner.findings import Finding
-    from scanner.rules import rule
+    from scanner.model.findings import Finding
+    from scanner.model.rules import rule
     from scanner.run import pinning
+    from scanner.run.offline import bootable
+    from scanner.run.workspace import Options, open_workspace
 
     add_raw(repo, "slow", {"pages": [[tool("a")]], "hang_on": "initialize"})
     add_raw(repo, "fast", {"pages": [[tool("b")]]})
@@ -241,9 +242,9 @@ def test_each_server_is_pinned_and_analysed_while_the_others_still_boot(repo: Re
         events.append(f"analysed {key}")
         return [Finding(rule("server-note"), key, f"{key}: analysed", None)]  # type: ignore[arg-type]
 
-    workspace = engine.open_workspace(repo.root, None)
-    ready, _ = engine.bootable(workspace, workspace.discovery.servers)
-    live, findings = engine.boot_and_pin(workspace, ready, engine.Options(timeout=3), analyse)
+    workspace = open_workspace(repo.root, None)
+    ready, _ = bootable(workspace, workspace.discovery.servers)
+    live, findings = pinning.boot_and_pin(workspace, ready, Options(timeout=3), analyse)
     assert events == ["analysed fast", "slow"]  # fast was done before slow timed out
     assert list(live) == ["fast"]
     assert [(f.server, f.rule.id) for f in findings] == [("slow", "boot-failed"), ("fast", "server-note")]

@@ -10,7 +10,9 @@ from pathlib import Path
 
 from fixture_repo import Repo
 
-from scanner.lock.lockfile import Lockfile, pin_server, write
+from scanner.lock.model import Lockfile
+from scanner.lock.pin import pin_server
+from scanner.lock.writer import write
 from scanner.snapshot import Snapshot
 from scanner.sources.model import LaunchTemplate
 

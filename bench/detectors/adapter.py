@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from scanner.diff.suspicious import cross_server_findings, suspicious_findings
-from scanner.lock.lockfile import ServerPin, pin_server, rebuild
+from scanner.lock.model import ServerPin, rebuild
+from scanner.lock.pin import pin_server
 from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
 from scanner.snapshot import Snapshot
 

@@ -13,7 +13,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from scanner.lock.lockfile import Lockfile, pin_server, render  # noqa: E402
+from scanner.lock.document import render  # noqa: E402
+from scanner.lock.model import Lockfile  # noqa: E402
+from scanner.lock.pin import pin_server  # noqa: E402
 from scanner.snapshot import Snapshot  # noqa: E402
 from scanner.sources.model import Declaration, LaunchTemplate, SourceLocation  # noqa: E402
 

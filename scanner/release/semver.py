@@ -17,14 +17,18 @@ from typing import Any
 
 import git
 
-from scanner import engine
 from scanner.diff.change import Bump, bump_rank
-from scanner.engine import Options, Outcome, UsageError, Workspace
-from scanner.findings import Finding, SourceLocation
-from scanner.lock.lockfile import Lockfile, LockfileError, ServerPin, parse
+from scanner.errors import UsageError
+from scanner.lock.model import Lockfile, LockfileError, ServerPin
+from scanner.lock.reader import parse
+from scanner.model.findings import Finding, SourceLocation
 from scanner.model.rules import VERSION_BUMP_TOO_SMALL, VERSION_MISMATCH, VERSION_NOT_SEMVER, Severity
 from scanner.release.required import Needed, largest, needed_changes
 from scanner.release.versions import ManifestVersion, bump_made, manifest_versions, parse_version
+from scanner.run.offline import bootable, config_findings
+from scanner.run.outcome import Outcome
+from scanner.run.pinning import boot_and_pin
+from scanner.run.workspace import Options, Workspace
 from scanner.sources.model import Server
 from scanner.vcs.affected import server_places
 from scanner.vcs.base import SHALLOW_HINT, VcsError, Worktree, file_at, head_commit, open_worktree, resolve
@@ -48,20 +52,20 @@ def semver_gate(workspace: Workspace, options: Options, names: Sequence[str] = (
     if unknown:
         raise UsageError(f"no declared server named {', '.join(unknown)}; see `mcp-lock list`")
     selected = [declared[n] for n in (names or sorted(declared))]
-    outcome = Outcome(engine.config_findings(workspace))
+    outcome = Outcome(config_findings(workspace))
     outcome.messages.append(f"compared with {base.label}")
     for server in selected:
         if server.key not in base.lock.servers:
             outcome.messages.append(f"{server.key}: not pinned at {base.ref}; nothing to compare (a first release)")
     pinned = [s for s in selected if s.key in base.lock.servers]
-    ready, skipped = engine.bootable(workspace, pinned)
+    ready, skipped = bootable(workspace, pinned)
     lines: dict[str, str] = {}
 
     def against_base(key: str, live: ServerPin) -> list[Finding]:
         findings, lines[key] = release_findings(declared[key], base, live, workspace.repo)
         return findings
 
-    _, booted = engine.boot_and_pin(workspace, ready, options, against_base)
+    _, booted = boot_and_pin(workspace, ready, options, against_base)
     outcome.findings += skipped + booted
     outcome.messages += [lines[s.key] for s in ready if s.key in lines]
     return outcome

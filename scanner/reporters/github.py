@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from scanner.findings import Finding, unique
+from scanner.model.findings import Finding, unique
 from scanner.reporters.headline import headline
 from scanner.reporters.interface import ReportContext
 from scanner.reporters.locate import Locator

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from scanner.findings import Finding
+from scanner.model.findings import Finding
 from scanner.model.kinds import KIND_BY_KEY
 from scanner.model.rules import SEVERITIES, Category
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from scanner.findings import Finding
+from scanner.model.findings import Finding
 from scanner.reporters.locate import Locator
 
 SUMMARY_LIMIT = 60_000  # the Markdown summary's default size in UTF-8 bytes (a PR comment holds 65,536)

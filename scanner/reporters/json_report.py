@@ -44,11 +44,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import scanner
-from scanner.findings import Finding, LockLocation
-from scanner.model.findings import ordered
+from scanner.model.findings import Finding, LockLocation, ordered
+from scanner.model.rules import SEVERITIES
 from scanner.reporters.interface import ReportContext
 from scanner.reporters.locate import Locator
-from scanner.rules import SEVERITIES
 
 SCHEMA_VERSION = 1
 

@@ -6,8 +6,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from scanner.findings import Location, LockLocation
 from scanner.lock.locate import MemberLines
+from scanner.model.findings import Location, LockLocation
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from scanner.console import safe_line
-from scanner.findings import Finding, unique
+from scanner.model.findings import Finding, unique
 from scanner.model.rules import SEVERITIES, Category
 from scanner.reporters.headline import change_summary, subject_label
 from scanner.reporters.interface import SUMMARY_LIMIT, ReportContext

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from scanner.findings import Finding
+from scanner.model.findings import Finding
 from scanner.model.rules import severity_rank
 
 

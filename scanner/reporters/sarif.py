@@ -12,7 +12,7 @@ What GitHub reads, and so what this writes:
 - Paths from the repository root (the git top-level above `--repo`), one physical location per result
   (a result without one makes GitHub reject the file), the key's columns on the lockfile line.
 
-Every run lists every rule of `scanner.rules.RULES` first, in that fixed order, then rules of other
+Every run lists every rule of `scanner.model.rules.RULES` first, in that fixed order, then rules of other
 findings and the severity variants in use. `automationDetails` is written only when a category is
 asked for, since it would otherwise override upload-sarif's own `category` input.
 """
@@ -28,15 +28,13 @@ from typing import Any
 from urllib.parse import quote
 
 import scanner
-from scanner.findings import Finding, unique
-from scanner.model.findings import ordered
+from scanner.model.findings import Finding, ordered, unique
 from scanner.model.kinds import KIND_BY_KEY
-from scanner.model.rules import HELP_BASE
+from scanner.model.rules import HELP_BASE, RULES, Rule, Severity, severity_rank
 from scanner.reporters.headline import headline
 from scanner.reporters.interface import ReportContext
 from scanner.reporters.locate import Locator, Region
 from scanner.reporters.order import fair
-from scanner.rules import RULES, Rule, Severity, severity_rank
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = HELP_BASE.split("/blob/", 1)[0]  # the project's repository

@@ -6,11 +6,10 @@ from collections.abc import Callable, Sequence
 from itertools import groupby
 
 from scanner.console import safe
-from scanner.findings import Finding
-from scanner.model.findings import ordered
+from scanner.model.findings import Finding, ordered
+from scanner.model.rules import Category
 from scanner.reporters.interface import ReportContext
 from scanner.reporters.locate import Locator
-from scanner.rules import Category
 
 COLOURS = {"critical": "1;31", "high": "31", "medium": "33", "low": "36", "info": "2"}
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from scanner.findings import Finding, LockLocation
 from scanner.lock.model import Lockfile, ServerPin, launch_diff
+from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import pointer
-from scanner.rules import rule
+from scanner.model.rules import rule
 from scanner.run.outcome import Outcome
 from scanner.run.unpinned import unpinned_findings
 from scanner.run.workspace import Workspace, read_lock, server_keys

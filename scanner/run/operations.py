@@ -8,8 +8,8 @@ from scanner.diff.compare import compare_server
 from scanner.diff.schema_validity import schema_findings
 from scanner.diff.suspicious import cross_server_findings, suspicious_findings
 from scanner.errors import UsageError
-from scanner.findings import Finding
 from scanner.lock.model import Lockfile, ServerPin, rebuild
+from scanner.model.findings import Finding
 from scanner.run.offline import bootable, config_findings, declared_vs_lock, launch_change
 from scanner.run.outcome import Outcome
 from scanner.run.pinning import boot_and_pin

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from scanner.errors import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
-from scanner.findings import Finding
-from scanner.rules import Severity, severity_rank
+from scanner.model.findings import Finding
+from scanner.model.rules import Severity, severity_rank
 from scanner.suppression import Audit
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from scanner.findings import Finding
 from scanner.lock.model import ServerPin
 from scanner.lock.pin import pin_server
+from scanner.model.findings import Finding
+from scanner.model.rules import rule
 from scanner.redact import redactor_for
-from scanner.rules import rule
 from scanner.run.workspace import Options, Workspace
 from scanner.sources.model import Server
 

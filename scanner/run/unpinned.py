@@ -12,9 +12,9 @@ import dataclasses
 import shlex
 from collections.abc import Iterable, Mapping
 
-from scanner.findings import Finding
 from scanner.lock.model import ServerPin
-from scanner.rules import rule
+from scanner.model.findings import Finding
+from scanner.model.rules import rule
 from scanner.sources.describe import mask_args
 from scanner.sources.model import LaunchTemplate, Server
 from scanner.sources.unpinned import Unpinned, unpinned

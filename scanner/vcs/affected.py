@@ -20,10 +20,10 @@ from pathlib import Path, PurePosixPath
 
 import git
 
-from scanner.findings import Finding
 from scanner.lock.model import launch_diff
+from scanner.model.findings import Finding
+from scanner.model.rules import rule
 from scanner.model.transports import is_local
-from scanner.rules import rule
 from scanner.sources.discover import Discovery, discover
 from scanner.sources.model import LaunchTemplate, Server
 from scanner.vcs.base import Worktree, materialise_configs

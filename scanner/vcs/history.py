@@ -16,7 +16,7 @@ import git
 from scanner.console import safe
 from scanner.lock.model import Lockfile, LockfileError
 from scanner.lock.reader import parse
-from scanner.rules import kind_label
+from scanner.model.rules import kind_label
 from scanner.vcs.base import SHALLOW_HINT, VcsError, Worktree, file_at, git_errors, head_commit, open_worktree
 from scanner.vcs.pins import PINNED, PinChange, lock_changes
 

@@ -9,8 +9,8 @@ from scanner.diff.compare import compare_server
 from scanner.lock.model import Lockfile, ServerPin, launch_diff
 from scanner.model.kinds import KIND_KEYS
 from scanner.model.pointer import pointer
+from scanner.model.rules import Severity, kind_label
 from scanner.model.transports import is_local
-from scanner.rules import Severity, kind_label
 
 PINNED, UNPINNED, LAUNCH = "pinned", "unpinned", "launch-changed"
 

@@ -6,10 +6,10 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from scanner.diff.suspicious import cross_server_findings, suspicious_findings
-from scanner.findings import Finding, LockLocation
 from scanner.lock.model import Lockfile, LockfileError
 from scanner.lock.reader import parse
-from scanner.rules import rule
+from scanner.model.findings import Finding, LockLocation
+from scanner.model.rules import rule
 from scanner.run.offline import check_offline
 from scanner.run.operations import check
 from scanner.run.outcome import Outcome

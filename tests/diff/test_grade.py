@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scanner.diff.compare import compare_server
 from scanner.diff.grade import grade
-from scanner.lock.lockfile import Pin, ServerPin
+from scanner.lock.model import Pin, ServerPin
 
 
 def tool(name: str = "add_note", description: str = "Add a note to the notebook.", **extra) -> dict:

@@ -12,7 +12,10 @@ from hypothesis import strategies as st
 from lock_helpers import GET_TIME, SPEC, declaration, snapshot, stdio_launch
 
 from scanner.lock.canonical import digest
-from scanner.lock.lockfile import Lockfile, parse, pin_server, render, to_document
+from scanner.lock.document import render, to_document
+from scanner.lock.model import Lockfile
+from scanner.lock.pin import pin_server
+from scanner.lock.reader import parse
 from scanner.lock.render import ESCAPED_RANGES, find_raw_hidden, is_escaped, render_string, render_value
 
 EXAMPLE = SPEC / "example" / "mcp-lock.json"

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from fixture_repo import FIXTURES, Repo, base_spec
 
-from scanner.lock.lockfile import pin_server
+from scanner.lock.pin import pin_server
 from scanner.snapshot import Snapshot
 
 RAW_SERVER = FIXTURES / "servers" / "raw_server.py"

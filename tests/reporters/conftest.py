@@ -8,10 +8,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from scanner.findings import Finding, LockLocation
+from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import pointer
+from scanner.model.rules import rule
 from scanner.reporters.locate import Locator
-from scanner.rules import rule
 from scanner.sources.model import SourceLocation
 
 # Line numbers matter: the tests assert them.

@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any
 
 from scanner.diff.compare import compare_server
-from scanner.findings import Finding
 from scanner.lock import writer
 from scanner.lock.canonical import digest
 from scanner.lock.model import Lockfile, Pin, ServerPin, rebuild
+from scanner.model.findings import Finding
 from scanner.reporters.locate import Locator
 
 

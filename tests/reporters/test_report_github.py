@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from scanner.findings import Finding, LockLocation
+from scanner.model.findings import Finding, LockLocation
+from scanner.model.rules import rule
 from scanner.reporters.github import command_for, escape_data, escape_property, render_github
-from scanner.rules import rule
 from scanner.sources.model import SourceLocation
 
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 import json
 
 import scanner
-from scanner.findings import Finding, LockLocation
+from scanner.model.findings import Finding, LockLocation
+from scanner.model.rules import rule
 from scanner.reporters.json_report import render_json
-from scanner.rules import rule
 
 
 def test_document_shape_and_summary(findings, locator):

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import re
 
-from scanner.findings import Finding, LockLocation
+from scanner.model.findings import Finding, LockLocation
+from scanner.model.rules import rule
 from scanner.reporters.markdown import render_markdown, repin_command
 from scanner.reporters.markdown_text import code_span, diff_lines, escape_cell, fence_for
-from scanner.rules import rule
 
 UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 

@@ -9,9 +9,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from scanner.findings import Finding, LockLocation
+from scanner.model.findings import Finding, LockLocation
+from scanner.model.rules import RULES, rule
 from scanner.reporters.sarif import artifact_uri, render_sarif
-from scanner.rules import RULES, rule
 from scanner.sources.model import SourceLocation
 
 DATA = Path(__file__).parent / "data"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from scanner.findings import Finding
+from scanner.model.findings import Finding
+from scanner.model.rules import rule
 from scanner.reporters.locate import Locator
 from scanner.reporters.text import next_steps, render_text, summary_line
-from scanner.rules import rule
 from scanner.sources.model import SourceLocation
 
 

@@ -9,13 +9,12 @@ from typing import Any
 from drift import drift, server, tool, write_lock
 from test_report_sarif import assert_valid
 
-from scanner.findings import Finding, LockLocation, SourceLocation
+from scanner.model.findings import Finding, LockLocation, SourceLocation
 from scanner.model.pointer import pointer
-from scanner.model.rules import Category, Rule
+from scanner.model.rules import Category, Rule, rule
 from scanner.reporters import sarif
 from scanner.reporters.locate import Locator
 from scanner.reporters.sarif import build_sarif
-from scanner.rules import rule
 
 GITHUB_BANDS = {"critical": (9.0, 10.0), "high": (7.0, 8.9), "medium": (4.0, 6.9), "low": (0.1, 3.9)}
 

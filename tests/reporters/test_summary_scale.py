@@ -7,7 +7,7 @@ from pathlib import Path
 
 from drift import drift, server, tool, write_lock
 
-from scanner.findings import Finding
+from scanner.model.findings import Finding
 from scanner.reporters.github import render_github
 from scanner.reporters.markdown import render_markdown
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from fixture_repo import base_spec
 
-from scanner.lock.lockfile import line_index
-from scanner.rules import RULES
+from scanner.lock.document import line_index
+from scanner.model.rules import RULES
 
 from .gitrepo import GitRepo, notes
 
