@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from scanner.safe_read import POLICY_LIMIT, MissingFile, RefusedFile, read_regular
+from scanner.safe_yaml import compose, load, shown
 from scanner.suppression import IgnoreEntry, IgnoreError, parse_ignores
 
 POLICY_FILE = "mcp-lock.yaml"
@@ -132,7 +133,7 @@ def _load_yaml(repo: Path) -> tuple[Any, str] | None:
 
     try:
         text = data.decode("utf-8")
-        return yaml.safe_load(text), text
+        return load(text), text
     except UnicodeDecodeError as error:
         raise PolicyError(f"{POLICY_FILE}: not UTF-8 (byte offset {error.start})") from None
     except yaml.MarkedYAMLError as error:
@@ -156,7 +157,7 @@ def _unpinned_launch(value: Any, where: str) -> str:
     if value is False:  # YAML 1.1 reads a bare off as false
         return "off"
     if value not in UNPINNED_LAUNCH_MODES:
-        raise PolicyError(f"{where}: unpinned-launch must be warn, error or off, got {value!r}")
+        raise PolicyError(f"{where}: unpinned-launch must be warn, error or off, got {shown(value)}")
     return str(value)
 
 
@@ -172,10 +173,8 @@ def _unset_input_vars(mapping: dict[str, Any], environ: Mapping[str, str]) -> di
 
 
 def _ignores(value: Any, text: str) -> tuple[IgnoreEntry, ...]:
-    import yaml
-
     try:
-        return parse_ignores(value, POLICY_FILE, _entry_lines(yaml.compose(text)))
+        return parse_ignores(value, POLICY_FILE, _entry_lines(compose(text)))
     except IgnoreError as error:
         raise PolicyError(str(error)) from None
 
@@ -229,7 +228,7 @@ def _network(value: Any, where: str) -> str | None:
     if value is None:
         return None
     if value not in NETWORK_MODES:  # YAML reads a bare `no` or `off` as false: say what is wanted
-        raise PolicyError(f"{where}: network must be allow or deny, got {value!r}")
+        raise PolicyError(f"{where}: network must be allow or deny, got {shown(value)}")
     return str(value)
 
 
@@ -239,7 +238,7 @@ def _sandbox(value: Any, where: str) -> str | None:
     if isinstance(value, bool):  # YAML 1.1 reads a bare on/off as true/false
         return "on" if value else "off"
     if value not in SANDBOX_MODES:
-        raise PolicyError(f"{where}: sandbox must be on or off, got {value!r}")
+        raise PolicyError(f"{where}: sandbox must be on or off, got {shown(value)}")
     return str(value)
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from scanner.detectors import register_all
 from scanner.model.findings import Finding, SourceLocation
 from scanner.model.rules import IGNORE_EXPIRED, IGNORE_UNMATCHED, REGISTRY, RULES_BY_ID
+from scanner.safe_yaml import shown
 
 ENTRY_KEYS = {"rule", "server", "tool", "reason", "until"}
 # Rules an entry may not name: the ones about ignore entries themselves, and errors that stop the run.
@@ -124,7 +125,7 @@ def _rule_id(value: str, where: str) -> str:
     if value in REGISTRY and REGISTRY[value].reported_as is not None:
         return value
     raise IgnoreError(
-        f"{where}: unknown rule {value!r}: use a rule id (e.g. tool-changed) or a detector id (e.g. MCPL-D012) "
+        f"{where}: unknown rule {shown(value)}: use a rule id (e.g. tool-changed) or a detector id (e.g. MCPL-D012) "
         "as docs/rules.md lists them"
     )
 
@@ -139,7 +140,7 @@ def _until(value: Any, where: str) -> date | None:
             return date.fromisoformat(value)
         except ValueError:
             pass
-    raise IgnoreError(f"{where}: until must be a date written YYYY-MM-DD, got {value!r}")
+    raise IgnoreError(f"{where}: until must be a date written YYYY-MM-DD, got {shown(value)}")
 
 
 def today_utc() -> date:

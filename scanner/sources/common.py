@@ -9,6 +9,7 @@ from pathlib import Path
 
 import yaml
 
+from scanner import safe_yaml
 from scanner.model.pointer import join
 from scanner.safe_read import CONFIG_LIMIT, RefusedFile, read_regular
 from scanner.sources import jsonc
@@ -96,8 +97,8 @@ def load_yaml(repo: Path, rel: str) -> jsonc.Document:
     """A YAML file as a Document, with lines of mapping keys and list items (pointer-keyed)."""
     text = read_text(repo, rel).removeprefix("\ufeff")
     try:
-        value = yaml.safe_load(text)
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        value = safe_yaml.load(text)
+        node = safe_yaml.compose(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
