@@ -28,6 +28,7 @@ from scanner.transports.channel import (
 )
 from scanner.transports.clients import DEFAULT_CLIENT, client_info
 from scanner.transports.isolation import ALLOW, DENY
+from scanner.transports.listing import DEFAULT_CAPS, ListingCaps
 from scanner.transports.probe import probe
 from scanner.transports.sandbox import ON
 from scanner.transports.stage import Stage
@@ -96,6 +97,7 @@ async def _boot_all(
                 sandbox=server_policy.sandbox,
                 client=client_info(server.primary.client, server_policy.client),
                 modules=modules,
+                caps=server_policy.caps or DEFAULT_CAPS,
             )
         results[server.key] = result
         if progress:
@@ -179,6 +181,7 @@ async def boot_one(
     sandbox: str = ON,
     client: dict[str, str] | None = None,
     modules: TransportModules | None = None,
+    caps: ListingCaps = DEFAULT_CAPS,
 ) -> BootResult:
     """Boot one server and probe it; never raises for anything the server does.
 
@@ -196,7 +199,8 @@ async def boot_one(
     ) as errlog:
         shown = client or client_info(DEFAULT_CLIENT)
         attempt = _Attempt(
-            launch, repo, scratch, errlog, tuple(passthrough), network, sandbox, shown, modules or TransportModules()
+            launch, repo, scratch, errlog, tuple(passthrough), network, sandbox, shown, modules or TransportModules(),
+            caps,
         )
         snapshot, error = await attempt.run(kinds, timeout)
         tail = _tail(Path(scratch) / "stderr.log")
@@ -225,6 +229,7 @@ class _Attempt:
     sandbox: str
     client: dict[str, str]
     modules: TransportModules
+    caps: ListingCaps = DEFAULT_CAPS
 
     async def run(self, kinds: Sequence[TransportKind], timeout: float) -> tuple[Snapshot | None, str | None]:
         deadline = time.monotonic() + timeout
@@ -262,7 +267,7 @@ class _Attempt:
             with anyio.fail_after(remaining):
                 open_channel = await self.modules.opener(kind)
                 async with open_channel(request) as channel:
-                    snapshot = await probe(channel, stage, self.client)
+                    snapshot = await probe(channel, stage, self.client, self.caps)
         except TimeoutError:
             return None, f"timed out after {timeout:g}s waiting for {stage}"
         except Exception as error:

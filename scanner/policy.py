@@ -7,6 +7,8 @@
                                 # declaring client's own, see scanner.transports.clients)
     env: [HTTPS_PROXY]          # caller variables every stdio server may see
     unpinned-launch: warn       # or error (fails check) or off: a launch fetching a package without an exact version
+    max-definitions: 10000      # per server, all kinds (default 10,000); also under servers.NAME
+    max-listing-bytes: 67108864 # per listing across its pages (default 64 MiB); also under servers.NAME
     inputs:                     # values for VS Code-style ${input:ID} placeholders
       api-key: {env: MY_API_KEY}   # read from the environment (never commit secrets)
       region: eu-west-1            # or a literal
@@ -32,12 +34,13 @@ from typing import Any
 from scanner.safe_read import POLICY_LIMIT, MissingFile, RefusedFile, read_regular
 from scanner.safe_yaml import compose, load, shown
 from scanner.suppression import IgnoreEntry, IgnoreError, parse_ignores
+from scanner.transports.listing import BYTES_KEY, DEFAULT_CAPS, DEFINITIONS_KEY, ListingCaps
 
 POLICY_FILE = "mcp-lock.yaml"
 TOP_KEYS = {
     "version", "timeout", "network", "sandbox", "client", "env", "inputs", "servers", "ignore", "unpinned-launch"
-}
-SERVER_KEYS = {"skip", "timeout", "network", "sandbox", "client", "env", "inputs"}
+} | {DEFINITIONS_KEY, BYTES_KEY}
+SERVER_KEYS = {"skip", "timeout", "network", "sandbox", "client", "env", "inputs"} | {DEFINITIONS_KEY, BYTES_KEY}
 NETWORK_MODES = ("allow", "deny")  # scanner.transports.isolation.ALLOW / DENY
 SANDBOX_MODES = ("on", "off")  # scanner.transports.sandbox.ON / OFF
 UNPINNED_LAUNCH_MODES = ("warn", "error", "off")
@@ -56,6 +59,7 @@ class ServerPolicy:
     network: str | None = None  # "allow" or "deny"; None: the file's default (from for_server: resolved)
     sandbox: str | None = None  # "on" or "off"; None: the file's default (from for_server: resolved)
     client: Mapping[str, str] | None = None  # clientInfo {name, version}; None: the declaring client's
+    caps: ListingCaps | None = None  # None: the file's (from for_server: resolved, defaults filled in)
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,7 @@ class Policy:
     # a missing input then names the variable to set rather than asking for the mapping already there.
     input_vars: Mapping[str, str] = field(default_factory=dict)
     unpinned_launch: str = "warn"  # one of UNPINNED_LAUNCH_MODES
+    caps: ListingCaps = DEFAULT_CAPS
 
     def for_server(self, *names: str) -> ServerPolicy:
         """The settings of the server called `names` (its key first, then its other declared names)."""
@@ -85,6 +90,7 @@ class Policy:
             network=own.network or self.network or "allow",
             sandbox=own.sandbox or self.sandbox or "on",
             client=own.client or self.client,
+            caps=own.caps or self.caps,
         )
 
 
@@ -100,6 +106,7 @@ def load_policy(repo: Path, environ: Mapping[str, str]) -> Policy:
     _known_keys(mapping, TOP_KEYS, where)
     servers = _mapping(mapping.get("servers", {}), f"{where}: servers")
     input_vars = _unset_input_vars(mapping, environ)
+    caps = _caps(mapping, where, DEFAULT_CAPS) or DEFAULT_CAPS
     return Policy(
         path=POLICY_FILE,
         timeout=_timeout(mapping.get("timeout"), where),
@@ -108,10 +115,13 @@ def load_policy(repo: Path, environ: Mapping[str, str]) -> Policy:
         client=_client(mapping.get("client"), where),
         env=_names(mapping.get("env"), where),
         inputs=_inputs(mapping.get("inputs"), where, environ),
-        servers={str(name): _server(value, f"{where}: servers.{name}", environ) for name, value in servers.items()},
+        servers={
+            str(name): _server(value, f"{where}: servers.{name}", environ, caps) for name, value in servers.items()
+        },
         ignores=_ignores(mapping.get("ignore"), text),
         input_vars=input_vars,
         unpinned_launch=_unpinned_launch(mapping.get("unpinned-launch"), where),
+        caps=caps,
     )
 
 
@@ -187,7 +197,7 @@ def _entry_lines(root: Any) -> list[int]:
     return []
 
 
-def _server(value: Any, where: str, environ: Mapping[str, str]) -> ServerPolicy:
+def _server(value: Any, where: str, environ: Mapping[str, str], defaults: ListingCaps = DEFAULT_CAPS) -> ServerPolicy:
     mapping = _mapping(value, where)
     _known_keys(mapping, SERVER_KEYS, where)
     skip = mapping.get("skip")
@@ -201,6 +211,22 @@ def _server(value: Any, where: str, environ: Mapping[str, str]) -> ServerPolicy:
         network=_network(mapping.get("network"), where),
         sandbox=_sandbox(mapping.get("sandbox"), where),
         client=_client(mapping.get("client"), where),
+        caps=_caps(mapping, where, defaults),
+    )
+
+
+def _caps(mapping: dict[str, Any], where: str, defaults: ListingCaps) -> ListingCaps | None:
+    """The listing caps a section sets (unset ones from `defaults`), or None when it sets neither."""
+    if DEFINITIONS_KEY not in mapping and BYTES_KEY not in mapping:
+        return None
+    counts = {}
+    for key in (DEFINITIONS_KEY, BYTES_KEY):
+        value = mapping.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
+            raise PolicyError(f"{where}: {key} must be a positive whole number, got {shown(value)}")
+        counts[key] = value
+    return ListingCaps(
+        definitions=counts[DEFINITIONS_KEY] or defaults.definitions, bytes=counts[BYTES_KEY] or defaults.bytes
     )
 
 

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from scanner.model.kinds import KIND_BY_KEY, KINDS
 from scanner.model.ui_resources import unlisted_ui_resources
 from scanner.snapshot import Snapshot
+from scanner.transports.listing import DEFAULT_CAPS, ListingBudget, ListingCaps
 from scanner.transports.protocol import (
     CLIENT_INFO,
     HANDSHAKE_VERSION,
@@ -45,16 +46,22 @@ class Channel(Protocol):
 
     def adopt_modern(self, version: str, result: dict[str, Any]) -> None: ...
 
+    def watch_listing(self, budget: ListingBudget | None) -> None: ...
 
-async def probe(channel: Channel, stage: Stage, client: dict[str, str] = CLIENT_INFO) -> Snapshot:
-    """Handshake with the server behind `channel`, as `client` (its clientInfo), and list everything it offers."""
+
+async def probe(
+    channel: Channel, stage: Stage, client: dict[str, str] = CLIENT_INFO, caps: ListingCaps = DEFAULT_CAPS
+) -> Snapshot:
+    """Handshake with the server behind `channel`, as `client` (its clientInfo), and list everything it offers
+    within `caps`."""
     stage.current = "the initialize handshake"
     snapshot = await _handshake(channel, client)
+    budget = ListingBudget(caps)
     for kind in KINDS:
         if kind.capability not in snapshot.capabilities:
             continue
         try:
-            snapshot.definitions[kind.key] = await _list_all(channel, kind.key, stage)
+            snapshot.definitions[kind.key] = await _list_all(channel, kind.key, stage, budget)
         except RpcError as error:
             if error.code != METHOD_NOT_FOUND or kind.key not in OPTIONAL_LISTS:
                 raise
@@ -116,15 +123,26 @@ async def _discover(channel: Channel, offered: str) -> Snapshot:
     )
 
 
-async def _list_all(channel: Channel, kind: str, stage: Stage) -> list[dict[str, Any]]:
+async def _list_all(channel: Channel, kind: str, stage: Stage, budget: ListingBudget) -> list[dict[str, Any]]:
     method = KIND_BY_KEY[kind].list_method
+    budget.start(method)
+    channel.watch_listing(budget)
+    try:
+        return await _pages(channel, kind, method, stage, budget)
+    finally:
+        channel.watch_listing(None)
+
+
+async def _pages(channel: Channel, kind: str, method: str, stage: Stage, budget: ListingBudget) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     seen_cursors: set[str] = set()
     cursor: str | None = None
     for page in range(1, MAX_PAGES + 1):
         stage.current = f"{method} (page {page})"
         result = await channel.request(method, {"cursor": cursor} if cursor is not None else {})
-        items.extend(_page_items(result, kind, method, page))
+        entries = _page_items(result, kind, method, page)
+        budget.take_page(len(entries))
+        items.extend(entries)
         cursor = result.get("nextCursor")
         if cursor is None or cursor == "":
             return items

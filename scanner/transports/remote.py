@@ -25,6 +25,7 @@ from scanner.model.transports import HTTP, SSE
 from scanner.sources.model import ResolvedLaunch
 from scanner.transports.channel import BootFailure, ChannelRequest, first_error
 from scanner.transports.errors import HttpWitness, describe_http
+from scanner.transports.listing import ListingBudget
 from scanner.transports.protocol import RpcError
 
 
@@ -147,6 +148,9 @@ class SdkChannel:
 
     def adopt_modern(self, version: str, result: dict[str, Any]) -> None:
         self._session.adopt(types.DiscoverResult.model_validate(result))
+
+    def watch_listing(self, budget: ListingBudget | None) -> None:
+        """The SDK parses each response itself: bounded by MAX_RESPONSE_BYTES, then counted by the probe."""
 
 
 @contextmanager

@@ -17,6 +17,7 @@ from typing import Any
 import anyio
 from anyio.abc import Process
 
+from scanner.transports.listing import ListingBudget, ListingCapExceeded
 from scanner.transports.protocol import (
     CLIENT_INFO,
     METHOD_NOT_FOUND,
@@ -56,6 +57,7 @@ class StdioChannel:
         self._closed: ConnectionClosed | None = None
         self._envelope: dict[str, Any] | None = None
         self._write_lock = anyio.Lock()
+        self._listing: ListingBudget | None = None
 
     # --- what the probe calls -------------------------------------------------------------------
 
@@ -93,6 +95,10 @@ class StdioChannel:
         """After `server/discover`: every request carries the per-request envelope from now on."""
         self._envelope = modern_envelope(version, self._client)
 
+    def watch_listing(self, budget: ListingBudget | None) -> None:
+        """Count every line read against `budget` (None: stop) before it is parsed."""
+        self._listing = budget
+
     # --- the wire -------------------------------------------------------------------------------
 
     async def _send(self, message: dict[str, Any]) -> None:
@@ -121,6 +127,13 @@ class StdioChannel:
             waiter.settle(self._closed)
 
     async def _receive(self, line: bytes) -> None:
+        if self._listing is not None:
+            try:
+                self._listing.take_line(line, MAX_LINE + 1 if isinstance(line, OverlongLine) else len(line))
+            except ListingCapExceeded as refused:
+                for waiter in list(self._pending.values()):
+                    waiter.settle(refused)  # during a listing, only the listing's request is pending
+                return
         if isinstance(line, OverlongLine):
             too_long = f"a line longer than {MAX_LINE} bytes"
             self._unreadable(line, too_long, f"dropped {too_long}")

@@ -1,0 +1,96 @@
+"""Caps on a listing: definitions per server and bytes per listing across pages, checked while reading."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any
+
+import pytest
+from fixture_repo import FIXTURES, Repo
+
+from scanner.transports.listing import MAX_DEFINITIONS, ListingBudget, ListingCapExceeded, ListingCaps
+
+RAW_SERVER = FIXTURES / "servers" / "raw_server.py"
+
+
+def add_raw(repo: Repo, name: str, behaviour: dict[str, Any]) -> None:
+    path = repo.root / f"{name}.behaviour.json"
+    path.write_text(json.dumps(behaviour), encoding="utf-8")
+    repo.add_entry(name, {"command": sys.executable, "args": [str(RAW_SERVER), str(path)]})
+
+
+def tool(name: str, **fields: Any) -> dict[str, Any]:
+    return {"name": name, "description": f"Tool {name}.", "inputSchema": {"type": "object"}, **fields}
+
+
+def test_one_line_of_a_million_tools_is_refused_while_reading(repo: Repo) -> None:
+    # The attack as found was one 62 MB line of 3,000,000 tools (8 GB, 7.5 minutes); a million keep this fast.
+    add_raw(repo, "flood", {"pages": [["BULK"]], "bulk_tools": 1_000_000})
+    started = time.monotonic()
+    result = repo.run("lock", "--timeout", "60")
+    elapsed = time.monotonic() - started
+    assert result.exit_code != 0, result.output[-500:]
+    assert f"tools/list went past the cap of {MAX_DEFINITIONS:,} definitions per server" in result.output
+    assert "max-definitions: N" in result.output and "Traceback" not in result.output
+    assert "flood" not in repo.lock_json()["servers"]
+    assert elapsed < 30, elapsed
+
+
+def test_the_definitions_cap_counts_every_page_and_is_raisable(repo: Repo) -> None:
+    pages = [[tool(f"p{page}_{i}") for i in range(30)] for page in range(3)]
+    add_raw(repo, "paged", {"pages": pages})
+    (repo.root / "mcp-lock.yaml").write_text("max-definitions: 50\n", encoding="utf-8")
+    result = repo.run("lock", "--timeout", "30")
+    assert result.exit_code != 0, result.output
+    assert "tools/list went past the cap of 50 definitions per server; nothing was pinned" in result.output
+    assert "flood" not in repo.lock_json()["servers"]
+
+    policy = "max-definitions: 50\nservers:\n  paged:\n    max-definitions: 90\n"
+    (repo.root / "mcp-lock.yaml").write_text(policy, encoding="utf-8")
+    result = repo.run("lock", "--timeout", "30")
+    assert result.exit_code == 0, result.output
+    assert len(repo.lock_json()["servers"]["paged"]["tools"]) == 90
+
+
+def test_the_byte_cap_spans_the_pages_of_a_listing(repo: Repo) -> None:
+    pages = [[tool(f"big{page}", description="PAD")] for page in range(3)]
+    add_raw(repo, "padded", {"pages": pages, "pad_mb": 1})
+    (repo.root / "mcp-lock.yaml").write_text("max-listing-bytes: 2500000\n", encoding="utf-8")
+    result = repo.run("lock", "--timeout", "30")
+    assert result.exit_code != 0, result.output
+    assert "tools/list sent more than 2,500,000 bytes across its pages, the cap per listing" in result.output
+    assert "max-listing-bytes: N" in result.output
+
+    (repo.root / "mcp-lock.yaml").write_text("max-listing-bytes: 4000000\n", encoding="utf-8")
+    assert repo.run("lock", "--timeout", "30").exit_code == 0
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "1.5", "yes", "[1]"])
+def test_a_cap_must_be_a_positive_whole_number(repo: Repo, value: str) -> None:
+    (repo.root / "mcp-lock.yaml").write_text(f"max-definitions: {value}\n", encoding="utf-8")
+    result = repo.run("check", "--offline")
+    assert result.exit_code == 2
+    assert "mcp-lock.yaml: max-definitions must be a positive whole number" in result.output
+
+
+def line(entries: list[Any]) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": 2, "result": {"tools": entries, "nextCursor": "a,b,c"}}).encode()
+
+
+def test_entries_are_counted_by_structure_not_by_the_commas_in_their_text() -> None:
+    budget = ListingBudget(ListingCaps(definitions=3))
+    crowded = [tool("a", description=", , , [{,}] \\\" ,"), tool("b", inputSchema={"enum": [1, 2, 3, 4, 5]})]
+    budget.take_line(line(crowded), len(line(crowded)))  # many commas and brackets, two entries: fits
+    with pytest.raises(ListingCapExceeded, match="cap of 3 definitions"):
+        budget.take_line(line([1, 2, 3, 4]), 0)  # numbers are entries too (refused unparsed)
+
+
+def test_parsed_pages_are_counted_across_kinds() -> None:
+    budget = ListingBudget(ListingCaps(definitions=5))
+    budget.start("tools/list")
+    budget.take_page(3)
+    budget.start("prompts/list")
+    with pytest.raises(ListingCapExceeded, match="prompts/list went past the cap of 5"):
+        budget.take_page(3)
