@@ -24,6 +24,8 @@ from scanner.run import operations
 from scanner.run.offline import check_offline
 from scanner.run.outcome import Outcome
 from scanner.run.workspace import LOCKFILE_NAME, Options, Workspace, open_workspace, read_lock, server_keys
+from scanner.safe_read import RefusedFile
+from scanner.safe_write import write_file
 from scanner.shard import Shard, ShardError
 from scanner.sources.describe import describe_launch
 from scanner.suppression import Audit, apply_ignores, today_utc
@@ -373,10 +375,10 @@ def _finish(workspace: Workspace, outcome: Outcome, report: dict[str, Any]) -> N
     )
     rendered = REPORTER_BY_NAME[report["output_format"]].render(outcome.findings, context)
     if report["output"] is not None:
-        _write_report(report["output"], rendered)
+        _write_report(report["output"], rendered, workspace.repo)
     else:
         click.echo(rendered, nl=False)
-    _also_report(outcome.findings, context, report)
+    _also_report(outcome.findings, context, report, workspace.repo)
     if report["output_format"] == "text" or report["output"] is not None:
         for message in outcome.messages:
             click.echo(safe(message))
@@ -386,22 +388,25 @@ def _finish(workspace: Workspace, outcome: Outcome, report: dict[str, Any]) -> N
     sys.exit(outcome.exit_code)
 
 
-def _also_report(findings: list[Finding], context: ReportContext, report: dict[str, Any]) -> None:
+def _also_report(findings: list[Finding], context: ReportContext, report: dict[str, Any], repo: Path) -> None:
     """The formats asked for besides --format: files first, then what goes to stdout (once only)."""
     wanted = [reporter for reporter in REPORTERS if reporter.also and report[_also(reporter)]]
     for reporter in wanted:
         if reporter.also_to != "stdout":
             text = reporter.render(findings, context)
-            _write_report(report[_also(reporter)], text, append=reporter.also_to == "append")
+            _write_report(report[_also(reporter)], text, repo, append=reporter.also_to == "append")
     for reporter in wanted:
         if reporter.also_to == "stdout" and reporter.name != report["output_format"]:
             click.echo(reporter.render(findings, context), nl=False)
 
 
-def _write_report(path: Path, text: str, *, append: bool = False) -> None:
+def _write_report(path: Path, text: str, repo: Path, *, append: bool = False) -> None:
+    """A report file, written like the lock: never through a link, only over a regular file."""
     try:
-        with path.open("a" if append else "w", encoding="utf-8") as handle:
-            handle.write(text)
+        write_file(path, text.encode("utf-8"), repo, append=append)
+    except RefusedFile as error:
+        click.echo(f"mcp-lock: error: {safe(f'cannot write {error}')}", err=True)
+        sys.exit(2)
     except OSError as error:
         click.echo(f"mcp-lock: error: cannot write {path}: {error.strerror}", err=True)
         sys.exit(2)

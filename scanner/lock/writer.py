@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import stat
@@ -16,6 +15,7 @@ from scanner.lock.reader import check_version, parse, refuse_raw_hidden, verifie
 from scanner.lock.render import render_normal
 from scanner.lock.schema import validate_schema
 from scanner.safe_read import RefusedFile, refuse_unsafe_target
+from scanner.safe_write import replace_atomically
 
 
 def write(
@@ -51,7 +51,7 @@ def write(
         mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
     except FileNotFoundError:
         mode = None
-    _replace_atomically(directory, name, text.encode("utf-8"), mode)
+    replace_atomically(directory, name, text.encode("utf-8"), mode)
 
 
 def _reads_back(text: str, document: dict[str, Any], plain: bool, source: str) -> None:
@@ -90,32 +90,3 @@ def _reads_back(text: str, document: dict[str, Any], plain: bool, source: str) -
 def _read_int(literal: str) -> int | float:
     number = int(literal)
     return number if -MAX_SAFE_INTEGER <= number <= MAX_SAFE_INTEGER else float(number)
-
-
-def _replace_atomically(directory: str, name: str, data: bytes, mode: int | None) -> None:
-    temp = os.path.join(directory, f".{name}.{os.urandom(6).hex()}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    fd = os.open(temp, flags, 0o666)  # umask applies, as for any new file
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        if mode is not None:
-            os.chmod(temp, mode)
-        os.replace(temp, os.path.join(directory, name))
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    _fsync_directory(directory)
-
-
-def _fsync_directory(directory: str) -> None:
-    # Makes the rename durable on POSIX; directories cannot be opened this way on Windows.
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)

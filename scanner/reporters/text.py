@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Sequence
 from itertools import groupby
 
@@ -54,10 +55,13 @@ def next_steps(findings: Sequence[Finding]) -> list[str]:
     steps: list[str] = []
     if "config-error" in rules:
         steps.append("fix the config files at the lines shown")
-    drifted = sorted({safe(f.server) for f in blocking if f.rule.category in _ACCEPTABLE})
+    # Server names are the repository's: quoted, so that the command shown is the command run.
+    drifted = sorted({f.server for f in blocking if f.rule.category in _ACCEPTABLE})
     if drifted:
+        dashes = ["--"] if any(name.startswith("-") for name in drifted) else []  # a name is never an option
+        command = safe(shlex.join(["mcp-lock", "update", *dashes, *drifted]))
         steps.append(
-            f"review the changes above; if they are expected, run `mcp-lock update {' '.join(drifted)}` "
+            f"review the changes above; if they are expected, run `{command}` "
             "and commit mcp-lock.json"
         )
     if categories & _DETECTED:

@@ -68,7 +68,9 @@ def candidates(repo: Path) -> Iterator[tuple[str, Reader]]:
         if os.path.lexists(repo / rel):
             yield rel, read
     folder = repo / continuedev.FOLDER
-    if folder.is_dir():
+    if folder.is_dir() and not _resolves_inside(folder, repo):
+        yield continuedev.FOLDER, _outside_folder  # not listed: its file names are not the repository's
+    elif folder.is_dir():
         for name in sorted(_listdir(folder)):
             if name.endswith(continuedev.SUFFIXES):
                 yield f"{continuedev.FOLDER}/{name}", continuedev.read
@@ -116,6 +118,17 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return entry.is_dir(follow_symlinks=False)  # never follow links: no loops, no escaping the repo
     except OSError:
         return False
+
+
+def _resolves_inside(folder: Path, repo: Path) -> bool:
+    """Whether `folder`, every symlink on the way resolved, is still inside `repo`."""
+    inside, root = os.path.realpath(folder), os.path.realpath(repo)
+    return os.path.commonpath([inside, root]) == root
+
+
+def _outside_folder(scan: Scan, rel: str) -> ConfigFile:
+    message = f"cannot read {rel}: a symbolic link that leads outside the repository (its files are not listed)"
+    return ConfigFile(rel, continuedev.CONTINUE.client, problems=[problem("error", "unreadable", message, rel)])
 
 
 def _listdir(folder: Path) -> list[str]:
