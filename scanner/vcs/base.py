@@ -12,6 +12,7 @@ import git
 from scanner.errors import UsageError
 from scanner.safe_read import CONFIG_LIMIT, LOCK_LIMIT, MiB
 from scanner.sources.discover import is_config_path, walks_into
+from scanner.vcs.safe_git import EmbeddedGitDir, NoWorktree, find_root, open_repository
 
 SHALLOW_HINT = "this clone is shallow; fetch the full history (with actions/checkout: `fetch-depth: 0`)"
 SYMLINK_MODE = 0o120000
@@ -52,10 +53,12 @@ def git_errors() -> Iterator[None]:
 
 
 def open_worktree(directory: Path) -> Worktree:
-    """The git work tree containing `directory` (which may be any folder inside it)."""
+    """The git work tree containing `directory` (which may be any folder inside it), found from its `.git`."""
     try:
-        repo = git.Repo(directory, search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        repo = open_repository(find_root(directory.absolute()))
+    except EmbeddedGitDir as error:
+        raise VcsError(str(error)) from None
+    except (NoWorktree, git.InvalidGitRepositoryError, git.NoSuchPathError):
         raise VcsError(f"{directory}: not inside a git work tree") from None
     if repo.bare or repo.working_tree_dir is None:
         raise VcsError(f"{directory}: the git repository has no work tree")
