@@ -94,3 +94,13 @@ def test_parsed_pages_are_counted_across_kinds() -> None:
     budget.start("prompts/list")
     with pytest.raises(ListingCapExceeded, match="prompts/list went past the cap of 5"):
         budget.take_page(3)
+
+
+def test_a_flood_inside_one_definition_is_refused_unparsed_by_its_values() -> None:
+    # One entry, so the entries scan cannot refuse it; its commas bound what json.loads would build.
+    flood = b",".join([b"[]"] * 50_000)
+    message = b'{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a","inputSchema":{"enum":[' + flood + b"]}}]}}"
+    budget = ListingBudget(ListingCaps(definitions=100))
+    with pytest.raises(ListingCapExceeded, match=r"more than 40,000 JSON values .* cap of 100 definitions"):
+        budget.take_line(message, len(message))
+    ListingBudget(ListingCaps(definitions=1000)).take_line(message, len(message))  # fits a larger cap

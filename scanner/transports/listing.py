@@ -1,9 +1,11 @@
 """Caps on what a server may list: definitions per server, and bytes per listing across its pages.
 
-A listing is checked while it is read: each line a stdio server prints during a listing counts against the
-byte cap before it is parsed, and a line that could hold more entries than the definitions left (counted by
-its commas, then, only if needed, by a scan that stops at the cap) is refused before `json.loads` builds
-millions of objects from it. Every parsed page is counted again exactly, for every transport.
+A listing is checked while it is read, before `json.loads` builds objects from a line. Each line a stdio
+server prints during a listing counts against the byte cap. Its commas and brackets (a C-speed count, those
+in strings included) bound how many JSON values it can hold: past VALUES_PER_DEFINITION for each definition
+the cap allows, it is refused. A line with more commas than definitions left is scanned (strings skipped,
+stopping once decided or after SCAN_TOKENS tokens) for its entries, so a page of millions of small tools is
+refused after reading its first ten thousand. Every parsed page is counted again exactly, for every transport.
 """
 
 from __future__ import annotations
@@ -19,6 +21,10 @@ MAX_LISTING_BYTES = 64 * MiB  # per listing (one kind, all its pages)
 DEFINITIONS_KEY = "max-definitions"  # the mcp-lock.yaml keys that raise them
 BYTES_KEY = "max-listing-bytes"
 
+# What a listing line may hold, per definition the cap allows: commas and brackets (values and containers).
+VALUES_PER_DEFINITION = 400
+# The entries scan gives up after this many tokens (then the page is parsed, bounded by the values cap).
+SCAN_TOKENS = 200_000
 # A JSON string (escapes included), a bracket or a comma: enough to count entries without parsing.
 _TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*+"|[\[\]{},]', re.S)
 # A listing's entries are the elements of an array inside the result inside the message: depth 4.
@@ -58,8 +64,12 @@ class ListingBudget:
         self.bytes_read += length
         if self.bytes_read > self.caps.bytes:
             raise self._too_many_bytes()
+        commas = line.count(b",")
+        values = commas + line.count(b"[") + line.count(b"{")
+        if values > self.caps.definitions * VALUES_PER_DEFINITION:
+            raise self._too_many_values()
         left = self.caps.definitions - self.definitions
-        if line.count(b",") >= left and _entries_over(line, left):
+        if commas >= left and _entries_over(line, left):
             raise self._too_many_definitions()
 
     def take_page(self, entries: int) -> None:
@@ -73,6 +83,14 @@ class ListingBudget:
             f"{self.method} went past the cap of {self.caps.definitions:,} definitions per server; nothing was "
             f"pinned (a server this large can raise it: `{DEFINITIONS_KEY}: N` in mcp-lock.yaml, for all servers "
             "or under servers.NAME)"
+        )
+
+    def _too_many_values(self) -> ListingCapExceeded:
+        return ListingCapExceeded(
+            f"{self.method} sent a page of more than {self.caps.definitions * VALUES_PER_DEFINITION:,} JSON values "
+            f"(commas and brackets), more than the cap of {self.caps.definitions:,} definitions per server allows "
+            f"({VALUES_PER_DEFINITION} each); nothing was pinned (a server this large can raise it: "
+            f"`{DEFINITIONS_KEY}: N` in mcp-lock.yaml, for all servers or under servers.NAME)"
         )
 
     def _too_many_bytes(self) -> ListingCapExceeded:
@@ -91,7 +109,9 @@ def _entries_over(line: bytes, left: int) -> bool:
     depth = 0
     in_array = [False] * (_ENTRY_DEPTH + 1)  # whether the container at each depth up to the entries' is an array
     commas = 0
-    for match in _TOKEN.finditer(line):
+    for scanned, match in enumerate(_TOKEN.finditer(line)):
+        if scanned > SCAN_TOKENS:
+            return False  # undecided: the parsed page is counted exactly
         char = match[0][0]
         if char in (0x7B, 0x5B):  # { [
             depth += 1
