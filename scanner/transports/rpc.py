@@ -58,6 +58,7 @@ class StdioChannel:
         self._envelope: dict[str, Any] | None = None
         self._write_lock = anyio.Lock()
         self._listing: ListingBudget | None = None
+        self._over_cap = False  # a listing went past a cap: nothing more from this server is parsed
 
     # --- what the probe calls -------------------------------------------------------------------
 
@@ -127,10 +128,13 @@ class StdioChannel:
             waiter.settle(self._closed)
 
     async def _receive(self, line: bytes) -> None:
+        if self._over_cap:
+            return
         if self._listing is not None:
             try:
                 self._listing.take_line(line, MAX_LINE + 1 if isinstance(line, OverlongLine) else len(line))
             except ListingCapExceeded as refused:
+                self._over_cap = True
                 for waiter in list(self._pending.values()):
                     waiter.settle(refused)  # during a listing, only the listing's request is pending
                 return
