@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from scanner.diff.artifact import artifact_findings
 from scanner.diff.compare import compare_server
 from scanner.diff.schema_validity import schema_findings
 from scanner.diff.suspicious import cross_server_findings, suspicious_findings
@@ -68,6 +69,7 @@ def check(workspace: Workspace, options: Options) -> Outcome:
         pinned = lockfile.servers[key]
         return (
             compare_server(key, pinned, server_pin, grouped=True)
+            + artifact_findings(key, pinned, server_pin)
             + suspicious_findings(key, pinned, server_pin)
             + schema_findings(key, pinned, server_pin)
         )
@@ -111,7 +113,7 @@ def update(
             lockfile.servers[server.key] = live
             outcome.messages.append(f"pinned new server {server.key}")
             continue
-        accepted = compare_server(server.key, old, live, grouped=not tools)
+        accepted = compare_server(server.key, old, live, grouped=not tools) + artifact_findings(server.key, old, live)
         if tools:
             accepted = [f for f in accepted if f.kind == "tools" and f.subject in tools]
             live = _with_tools(old, live, tools)
@@ -151,7 +153,7 @@ def _with_tools(old: ServerPin, live: ServerPin, tools: Sequence[str]) -> Server
             merged[name] = live.tools[name]
         else:
             merged.pop(name, None)
-    return rebuild(old, tools=merged)
+    return rebuild(old, tools=merged, artifact=live.artifact)
 
 
 def _refuse_unknown_tools(tools: Sequence[str], old: Sequence[ServerPin | None], live: Sequence[ServerPin]) -> None:
