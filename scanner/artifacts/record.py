@@ -9,6 +9,7 @@ One JSON object, by `type`:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,6 +17,11 @@ NPM, PYPI, IMAGE, FILE = "npm", "pypi", "image", "file"
 # The field that identifies an artifact's content, per type.
 CONTENT_FIELD = {NPM: "integrity", PYPI: "sha256", IMAGE: "digest", FILE: "sha256"}
 SHOWN_DIGEST = 19  # characters of a digest shown in a one-line message
+
+
+def normalised(name: str) -> str:
+    """PEP 503's normalised name: lower case, runs of `-_.` as one `-`."""
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def content(artifact: Mapping[str, Any]) -> str | None:

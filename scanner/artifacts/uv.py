@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from scanner.artifacts.msgpack import MsgpackError, first_value
-from scanner.artifacts.record import PYPI
+from scanner.artifacts.record import PYPI, normalised
 from scanner.safe_read import MiB, RefusedFile, read_regular
 
 ENVIRONMENT = re.compile(r"(/[^\0]*?/archive-v\d+/[A-Za-z0-9_-]+)/bin/")
@@ -30,11 +30,6 @@ def pypi_artifact(name: str, command_lines: Sequence[Sequence[str]]) -> dict[str
         if record is not None:
             return record
     return None
-
-
-def normalised(name: str) -> str:
-    """PEP 503's normalised name: lower case, runs of `-_.` as one `-`."""
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def environment_record(environment: Path, name: str) -> dict[str, Any] | None:
