@@ -21,6 +21,7 @@ from scanner.reporters.locate import Locator
 from scanner.reporters.registry import REPORTER_BY_NAME, REPORTERS, Reporter
 from scanner.reporters.text import summary_line
 from scanner.run import operations
+from scanner.run.advisories import check_advisories
 from scanner.run.offline import check_offline
 from scanner.run.outcome import Outcome
 from scanner.run.workspace import LOCKFILE_NAME, Options, Workspace, open_workspace, read_lock, server_keys
@@ -182,6 +183,15 @@ def lock(
 @click.option(
     "--changed-only", is_flag=True, help="With --base: boot only the servers with a change since the base."
 )
+@click.option(
+    "--advisories",
+    metavar="URL|DIR",
+    envvar="MCP_LOCK_ADVISORIES",
+    default=None,
+    help="Look up every pinned npm and PyPI version in OSV: its API at this base URL (one batch request), "
+    "or a local OSV export directory (offline). Default: $MCP_LOCK_ADVISORIES; unset, no lookup. "
+    "See docs/advisories.md.",
+)
 @boot_options
 @report_options
 def check(
@@ -192,6 +202,7 @@ def check(
     shard: Shard | None,
     base: str | None,
     changed_only: bool,
+    advisories: str | None,
     timeout: float | None,
     concurrency: int | None,
     quiet: bool,
@@ -214,6 +225,8 @@ def check(
         outcome = _run(lambda: check_offline(workspace, shard))
     else:
         outcome = _run(lambda: operations.check(workspace, options))
+    if advisories:
+        outcome.findings += check_advisories(workspace, advisories, outcome, shard)
     if shard is not None:
         report["category"] = shard.category(report["category"])
         outcome.messages.append(_shard_message(workspace, shard))

@@ -186,6 +186,17 @@ KNOWN_ADVISORY = Rule(
     "it gives one; the finding lists the fixed versions. Accept a risk with an `ignore:` entry and a reason.",
 )
 
+ADVISORY_LOOKUP_FAILED = Rule(
+    "advisory-lookup-failed",
+    Category.SUPPLY_CHAIN,
+    "medium",
+    "The pinned package versions could not be looked up in OSV",
+    "`--advisories` (or MCP_LOCK_ADVISORIES) was set, but OSV's API did not answer in time, answered an "
+    "error or more than the size cap, or the export directory cannot be read. Known-bad versions were not "
+    "checked this run; the message says why.",
+    blocking=False,
+)
+
 INSTRUCTIONS_CHANGED = Rule(
     "instructions-changed",
     Category.DRIFT,
@@ -406,6 +417,7 @@ RULES: tuple[Rule, ...] = tuple(
         LOCAL_CODE_CHANGED,
         ARTIFACT_UNRECORDED,
         KNOWN_ADVISORY,
+        ADVISORY_LOOKUP_FAILED,
         INSTRUCTIONS_CHANGED,
         DEFINITION_INVALID,
         SCHEMA_INVALID,

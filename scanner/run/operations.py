@@ -78,7 +78,8 @@ def check(workspace: Workspace, options: Options) -> Outcome:
     findings += booted
     # Servers that did not boot keep their pinned tools, so shadowing of them is still seen.
     findings += cross_server_findings(lockfile.servers | live, lockfile.servers)
-    return Outcome(in_shard(findings, options.shard, keys))
+    ran = {key: pin.artifact for key, pin in live.items() if pin.artifact is not None}
+    return Outcome(in_shard(findings, options.shard, keys), artifacts=ran)
 
 
 def _new_server_findings(key: str, server_pin: ServerPin) -> list[Finding]:

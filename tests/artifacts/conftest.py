@@ -5,6 +5,8 @@ from collections.abc import Iterator
 import pytest
 
 from artifacts.npm_registry import Registry, serve
+from artifacts.osv_server import OSV
+from artifacts.osv_server import serve as serve_osv
 
 
 @pytest.fixture
@@ -12,5 +14,14 @@ def npm_registry() -> Iterator[Registry]:
     registry = Registry()
     server = serve(registry)
     yield registry
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def osv_api() -> Iterator[OSV]:
+    osv = OSV()
+    server = serve_osv(osv)
+    yield osv
     server.shutdown()
     server.server_close()
