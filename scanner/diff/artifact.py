@@ -8,15 +8,21 @@ from scanner.artifacts.record import FILE, content, describe, same_artifact
 from scanner.lock.model import ServerPin, launch_diff
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import pointer
-from scanner.model.rules import ARTIFACT_CHANGED, ARTIFACT_UNRECORDED, LOCAL_CODE_CHANGED
+from scanner.model.rules import ARTIFACT_BUMPED, ARTIFACT_CHANGED, ARTIFACT_UNRECORDED, LOCAL_CODE_CHANGED
 
 
 def artifact_findings(key: str, pinned: ServerPin, live: ServerPin) -> list[Finding]:
-    """The artifact change behind an unchanged launch (a changed launch is `launch-changed`'s to report)."""
+    """The artifact change behind an unchanged launch; behind a changed one (`launch-changed` blocks), a note."""
     old, new = pinned.artifact, live.artifact
     where = LockLocation(pointer("servers", key, "launch", "artifact"))
-    if launch_diff(pinned.launch, live.launch) is not None or old == new:
+    if old == new:
         return []
+    if launch_diff(pinned.launch, live.launch) is not None:
+        if new is None or (old is not None and same_artifact(old, new)):
+            return []
+        before = describe(old) if old is not None else "not recorded"
+        message = f"{key}: the changed launch runs {describe(new)} (pinned: {before})"
+        return [Finding(ARTIFACT_BUMPED, key, message, where, details=artifact_details(old or {}, new))]
     if new is None:
         message = f"{key}: what the launch ran could not be read this run (pinned: {describe(old or {})})"
         return [Finding(ARTIFACT_UNRECORDED, key, message, where)]

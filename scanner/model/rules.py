@@ -152,6 +152,17 @@ ARTIFACT_CHANGED = Rule(
     "`mcp-lock update SERVER`; pin the launch to an exact version so that it changes only in a commit.",
 )
 
+ARTIFACT_BUMPED = Rule(
+    "artifact-bumped",
+    Category.SUPPLY_CHAIN,
+    "info",
+    "What a changed launch now runs, next to what it ran",
+    "Informational, beside `launch-changed`: a version bump's old and new package version and integrity "
+    "hash (or image digest), read from the package manager's own records, so the review of the bump names "
+    "the exact artifact that will run. `mcp-lock update SERVER` pins it.",
+    blocking=False,
+)
+
 LOCAL_CODE_CHANGED = Rule(
     "local-code-changed",
     Category.SUPPLY_CHAIN,
@@ -414,6 +425,7 @@ RULES: tuple[Rule, ...] = tuple(
         SERVER_NOT_DECLARED,
         LAUNCH_CHANGED,
         ARTIFACT_CHANGED,
+        ARTIFACT_BUMPED,
         LOCAL_CODE_CHANGED,
         ARTIFACT_UNRECORDED,
         KNOWN_ADVISORY,

@@ -44,10 +44,13 @@ def test_a_republished_version_is_a_change_too() -> None:
     assert finding.details == [f"integrity: {OLD['integrity']} → {NEW['integrity']}"]
 
 
-def test_nothing_when_the_same_artifact_or_the_launch_itself_changed() -> None:
+def test_nothing_for_the_same_artifact_and_a_note_beside_a_changed_launch() -> None:
     assert artifact_findings("mail", server(OLD), server(dict(OLD))) == []
     bumped = {**LAUNCH, "args": ["-y", "postmark-mcp@1.0.16"]}
-    assert artifact_findings("mail", server(OLD), server(NEW, bumped)) == []  # launch-changed reports it
+    (note,) = artifact_findings("mail", server(OLD), server(NEW, bumped))  # launch-changed blocks; this informs
+    assert note.rule.id == "artifact-bumped" and not note.blocking
+    assert "postmark-mcp@1.0.16" in note.message and "postmark-mcp@1.0.15" in note.message
+    assert f"integrity: {OLD['integrity']} → {NEW['integrity']}" in note.details
 
 
 def test_unknown_artifacts_are_notes_not_failures() -> None:
