@@ -25,9 +25,10 @@ from scanner.sources.model import ResolvedLaunch
 from scanner.transports import local
 
 BIN = str(Path(sys.executable).parent)
+REFERENCE = "@modelcontextprotocol/server-"
 LAUNCHES = {
-    "npx server-filesystem": ResolvedLaunch("stdio", "npx", ("-y", "@modelcontextprotocol/server-filesystem@2026.8.31", ".")),
-    "npx server-everything": ResolvedLaunch("stdio", "npx", ("-y", "@modelcontextprotocol/server-everything@2026.1.14")),
+    "npx server-filesystem": ResolvedLaunch("stdio", "npx", ("-y", f"{REFERENCE}filesystem@2026.8.31", ".")),
+    "npx server-everything": ResolvedLaunch("stdio", "npx", ("-y", f"{REFERENCE}everything@2026.1.14")),
     "uvx mcp-server-time": ResolvedLaunch("stdio", f"{BIN}/uvx", ("mcp-server-time==2026.10.19",)),
 }
 
@@ -52,7 +53,7 @@ def main() -> None:
             timings.clear()
             boots, artifact = [], None
             for _ in range(runs + 1):  # the first run warms the cache
-                result = anyio.run(lambda launch=launch: boot_one(name, launch, Path(repo), timeout=240))
+                result = anyio.run(lambda key=name, launch=launch: boot_one(key, launch, Path(repo), timeout=240))
                 boots.append(result.seconds)
                 artifact = result.snapshot.artifact if result.snapshot else result.error
             read = [t * 1000 for t in timings[1:]]
