@@ -52,3 +52,21 @@ def test_a_new_release_behind_the_same_launch_fails_check(repo: Repo, npm_regist
     assert update.exit_code == 0, update.output
     assert repo.lock_json()["servers"]["demo"]["launch"]["artifact"]["integrity"] == second
     assert repo.run("check", env=npx_env).exit_code == 0
+
+
+def test_a_version_bump_report_names_the_artifact_each_side_ran(
+    repo: Repo, npm_registry: Registry, npx_env, tmp_path: Path
+) -> None:
+    old = npm_registry.publish(PACKAGE, "1.0.0", "release one")
+    new = npm_registry.publish(PACKAGE, "1.1.0", "release two")
+    env = {"npm_config_registry": npm_registry.url}
+    repo.add_entry("demo", {"command": "npx", "args": ["-y", f"{PACKAGE}@1.0.0"], "env": env})
+    assert repo.run("lock", env=npx_env).exit_code == 0
+    repo.add_entry("demo", {"command": "npx", "args": ["-y", f"{PACKAGE}@1.1.0"], "env": env})  # the bot's bump
+    summary = tmp_path / "summary.md"
+    check = repo.run("check", "--format", "markdown", "--output", str(summary), env=npx_env)
+    assert check.exit_code == 1, check.output
+    text = summary.read_text(encoding="utf-8")
+    assert "launch-changed" in text and "artifact-bumped" in text  # what the PR comment shows
+    assert f"{PACKAGE}@1.1.0" in text and f"{PACKAGE}@1.0.0" in text
+    assert old in text and new in text
