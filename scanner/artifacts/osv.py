@@ -217,9 +217,9 @@ def version_key(version: str) -> tuple[tuple[int, Any], ...]:
     parts: list[tuple[int, Any]] = []
     for word in re.findall(r"\d+|[a-z]+", version.lower().split("+", 1)[0].lstrip("v")):
         if word.isdigit():
-            parts.append((2, int(word)))
+            parts.append((3, int(word)))
         elif word in ("post", "rev", "r"):
-            parts.append((3, word))
+            parts.append((2, word))  # after the release it follows, before the next number
         else:
             parts.append((0, word))
     return (*parts, (1, ""))
