@@ -9,6 +9,9 @@ from scanner.lock.model import ServerPin, launch_diff
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import pointer
 from scanner.model.rules import ARTIFACT_BUMPED, ARTIFACT_CHANGED, ARTIFACT_UNRECORDED, LOCAL_CODE_CHANGED
+from scanner.model.transports import is_local
+from scanner.sources.model import LaunchTemplate
+from scanner.sources.unpinned import unpinned
 
 
 def artifact_findings(key: str, pinned: ServerPin, live: ServerPin) -> list[Finding]:
@@ -36,7 +39,19 @@ def artifact_findings(key: str, pinned: ServerPin, live: ServerPin) -> list[Find
         message = f"{key}: the local script {new.get('path')} changed since it was pinned"
         return [Finding(LOCAL_CODE_CHANGED, key, message, where, details=details)]
     message = f"{key}: a different artifact runs behind the same launch: {describe(old)} → {describe(new)}"
+    loose = _unpinned(live.launch)
+    if loose is not None:
+        details.append(f"`{loose}` is launched without an exact version or digest: each boot takes the newest")
     return [Finding(ARTIFACT_CHANGED, key, message, where, details=details)]
+
+
+def _unpinned(launch: dict[str, Any]) -> str | None:
+    """The package an (unchanged) launch fetches without an exact version, as written; None when pinned."""
+    if not is_local(launch.get("transport")) or not isinstance(launch.get("command"), str):
+        return None
+    template = LaunchTemplate(launch["transport"], launch["command"], tuple(str(a) for a in launch.get("args") or []))
+    found = unpinned(template)
+    return found.package if found is not None else None
 
 
 def artifact_details(old: dict[str, Any], new: dict[str, Any]) -> list[str]:

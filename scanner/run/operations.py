@@ -114,7 +114,7 @@ def update(
             lockfile.servers[server.key] = live
             outcome.messages.append(f"pinned new server {server.key}")
             continue
-        accepted = compare_server(server.key, old, live, grouped=not tools) + artifact_findings(server.key, old, live)
+        accepted = compare_server(server.key, old, live, grouped=not tools) + _artifact_accepted(server.key, old, live)
         if tools:
             accepted = [f for f in accepted if f.kind == "tools" and f.subject in tools]
             live = _with_tools(old, live, tools)
@@ -128,6 +128,11 @@ def update(
     outcome.lock_written = True
     # What was accepted is not a finding any more; boot and config problems still are.
     return outcome
+
+
+def _artifact_accepted(key: str, old: ServerPin, live: ServerPin) -> list[Finding]:
+    """The artifact change a re-pin accepts; that it was not recorded before is no change to accept."""
+    return [f for f in artifact_findings(key, old, live) if f.rule.id != "artifact-unrecorded"]
 
 
 def rerender(workspace: Workspace) -> Outcome:
