@@ -21,7 +21,6 @@ from scanner.reporters.locate import Locator
 from scanner.reporters.registry import REPORTER_BY_NAME, REPORTERS, Reporter
 from scanner.reporters.text import summary_line
 from scanner.run import operations
-from scanner.run.advisories import check_advisories
 from scanner.run.offline import check_offline
 from scanner.run.outcome import Outcome
 from scanner.run.workspace import LOCKFILE_NAME, Options, Workspace, open_workspace, read_lock, server_keys
@@ -226,6 +225,9 @@ def check(
     else:
         outcome = _run(lambda: operations.check(workspace, options))
     if advisories:
+        # urllib.request (with http.client and ssl) is slow to import, and only --advisories needs it.
+        from scanner.run.advisories import check_advisories
+
         outcome.findings += check_advisories(workspace, advisories, outcome, shard)
     if shard is not None:
         report["category"] = shard.category(report["category"])
