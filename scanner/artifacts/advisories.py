@@ -47,11 +47,11 @@ def advisory_findings(
 def _finding(key: str, package: Package, advisory: dict[str, Any]) -> Finding:
     advisory_id = str(advisory.get("id"))
     summary = _one_line(advisory.get("summary") or advisory.get("details") or "")
-    malicious = advisory_id.startswith("MAL-")
+    aliases = [str(a) for a in advisory.get("aliases") or []]
+    malicious = any(name.startswith("MAL-") for name in (advisory_id, *aliases))  # OSV's malicious-packages ids
     kind = "a malicious-package advisory" if malicious else "an advisory"
     message = f"{key}: {package.ecosystem} {package.name}@{package.version} has {kind}: {advisory_id}"
     details = [f"summary: {summary}"] if summary else []
-    aliases = [str(a) for a in advisory.get("aliases") or []]
     if aliases:
         details.append(f"aliases: {', '.join(aliases)}")
     fixed = fixed_versions(advisory, package)
