@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
+from scanner.artifacts.advisories import advisory_findings
 from scanner.artifacts.osv import Package, affects
+from scanner.lock.model import ServerPin
 
 
 def ranged(ecosystem: str, name: str, *events: dict[str, str]) -> dict:
@@ -27,3 +31,12 @@ def test_last_affected_and_every_version() -> None:
     assert affects(advisory, Package("PyPI", "mcp-server-x", "0.0.1"))
     assert not affects(advisory, Package("PyPI", "mcp-server-x", "2.0.1"))
     assert affects(ranged("npm", "evil", {"introduced": "0"}), Package("npm", "evil", "99.0.0"))  # a MAL- entry
+
+
+def test_an_advisory_aliased_to_a_malicious_package_id_is_critical(tmp_path) -> None:
+    entry = ranged("npm", "evil", {"introduced": "0"}) | {"id": "GHSA-evil", "aliases": ["MAL-2026-9"]}
+    (tmp_path / "GHSA-evil.json").write_text(json.dumps(entry))
+    pin = ServerPin([], {}, "", {}, {}, None, artifact={"type": "npm", "name": "evil", "version": "1.0.0"})
+    (finding,) = advisory_findings(str(tmp_path), {"x": pin})
+    assert finding.subject == "GHSA-evil" and finding.effective_severity == "critical"
+    assert "malicious-package" in finding.message
