@@ -34,9 +34,14 @@ def npm_artifact(
 
 
 def _install_dirs(spec: str, command_lines: Sequence[Sequence[str]], cache: str | None) -> list[str]:
+    """npx's directory for `spec` first (the server cannot steer its name), then those the server's processes
+    run from, if they are in the same cache (a process can name any path on its command line)."""
+    if not cache:
+        return []
+    root = os.path.realpath(os.path.join(cache, "_npx"))
     named = [m.group(1) for line in command_lines for word in line if (m := INSTALL_DIR.search(word))]
-    computed = [os.path.join(cache, "_npx", npx_hash([spec]))] if cache else []
-    return list(dict.fromkeys(named + computed))
+    inside = [d for d in named if os.path.dirname(os.path.realpath(d)) == root]
+    return list(dict.fromkeys([os.path.join(root, npx_hash([spec])), *inside]))
 
 
 def npx_hash(specs: Sequence[str]) -> str:

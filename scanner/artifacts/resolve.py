@@ -29,6 +29,14 @@ def resolved_artifact(
     """The record of what `launch` (running as process `pid` with `env`) ran; None when nothing says."""
     if launch.command is None:
         return None
+    try:
+        return _resolved(launch, pid, env, cwd, repo)
+    except (OSError, ValueError):  # a record that cannot be read is no record; the boot itself succeeded
+        return None
+
+
+def _resolved(launch: ResolvedLaunch, pid: int, env: Mapping[str, str], cwd: str, repo: Path) -> dict[str, Any] | None:
+    assert launch.command is not None
     found = launched(launch)
     if found is None:
         return script_artifact(launch.command, launch.args, cwd, repo)
@@ -38,7 +46,7 @@ def resolved_artifact(
     if found.ecosystem == "npm" and found.runner in NPM_RUNNERS:
         return npm_artifact(found.name, found.package, command_lines(pid), _npm_cache(env))
     if found.ecosystem == "pypi" and found.runner in UV_RUNNERS:
-        return pypi_artifact(found.name, command_lines(pid))
+        return pypi_artifact(found.name, command_lines(pid), _uv_cache(env))
     return None
 
 
@@ -47,3 +55,10 @@ def _npm_cache(env: Mapping[str, str]) -> str | None:
     configured = env.get("npm_config_cache") or env.get("NPM_CONFIG_CACHE")
     home = env.get("HOME")
     return configured or (os.path.join(home, ".npm") if home else None)
+
+
+def _uv_cache(env: Mapping[str, str]) -> str | None:
+    """uv's cache for the launch: the sandbox (or the declaration) sets UV_CACHE_DIR, else uv's default."""
+    home = env.get("HOME")
+    default = os.path.join(env.get("XDG_CACHE_HOME") or os.path.join(home or "", ".cache"), "uv") if home else None
+    return env.get("UV_CACHE_DIR") or default

@@ -8,6 +8,7 @@ the sha256 the index published for it. A wheel uv built from an sdist has no suc
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -22,10 +23,14 @@ HEADER_LIMIT = 1 * MiB
 SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
-def pypi_artifact(name: str, command_lines: Sequence[Sequence[str]]) -> dict[str, Any] | None:
-    """The PyPI record of `name` in the uv tool environment the server runs from; None when none is named."""
-    environments = dict.fromkeys(m.group(1) for line in command_lines for w in line if (m := ENVIRONMENT.search(w)))
-    for environment in environments:
+def pypi_artifact(name: str, command_lines: Sequence[Sequence[str]], cache: str | None) -> dict[str, Any] | None:
+    """The PyPI record of `name` in the uv tool environment the server runs from, if that lies in uv's `cache`
+    (a process can name any path on its command line); None when none is named."""
+    if not cache:
+        return None
+    root = os.path.realpath(cache)
+    named = dict.fromkeys(m.group(1) for line in command_lines for w in line if (m := ENVIRONMENT.search(w)))
+    for environment in [e for e in named if os.path.dirname(os.path.dirname(os.path.realpath(e))) == root]:
         record = environment_record(Path(environment), name)
         if record is not None:
             return record

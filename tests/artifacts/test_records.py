@@ -66,9 +66,15 @@ def test_npm_record_from_the_process_tree_or_npx_own_directory_name(tmp_path: Pa
     folder = npx_install(cache, "@acme/mcp", "@acme/mcp", "2.0.0", "sha512-AAAA")
     wanted = {"type": "npm", "name": "@acme/mcp", "version": "2.0.0", "integrity": "sha512-AAAA"}
     running = [["node", f"{folder}/node_modules/.bin/acme-mcp"]]
-    assert npm_artifact("@acme/mcp", "@acme/mcp", running, None) == wanted
+    assert npm_artifact("@acme/mcp", "@acme/mcp@latest", running, str(cache)) == wanted  # the process names it
     assert npm_artifact("@acme/mcp", "@acme/mcp", [], str(cache)) == wanted  # computed as libnpmexec does
     assert npm_artifact("@acme/mcp", "@acme/mcp@2", [], str(cache)) is None  # another spec, another folder
+
+
+def test_a_process_naming_an_install_outside_the_cache_is_not_believed(tmp_path: Path) -> None:
+    forged = npx_install(tmp_path / "forged", "x", "@acme/mcp", "1.0.0", "sha512-OLD")
+    running = [["node", f"{forged}/node_modules/.bin/acme-mcp"]]
+    assert npm_artifact("@acme/mcp", "@acme/mcp@latest", running, str(tmp_path / "cache")) is None
 
 
 def test_pypi_record_from_the_tool_environment_and_uvs_wheel_cache(tmp_path: Path) -> None:
@@ -84,11 +90,13 @@ def test_pypi_record_from_the_tool_environment_and_uvs_wheel_cache(tmp_path: Pat
     header = b"\x93\xa6AbC123\x91\x81\xa6Sha256\xd9\x40" + sha.encode() + b"\xd9" + bytes([len(wheel)]) + wheel.encode()
     entry.write_bytes(header + b"\x00\xff" * 20)
     running = [[f"{environment}/bin/python", f"{environment}/bin/mcp-server-x"]]
-    assert pypi_artifact("mcp_server_x", running) == {
+    assert pypi_artifact("mcp_server_x", running, str(tmp_path / "elsewhere")) is None
+    assert pypi_artifact("mcp_server_x", running, str(cache)) == {
         "type": "pypi", "name": "mcp-server-x", "version": "1.2.3", "file": wheel, "sha256": sha
     }
     entry.write_bytes(b"\xdf\xff\xff\xff\xff")  # a corrupt entry: version only
-    assert pypi_artifact("mcp-server-x", running) == {"type": "pypi", "name": "mcp-server-x", "version": "1.2.3"}
+    version_only = {"type": "pypi", "name": "mcp-server-x", "version": "1.2.3"}
+    assert pypi_artifact("mcp-server-x", running, str(cache)) == version_only
 
 
 def test_a_script_inside_the_repository_is_hashed_one_outside_is_not(tmp_path: Path) -> None:
