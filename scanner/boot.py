@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import anyio
 from anyio.abc import TaskGroup
@@ -249,6 +249,7 @@ class _Attempt:
     ) -> tuple[Snapshot | None, str]:
         stage = Stage()
         garbage: list[str] = []
+        artifacts: list[dict[str, Any]] = []
         request = ChannelRequest(
             launch=self.launch,
             transport=kind.name,
@@ -262,6 +263,7 @@ class _Attempt:
             network=self.network,
             sandbox=self.sandbox,
             client=self.client,
+            on_artifact=artifacts.append,
         )
         try:
             with anyio.fail_after(remaining):
@@ -272,6 +274,7 @@ class _Attempt:
             return None, f"timed out after {timeout:g}s waiting for {stage}"
         except Exception as error:
             return None, describe(error, stage)
+        snapshot.artifact = artifacts[0] if artifacts else None
         if garbage:
             snapshot.notes.append(f"ignored {len(garbage)} line(s) on stdout that are not JSON-RPC")
         return snapshot, ""

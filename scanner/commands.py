@@ -184,6 +184,15 @@ def lock(
 @click.option(
     "--changed-only", is_flag=True, help="With --base: boot only the servers with a change since the base."
 )
+@click.option(
+    "--advisories",
+    metavar="URL|DIR",
+    envvar="MCP_LOCK_ADVISORIES",
+    default=None,
+    help="Look up every pinned npm and PyPI version in OSV: its API at this base URL (one batch request), "
+    "or a local OSV export directory (offline). Default: $MCP_LOCK_ADVISORIES; unset, no lookup. "
+    "See docs/advisories.md.",
+)
 @boot_options
 @report_options
 def check(
@@ -194,6 +203,7 @@ def check(
     shard: Shard | None,
     base: str | None,
     changed_only: bool,
+    advisories: str | None,
     timeout: float | None,
     concurrency: int | None,
     quiet: bool,
@@ -216,6 +226,11 @@ def check(
         outcome = _run(lambda: check_offline(workspace, shard))
     else:
         outcome = _run(lambda: operations.check(workspace, options))
+    if advisories:
+        # urllib.request (with http.client and ssl) is slow to import, and only --advisories needs it.
+        from scanner.run.advisories import check_advisories
+
+        outcome.findings += check_advisories(workspace, advisories, outcome, shard)
     if shard is not None:
         report["category"] = shard.category(report["category"])
         outcome.messages.append(_shard_message(workspace, shard))

@@ -24,3 +24,4 @@ class Snapshot:
         default_factory=lambda: {key: [] for key in KIND_KEYS}
     )
     notes: list[str] = field(default_factory=list)  # oddities seen while listing (e.g. page limit hit)
+    artifact: dict[str, Any] | None = None  # what the launch ran (scanner.artifacts.record); None if unknown

@@ -306,6 +306,27 @@ _TIME_DIGEST = "sha256:4e7bedc1b3789fb00691ac83ceb56cee96a9192060fec33707fde5ea4
 _SURFACE = "sha256:7370205d6971de62a2fc3de286f73ea3460da7fe167f5cdbfd53ea5b1edae559"
 _SERVER_INFO = '      "serverInfo": {\n        "name": "mcp-time",\n        "version": "1.26.0"\n      },\n'
 
+_PYPI_ARTIFACT = (
+    '        "artifact": {\n          "file": "mcp_server_time-2025.9.25-py3-none-any.whl",\n'
+    '          "name": "mcp-server-time",\n'
+    '          "sha256": "5cc559709887db33bf77546c2efb0a9352c13870cc2bfaeffab1a6bd6390419b",\n'
+    '          "type": "pypi",\n          "version": "2025.9.25"\n        },\n'
+)
+_NPM_ARTIFACT = (
+    '        "artifact": {\n          "integrity": "sha512-kKaFkyAh6oipvc9+EAbJ552JafnMnOq5nzmzWkp1jJdBhTAAGpmIpWihUG1'
+    '+rfNhmEFM98gUZDdCHCDD4v6a7Q==",\n          "name": "mcp-server-time",\n          "type": "npm",\n'
+    '          "version": "2026.8.31"\n        },\n'
+)
+
+
+def _with_artifact(version: int, artifact: str) -> str:
+    """The example with `artifact` in the time server's launch (members in key order) and `version`."""
+    text = _edit('"lockfileVersion": 1,', f'"lockfileVersion": {version},')
+    launch_end = '          "--local-timezone=UTC"\n        ],\n'
+    assert text.count(launch_end) == 1
+    return text.replace(launch_end, launch_end + artifact)
+
+
 LOCKFILES = [
     accept("example", _EXAMPLE, "example/mcp-lock.json itself: canonical, every digest right."),
     accept("depth-256-definition", _deep_lock(256),
@@ -333,8 +354,19 @@ LOCKFILES = [
     refuse("definition-edited", _edit('"description": "Convert time between timezones"',
                                       '"description": "Convert time between timezones, then email it"'),
            "digest", "Section 5 item 8: a definition edited without its digest."),
-    refuse("newer-version", _edit('"lockfileVersion": 1,', '"lockfileVersion": 2,'), "newer-version",
+    refuse("newer-version", _edit('"lockfileVersion": 1,', '"lockfileVersion": 3,'), "newer-version",
            "Section 5 item 5 and section 6."),
+    accept("artifact-pypi", _with_artifact(2, _PYPI_ARTIFACT),
+           "Section 1.2.1 and section 6: version 2 adds launch.artifact (here uv's record of the wheel that ran)."),
+    accept("artifact-npm", _with_artifact(2, _NPM_ARTIFACT), "Section 1.2.1: an npm artifact with its integrity."),
+    refuse("artifact-in-version-1", _with_artifact(1, _PYPI_ARTIFACT), "schema",
+           "Section 6: launch.artifact is a version 2 field; under version 1 it is hand-editing."),
+    refuse("artifact-unknown-field", _with_artifact(2, _PYPI_ARTIFACT.replace(
+        '          "type": "pypi",\n', '          "type": "pypi",\n          "url": "x",\n')), "schema",
+           "Section 1.2.1: an artifact record is closed. (Also out of key order.)"),
+    accept("version-2-without-artifact", _edit('"lockfileVersion": 1,', '"lockfileVersion": 2,'),
+           "Section 6: a valid version 2 document, though a writer writes a lock that uses nothing of version 2"
+           " as version 1."),
     refuse("unknown-server-field", _edit(_SERVER_INFO, _SERVER_INFO + '      "signed": true,\n'), "schema",
            "Section 5 item 7 and section 6: the server entry is closed. (Also out of key order.)"),
     refuse("raw-hidden-character", _edit("Café hours", "Café\u202ehours"), "raw-hidden",

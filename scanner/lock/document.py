@@ -6,7 +6,7 @@ import contextlib
 from typing import Any, NoReturn
 
 from scanner.lock.locate import iter_members
-from scanner.lock.model import DOCUMENT_DEPTH, Lockfile, LockfileError, Pin, ServerPin
+from scanner.lock.model import DOCUMENT_DEPTH, Lockfile, LockfileError, Pin, ServerPin, format_version
 from scanner.lock.render import render_string, render_value
 from scanner.model.kinds import KIND_KEYS, KINDS
 
@@ -19,7 +19,7 @@ def render(lock: Lockfile) -> str:
 def to_document(lock: Lockfile) -> dict[str, Any]:
     """The lock as a JSON document (camelCase field names, as in the file)."""
     return {
-        "lockfileVersion": lock.version,
+        "lockfileVersion": format_version(lock),
         "servers": {name: _server_document(server) for name, server in lock.servers.items()},
     }
 
@@ -27,7 +27,7 @@ def to_document(lock: Lockfile) -> dict[str, Any]:
 def _server_document(server: ServerPin) -> dict[str, Any]:
     return {
         "declarations": server.declarations,
-        "launch": server.launch,
+        "launch": server.launch if server.artifact is None else {**server.launch, "artifact": server.artifact},
         "protocolVersion": server.protocol_version,
         "serverInfo": server.server_info,
         "capabilities": server.capabilities,
@@ -44,9 +44,12 @@ def from_document(document: dict[str, Any]) -> Lockfile:
     """The lock a schema-valid document describes (its digests not checked yet)."""
     servers = {}
     for name, entry in document["servers"].items():
+        launch = dict(entry["launch"])
+        artifact = launch.pop("artifact", None)
         servers[name] = ServerPin(
             declarations=entry["declarations"],
-            launch=entry["launch"],
+            launch=launch,
+            artifact=artifact,
             protocol_version=entry["protocolVersion"],
             server_info=entry["serverInfo"],
             capabilities=entry["capabilities"],

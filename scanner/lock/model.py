@@ -12,7 +12,8 @@ from typing import Any
 from scanner.lock.canonical import MAX_DEPTH, digest
 from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
 
-LOCKFILE_VERSION = 1
+LOCKFILE_VERSION = 2  # the newest format read and written (SPEC.md section 6)
+ARTIFACT_VERSION = 2  # the first format with `launch.artifact`
 # Containers around a definition in the document: root, servers, server, kind, pin.
 DOCUMENT_DEPTH = MAX_DEPTH + 5
 
@@ -49,6 +50,8 @@ class ServerPin:
     resources: dict[str, Pin] = dataclasses.field(default_factory=dict)
     resource_templates: dict[str, Pin] = dataclasses.field(default_factory=dict)
     digest: str = ""  # surface digest; see surface_digest()
+    # What the launch ran (scanner.artifacts.record), written as `launch.artifact`; None when unknown.
+    artifact: dict[str, Any] | None = None
 
     def pins(self, kind: str) -> dict[str, Pin]:
         """The pins of a kind named as on the wire: tools, prompts, resources, resourceTemplates."""
@@ -61,8 +64,15 @@ class ServerPin:
 
 @dataclasses.dataclass
 class Lockfile:
-    version: int = LOCKFILE_VERSION
+    version: int = 1  # as read; a write uses format_version()
     servers: dict[str, ServerPin] = dataclasses.field(default_factory=dict)
+
+
+def format_version(lock: Lockfile) -> int:
+    """The lowest format that holds `lock` (SPEC.md section 6): a lock using nothing newer stays readable by
+    older readers, and its file does not change when mcp-lock is upgraded."""
+    uses_artifacts = any(server.artifact is not None for server in lock.servers.values())
+    return ARTIFACT_VERSION if uses_artifacts else 1
 
 
 def surface_digest(instructions: str | None, pins: Mapping[str, Mapping[str, Pin]]) -> str:

@@ -37,6 +37,7 @@ def pin_server(
         server_info=normalise(snapshot.server_info),
         capabilities=normalise(snapshot.capabilities),
         instructions=normalise(snapshot.instructions),
+        artifact=normalise(snapshot.artifact) if snapshot.artifact is not None else None,
         **{KIND_BY_KEY[kind].attribute: kind_pins for kind, kind_pins in pins.items()},
     )
     server.digest = server.surface_digest()

@@ -22,6 +22,7 @@ class Category(StrEnum):
     AVAILABILITY = "availability"  # a server could not be checked at all
     REVIEW = "review"  # `check --base`: what a pull request changed, for its reviewer
     RELEASE = "release"  # `semver`: whether a release's version number says what changed
+    SUPPLY_CHAIN = "supply-chain"  # the package, image or script behind a launch
 
 
 @dataclass(frozen=True)

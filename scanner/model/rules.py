@@ -140,6 +140,74 @@ LAUNCH_CHANGED = Rule(
     "example). Run `mcp-lock update SERVER` to boot the new launch and review what it offers.",
 )
 
+ARTIFACT_CHANGED = Rule(
+    "artifact-changed",
+    Category.SUPPLY_CHAIN,
+    "high",
+    "A different package or image runs behind an unchanged launch",
+    "The launch is the one pinned, but what it ran is not: another version, or the same version with "
+    "another integrity hash or image digest (a re-publish, a moved tag), read from npm's, uv's or the "
+    "container engine's own records after the boot. postmark-mcp 1.0.16 changed one line of code and no "
+    "tool definition, so this is the finding that sees such a release. Read the package's changes, then "
+    "`mcp-lock update SERVER`; pin the launch to an exact version so that it changes only in a commit.",
+)
+
+ARTIFACT_BUMPED = Rule(
+    "artifact-bumped",
+    Category.SUPPLY_CHAIN,
+    "info",
+    "What a changed launch now runs, next to what it ran",
+    "Informational, beside `launch-changed`: a version bump's old and new package version and integrity "
+    "hash (or image digest), read from the package manager's own records, so the review of the bump names "
+    "the exact artifact that will run. `mcp-lock update SERVER` pins it.",
+    blocking=False,
+)
+
+LOCAL_CODE_CHANGED = Rule(
+    "local-code-changed",
+    Category.SUPPLY_CHAIN,
+    "info",
+    "The local script a launch runs changed since it was pinned",
+    "Informational: the file the launch names (`node server.js`, `python3 tools/server.py`) has another "
+    "sha256 than the pin records. Its change is in the repository's own history, for review there; "
+    "`mcp-lock update SERVER` records the new digest.",
+    blocking=False,
+)
+
+ARTIFACT_UNRECORDED = Rule(
+    "artifact-unrecorded",
+    Category.SUPPLY_CHAIN,
+    "info",
+    "What a launch ran is not recorded in the lock, or could not be read",
+    "Informational: either the lock was written before mcp-lock recorded artifacts (`mcp-lock update "
+    "SERVER` records it), or this run found no package manager record of what the launch ran (a package "
+    "npx took from the repository's own node_modules, a runner mcp-lock does not read), so an artifact "
+    "change cannot be seen for this server this run.",
+    blocking=False,
+)
+
+KNOWN_ADVISORY = Rule(
+    "known-advisory",
+    Category.SUPPLY_CHAIN,
+    "high",
+    "A pinned package version has a published advisory (malicious package or vulnerability)",
+    "OSV lists an advisory affecting the npm or PyPI version the lock pins. A `MAL-` advisory is a "
+    "malicious package (critical): remove the server or move to a version the advisory does not list, and "
+    "treat the machines that ran it as compromised. A vulnerability has the advisory's own severity where "
+    "it gives one; the finding lists the fixed versions. Accept a risk with an `ignore:` entry and a reason.",
+)
+
+ADVISORY_LOOKUP_FAILED = Rule(
+    "advisory-lookup-failed",
+    Category.SUPPLY_CHAIN,
+    "medium",
+    "The pinned package versions could not be looked up in OSV",
+    "`--advisories` (or MCP_LOCK_ADVISORIES) was set, but OSV's API did not answer in time, answered an "
+    "error or more than the size cap, or the export directory cannot be read. Known-bad versions were not "
+    "checked this run; the message says why.",
+    blocking=False,
+)
+
 INSTRUCTIONS_CHANGED = Rule(
     "instructions-changed",
     Category.DRIFT,
@@ -356,6 +424,12 @@ RULES: tuple[Rule, ...] = tuple(
         SERVER_NOT_PINNED,
         SERVER_NOT_DECLARED,
         LAUNCH_CHANGED,
+        ARTIFACT_CHANGED,
+        ARTIFACT_BUMPED,
+        LOCAL_CODE_CHANGED,
+        ARTIFACT_UNRECORDED,
+        KNOWN_ADVISORY,
+        ADVISORY_LOOKUP_FAILED,
         INSTRUCTIONS_CHANGED,
         DEFINITION_INVALID,
         SCHEMA_INVALID,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from scanner.diff.artifact import artifact_findings
 from scanner.diff.compare import compare_server
 from scanner.diff.schema_validity import schema_findings
 from scanner.diff.suspicious import cross_server_findings, suspicious_findings
@@ -68,6 +69,7 @@ def check(workspace: Workspace, options: Options) -> Outcome:
         pinned = lockfile.servers[key]
         return (
             compare_server(key, pinned, server_pin, grouped=True)
+            + artifact_findings(key, pinned, server_pin)
             + suspicious_findings(key, pinned, server_pin)
             + schema_findings(key, pinned, server_pin)
         )
@@ -76,7 +78,8 @@ def check(workspace: Workspace, options: Options) -> Outcome:
     findings += booted
     # Servers that did not boot keep their pinned tools, so shadowing of them is still seen.
     findings += cross_server_findings(lockfile.servers | live, lockfile.servers)
-    return Outcome(in_shard(findings, options.shard, keys))
+    ran = {key: pin.artifact for key, pin in live.items() if pin.artifact is not None}
+    return Outcome(in_shard(findings, options.shard, keys), artifacts=ran)
 
 
 def _new_server_findings(key: str, server_pin: ServerPin) -> list[Finding]:
@@ -111,7 +114,7 @@ def update(
             lockfile.servers[server.key] = live
             outcome.messages.append(f"pinned new server {server.key}")
             continue
-        accepted = compare_server(server.key, old, live, grouped=not tools)
+        accepted = compare_server(server.key, old, live, grouped=not tools) + _artifact_accepted(server.key, old, live)
         if tools:
             accepted = [f for f in accepted if f.kind == "tools" and f.subject in tools]
             live = _with_tools(old, live, tools)
@@ -125,6 +128,11 @@ def update(
     outcome.lock_written = True
     # What was accepted is not a finding any more; boot and config problems still are.
     return outcome
+
+
+def _artifact_accepted(key: str, old: ServerPin, live: ServerPin) -> list[Finding]:
+    """The artifact change a re-pin accepts; that it was not recorded before is no change to accept."""
+    return [f for f in artifact_findings(key, old, live) if f.rule.id != "artifact-unrecorded"]
 
 
 def rerender(workspace: Workspace) -> Outcome:
@@ -151,7 +159,7 @@ def _with_tools(old: ServerPin, live: ServerPin, tools: Sequence[str]) -> Server
             merged[name] = live.tools[name]
         else:
             merged.pop(name, None)
-    return rebuild(old, tools=merged)
+    return rebuild(old, tools=merged, artifact=live.artifact)
 
 
 def _refuse_unknown_tools(tools: Sequence[str], old: Sequence[ServerPin | None], live: Sequence[ServerPin]) -> None:

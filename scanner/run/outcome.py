@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from scanner.errors import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from scanner.model.findings import Finding
@@ -20,6 +21,7 @@ class Outcome:
     # What the run may say about mcp-lock.yaml's ignore entries themselves (`check` sets it).
     audit: Audit = field(default_factory=Audit)
     summarise: bool = False  # end the messages with the one-line verdict (`check`)
+    artifacts: dict[str, dict[str, Any]] = field(default_factory=dict)  # what a live check's launches ran
 
     def fails(self, finding: Finding) -> bool:
         return finding.blocking and severity_rank(finding.effective_severity) <= severity_rank(self.fail_on)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from scanner.model.transports import is_local
-from scanner.sources.model import LaunchTemplate
+from scanner.sources.model import LaunchTemplate, ResolvedLaunch
 
 # An exact npm version (SemVer: 1.2.3, 1.2.3-rc.1, 2026.8.31); `1` or `1.2` are ranges to npm.
 NPM_EXACT = re.compile(r"v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?")
@@ -42,6 +42,12 @@ class Unpinned:
     package: str  # what is fetched, as written
     runner: str  # npx, uvx, docker, ...
     ecosystem: str  # npm, pypi or image: how a pinned spelling looks
+    exact: bool = False  # names an exact version (npm, PyPI) or an image digest
+
+    @property
+    def name(self) -> str:
+        """The package's name without version or extras; for an image, the reference as written."""
+        return _bare_name(self.package, self.ecosystem) if self.ecosystem != "image" else self.package
 
     def pinned_spelling(self, version: str) -> str:
         """`package` pinned to `version`, as the runner accepts it."""
@@ -55,6 +61,12 @@ class Unpinned:
 
 def unpinned(template: LaunchTemplate) -> Unpinned | None:
     """The package or image this launch fetches without an exact version or digest; None when pinned or not known."""
+    found = launched(template)
+    return None if found is None or found.exact else found
+
+
+def launched(template: LaunchTemplate | ResolvedLaunch) -> Unpinned | None:
+    """The package or image this launch fetches through a runner, pinned or not; None for anything else."""
     if not is_local(template.transport) or not template.command:
         return None
     runner = posixpath.basename(template.command.replace("\\", "/"))
@@ -75,9 +87,9 @@ def unpinned(template: LaunchTemplate) -> Unpinned | None:
 def _npm(runner: str, args: list[str]) -> Unpinned | None:
     explicit = _option_value(args, ("-p", "--package"))
     package = explicit or _first_word(args, NPX_VALUE_OPTIONS)
-    if package is None or _is_path(package) or _npm_version(package) is not None:
+    if package is None or _is_path(package):
         return None
-    return Unpinned(package, runner, "npm")
+    return Unpinned(package, runner, "npm", exact=_npm_version(package) is not None)
 
 
 def _uv(runner: str, args: list[str]) -> Unpinned | None:
@@ -94,12 +106,9 @@ def _python(runner: str, package: str | None) -> Unpinned | None:
     if package is None or _is_path(package) or "://" in package:
         return None
     _, sep, version = package.partition("==")
-    if sep and PYPI_EXACT.fullmatch(version.strip()):
-        return None
     at_version = package.rpartition("@")[2] if "@" in package else ""  # uvx also reads `name@1.2.3`
-    if at_version and PYPI_EXACT.fullmatch(at_version):
-        return None
-    return Unpinned(package, runner, "pypi")
+    exact = bool(sep and PYPI_EXACT.fullmatch(version.strip())) or bool(at_version and PYPI_EXACT.fullmatch(at_version))
+    return Unpinned(package, runner, "pypi", exact=exact)
 
 
 def _container(runner: str, args: list[str]) -> Unpinned | None:
@@ -109,14 +118,14 @@ def _container(runner: str, args: list[str]) -> Unpinned | None:
             if "=" not in word and word not in DOCKER_FLAGS:
                 next(words, None)
             continue
-        return None if DIGEST.search(word) or "$" in word else Unpinned(word, runner, "image")
+        return Unpinned(word, runner, "image", exact=bool(DIGEST.search(word)) or "$" in word)
     return None
 
 
 def _deno(runner: str, args: list[str]) -> Unpinned | None:
     for word in args:
         if word.startswith(("npm:", "jsr:")):
-            return None if _npm_version(word.split(":", 1)[1]) is not None else Unpinned(word, runner, "npm")
+            return Unpinned(word, runner, "npm", exact=_npm_version(word.split(":", 1)[1]) is not None)
         if not word.startswith("-"):
             return None  # a local script or a URL: nothing fetched by name
     return None

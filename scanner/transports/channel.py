@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Protocol, cast
+from typing import IO, Any, Protocol, cast
 
 from scanner.model.transports import TRANSPORT_BY_NAME, Transport, TransportKind
 from scanner.sources.model import ResolvedLaunch
@@ -41,6 +41,8 @@ class ChannelRequest:
     network: str = ALLOW  # DENY: a local server runs without network
     sandbox: str = ON  # OFF: a local server runs outside the bubblewrap sandbox
     client: dict[str, str] = field(default_factory=lambda: client_info(DEFAULT_CLIENT))  # the clientInfo shown
+    # Told what a local launch ran (scanner.artifacts.record), read once the server has listed.
+    on_artifact: Callable[[dict[str, Any]], None] | None = None
 
 
 class Opener(Protocol):

@@ -12,6 +12,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 
 from anyio.abc import Process
 
+from scanner.artifacts.resolve import resolved_artifact
 from scanner.sources.model import ResolvedLaunch
 from scanner.transports import rpc
 from scanner.transports.channel import BootFailure, ChannelRequest
@@ -37,6 +38,10 @@ async def open_channel(request: ChannelRequest) -> AsyncIterator[rpc.StdioChanne
             argv, env = _command_line(launch, env, cwd, request)
             process = await _start(stack, argv, env, cwd, request)
             yield await stack.enter_async_context(rpc.open_channel(process, request.on_garbage, request.client))
+            if request.on_artifact is not None:  # while it still runs: its processes name the install
+                artifact = resolved_artifact(launch, process.pid, env, cwd, request.repo)
+                if artifact is not None:
+                    request.on_artifact(artifact)
             # Nothing more is asked of a server once it has listed: end it (and its children) now
             # rather than after the channel's teardown.
             kill_marked(marker)

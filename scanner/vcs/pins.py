@@ -5,11 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from scanner.artifacts.record import FILE, describe, same_artifact
+from scanner.diff.artifact import artifact_details
 from scanner.diff.compare import compare_server
 from scanner.lock.model import Lockfile, ServerPin, launch_diff
 from scanner.model.kinds import KIND_KEYS
 from scanner.model.pointer import pointer
-from scanner.model.rules import Severity, kind_label
+from scanner.model.rules import ARTIFACT_CHANGED, Severity, kind_label
 from scanner.model.transports import is_local
 
 PINNED, UNPINNED, LAUNCH = "pinned", "unpinned", "launch-changed"
@@ -49,7 +51,8 @@ def pinned(key: str, pin: ServerPin) -> PinChange:
         PINNED,
         f"pinned: {surface_summary(pin)}",
         pointer("servers", key),
-        details=[f"launch: {_launch_line(pin.launch)}"],
+        details=[f"launch: {_launch_line(pin.launch)}"]
+        + ([f"artifact: {describe(pin.artifact, full=True)}"] if pin.artifact else []),
         definitions=definitions,
     )
 
@@ -68,7 +71,7 @@ def surface_summary(pin: ServerPin) -> str:
 
 
 def server_changes(key: str, old: ServerPin, new: ServerPin) -> list[PinChange]:
-    changes = launch_change(key, old, new)
+    changes = launch_change(key, old, new) + artifact_change(key, old, new)
     for finding in compare_server(key, old, new):
         location = finding.location
         changes.append(
@@ -100,6 +103,22 @@ def launch_change(key: str, old: ServerPin, new: ServerPin) -> list[PinChange]:
             severity="high",
         )
     ]
+
+
+def artifact_change(key: str, old: ServerPin, new: ServerPin) -> list[PinChange]:
+    """What the launch ran, before and after, next to the surface diff (a version bump shows both)."""
+    before, after = old.artifact, new.artifact
+    if before == after or after is None:
+        return []
+    where = pointer("servers", key, "launch", "artifact")
+    if before is None:
+        return [PinChange(key, ARTIFACT_CHANGED.id, f"artifact recorded: {describe(after)}", where, severity="info")]
+    if same_artifact(before, after):
+        return []
+    severity: Severity = "info" if after.get("type") == FILE else "high"
+    message = f"artifact changed: {describe(before)} → {describe(after)}"
+    details = artifact_details(before, after)
+    return [PinChange(key, ARTIFACT_CHANGED.id, message, where, details=details, severity=severity)]
 
 
 def _launch_line(launch: dict[str, Any]) -> str:

@@ -244,15 +244,15 @@ def test_duplicate_pinned_tool(time_lock: Lockfile) -> None:
 
 
 def test_newer_version_asks_for_an_upgrade() -> None:
-    text = '{"lockfileVersion": 2, "servers": {"x": {"shape": "unknown to us"}}, "new": true}'
-    assert refusal(text) == "mcp-lock.json: written by a newer mcp-lock (format 2); upgrade mcp-lock"
+    text = '{"lockfileVersion": 3, "servers": {"x": {"shape": "unknown to us"}}, "new": true}'
+    assert refusal(text) == "mcp-lock.json: written by a newer mcp-lock (format 3); upgrade mcp-lock"
 
 
 @pytest.mark.parametrize(
     ("edit", "fragment"),
     [
-        (lambda d: d.update(lockfileVersion=0), "at /lockfileVersion: 1 was expected"),
-        (lambda d: d.update(lockfileVersion="1"), "at /lockfileVersion: 1 was expected"),
+        (lambda d: d.update(lockfileVersion=0), "at /lockfileVersion: 0 is not one of [1, 2]"),
+        (lambda d: d.update(lockfileVersion="1"), "at /lockfileVersion: '1' is not one of [1, 2]"),
         (
             lambda d: d.update(extra=True),
             "at /: Additional properties are not allowed ('extra' was unexpected)",
@@ -438,7 +438,7 @@ def test_write_refuses_a_lock_its_reader_would_refuse(time_lock: Lockfile, tmp_p
     bad = [
         Lockfile(servers={"time": rebuild(server, launch=server.launch | {"env": ["TOKEN=secret"]})}),
         Lockfile(servers={"time": ServerPin(**{**vars(server), "digest": "sha256:" + "1" * 64})}),
-        Lockfile(version=2, servers={}),
+        Lockfile(servers={"time": rebuild(server, artifact={"type": "npm", "version": "1.0.0"})}),  # no name
     ]
     for lock in bad:
         with pytest.raises(LockfileError, match=f"^{path}: not written: "):
@@ -466,8 +466,8 @@ def _bad_locks(server: ServerPin) -> list[Lockfile]:
     return [
         Lockfile(servers={"time": rebuild(server, launch=server.launch | {"env": ["TOKEN=secret"]})}),
         Lockfile(servers={"time": ServerPin(**{**vars(server), "digest": "sha256:" + "1" * 64})}),
-        Lockfile(version=2, servers={}),
-        Lockfile(version=0, servers={}),
+        Lockfile(servers={"time": rebuild(server, artifact={"type": "npm", "version": "1.0.0"})}),
+        Lockfile(servers={"time": rebuild(server, artifact={"type": "file", "path": "s.py", "sha256": "md5:00"})}),
         # A pin whose digest is not its definition's: set by hand, or the definition changed after pinning.
         *(
             Lockfile(servers={"time": rebuild(server, tools={"get_current_time": bad})})

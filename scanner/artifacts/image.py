@@ -1,0 +1,55 @@
+"""What `docker run`/`podman run` ran: the engine's own record of the image (`image inspect`), never a pull."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from typing import Any
+
+from scanner.artifacts.record import IMAGE
+
+INSPECT_TIMEOUT = 10.0
+DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+OUTPUT_LIMIT = 1024 * 1024
+
+
+def image_artifact(runner: str, image: str, env: dict[str, str]) -> dict[str, Any] | None:
+    """The digest of `image` as the engine `runner` has it: the registry digest of its repository (RepoDigests)
+    when it was pulled, else its local image id; None when the engine cannot say."""
+    engine = shutil.which(runner, path=env.get("PATH", os.defpath))
+    if engine is None:
+        return None
+    command = [engine, "image", "inspect", "--format", "{{json .RepoDigests}} {{.Id}}", image]
+    try:
+        done = subprocess.run(command, capture_output=True, timeout=INSPECT_TIMEOUT, env=env, cwd="/")
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0 or len(done.stdout) > OUTPUT_LIMIT:
+        return None
+    digest = _digest(done.stdout.decode("utf-8", "replace").strip(), image)
+    return {"type": IMAGE, "name": image, "digest": digest} if digest else None
+
+
+def _digest(answer: str, image: str) -> str | None:
+    repo_digests, _, image_id = answer.rpartition(" ")
+    try:
+        digests = json.loads(repo_digests) if repo_digests else []
+    except ValueError:
+        digests = []
+    repository = _repository(image)
+    named = [d.rpartition("@")[2] for d in digests or [] if isinstance(d, str) and _repository(d) == repository]
+    for candidate in [*named, *(d.rpartition("@")[2] for d in digests or [] if isinstance(d, str)), image_id]:
+        if DIGEST.fullmatch(candidate):
+            return candidate
+    return None
+
+
+def _repository(reference: str) -> str:
+    """`reference` without its tag or digest."""
+    name = reference.split("@", 1)[0]
+    slash = name.rfind("/")
+    colon = name.rfind(":")
+    return name[:colon] if colon > slash else name

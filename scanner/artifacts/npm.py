@@ -1,0 +1,74 @@
+"""What `npx` ran: npm's own record of its install, `$npm_config_cache/_npx/<hash>/package-lock.json`.
+
+The install directory is read from the running server's command line (`node …/_npx/<hash>/node_modules/.bin/x`),
+or, when no process names one, computed as npx names it: the first 16 hex digits of the SHA-512 of the sorted
+package specs joined by newlines (libnpmexec).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from scanner.artifacts.record import NPM
+from scanner.safe_read import MiB, RefusedFile, read_regular
+
+INSTALL_DIR = re.compile(r"(/[^\0]*?/_npx/[0-9a-f]{16})/")
+RECORD_LIMIT = 32 * MiB  # a package-lock of a few thousand packages is a few MB
+
+
+def npm_artifact(
+    name: str, spec: str, command_lines: Sequence[Sequence[str]], cache: str | None
+) -> dict[str, Any] | None:
+    """The npm record of `name` as npx installed it for the launch of `spec`; None when npm recorded nothing."""
+    for folder in _install_dirs(spec, command_lines, cache):
+        record = installed(Path(folder), name)
+        if record is not None:
+            return record
+    return None
+
+
+def _install_dirs(spec: str, command_lines: Sequence[Sequence[str]], cache: str | None) -> list[str]:
+    """npx's directory for `spec` first (the server cannot steer its name), then those the server's processes
+    run from, if they are in the same cache (a process can name any path on its command line)."""
+    if not cache:
+        return []
+    root = os.path.realpath(os.path.join(cache, "_npx"))
+    named = [m.group(1) for line in command_lines for word in line if (m := INSTALL_DIR.search(word))]
+    inside = [d for d in named if os.path.dirname(os.path.realpath(d)) == root]
+    return list(dict.fromkeys([os.path.join(root, npx_hash([spec])), *inside]))
+
+
+def npx_hash(specs: Sequence[str]) -> str:
+    """The name npx gives the install directory of these package specs."""
+    return hashlib.sha512("\n".join(sorted(specs)).encode("utf-8")).hexdigest()[:16]
+
+
+def installed(folder: Path, name: str) -> dict[str, Any] | None:
+    """`name`'s version and integrity in the install at `folder` (its package-lock.json, else the installed
+    package.json, which has no integrity)."""
+    lock = _json(folder / "package-lock.json", folder)
+    packages = lock.get("packages") if isinstance(lock, dict) else None
+    entry = packages.get(f"node_modules/{name}") if isinstance(packages, dict) else None
+    integrity = entry.get("integrity") if isinstance(entry, dict) else None
+    if not isinstance(entry, dict):
+        entry = _json(folder / "node_modules" / name / "package.json", folder)
+    version = entry.get("version") if isinstance(entry, dict) else None
+    if not isinstance(version, str):
+        return None
+    record: dict[str, Any] = {"type": NPM, "name": name, "version": version}
+    if isinstance(integrity, str):
+        record["integrity"] = integrity
+    return record
+
+
+def _json(path: Path, root: Path) -> Any:
+    try:
+        return json.loads(read_regular(path, root, str(path), RECORD_LIMIT))
+    except (RefusedFile, OSError, ValueError):
+        return None

@@ -1,0 +1,17 @@
+"""`check --advisories`: OSV's advisories about the versions the lock pins and those a live check ran."""
+
+from __future__ import annotations
+
+from scanner.artifacts.advisories import advisory_findings
+from scanner.model.findings import Finding
+from scanner.run.outcome import Outcome
+from scanner.run.workspace import Workspace, read_lock, server_keys
+from scanner.shard import Shard, in_shard
+
+
+def check_advisories(workspace: Workspace, source: str, outcome: Outcome, shard: Shard | None) -> list[Finding]:
+    """The advisory findings of this shard's servers (all servers without a shard)."""
+    lockfile = read_lock(workspace)
+    assert lockfile is not None
+    keys = server_keys(workspace, lockfile)
+    return in_shard(advisory_findings(source, lockfile.servers, outcome.artifacts), shard, keys)

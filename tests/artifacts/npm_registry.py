@@ -1,0 +1,119 @@
+"""A minimal npm registry on 127.0.0.1: one packument per package (`GET /<name>`) and its tarballs, in the
+registry's published format (name, dist-tags, versions with dist.tarball/shasum/integrity)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import json
+import tarfile
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import unquote
+
+# A stdio MCP server without dependencies: newline-delimited JSON-RPC, one tool. `{marker}` is the code
+# change between releases; the tool surface stays the same.
+SERVER_JS = """#!/usr/bin/env node
+// {marker}
+const readline = require("readline");
+const tool = {{name: "echo", description: "Echo the text back.",
+  inputSchema: {{type: "object", properties: {{text: {{type: "string"}}}}, required: ["text"]}}}};
+const send = (message) => process.stdout.write(JSON.stringify(message) + "\\n");
+readline.createInterface({{input: process.stdin}}).on("line", (line) => {{
+  const request = JSON.parse(line);
+  if (request.id === undefined) return;
+  if (request.method === "initialize") {{
+    send({{jsonrpc: "2.0", id: request.id, result: {{protocolVersion: request.params.protocolVersion,
+      capabilities: {{tools: {{}}}}, serverInfo: {{name: "demo", version: "{reported}"}}}}}});
+  }} else if (request.method === "tools/list") {{
+    send({{jsonrpc: "2.0", id: request.id, result: {{tools: [tool]}}}});
+  }} else {{
+    send({{jsonrpc: "2.0", id: request.id, error: {{code: -32601, message: "Method not found"}}}});
+  }}
+}});
+"""
+
+
+def tarball(name: str, version: str, marker: str, reported: str = "0.0.1") -> bytes:
+    """An npm package tarball (`package/…`) whose bin is the demo server; `reported` is its serverInfo.version."""
+    manifest = {"name": name, "version": version, "bin": {name.rsplit("/", 1)[-1]: "server.js"}}
+    files = {
+        "package/package.json": json.dumps(manifest).encode(),
+        "package/server.js": SERVER_JS.format(marker=marker, reported=reported).encode(),
+    }
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for path, data in files.items():
+            info = tarfile.TarInfo(path)
+            info.size, info.mode, info.mtime = len(data), 0o755, 0
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def integrity(data: bytes) -> str:
+    return "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode()
+
+
+@dataclass
+class Registry:
+    url: str = ""
+    packages: dict[str, dict[str, bytes]] = field(default_factory=dict)  # name -> version -> tarball
+    latest: dict[str, str] = field(default_factory=dict)
+
+    def publish(self, name: str, version: str, marker: str, reported: str = "0.0.1") -> str:
+        """Publish a release and make it `latest`; returns its integrity."""
+        data = tarball(name, version, marker, reported)
+        self.packages.setdefault(name, {})[version] = data
+        self.latest[name] = version
+        return integrity(data)
+
+    def packument(self, name: str) -> dict[str, Any]:
+        base = name.rsplit("/", 1)[-1]
+        versions = {
+            version: {
+                "name": name,
+                "version": version,
+                "bin": {base: "server.js"},
+                "dist": {
+                    "tarball": f"{self.url}{name}/-/{base}-{version}.tgz",
+                    "shasum": hashlib.sha1(data).hexdigest(),
+                    "integrity": integrity(data),
+                },
+            }
+            for version, data in self.packages[name].items()
+        }
+        return {"name": name, "dist-tags": {"latest": self.latest[name]}, "versions": versions}
+
+
+def serve(registry: Registry) -> ThreadingHTTPServer:
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            path = unquote(self.path.split("?", 1)[0]).lstrip("/")
+            if "/-/" in path:
+                name, _, file = path.partition("/-/")
+                version = file[len(name.rsplit("/", 1)[-1]) + 1 : -len(".tgz")]
+                body = registry.packages.get(name, {}).get(version)
+                kind = "application/octet-stream"
+            else:
+                body = json.dumps(registry.packument(path)).encode() if path in registry.packages else None
+                kind = "application/json"
+            if body is None:
+                self.send_error(404)
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-cache")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    registry.url = f"http://127.0.0.1:{server.server_address[1]}/"
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server

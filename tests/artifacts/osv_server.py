@@ -1,0 +1,87 @@
+"""A loopback OSV API (127.0.0.1, port 0) answering as OSV's published API does: `POST /v1/querybatch`
+({"queries": [{"package": {"name", "ecosystem"}, "version"}]} -> {"results": [{"vulns": [{"id", "modified"}]}]},
+an empty object for a query without advisories) and `GET /v1/vulns/{id}` (one advisory in the OSV schema)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import unquote
+
+
+def advisory(advisory_id: str, ecosystem: str, name: str, versions: list[str], fixed: str | None = None,
+             summary: str = "", severity: str | None = None, aliases: list[str] | None = None) -> dict[str, Any]:
+    """An advisory in the OSV schema (1.6): affected versions listed, and a range that ends where it was fixed."""
+    events: list[dict[str, str]] = [{"introduced": "0"}] + ([{"fixed": fixed}] if fixed else [])
+    entry: dict[str, Any] = {
+        "schema_version": "1.6.0",
+        "id": advisory_id,
+        "modified": "2026-11-30T12:00:00Z",
+        "published": "2026-11-29T12:00:00Z",
+        "aliases": aliases or [],
+        "summary": summary,
+        "details": summary,
+        "affected": [{
+            "package": {"ecosystem": ecosystem, "name": name},
+            "ranges": [{"type": "SEMVER" if ecosystem == "npm" else "ECOSYSTEM", "events": events}],
+            "versions": versions,
+        }],
+    }
+    if severity:
+        entry["database_specific"] = {"severity": severity}
+    return entry
+
+
+@dataclass
+class OSV:
+    url: str = ""
+    advisories: list[dict[str, Any]] = field(default_factory=list)
+    batches: list[dict[str, Any]] = field(default_factory=list)  # every querybatch body received
+    status: int = 200  # what querybatch answers; not 200: an error
+
+    def matching(self, query: dict[str, Any]) -> list[dict[str, Any]]:
+        package, version = query["package"], query["version"]
+        return [
+            a for a in self.advisories for affected in a["affected"]
+            if affected["package"] == {"ecosystem": package["ecosystem"], "name": package["name"]}
+            and version in affected["versions"]
+        ]
+
+
+def serve(osv: OSV) -> ThreadingHTTPServer:
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            osv.batches.append(body)
+            if self.path != "/v1/querybatch" or osv.status != 200:
+                self._answer(osv.status if osv.status != 200 else 404, {"code": 5, "message": "Not Found"})
+                return
+            results = []
+            for query in body["queries"]:
+                vulns = [{"id": a["id"], "modified": a["modified"]} for a in osv.matching(query)]
+                results.append({"vulns": vulns} if vulns else {})
+            self._answer(200, {"results": results})
+
+        def do_GET(self) -> None:
+            wanted = unquote(self.path.removeprefix("/v1/vulns/"))
+            found = [a for a in osv.advisories if a["id"] == wanted]
+            self._answer(200, found[0]) if found else self._answer(404, {"code": 5, "message": "Bug not found."})
+
+        def _answer(self, status: int, document: dict[str, Any]) -> None:
+            body = json.dumps(document).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    osv.url = f"http://127.0.0.1:{server.server_address[1]}"
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server

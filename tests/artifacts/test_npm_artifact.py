@@ -1,0 +1,72 @@
+"""An unpinned `npx -y` launch of a package from a loopback npm registry: what ran is pinned, and a new
+release with the same tool surface and different code fails `check`, naming the artifact change."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from fixture_repo import Repo
+
+from artifacts.npm_registry import Registry
+
+PACKAGE = "mcp-demo-artifact"
+
+
+@pytest.fixture
+def npx_env(tmp_path: Path) -> dict[str, str]:
+    if shutil.which("npx") is None:
+        pytest.fail("npx is not installed (Node.js provides it)")
+    cache = tmp_path / "npm-cache"
+    cache.mkdir()
+    return {"npm_config_cache": str(cache)}
+
+
+def declare(repo: Repo, registry: Registry) -> None:
+    repo.add_entry("demo", {"command": "npx", "args": ["-y", PACKAGE], "env": {"npm_config_registry": registry.url}})
+
+
+def test_a_new_release_behind_the_same_launch_fails_check(repo: Repo, npm_registry: Registry, npx_env) -> None:
+    first = npm_registry.publish(PACKAGE, "1.0.0", "release one")
+    declare(repo, npm_registry)
+    lock = repo.run("lock", env=npx_env)
+    assert lock.exit_code == 0, lock.output
+    pinned = repo.lock_json()
+    assert pinned["lockfileVersion"] == 2
+    assert pinned["servers"]["demo"]["launch"]["artifact"] == {
+        "type": "npm", "name": PACKAGE, "version": "1.0.0", "integrity": first
+    }
+    assert repo.run("check", env=npx_env).exit_code == 0
+
+    second = npm_registry.publish(PACKAGE, "1.0.1", "release two: same tools, other code")
+    assert second != first
+    check = repo.run("check", env=npx_env)
+    assert check.exit_code == 1, check.output
+    assert "artifact-changed" in check.output
+    assert "1.0.0" in check.output and "1.0.1" in check.output
+    assert f"integrity: {first} → {second}" in check.output
+    assert "tool `" not in check.output  # the surface is the same: only the artifact tells
+
+    update = repo.run("update", "demo", env=npx_env)
+    assert update.exit_code == 0, update.output
+    assert repo.lock_json()["servers"]["demo"]["launch"]["artifact"]["integrity"] == second
+    assert repo.run("check", env=npx_env).exit_code == 0
+
+
+def test_a_version_bump_report_names_the_artifact_each_side_ran(
+    repo: Repo, npm_registry: Registry, npx_env, tmp_path: Path
+) -> None:
+    old = npm_registry.publish(PACKAGE, "1.0.0", "release one")
+    new = npm_registry.publish(PACKAGE, "1.1.0", "release two")
+    env = {"npm_config_registry": npm_registry.url}
+    repo.add_entry("demo", {"command": "npx", "args": ["-y", f"{PACKAGE}@1.0.0"], "env": env})
+    assert repo.run("lock", env=npx_env).exit_code == 0
+    repo.add_entry("demo", {"command": "npx", "args": ["-y", f"{PACKAGE}@1.1.0"], "env": env})  # the bot's bump
+    summary = tmp_path / "summary.md"
+    check = repo.run("check", "--format", "markdown", "--output", str(summary), env=npx_env)
+    assert check.exit_code == 1, check.output
+    text = summary.read_text(encoding="utf-8")
+    assert "launch-changed" in text and "artifact-bumped" in text  # what the PR comment shows
+    assert f"{PACKAGE}@1.1.0" in text and f"{PACKAGE}@1.0.0" in text
+    assert old in text and new in text
