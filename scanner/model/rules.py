@@ -235,6 +235,18 @@ DEPENDENCY_CHANGED = Rule(
     blocking=False,
 )
 
+CODE_CHANGED = Rule(
+    "code-changed",
+    Category.REVIEW,
+    "info",
+    "A file a server runs changed since the base",
+    "A file the launch names (a script or path in its command or arguments), a file under its declared "
+    "working directory, or a file of the project a named script belongs to (the nearest directory above it "
+    "holding a package manifest, else the script's own directory) changed: the server may run different "
+    "code although its launch did not change. `--changed-only` boots it.",
+    blocking=False,
+)
+
 REPIN_ACCEPTED = Rule(
     "repin-accepted",
     Category.REVIEW,
@@ -366,6 +378,7 @@ RULES: tuple[Rule, ...] = tuple(
         SERVER_SKIPPED,
         CHANGED_SINCE_BASE,
         DEPENDENCY_CHANGED,
+        CODE_CHANGED,
         REPIN_ACCEPTED,
         NEWLY_PINNED,
         BASE_LOCK_INVALID,

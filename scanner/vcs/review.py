@@ -15,7 +15,7 @@ from scanner.run.operations import check
 from scanner.run.outcome import Outcome
 from scanner.run.workspace import Options, Workspace, read_lock, server_keys
 from scanner.shard import Shard, in_shard
-from scanner.vcs.affected import discover_at, launch_reasons, manifest_reasons
+from scanner.vcs.affected import code_reasons, discover_at, launch_reasons, manifest_reasons
 from scanner.vcs.base import changed_paths, file_at, merge_base, open_worktree
 from scanner.vcs.pins import PINNED, PinChange, lock_changes
 
@@ -46,7 +46,9 @@ def review(workspace: Workspace, ref: str) -> Review:
     declared = workspace.discovery.servers
     repo_dir = workspace.repo.resolve()
     findings = launch_reasons(declared, before, label)
-    findings += manifest_reasons(declared, changed_paths(worktree, base), worktree, repo_dir, label)
+    changed = changed_paths(worktree, base)
+    findings += manifest_reasons(declared, changed, worktree, repo_dir, label)
+    findings += code_reasons(declared, changed, worktree, repo_dir, label)
     lock_path = worktree.rel(workspace.lock_path)
     findings += repin_findings(lockfile, file_at(base, lock_path), lock_path, label)
     message = f"compared with {label}, the merge base of {ref} and HEAD"
