@@ -213,6 +213,21 @@ SERVER_SKIPPED = Rule(
     blocking=False,
 )
 
+SECRETS_WITHHELD = Rule(
+    "secrets-withheld",
+    Category.CONFIG,
+    "medium",
+    "A launch not yet reviewed was booted without the secrets it names",
+    "Values from outside the repository (caller variables interpolated into env, headers, arguments or the "
+    "URL, inputs read from the environment, `env:` pass-throughs) go only to a launch identical to its pin "
+    "and, under --base, to its pin at the merge base, running no file the change edits. This one is new or "
+    "changed, so it was booted without them: an HTTP server's header that holds one is not sent, a stdio "
+    "server's variable is not set. When it cannot list its definitions without them, its pin is checked "
+    "offline (digests, detectors over the pinned text) and the live check runs after merge, on the push "
+    "or nightly job, where the reviewed launch gets its secrets. Never blocks by itself.",
+    blocking=False,
+)
+
 # `check --base REF`: notes for the reviewer on what the pull request changed; they never fail a run.
 CHANGED_SINCE_BASE = Rule(
     "changed-since-base",
@@ -376,6 +391,7 @@ RULES: tuple[Rule, ...] = tuple(
         SERVER_INFO_CHANGED,
         SERVER_NOTE,
         SERVER_SKIPPED,
+        SECRETS_WITHHELD,
         CHANGED_SINCE_BASE,
         DEPENDENCY_CHANGED,
         CODE_CHANGED,
