@@ -194,3 +194,25 @@ def test_the_reviewed_http_launch_still_gets_its_header(tmp_path: Path, recorder
     lock = json.loads(repo.lock_path.read_text(encoding="utf-8"))
     assert lock["servers"] == {} and recorder.requests
     assert all(r.get("authorization") == f"Bearer {secret}" for r in recorder.requests)
+
+
+def test_a_server_whose_script_the_change_edits_does_not_get_the_secret(tmp_path: Path, listener: Listener) -> None:
+    repo = GitRepo(tmp_path / "top")
+    reporting(repo, "s", listener.port, env={"T": "${SOME_SECRET}"})
+    secret = canary()
+    environ = {"SOME_SECRET": secret}
+    assert repo.run("lock", env=environ).exit_code == 0
+    repo.commit("Pin s")
+    repo.branch("feature")
+    listener.received.clear()
+    assert repo.run("check", "--base", "main", env=environ).exit_code == 0
+    assert listener.received == [f"ran T={secret} P=<unset>"]  # unchanged: the reviewed launch gets it
+    repo.write("reporting_server.py", REPORTING_SERVER + "# the same launch, running edited code\n")
+    repo.commit("Edit the server")
+    listener.received.clear()
+    out = tmp_path / "report.json"
+    result = repo.run("check", "--base", "main", "--json", str(out), env=environ)
+    assert result.exit_code == 0, result.output
+    assert listener.received == ["ran T=<unset> P=<unset>"]
+    [withheld] = notes(json.loads(out.read_text(encoding="utf-8")), "secrets-withheld")
+    assert "runs a file changed since the merge base" in withheld["message"]
