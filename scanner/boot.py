@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -60,13 +60,15 @@ def boot_servers(
     concurrency: int = DEFAULT_CONCURRENCY,
     progress: Progress | None = None,
     on_result: Callable[[BootResult], None] | None = None,
+    bare: Collection[str] = (),
 ) -> dict[str, BootResult]:
     """Boot every server (they must all have a resolved launch) and return results by key.
 
-    `on_result` gets each result as it arrives, while the other servers still boot.
+    `on_result` gets each result as it arrives, while the other servers still boot. The servers keyed in
+    `bare` get none of the caller variables the policy passes through.
     """
     _quiet_sdk_logging()
-    return anyio.run(_boot_all, servers, repo, policy, timeout, concurrency, progress, on_result)
+    return anyio.run(_boot_all, servers, repo, policy, timeout, concurrency, progress, on_result, frozenset(bare))
 
 
 async def _boot_all(
@@ -77,6 +79,7 @@ async def _boot_all(
     concurrency: int,
     progress: Progress | None,
     on_result: Callable[[BootResult], None] | None,
+    bare: frozenset[str],
 ) -> dict[str, BootResult]:
     results: dict[str, BootResult] = {}
     limiter = anyio.CapacityLimiter(max(1, concurrency))
@@ -92,7 +95,7 @@ async def _boot_all(
                 server.resolved,
                 repo,
                 timeout=server_policy.timeout or timeout,
-                passthrough=server_policy.env,
+                passthrough=() if server.key in bare else server_policy.env,
                 network=server_policy.network,
                 sandbox=server_policy.sandbox,
                 client=client_info(server.primary.client, server_policy.client),

@@ -1,10 +1,11 @@
 """Secret values a server is launched with, masked out of everything the server says back.
 
-A server gets secrets (declared `env` and `headers` values, variables interpolated from the caller's
-environment, policy inputs and pass-through variables) and can echo them anywhere: its tool
-descriptions (which are pinned and committed), its stderr (shown when it fails to boot) or an error
-message. Every text that came from a server passes through one `Redactor` before anything is pinned,
-printed or reported (see `scanner.run.pinning.boot`), so no reporter has to think about secrets.
+A server gets secrets (values from outside the repository: variables interpolated from the caller's
+environment, policy inputs read from it, files, pass-through variables; and credential-shaped literals)
+and can echo them anywhere: its tool descriptions (which are pinned and committed), its stderr (shown
+when it fails to boot) or an error message. Every text that came from a server passes through one
+`Redactor` before anything is pinned, printed or reported (see `scanner.run.pinning.boot`), so no
+reporter has to think about secrets.
 
 Values shorter than MIN_LENGTH are not masked: "1", "true" or "debug" are not credentials, and
 masking them would mangle ordinary text.
@@ -25,6 +26,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from scanner.model.findings import Finding
+from scanner.model.locations import LockLocation
 from scanner.transports.environment import INHERITED
 
 if TYPE_CHECKING:
@@ -38,9 +41,6 @@ MIN_LENGTH = 8
 
 # A canonical placeholder (scanner.sources.interpolate), with one level of nested default.
 _PLACEHOLDER = re.compile(r"\$\{(?:[^{}]|\{[^{}]*\})*\}")
-# Placeholders whose value comes from outside the repository, so may be a secret.
-_SECRET_KINDS = re.compile(r"\$\{(?:env|secret|input|file):")
-_MAX_HOLES = 8  # beyond this the whole resolved string is treated as secret (no costly matching)
 
 
 class Redactor:
@@ -86,6 +86,20 @@ class Redactor:
             notes=self.value(snapshot.notes),
         )
 
+    def finding(self, finding: Finding) -> Finding:
+        """A finding about unmasked text (a detector's evidence), with every secret in it masked."""
+        if self._pattern is None:
+            return finding
+        location = finding.location
+        return dataclasses.replace(
+            finding,
+            message=self.text(finding.message),
+            details=[self.text(detail) for detail in finding.details],
+            subject=None if finding.subject is None else self.text(finding.subject),
+            previous_subject=None if finding.previous_subject is None else self.text(finding.previous_subject),
+            location=LockLocation(self.text(location.pointer)) if isinstance(location, LockLocation) else location,
+        )
+
     def result(self, result: BootResult) -> BootResult:
         if self._pattern is None:
             return result
@@ -125,25 +139,22 @@ def redactor_for(servers: Sequence[Server], policy: Policy, environ: Mapping[str
 
 
 def launch_secrets(server: Server, policy: Policy, environ: Mapping[str, str]) -> set[str]:
-    """Every value the server is given that may be a secret."""
-    resolved, template = server.resolved, server.template
-    if resolved is None or template is None:
+    """Every value the server is given that may be a secret: what came from outside the repository.
+
+    A default or literal written in the repository is no secret: it is pinned and scanned as written (a
+    `${VAR:-text}` default masked would let a change hide its own text). The exception is a literal env or
+    header value shaped like a credential (one word, under a secret-sounding name or 16+ letters and
+    digits, or the credential of `Bearer X`): config files are often kept out of git for exactly that.
+    """
+    resolved = server.resolved
+    if resolved is None:
         return set()
     server_policy = policy.for_server(*server.names)
-    declared = {**resolved.env, **resolved.headers}
-    given = list(declared.values())
-    # A value written into the committed config is no secret unless it looks like one: masking
-    # `NODE_ENV=production` or `Accept: application/json` would rewrite ordinary descriptions.
-    # Interpolated values are caught below, as caller variables inside what was given.
-    values = [v for name, v in declared.items() if _looks_secret(name, v)]
-    # A header's credential alone ("Bearer X" -> X), which the server may echo without the scheme.
-    values += [piece for name, h in resolved.headers.items() for piece in h.split() if _looks_secret(name, piece)]
-    values += [*server_policy.inputs.values(), *(environ[n] for n in server_policy.env if n in environ)]
-    # A caller variable inside a declared value ("prefix-${env:TOKEN}"), which the server may echo alone.
-    values += [v for v in environ.values() if len(v) >= MIN_LENGTH and any(v in g for g in given)]
-    pairs = [*zip(template.args, resolved.args, strict=False), (template.command, resolved.command)]
-    pairs += [(template.url, resolved.url), (template.cwd, resolved.cwd)]
-    values += [v for t, r in pairs if t is not None and r is not None for v in interpolated(t, r)]
+    values = [*resolved.outside.values(), *(environ[n] for n in server_policy.env if n in environ)]
+    for name, value in {**resolved.env, **resolved.headers}.items():
+        words = value.split()
+        if len(words) == 1 or (len(words) == 2 and name in resolved.headers):
+            values += [words[-1]] if _looks_secret(name, words[-1]) else []
     return set(values)
 
 
@@ -166,20 +177,6 @@ def recorded_env_value(name: str, template: str) -> str:
 def _looks_secret(name: str, value: str) -> bool:
     """A secret-sounding name (API_KEY, Authorization) or a credential-shaped value (16+ letters and digits)."""
     return bool(_SECRET_NAME.search(name) or _CREDENTIAL.fullmatch(value))
-
-
-def interpolated(template: str, resolved: str) -> list[str]:
-    """What the env, secret, input and file placeholders of `template` were replaced by in `resolved`."""
-    holes = _PLACEHOLDER.findall(template)
-    if not holes:
-        return []
-    if len(holes) > _MAX_HOLES:
-        return [resolved]
-    literals = _PLACEHOLDER.split(template)
-    match = re.fullmatch("(.*?)".join(map(re.escape, literals)), resolved, re.DOTALL)
-    if match is None:
-        return [resolved]
-    return [value for hole, value in zip(holes, match.groups(), strict=True) if _SECRET_KINDS.match(hole)]
 
 
 def _harmless(value: str, environ: Mapping[str, str], repo: Path) -> bool:

@@ -281,6 +281,21 @@ SERVER_SKIPPED = Rule(
     blocking=False,
 )
 
+SECRETS_WITHHELD = Rule(
+    "secrets-withheld",
+    Category.CONFIG,
+    "medium",
+    "A launch not yet reviewed was booted without the secrets it names",
+    "Values from outside the repository (caller variables interpolated into env, headers, arguments or the "
+    "URL, inputs read from the environment, `env:` pass-throughs) go only to a launch identical to its pin "
+    "and, under --base, to its pin at the merge base, running no file the change edits. This one is new or "
+    "changed, so it was booted without them: an HTTP server's header that holds one is not sent, a stdio "
+    "server's variable is not set. When it cannot list its definitions without them, its pin is checked "
+    "offline (digests, detectors over the pinned text) and the live check runs after merge, on the push "
+    "or nightly job, where the reviewed launch gets its secrets. Never blocks by itself.",
+    blocking=False,
+)
+
 # `check --base REF`: notes for the reviewer on what the pull request changed; they never fail a run.
 CHANGED_SINCE_BASE = Rule(
     "changed-since-base",
@@ -300,6 +315,18 @@ DEPENDENCY_CHANGED = Rule(
     "A package.json, lockfile, pyproject.toml, requirements*.txt or similar changed in the directory "
     "the server runs from (its cwd, the repository by default) or in a directory holding its script: "
     "a dependency bump can change what the server offers even though its launch did not.",
+    blocking=False,
+)
+
+CODE_CHANGED = Rule(
+    "code-changed",
+    Category.REVIEW,
+    "info",
+    "A file a server runs changed since the base",
+    "A file the launch names (a script or path in its command or arguments), a file under its declared "
+    "working directory, or a file of the project a named script belongs to (the nearest directory above it "
+    "holding a package manifest, else the script's own directory) changed: the server may run different "
+    "code although its launch did not change. `--changed-only` boots it.",
     blocking=False,
 )
 
@@ -438,8 +465,10 @@ RULES: tuple[Rule, ...] = tuple(
         SERVER_INFO_CHANGED,
         SERVER_NOTE,
         SERVER_SKIPPED,
+        SECRETS_WITHHELD,
         CHANGED_SINCE_BASE,
         DEPENDENCY_CHANGED,
+        CODE_CHANGED,
         REPIN_ACCEPTED,
         NEWLY_PINNED,
         BASE_LOCK_INVALID,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from scanner.diff.artifact import artifact_findings
@@ -15,6 +16,7 @@ from scanner.run.offline import bootable, config_findings, declared_vs_lock, lau
 from scanner.run.outcome import Outcome
 from scanner.run.pinning import boot_and_pin
 from scanner.run.unpinned import unpinned_findings
+from scanner.run.withhold import settle, withhold
 from scanner.run.workspace import Options, Workspace, read_lock, server_keys, server_named, write_lock
 from scanner.shard import in_shard
 from scanner.sources.discover import looked_for
@@ -74,8 +76,11 @@ def check(workspace: Workspace, options: Options) -> Outcome:
             + schema_findings(key, pinned, server_pin)
         )
 
-    live, booted = boot_and_pin(workspace, ready, options, against_pin)
-    findings += booted
+    # Secrets go only to reviewed launches; the others boot without them.
+    plan = withhold(workspace, ready, lockfile, options)
+    bare = dataclasses.replace(options, bare=frozenset(plan.withheld))
+    live, booted = boot_and_pin(workspace, plan.servers, bare, against_pin)
+    findings += settle(plan, booted, lockfile)
     # Servers that did not boot keep their pinned tools, so shadowing of them is still seen.
     findings += cross_server_findings(lockfile.servers | live, lockfile.servers)
     ran = {key: pin.artifact for key, pin in live.items() if pin.artifact is not None}

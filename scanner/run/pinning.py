@@ -9,7 +9,7 @@ from scanner.lock.model import ServerPin
 from scanner.lock.pin import pin_server
 from scanner.model.findings import Finding
 from scanner.model.rules import rule
-from scanner.redact import redactor_for
+from scanner.redact import Redactor, redactor_for
 from scanner.run.workspace import Options, Workspace
 from scanner.sources.model import Server
 
@@ -36,8 +36,13 @@ def boot(
     servers: Sequence[Server],
     options: Options,
     on_result: Callable[[BootResult], None] | None = None,
+    on_unmasked: Callable[[BootResult, Redactor], None] | None = None,
 ) -> dict[str, BootResult]:
-    """Boot `servers`; `on_result` gets each (masked) result as it arrives, while the others still boot."""
+    """Boot `servers`; `on_result` gets each (masked) result as it arrives, while the others still boot.
+
+    `on_unmasked` gets each result before masking, just before `on_result`, with the redactor that masks it:
+    for detectors, which must see the text the model would, and mask what they quote.
+    """
     # The one deferred import of a scanner module: scanner.boot loads anyio and the transports, which
     # `check --offline` (a pre-commit hook) and `--version` must not pay for; tests/test_offline.py checks it.
     from scanner.boot import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, boot_servers
@@ -49,6 +54,8 @@ def boot(
 
     def arrived(result: BootResult) -> None:
         masked[result.key] = redactor.result(result)
+        if on_unmasked:
+            on_unmasked(result, redactor)
         if on_result:
             on_result(masked[result.key])
 
@@ -60,6 +67,7 @@ def boot(
         concurrency=options.concurrency or DEFAULT_CONCURRENCY,
         progress=(lambda line: progress(redactor.text(line))) if progress else None,
         on_result=arrived,
+        bare=options.bare,
     )
     return masked
 
@@ -94,6 +102,22 @@ def pin(server: Server, result: BootResult) -> tuple[ServerPin, list[Finding]]:
     return server_pin, findings
 
 
+def unmasked_findings(
+    server: Server, masked: BootResult, unmasked: tuple[BootResult, Redactor], analyse: Analyse, found: list[Finding]
+) -> list[Finding]:
+    """The detectors' findings on the text as the server sent it, evidence masked, beyond those in `found`.
+
+    Masking a secret out of a text could cut an instruction apart; the model reads it whole.
+    """
+    raw, redactor = unmasked
+    if raw.snapshot is None or masked.snapshot == raw.snapshot:
+        return []
+    raw_pin, _ = pin(server, raw)
+    known = {f.sort_key() for f in found}
+    extra = [redactor.finding(f) for f in analyse(server.key, raw_pin) if f.rule.id == "suspicious-text"]
+    return [f for f in extra if f.sort_key() not in known]
+
+
 def boot_and_pin(
     workspace: Workspace, servers: Sequence[Server], options: Options, analyse: Analyse | None = None
 ) -> tuple[dict[str, ServerPin], list[Finding]]:
@@ -104,6 +128,7 @@ def boot_and_pin(
     """
     by_key = {server.key: server for server in servers}
     done: dict[str, tuple[ServerPin | None, list[Finding], list[Finding]]] = {}
+    unmasked: dict[str, tuple[BootResult, Redactor]] = {}
 
     def arrived(result: BootResult) -> None:
         server = by_key[result.key]
@@ -111,9 +136,15 @@ def boot_and_pin(
             done[server.key] = (None, [boot_failure(server, result)], [])
             return
         server_pin, problems = pin(server, result)
-        done[server.key] = (server_pin, problems, analyse(server.key, server_pin) if analyse else [])
+        analysed = analyse(server.key, server_pin) if analyse else []
+        if analyse:
+            analysed += unmasked_findings(server, result, unmasked[server.key], analyse, analysed)
+        done[server.key] = (server_pin, problems, analysed)
 
-    boot(workspace, servers, options, on_result=arrived)
+    def before_masking(raw: BootResult, redactor: Redactor) -> None:
+        unmasked[raw.key] = (raw, redactor)
+
+    boot(workspace, servers, options, on_result=arrived, on_unmasked=before_masking)
     live = {s.key: server_pin for s in servers if (server_pin := done[s.key][0]) is not None}
     findings = [f for s in servers for f in done[s.key][1]] + [f for s in servers for f in done[s.key][2]]
     return live, findings

@@ -26,6 +26,11 @@ class Options:
     progress: Callable[[str], None] | None = None
     shard: Shard | None = None  # `check --shard I/N`: only this share of the servers
     only: frozenset[str] | None = None  # `check --changed-only`: boot only these servers
+    # `check --base`: each server's launch as pinned at the merge base, and the servers that run a file the
+    # change edits; a launch is given its secrets only when it is reviewed (scanner.run.withhold).
+    base_launches: Mapping[str, Mapping[str, object]] | None = None
+    edited: frozenset[str] = frozenset()
+    bare: frozenset[str] = frozenset()  # servers booted without any pass-through variable
 
 
 @dataclass

@@ -6,6 +6,7 @@ server, `url`/`headers` for a remote one); what differs between clients is data 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -31,6 +32,7 @@ from scanner.sources.model import (
     SourceLocation,
     Transport,
 )
+from scanner.transports.environment import GIVEN_ANYWAY
 
 # Every transport name some client uses, and what it means.
 TRANSPORTS: dict[str, Transport] = {
@@ -294,25 +296,42 @@ def finish(decl: Declaration, launch: Launch, dialect: Dialect, ctx: Context) ->
     )
     _warn_literals(decl, launch, dialect)
     resolver = Resolver(fam, ctx)
-    env = {k: resolver(v) for k, v in launch.env.items()}
-    env |= _forward(launch.env_from, ctx, resolver)
-    headers = {k: resolver(v) for k, v in launch.headers.items()}
-    headers |= _forward(launch.headers_from, ctx, resolver)
-    resolved = ResolvedLaunch(
+    resolved = _resolve(launch, ctx, resolver)
+    if resolver.missing:
+        _report_missing(decl, resolver.missing)
+        return decl
+    withholding = Resolver(fam, ctx, given=GIVEN_ANYWAY)
+    bare = _resolve(launch, ctx, withholding)
+    withheld = tuple(dict.fromkeys(withholding.withheld))
+    decl.resolved = dataclasses.replace(
+        resolved, outside=resolver.outside, bare=bare if withheld else None, withheld=withheld
+    )
+    return decl
+
+
+def _resolve(launch: Launch, ctx: Context, resolver: Resolver) -> ResolvedLaunch:
+    """The launch with every placeholder resolved; withholding, an env or header entry that held a withheld
+    value is left out whole (`Authorization: Bearer ` would still tell the server something was meant)."""
+
+    def table(values: Mapping[str, str], forwards: Mapping[str, Forward]) -> dict[str, str]:
+        resolved: dict[str, str] = {}
+        for name, template in values.items():
+            before = len(resolver.withheld)
+            value = resolver(template)
+            if len(resolver.withheld) == before:
+                resolved[name] = value
+        return resolved | _forward(forwards, ctx, resolver)
+
+    return ResolvedLaunch(
         transport=launch.transport,
         command=None if launch.command is None else resolver(launch.command),
         args=tuple(resolver(a) for a in launch.args),
         cwd=None if launch.cwd is None else resolver(launch.cwd),
         url=None if launch.url is None else resolver(launch.url),
-        env=env,
-        headers=headers,
+        env=table(launch.env, launch.env_from),
+        headers=table(launch.headers, launch.headers_from),
         sse_fallback=launch.sse_fallback,
     )
-    if resolver.missing:
-        _report_missing(decl, resolver.missing)
-    else:
-        decl.resolved = resolved
-    return decl
 
 
 def _env_record(launch: Launch, fam: Family, here: str) -> tuple[tuple[str, str], ...]:
@@ -327,8 +346,9 @@ def _forward(forwards: Mapping[str, Forward], ctx: Context, resolver: Resolver) 
     for name, fwd in forwards.items():
         value = ctx.environ.get(fwd.var)
         if value is not None:
-            values[name] = fwd.prefix + value
-        elif fwd.required:
+            if resolver.give(fwd.var, value, fwd.var):
+                values[name] = fwd.prefix + value
+        elif fwd.required and not resolver.withholding:
             resolver.missing.append(Missing("env", fwd.var))
     return values
 

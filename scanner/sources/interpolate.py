@@ -275,12 +275,36 @@ def _file_ref(name: str, here: str) -> str:
 
 
 class Resolver:
-    """Resolves strings of one family, collecting what is missing instead of stopping at it."""
+    """Resolves strings of one family, collecting what is missing instead of stopping at it.
 
-    def __init__(self, family: Family | str, ctx: Context) -> None:
+    It also records every value it takes from outside the repository (`outside`, label -> value: a
+    caller variable, an input read from the environment, a file's contents), which are what may be
+    secret. With `given` (names of caller variables every server gets anyway) it resolves the launch
+    a server gets when such values are withheld from it: each is left out (a default written in the
+    repository applies, else nothing) and its label recorded in `withheld`, and nothing is missing.
+    """
+
+    def __init__(self, family: Family | str, ctx: Context, given: frozenset[str] | None = None) -> None:
         self.family = family_of(family)
         self.ctx = ctx
         self.missing: list[Missing] = []
+        self.given = given
+        self.outside: dict[str, str] = {}
+        self.withheld: list[str] = []
+
+    def give(self, label: str, value: str, variable: str | None = None) -> bool:
+        """Whether a value from outside the repository goes into the result (`variable`: the caller's name for it)."""
+        if self.given is None:
+            self.outside[label] = value
+            return True
+        if variable is not None and variable in self.given:
+            return True
+        self.withheld.append(label)
+        return False
+
+    @property
+    def withholding(self) -> bool:
+        return self.given is not None
 
     def __call__(self, text: str) -> str:
         if self.family is NONE:
@@ -291,22 +315,21 @@ class Resolver:
         ctx = self.ctx
         if p.kind in ("env", "secret"):
             value = ctx.environ.get(p.name)
-            if value is not None:
+            if value is not None and self.give(p.name, value, p.name):
                 return value
-            if p.default is not None:
+            if p.default is not None:  # written in the repository: no secret
                 return _render(p.default, self._value)
-            if not self.family.unset_empty:
+            if value is None and not self.family.unset_empty and not self.withholding:
                 self.missing.append(Missing("env", p.name))
             return ""
         if p.kind == "input":
-            if p.name in ctx.input_vars and p.name not in ctx.inputs:
-                self.missing.append(Missing("env", ctx.input_vars[p.name]))
-            elif p.name not in ctx.inputs:
-                self.missing.append(Missing("input", p.name))
-            return ctx.inputs.get(p.name, "")
+            return self._input(p.name)
         if p.kind == "home":
             return self._home() + (os.sep + p.name if p.name else "")
         if p.kind == "file":
+            if self.withholding:
+                self.withheld.append(f"file:{p.name}")
+                return ""
             return self._file(p.name)
         places = {
             "workspace": str(ctx.workspace),
@@ -314,6 +337,20 @@ class Resolver:
             "here": str(ctx.workspace / ctx.here) if ctx.here else str(ctx.workspace),
         }
         return places.get(p.kind, os.sep)
+
+    def _input(self, name: str) -> str:
+        ctx = self.ctx
+        if name not in ctx.inputs:
+            if not self.withholding:
+                variable = ctx.input_vars.get(name)
+                self.missing.append(Missing("env", variable) if variable else Missing("input", name))
+            return ""
+        value = ctx.inputs[name]
+        # A policy input read from the environment holds a caller variable's value; a default a config
+        # declares or a literal in mcp-lock.yaml is written in the repository.
+        if value and value in ctx.environ.values() and not self.give(f"input:{name}", value):
+            return ""
+        return value
 
     def _home(self) -> str:
         home = self.ctx.environ.get("HOME") or self.ctx.environ.get("USERPROFILE")
@@ -325,7 +362,9 @@ class Resolver:
         ref = _file_ref(name, self.ctx.here)
         path = Path(self._home() + ref[1:]) if ref.startswith("~") else self.ctx.workspace / ref
         try:
-            return read_regular(path, self.ctx.workspace, ref, FILE_REF_LIMIT).decode("utf-8").strip()
+            text = read_regular(path, self.ctx.workspace, ref, FILE_REF_LIMIT).decode("utf-8").strip()
+            self.give(f"file:{name}", text)  # may hold a secret kept out of git (a `.env` file)
+            return text
         except MissingFile:
             self.missing.append(Missing("file", ref))
         except RefusedFile as error:

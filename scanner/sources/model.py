@@ -88,6 +88,11 @@ class ResolvedLaunch:
     env: dict[str, str] = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
     sse_fallback: bool = False
+    # Values taken from outside the repository (label -> value, see interpolate.Resolver): what may be secret.
+    outside: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    # The same launch without them, for a launch not yet reviewed (None: it uses none), and what it lacks.
+    bare: ResolvedLaunch | None = field(default=None, compare=False, repr=False)
+    withheld: tuple[str, ...] = field(default=(), compare=False)
 
 
 @dataclass

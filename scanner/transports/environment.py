@@ -32,6 +32,8 @@ INHERITED = (
 # Who runs the server, also taken from the caller: not secrets, and servers may build definitions from
 # them (a default user or shell), so leaving them out would change what such a server lists.
 IDENTITY = ("USER", "LOGNAME", "SHELL")
+# Caller variables every stdio server gets: a launch that interpolates one holds no secret by that.
+GIVEN_ANYWAY = frozenset((*INHERITED, *IDENTITY))
 
 
 def server_environment(

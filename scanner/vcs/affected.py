@@ -9,11 +9,19 @@ ending in a script suffix), taken relative to that directory. So a manifest at t
 resolving `pkg` from the root `package.json`; `servers/a/package.json` affects only servers whose
 cwd or script lies under `servers/a/`. Remote (HTTP/SSE) servers run no local code and are never
 affected.
+
+Code rule: any other changed file affects a stdio server when the launch names it (or a directory
+holding it), when it lies under a working directory the declaration sets, or when it lies in the
+project of a script the launch names: the nearest directory above the script, below the repository
+root, that holds a manifest, else the script's own directory. A script at the repository root has no
+such directory; then every changed file with a script suffix counts (it may import any of them).
+`python -m pkg.mod` names `pkg/mod` the same way.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
@@ -109,6 +117,101 @@ def manifest_reasons(
             )
         )
     return findings
+
+
+def code_reasons(
+    current: Iterable[Server], changed: Iterable[str], worktree: Worktree, repo_dir: Path, label: str
+) -> list[Finding]:
+    """A note for each stdio server that runs, or may run, a changed file (see the module docstring)."""
+    paths = sorted(changed)
+    manifests = [p for p in paths if is_manifest(p)]
+    findings: list[Finding] = []
+    for server in current:
+        if server.template is None:
+            continue
+        places = server_places(server.template, repo_dir)
+        reported = {m for m in manifests if any(_inside(place, (worktree.root / m).parent) for place in places)}
+        scopes = code_scopes(server.template, repo_dir)
+        hits = [
+            (path, why)
+            for path in paths
+            if path not in reported and (why := _why(worktree.root / path, scopes)) is not None
+        ]
+        if not hits:
+            continue
+        shown = [_relative(worktree.root / path, repo_dir) for path, _ in hits]
+        more = f" and {len(shown) - MAX_SHOWN} more" if len(shown) > MAX_SHOWN else ""
+        listed = ", ".join(shown[:MAX_SHOWN]) + more
+        findings.append(
+            Finding(
+                rule("code-changed"),
+                server.key,
+                f"{server.key}: {listed} changed since the base {label}; the server may run different code",
+                server.primary.location,
+                details=[f"{name}: {why}" for name, (_, why) in zip(shown[:MAX_SHOWN], hits, strict=False)],
+            )
+        )
+    return findings
+
+
+# (directory or file, only files with a script suffix under it, why a change there counts)
+Scope = tuple[Path, bool, str]
+MAX_SHOWN = 10
+
+
+def code_scopes(template: LaunchTemplate, repo_dir: Path) -> list[Scope]:
+    """Where a changed file makes a stdio server run different code: see the module docstring."""
+    if not is_local(template.transport):
+        return []
+    cwd = _as_path(template.cwd, repo_dir, repo_dir) if template.cwd else repo_dir
+    if cwd is None:
+        return []
+    scopes: list[Scope] = [(cwd, False, "under the working directory it declares")] if template.cwd else []
+    words = (template.command or "", *template.args)
+    for index, word in enumerate(words):
+        value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+        module = index > 0 and words[index - 1] == "-m" and _MODULE.fullmatch(value)
+        if module:
+            value = value.replace(".", "/")
+        elif not _path_like(value):
+            continue
+        path = _as_path(value, cwd, repo_dir)
+        if path is None:
+            continue
+        scopes.append((path, False, f"named by the launch ({word})"))
+        if (module or path.suffix in SCRIPT_SUFFIXES) and _inside(path, repo_dir):
+            scopes.append(_project(path, repo_dir, word))
+    return scopes
+
+
+_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def _project(script: Path, repo_dir: Path, word: str) -> Scope:
+    """The project a named script in the repository belongs to: see the module docstring."""
+    folder = script.parent
+    while _inside(folder, repo_dir) and folder != repo_dir:
+        if _has_manifest(folder):
+            return (folder, False, f"in the project of {word} ({_relative(folder, repo_dir)})")
+        folder = folder.parent
+    if script.parent != repo_dir:
+        return (script.parent, False, f"beside {word}")
+    return (repo_dir, True, f"a script the repository-root script {word} may import")
+
+
+def _has_manifest(folder: Path) -> bool:
+    try:
+        with os.scandir(folder) as entries:
+            return any(is_manifest(entry.name) for entry in entries)
+    except OSError:
+        return False
+
+
+def _why(path: Path, scopes: list[Scope]) -> str | None:
+    for place, scripts_only, why in scopes:
+        if _inside(path, place) and (not scripts_only or path.suffix in SCRIPT_SUFFIXES):
+            return why
+    return None
 
 
 def server_places(template: LaunchTemplate, repo_dir: Path) -> list[Path]:

@@ -8,14 +8,14 @@ from dataclasses import dataclass, field
 from scanner.diff.suspicious import cross_server_findings, suspicious_findings
 from scanner.lock.model import Lockfile, LockfileError
 from scanner.lock.reader import parse
-from scanner.model.findings import Finding, LockLocation
+from scanner.model.findings import Finding, LockLocation, unique
 from scanner.model.rules import rule
 from scanner.run.offline import check_offline
 from scanner.run.operations import check
 from scanner.run.outcome import Outcome
 from scanner.run.workspace import Options, Workspace, read_lock, server_keys
 from scanner.shard import Shard, in_shard
-from scanner.vcs.affected import discover_at, launch_reasons, manifest_reasons
+from scanner.vcs.affected import code_reasons, discover_at, launch_reasons, manifest_reasons
 from scanner.vcs.base import changed_paths, file_at, merge_base, open_worktree
 from scanner.vcs.pins import PINNED, PinChange, lock_changes
 
@@ -26,6 +26,14 @@ class Review:
     findings: list[Finding]
     keys: set[str]  # every declared or pinned server, as `--shard` splits them
     messages: list[str] = field(default_factory=list)
+    # Each server's launch as pinned at the merge base (none when that lock cannot be read: nothing counts
+    # as reviewed), for scanner.run.withhold.
+    launches: dict[str, dict[str, object]] = field(default_factory=dict)
+
+    @property
+    def edited(self) -> frozenset[str]:
+        """Servers that run a file the change edits: their code is not the reviewed code."""
+        return frozenset(f.server for f in self.findings if f.rule.id in ("code-changed", "dependency-changed"))
 
     @property
     def servers(self) -> set[str]:
@@ -46,11 +54,26 @@ def review(workspace: Workspace, ref: str) -> Review:
     declared = workspace.discovery.servers
     repo_dir = workspace.repo.resolve()
     findings = launch_reasons(declared, before, label)
-    findings += manifest_reasons(declared, changed_paths(worktree, base), worktree, repo_dir, label)
+    changed = changed_paths(worktree, base)
+    findings += manifest_reasons(declared, changed, worktree, repo_dir, label)
+    findings += code_reasons(declared, changed, worktree, repo_dir, label)
     lock_path = worktree.rel(workspace.lock_path)
-    findings += repin_findings(lockfile, file_at(base, lock_path), lock_path, label)
+    base_bytes = file_at(base, lock_path)
+    findings += repin_findings(lockfile, base_bytes, lock_path, label)
     message = f"compared with {label}, the merge base of {ref} and HEAD"
-    return Review(label, findings, server_keys(workspace, lockfile), [message])
+    launches = pinned_launches(base_bytes, f"{lock_path}@{label}")
+    return Review(label, findings, server_keys(workspace, lockfile), [message], launches)
+
+
+def pinned_launches(base_bytes: bytes | None, source: str) -> dict[str, dict[str, object]]:
+    """Each server's launch in the lock at the base; none when there is no lock there or it cannot be read."""
+    if base_bytes is None:
+        return {}
+    try:
+        base = parse(base_bytes.decode("utf-8"), source)
+    except (LockfileError, UnicodeDecodeError):
+        return {}
+    return {key: pin.launch for key, pin in base.servers.items()}
 
 
 def repin_findings(current: Lockfile, base_bytes: bytes | None, lock_path: str, label: str) -> list[Finding]:
@@ -116,10 +139,12 @@ def check_with_base(
         outcome = check_offline(workspace, shard)
     else:
         only = frozenset(notes.servers) if changed_only else None
-        outcome = check(workspace, dataclasses.replace(options, only=only))
+        reviewed = dataclasses.replace(options, only=only, base_launches=notes.launches, edited=notes.edited)
+        outcome = check(workspace, reviewed)
         if only is not None:
             notes.messages.append(_not_booted(workspace, only, notes.label))
-    outcome.findings += in_shard(notes.findings, shard, notes.keys)
+    # A withheld server's pin is scanned by check too when it cannot boot: one finding, not two.
+    outcome.findings = unique([*outcome.findings, *in_shard(notes.findings, shard, notes.keys)])
     outcome.messages = notes.messages + outcome.messages
     return outcome
 

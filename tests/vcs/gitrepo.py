@@ -6,13 +6,17 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner, Result
 from fixture_repo import SPEC_SERVER, Repo, base_spec
 
+from scanner import boot
 from scanner.cli import main
+from scanner.sources.model import Server
 
 AUTHOR = "Ada Reviewer"
 
@@ -85,3 +89,16 @@ def cli(*args: str) -> Result:
 
 def notes(report: dict[str, Any], rule: str) -> list[dict[str, Any]]:
     return [f for f in report["findings"] if f["rule"] == rule]
+
+
+def record_boots(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """From now on, the key of every server handed to the booter, in order."""
+    keys: list[str] = []
+    real = boot.boot_servers
+
+    def recording(servers: Sequence[Server], *args: Any, **kwargs: Any) -> Any:
+        keys.extend(server.key for server in servers)
+        return real(servers, *args, **kwargs)
+
+    monkeypatch.setattr(boot, "boot_servers", recording)
+    return keys

@@ -12,9 +12,11 @@ from fixture_repo import base_spec
 from scanner.lock.document import line_index
 from scanner.model.rules import RULES
 
-from .gitrepo import GitRepo, notes
+from .gitrepo import GitRepo, notes, record_boots
 
-NOTE_RULES = {"changed-since-base", "dependency-changed", "repin-accepted", "newly-pinned", "base-lock-invalid"}
+NOTE_RULES = {
+    "changed-since-base", "dependency-changed", "code-changed", "repin-accepted", "newly-pinned", "base-lock-invalid"
+}
 ADDED = "Notes are kept for thirty days."
 
 
@@ -82,18 +84,17 @@ def test_a_root_manifest_affects_every_server_run_from_the_repository(pr: GitRep
     assert [n["server"] for n in notes(report, "dependency-changed") if "b/uv.lock" in n["message"]] == ["b"]
 
 
-def test_changed_only_boots_only_the_servers_with_a_reason(pr: GitRepo) -> None:
-    # b's server is gone from disk: booting it fails, so a clean run proves it was not booted.
-    (pr.root / "b" / "spec.json").unlink()
+def test_changed_only_boots_only_the_servers_with_a_reason(pr: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     pr.write("a/package.json", '{"dependencies": {"left-pad": "2.0.0"}}\n')
     drift(pr, "a")  # a's new dependency changed its tool: only a live boot sees that
-    pr.commit("Bump left-pad; drop b's server file")
+    pr.commit("Bump left-pad")
+    booted = record_boots(monkeypatch)
     control = pr.report("--base", "main")
-    assert control["exit_code"] == 1
-    assert {f["server"] for f in notes(control, "boot-failed")} == {"b"}
+    assert control["exit_code"] == 1 and sorted(booted) == ["a", "b"]
+    booted.clear()
     report = pr.report("--base", "main", "--changed-only")
     assert report["exit_code"] == 1, report["output"]
-    assert not notes(report, "boot-failed")
+    assert booted == ["a"]
     [changed] = notes(report, "tool-changed")
     assert changed["server"] == "a" and ADDED in changed["message"]
     assert "--changed-only: not booted, nothing changed for them since" in report["output"]
@@ -101,13 +102,14 @@ def test_changed_only_boots_only_the_servers_with_a_reason(pr: GitRepo) -> None:
     assert {f["server"] for f in report["findings"] if f["blocking"]} == {"a"}
 
 
-def test_changed_only_boots_servers_whose_pin_changed(pr: GitRepo) -> None:
+def test_changed_only_boots_servers_whose_pin_changed(pr: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     drift(pr, "b")
     assert pr.run("update", "b").exit_code == 0
-    (pr.root / "a" / "spec.json").unlink()
     pr.commit("Re-pin b")
+    booted = record_boots(monkeypatch)
     report = pr.report("--base", "main", "--changed-only")
     assert report["exit_code"] == 0, report["output"]
+    assert booted == ["b"]
     assert [n["server"] for n in notes(report, "repin-accepted")] == ["b"]
     assert "nothing changed for them since" in report["output"] and ": a\n" in report["output"]
 
@@ -139,7 +141,10 @@ def test_repin_notes_quote_the_change_and_anchor_on_the_lock_in_sarif(pr: GitRep
     [new] = [r for r in run["results"] if r["properties"]["rule"] == "newly-pinned"]
     assert "c: newly pinned: 2 tools (add_note, list_notes), 1 prompt (summarise)" in new["message"]["text"]
     assert new["locations"][0]["physicalLocation"]["region"]["startLine"] == index["/servers/c"]
-    assert {r["ruleId"] for r in run["results"]} == {"repin-accepted", "newly-pinned", "changed-since-base"}
+    # a's spec file changed (code-changed), c and its files are new (changed-since-base, code-changed)
+    assert {r["ruleId"] for r in run["results"]} == {
+        "repin-accepted", "newly-pinned", "changed-since-base", "code-changed"
+    }
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "github", "markdown", "sarif"])

@@ -1,0 +1,110 @@
+"""Secrets reach only reviewed launches.
+
+A value from outside the repository (what `scanner.sources.interpolate.Resolver` records as outside:
+caller variables, inputs read from the environment, files) and the policy's `env:` pass-throughs go
+only to a launch identical to its pin and, under `check --base`, to its pin at the merge base, running
+no file the change edits: a change under review cannot alter a launch and keep its secrets. Every other
+launch boots without them (`ResolvedLaunch.bare`: a header or variable that held one is left out) and
+gets a `secrets-withheld` finding naming what it did not get. When it cannot list its definitions
+without them, its boot failure is no verdict: its pin is checked offline (digests were verified on
+reading the lock; the detectors run over its pinned text) and the live check is left to the run after
+merge, where the reviewed launch gets its secrets.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from scanner.diff.suspicious import suspicious_findings
+from scanner.lock.model import Lockfile, launch_diff
+from scanner.model.findings import Finding
+from scanner.model.rules import rule
+from scanner.run.workspace import Options, Workspace
+from scanner.sources.model import Server
+
+
+@dataclass
+class Withholding:
+    servers: list[Server]  # what to boot: each unreviewed launch replaced by its bare form
+    withheld: dict[str, tuple[str, ...]] = field(default_factory=dict)  # key -> what it was not given
+    reasons: dict[str, str] = field(default_factory=dict)  # key -> why its launch counts as unreviewed
+
+
+def withhold(workspace: Workspace, servers: Sequence[Server], lockfile: Lockfile, options: Options) -> Withholding:
+    """The servers to boot, each unreviewed one that names a secret without it."""
+    plan = Withholding([])
+    for server in servers:
+        names = secret_names(workspace, server)
+        why = unreviewed(server, lockfile, options) if names else None
+        if why is None:
+            plan.servers.append(server)
+            continue
+        plan.withheld[server.key], plan.reasons[server.key] = names, why
+        plan.servers.append(bare_server(server))
+    return plan
+
+
+def secret_names(workspace: Workspace, server: Server) -> tuple[str, ...]:
+    """What the server's launch takes from outside the repository, by name."""
+    if server.resolved is None:
+        return ()
+    passed = [
+        name
+        for name in workspace.policy.for_server(*server.names).env
+        if name in workspace.environ and not name.startswith("MCP_LOCK_")
+    ]
+    return tuple(dict.fromkeys((*server.resolved.withheld, *passed)))
+
+
+def unreviewed(server: Server, lockfile: Lockfile, options: Options) -> str | None:
+    """Why the server's launch is not one a reviewer accepted; None when it is."""
+    assert server.template is not None
+    spec = server.template.spec()
+    pinned = lockfile.servers.get(server.key)
+    if pinned is None:
+        return "not pinned"
+    if launch_diff(pinned.launch, spec) is not None:
+        return "its launch differs from its pin"
+    if options.base_launches is None:
+        return None
+    base = options.base_launches.get(server.key)
+    if base is None:
+        return "not pinned at the merge base"
+    if launch_diff(base, spec) is not None:
+        return "its launch changed since the merge base"
+    if server.key in options.edited:
+        return "it runs a file changed since the merge base"
+    return None
+
+
+def bare_server(server: Server) -> Server:
+    """`server` launched without any value from outside the repository."""
+    primary = server.primary
+    assert primary.resolved is not None
+    launch = primary.resolved.bare or primary.resolved
+    return Server(server.key, [dataclasses.replace(primary, resolved=launch), *server.declarations[1:]])
+
+
+def settle(plan: Withholding, booted: Sequence[Finding], lockfile: Lockfile) -> list[Finding]:
+    """`booted` with a `secrets-withheld` finding for each withheld server; a withheld server that could not
+    boot gets that finding (and its pin's detector findings) instead of `boot-failed`."""
+    by_key = {server.key: server for server in plan.servers}
+    failed = {f.server: f for f in booted if f.rule.id == "boot-failed" and f.server in plan.withheld}
+    findings = [f for f in booted if f.server not in failed or f.rule.id != "boot-failed"]
+    for key, names in plan.withheld.items():
+        server = by_key[key]
+        listed, why = ", ".join(names), plan.reasons[key]
+        details = [f"withheld: {listed}"]
+        if key in failed:
+            message = (
+                f"{key}: could not list its definitions without {listed} ({why}); its pin was checked offline "
+                "and the live check runs after merge (push or nightly job, with secrets)"
+            )
+            details += [failed[key].message.removeprefix(f"{key}: "), *failed[key].details]
+            findings += suspicious_findings(key, None, lockfile.servers[key]) if key in lockfile.servers else []
+        else:
+            message = f"{key}: booted without {listed} ({why}); what it listed without them was checked"
+        findings.append(Finding(rule("secrets-withheld"), key, message, server.primary.location, details=details))
+    return findings

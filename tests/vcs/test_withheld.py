@@ -1,0 +1,218 @@
+"""Secrets reach only reviewed launches: a launch the change under review adds or alters boots without them.
+
+Every secret here is a canary in the caller's environment; what a server receives is recorded by a
+listener on 127.0.0.1 (port 0): a TCP socket the stdio server reports its environment to, or an HTTP
+endpoint that records the headers mcp-lock sends to a changed URL.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import secrets
+import socket
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fixture_repo import SPEC_SERVER, base_spec
+
+from .gitrepo import GitRepo, notes
+
+# Reports the value of T (and that it ran) to the listener on 127.0.0.1:PORT, then serves its spec.
+REPORTING_SERVER = f"""
+import os, runpy, socket, sys
+port, spec = int(sys.argv[1]), sys.argv[2]
+with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+    s.sendall(("ran T=" + os.environ.get("T", "<unset>") + " P=" + os.environ.get("PASSED", "<unset>")).encode())
+sys.argv = [{str(SPEC_SERVER)!r}, spec]
+runpy.run_path({str(SPEC_SERVER)!r}, run_name="__main__")
+"""
+
+
+class Listener:
+    """A TCP listener on 127.0.0.1 that keeps everything it is sent."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen()
+        self.port = self.sock.getsockname()[1]
+        self.received: list[str] = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(5)
+                data = b""
+                while chunk := conn.recv(4096):
+                    data += chunk
+                self.received.append(data.decode("utf-8", "replace"))
+
+
+class HeaderRecorder(http.server.ThreadingHTTPServer):
+    """An HTTP endpoint on 127.0.0.1 that records every request's headers and answers 404."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, str]] = []
+        recorder = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _record(self) -> None:
+                recorder.requests.append({k.lower(): v for k, v in self.headers.items()})
+                self.send_response(404)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            do_GET = do_POST = do_DELETE = _record
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        super().__init__(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+
+@pytest.fixture
+def listener() -> Iterator[Listener]:
+    server = Listener()
+    yield server
+    server.sock.close()
+
+
+@pytest.fixture
+def recorder() -> Iterator[HeaderRecorder]:
+    server = HeaderRecorder()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def canary() -> str:
+    return "SECRET" + secrets.token_hex(16)
+
+
+def reporting(repo: GitRepo, name: str, port: int, **extra: Any) -> None:
+    repo.write("reporting_server.py", REPORTING_SERVER)
+    repo.write(f"specs/{name}.json", json.dumps(base_spec()))
+    args = [str(repo.root / "reporting_server.py"), str(port), f"specs/{name}.json"]
+    repo.add_entry(name, {"command": sys.executable, "args": args, **extra})
+
+
+def test_a_server_added_with_its_pin_does_not_get_the_secret(tmp_path: Path, listener: Listener) -> None:
+    repo = GitRepo(tmp_path / "top")
+    reporting(repo, "kept", listener.port, env={"T": "${SOME_SECRET}"})
+    (repo.root / "mcp-lock.yaml").write_text("servers:\n  kept:\n    env: [PASSED]\n", encoding="utf-8")
+    secret, passed = canary(), canary()
+    environ = {"SOME_SECRET": secret, "PASSED": passed}
+    assert repo.run("lock", env=environ).exit_code == 0
+    repo.commit("Pin kept")
+    repo.branch("feature")
+    reporting(repo, "added", listener.port, env={"T": "${SOME_SECRET}"})
+    assert repo.run("lock", env=environ).exit_code == 0  # the change pins what it adds
+    repo.commit("Add a server, and its pin")
+    listener.received.clear()
+    out = tmp_path / "report.json"
+    result = repo.run("check", "--base", "main", "--json", str(out), env=environ)
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text(encoding="utf-8"))
+    # Both servers ran; only the reviewed one got the secret and its pass-through.
+    assert sorted(listener.received) == sorted([f"ran T={secret} P={passed}", "ran T=<unset> P=<unset>"])
+    [withheld] = notes(report, "secrets-withheld")
+    assert withheld["server"] == "added" and "SOME_SECRET" in withheld["message"]
+    assert "not pinned at the merge base" in withheld["message"] and not withheld["blocking"]
+    assert secret not in result.output and secret not in out.read_text(encoding="utf-8")
+
+
+def test_a_changed_launch_does_not_get_its_pass_through(tmp_path: Path, listener: Listener) -> None:
+    repo = GitRepo(tmp_path / "top")
+    reporting(repo, "s", listener.port, env={"T": "${SOME_SECRET}"})
+    (repo.root / "mcp-lock.yaml").write_text("env: [PASSED]\n", encoding="utf-8")
+    secret, passed = canary(), canary()
+    environ = {"SOME_SECRET": secret, "PASSED": passed}
+    assert repo.run("lock", env=environ).exit_code == 0
+    entry = repo.servers["s"]
+    repo.add_entry("s", {**entry, "args": [*entry["args"], "--verbose"]})  # not re-pinned: launch-changed
+    listener.received.clear()
+    out = tmp_path / "report.json"
+    result = repo.run("check", "--json", str(out), env=environ)
+    assert result.exit_code == 1
+    assert listener.received == ["ran T=<unset> P=<unset>"]
+    report = json.loads(out.read_text(encoding="utf-8"))
+    [withheld] = notes(report, "secrets-withheld")
+    assert "SOME_SECRET, PASSED" in withheld["message"] and "differs from its pin" in withheld["message"]
+
+
+@pytest.mark.parametrize("repinned", [False, True])
+def test_a_changed_url_never_receives_the_authorization_header(
+    tmp_path: Path, recorder: HeaderRecorder, http_server: Any, repinned: bool
+) -> None:
+    repo = GitRepo(tmp_path / "top")
+    repo.write("specs/remote.json", json.dumps(base_spec()))
+    port = http_server(repo.root / "specs" / "remote.json")
+    headers = {"Authorization": "Bearer ${API_TOKEN}"}
+    repo.add_entry("remote", {"type": "http", "url": f"http://127.0.0.1:{port}/mcp", "headers": headers})
+    secret = canary()
+    environ = {"API_TOKEN": secret}
+    assert repo.run("lock", env=environ).exit_code == 0
+    repo.commit("Pin remote")
+    repo.branch("feature")
+    moved = f"http://127.0.0.1:{recorder.server_address[1]}/mcp"
+    repo.add_entry("remote", {"type": "http", "url": moved, "headers": headers})
+    if repinned:  # the change edits the pin's launch to match, as a hand-made re-pin would
+        text = repo.lock_path.read_text(encoding="utf-8").replace(f"http://127.0.0.1:{port}/mcp", moved)
+        repo.lock_path.write_text(text, encoding="utf-8")
+    repo.commit("Move remote")
+    out = tmp_path / "report.json"
+    result = repo.run("check", "--base", "main", "--json", str(out), env=environ)
+    assert recorder.requests, "mcp-lock never contacted the new URL: the test proves nothing"
+    assert all("authorization" not in headers for headers in recorder.requests), recorder.requests
+    assert all(secret not in json.dumps(headers) for headers in recorder.requests)
+    report = json.loads(out.read_text(encoding="utf-8"))
+    [withheld] = notes(report, "secrets-withheld")
+    assert "could not list its definitions without API_TOKEN" in withheld["message"]
+    assert "the live check runs after merge" in withheld["message"]
+    assert not notes(report, "boot-failed")
+    assert result.exit_code == (0 if repinned else 1), result.output
+    assert bool(notes(report, "launch-changed")) is not repinned
+
+
+def test_the_reviewed_http_launch_still_gets_its_header(tmp_path: Path, recorder: HeaderRecorder) -> None:
+    repo = GitRepo(tmp_path / "top")
+    url = f"http://127.0.0.1:{recorder.server_address[1]}/mcp"
+    repo.add_entry("remote", {"type": "http", "url": url, "headers": {"Authorization": "Bearer ${API_TOKEN}"}})
+    secret = canary()
+    repo.run("lock", env={"API_TOKEN": secret})  # cannot boot (the recorder is no MCP server): an empty lock
+    lock = json.loads(repo.lock_path.read_text(encoding="utf-8"))
+    assert lock["servers"] == {} and recorder.requests
+    assert all(r.get("authorization") == f"Bearer {secret}" for r in recorder.requests)
+
+
+def test_a_server_whose_script_the_change_edits_does_not_get_the_secret(tmp_path: Path, listener: Listener) -> None:
+    repo = GitRepo(tmp_path / "top")
+    reporting(repo, "s", listener.port, env={"T": "${SOME_SECRET}"})
+    secret = canary()
+    environ = {"SOME_SECRET": secret}
+    assert repo.run("lock", env=environ).exit_code == 0
+    repo.commit("Pin s")
+    repo.branch("feature")
+    listener.received.clear()
+    assert repo.run("check", "--base", "main", env=environ).exit_code == 0
+    assert listener.received == [f"ran T={secret} P=<unset>"]  # unchanged: the reviewed launch gets it
+    repo.write("reporting_server.py", REPORTING_SERVER + "# the same launch, running edited code\n")
+    repo.commit("Edit the server")
+    listener.received.clear()
+    out = tmp_path / "report.json"
+    result = repo.run("check", "--base", "main", "--json", str(out), env=environ)
+    assert result.exit_code == 0, result.output
+    assert listener.received == ["ran T=<unset> P=<unset>"]
+    [withheld] = notes(json.loads(out.read_text(encoding="utf-8")), "secrets-withheld")
+    assert "runs a file changed since the merge base" in withheld["message"]
