@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 from scanner.artifacts import image
 from scanner.artifacts.image import image_artifact
 from scanner.artifacts.npm import npm_artifact, npx_hash
+from scanner.artifacts.resolve import resolved_artifact
 from scanner.artifacts.script import script_artifact
 from scanner.artifacts.uv import pypi_artifact
+from scanner.sources.model import ResolvedLaunch
 
 DIGEST = "sha256:" + "ab" * 32
 IMAGE_ID = "sha256:" + "cd" * 32
@@ -108,3 +111,12 @@ def test_a_script_inside_the_repository_is_hashed_one_outside_is_not(tmp_path: P
     (tmp_path / "outside.py").write_text("x")
     assert script_artifact("node", [str(tmp_path / "outside.py")], str(repo), repo) is None
     assert script_artifact("python3", ["-m", "tools.server"], str(repo), repo) is None
+
+
+def test_a_docker_launch_is_inspected_by_the_engine_the_launch_names(fp, tmp_path: Path, monkeypatch) -> None:
+    docker, env = engine(tmp_path)
+    monkeypatch.setenv("PATH", env["PATH"])
+    fp.register([docker, "image", "inspect", "--format", FORMAT, "ghcr.io/acme/mcp:1"], stdout=f"[] {IMAGE_ID}\n")
+    launch = ResolvedLaunch("stdio", "docker", ("run", "-i", "--rm", "-e", "TOKEN", "ghcr.io/acme/mcp:1"))
+    record = resolved_artifact(launch, os.getpid(), {}, str(tmp_path), tmp_path)
+    assert record == {"type": "image", "name": "ghcr.io/acme/mcp:1", "digest": IMAGE_ID}
