@@ -63,14 +63,17 @@ def npx_install(cache: Path, spec: str, name: str, version: str, integrity: str)
     return folder
 
 
-def test_npm_record_from_the_process_tree_or_npx_own_directory_name(tmp_path: Path) -> None:
+def test_npm_record_of_the_npx_install_the_server_runs_from(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    folder = npx_install(cache, "@acme/mcp", "@acme/mcp", "2.0.0", "sha512-AAAA")
+    own = npx_install(cache, "@acme/mcp", "@acme/mcp", "2.0.0", "sha512-AAAA")
+    other = npx_install(cache, "@acme/mcp@1", "@acme/mcp", "1.0.0", "sha512-BBBB")
     wanted = {"type": "npm", "name": "@acme/mcp", "version": "2.0.0", "integrity": "sha512-AAAA"}
-    running = [["node", f"{folder}/node_modules/.bin/acme-mcp"]]
-    assert npm_artifact("@acme/mcp", "@acme/mcp@latest", running, str(cache)) == wanted  # the process names it
-    assert npm_artifact("@acme/mcp", "@acme/mcp", [], str(cache)) == wanted  # computed as libnpmexec does
-    assert npm_artifact("@acme/mcp", "@acme/mcp@2", [], str(cache)) is None  # another spec, another folder
+    running = [["sh", "-c", "x"], ["node", f"{other}/node_modules/.bin/x"], ["node", f"{own}/node_modules/.bin/x"]]
+    assert npm_artifact("@acme/mcp", "@acme/mcp", running, str(cache)) == wanted  # npx's own folder for the spec
+    assert npm_artifact("@acme/mcp", "@acme/mcp@latest", running[:2], str(cache))["version"] == "1.0.0"
+    # No process runs from the npx cache (a package from the repository's node_modules): an older install
+    # in the cache says nothing about this boot.
+    assert npm_artifact("@acme/mcp", "@acme/mcp", [["node", "/repo/node_modules/.bin/x"]], str(cache)) is None
 
 
 def test_a_process_naming_an_install_outside_the_cache_is_not_believed(tmp_path: Path) -> None:
