@@ -17,12 +17,13 @@ OUTPUT_LIMIT = 1024 * 1024
 
 
 def image_artifact(runner: str, image: str, env: dict[str, str]) -> dict[str, Any] | None:
-    """The digest of `image` as the engine `runner` has it: the registry digest of its repository (RepoDigests)
-    when it was pulled, else its local image id; None when the engine cannot say."""
+    """The registry digest of `image` as the engine `runner` recorded it when it pulled it (RepoDigests); None
+    when the engine cannot say, or the image was built here (its local id differs on every machine and build,
+    so pinning it would fail every other checkout)."""
     engine = shutil.which(runner, path=env.get("PATH", os.defpath))
     if engine is None:
         return None
-    command = [engine, "image", "inspect", "--format", "{{json .RepoDigests}} {{.Id}}", image]
+    command = [engine, "image", "inspect", "--format", "{{json .RepoDigests}}", image]
     try:
         done = subprocess.run(command, capture_output=True, timeout=INSPECT_TIMEOUT, env=env, cwd="/")
     except (OSError, subprocess.TimeoutExpired):
@@ -34,14 +35,15 @@ def image_artifact(runner: str, image: str, env: dict[str, str]) -> dict[str, An
 
 
 def _digest(answer: str, image: str) -> str | None:
-    repo_digests, _, image_id = answer.rpartition(" ")
     try:
-        digests = json.loads(repo_digests) if repo_digests else []
+        digests = json.loads(answer) if answer else []
     except ValueError:
-        digests = []
+        return None
+    if not isinstance(digests, list):
+        return None
     repository = _repository(image)
-    named = [d.rpartition("@")[2] for d in digests or [] if isinstance(d, str) and _repository(d) == repository]
-    for candidate in [*named, *(d.rpartition("@")[2] for d in digests or [] if isinstance(d, str)), image_id]:
+    named = [d.rpartition("@")[2] for d in digests if isinstance(d, str) and _repository(d) == repository]
+    for candidate in [*named, *(d.rpartition("@")[2] for d in digests if isinstance(d, str))]:
         if DIGEST.fullmatch(candidate):
             return candidate
     return None

@@ -1,8 +1,10 @@
 """What `npx` ran: npm's own record of its install, `$npm_config_cache/_npx/<hash>/package-lock.json`.
 
-The install directory is read from the running server's command line (`node …/_npx/<hash>/node_modules/.bin/x`),
-or, when no process names one, computed as npx names it: the first 16 hex digits of the SHA-512 of the sorted
-package specs joined by newlines (libnpmexec).
+The install directory is the one the running server's command line names (`node …/_npx/<hash>/node_modules/.bin/x`)
+inside the launch's npm cache: the one npx names for the spec (the first 16 hex digits of the SHA-512 of the
+sorted package specs joined by newlines, as libnpmexec computes it) when a process runs from it. When no process
+runs from the npx cache (npx found the package in the repository's node_modules or installed globally), an
+older install there says nothing about this boot, and nothing is recorded.
 """
 
 from __future__ import annotations
@@ -34,14 +36,15 @@ def npm_artifact(
 
 
 def _install_dirs(spec: str, command_lines: Sequence[Sequence[str]], cache: str | None) -> list[str]:
-    """npx's directory for `spec` first (the server cannot steer its name), then those the server's processes
-    run from, if they are in the same cache (a process can name any path on its command line)."""
+    """The npx install directories the server's processes run from, in the launch's cache (a process can name
+    any path on its command line): npx's own directory for `spec` first, when one of them runs from it."""
     if not cache:
         return []
     root = os.path.realpath(os.path.join(cache, "_npx"))
     named = [m.group(1) for line in command_lines for word in line if (m := INSTALL_DIR.search(word))]
-    inside = [d for d in named if os.path.dirname(os.path.realpath(d)) == root]
-    return list(dict.fromkeys([os.path.join(root, npx_hash([spec])), *inside]))
+    inside = list(dict.fromkeys(os.path.realpath(d) for d in named if os.path.dirname(os.path.realpath(d)) == root))
+    own = os.path.join(root, npx_hash([spec]))
+    return sorted(inside, key=lambda folder: folder != own)
 
 
 def npx_hash(specs: Sequence[str]) -> str:

@@ -68,6 +68,11 @@ def _from_api(base: str, packages: Sequence[Package]) -> dict[Package, list[dict
         raise AdvisoryError("OSV's querybatch answer does not have one result per query")
     ids: dict[Package, list[str]] = {}
     for package, result in zip(packages, results, strict=True):
+        if isinstance(result, dict) and result.get("next_page_token"):
+            raise AdvisoryError(
+                f"OSV has more advisories for {package.ecosystem} {package.name}@{package.version} than one page "
+                "of its batch answer; only one request is made per run, so look it up by hand"
+            )
         vulns = result.get("vulns") if isinstance(result, dict) else None
         ids[package] = [v["id"] for v in vulns or [] if isinstance(v, dict) and isinstance(v.get("id"), str)]
     wanted = sorted({i for found in ids.values() for i in found})

@@ -3,7 +3,7 @@
 One JSON object, by `type`:
   npm:   {"type", "name", "version", "integrity"?}   integrity: npm's SRI string (the registry's dist.integrity)
   pypi:  {"type", "name", "version", "sha256"?, "file"?}   the wheel's sha256 (hex) and file name
-  image: {"type", "name", "digest"}   the image reference as launched and its content digest
+  image: {"type", "name", "digest"}   the image reference as launched and the registry digest pulled
   file:  {"type", "path", "sha256"}   a local script the launch names, repository-relative
 """
 

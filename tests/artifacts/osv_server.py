@@ -41,6 +41,7 @@ class OSV:
     advisories: list[dict[str, Any]] = field(default_factory=list)
     batches: list[dict[str, Any]] = field(default_factory=list)  # every querybatch body received
     status: int = 200  # what querybatch answers; not 200: an error
+    page_token: str | None = None  # set: every result with advisories says there is another page
 
     def matching(self, query: dict[str, Any]) -> list[dict[str, Any]]:
         package, version = query["package"], query["version"]
@@ -62,7 +63,8 @@ def serve(osv: OSV) -> ThreadingHTTPServer:
             results = []
             for query in body["queries"]:
                 vulns = [{"id": a["id"], "modified": a["modified"]} for a in osv.matching(query)]
-                results.append({"vulns": vulns} if vulns else {})
+                page = {"next_page_token": osv.page_token} if osv.page_token and vulns else {}
+                results.append({"vulns": vulns, **page} if vulns else {})
             self._answer(200, {"results": results})
 
         def do_GET(self) -> None:

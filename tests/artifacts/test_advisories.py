@@ -11,6 +11,7 @@ from pathlib import Path
 from fixture_repo import Repo
 
 from artifacts.osv_server import OSV, advisory
+from scanner.artifacts import osv
 from scanner.lock.document import render
 from scanner.lock.reader import parse
 
@@ -107,3 +108,15 @@ def test_an_offline_osv_export_directory(repo: Repo, tmp_path: Path) -> None:
     safe = {**PYPI, "version": "0.3.1"}
     pinned(repo, {"files": safe})
     assert "GHSA-aaaa" not in repo.run("check", "--offline", "--advisories", str(export)).output
+
+
+def test_an_oversized_or_paged_answer_is_a_warning_not_a_partial_pass(repo: Repo, osv_api: OSV, monkeypatch) -> None:
+    osv_api.advisories.append(MALICIOUS)
+    pinned(repo, {"mail": NPM})
+    monkeypatch.setattr(osv, "MAX_RESPONSE", 16)
+    check = repo.run("check", "--offline", "--advisories", osv_api.url)
+    assert "advisory-lookup-failed" in check.output and "larger than" in check.output
+    monkeypatch.undo()
+    osv_api.page_token = "next"
+    check = repo.run("check", "--offline", "--advisories", osv_api.url)
+    assert "advisory-lookup-failed" in check.output and "more advisories" in check.output

@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 from scanner.artifacts import image
 from scanner.artifacts.image import image_artifact
 from scanner.artifacts.npm import npm_artifact, npx_hash
+from scanner.artifacts.resolve import resolved_artifact
 from scanner.artifacts.script import script_artifact
 from scanner.artifacts.uv import pypi_artifact
+from scanner.sources.model import ResolvedLaunch
 
 DIGEST = "sha256:" + "ab" * 32
-IMAGE_ID = "sha256:" + "cd" * 32
-FORMAT = "{{json .RepoDigests}} {{.Id}}"
+FORMAT = "{{json .RepoDigests}}"
 
 
 def engine(tmp_path: Path, name: str = "docker") -> tuple[str, dict[str, str]]:
@@ -30,14 +32,14 @@ def test_image_digest_is_the_repository_digest_docker_records(fp, tmp_path: Path
     docker, env = engine(tmp_path)
     reference = "ghcr.io/acme/mcp:1.2"
     answer = json.dumps(["mirror.example/acme/mcp@sha256:" + "ef" * 32, f"ghcr.io/acme/mcp@{DIGEST}"])
-    fp.register([docker, "image", "inspect", "--format", FORMAT, reference], stdout=f"{answer} {IMAGE_ID}\n")
+    fp.register([docker, "image", "inspect", "--format", FORMAT, reference], stdout=f"{answer}\n")
     assert image_artifact("docker", reference, env) == {"type": "image", "name": reference, "digest": DIGEST}
 
 
-def test_a_locally_built_image_is_recorded_by_its_id(fp, tmp_path: Path) -> None:
-    podman, env = engine(tmp_path, "podman")
-    fp.register([podman, "image", "inspect", "--format", FORMAT, "local/mcp"], stdout=f"[] {IMAGE_ID}\n")
-    assert image_artifact("podman", "local/mcp", env) == {"type": "image", "name": "local/mcp", "digest": IMAGE_ID}
+def test_a_locally_built_image_is_not_recorded(fp, tmp_path: Path) -> None:
+    podman, env = engine(tmp_path, "podman")  # its id differs on every machine: pinning it would fail them all
+    fp.register([podman, "image", "inspect", "--format", FORMAT, "local/mcp"], stdout="[]\n")
+    assert image_artifact("podman", "local/mcp", env) is None
 
 
 def test_an_engine_that_fails_or_hangs_records_nothing(fp, tmp_path: Path, monkeypatch) -> None:
@@ -61,14 +63,17 @@ def npx_install(cache: Path, spec: str, name: str, version: str, integrity: str)
     return folder
 
 
-def test_npm_record_from_the_process_tree_or_npx_own_directory_name(tmp_path: Path) -> None:
+def test_npm_record_of_the_npx_install_the_server_runs_from(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    folder = npx_install(cache, "@acme/mcp", "@acme/mcp", "2.0.0", "sha512-AAAA")
+    own = npx_install(cache, "@acme/mcp", "@acme/mcp", "2.0.0", "sha512-AAAA")
+    other = npx_install(cache, "@acme/mcp@1", "@acme/mcp", "1.0.0", "sha512-BBBB")
     wanted = {"type": "npm", "name": "@acme/mcp", "version": "2.0.0", "integrity": "sha512-AAAA"}
-    running = [["node", f"{folder}/node_modules/.bin/acme-mcp"]]
-    assert npm_artifact("@acme/mcp", "@acme/mcp@latest", running, str(cache)) == wanted  # the process names it
-    assert npm_artifact("@acme/mcp", "@acme/mcp", [], str(cache)) == wanted  # computed as libnpmexec does
-    assert npm_artifact("@acme/mcp", "@acme/mcp@2", [], str(cache)) is None  # another spec, another folder
+    running = [["sh", "-c", "x"], ["node", f"{other}/node_modules/.bin/x"], ["node", f"{own}/node_modules/.bin/x"]]
+    assert npm_artifact("@acme/mcp", "@acme/mcp", running, str(cache)) == wanted  # npx's own folder for the spec
+    assert npm_artifact("@acme/mcp", "@acme/mcp@latest", running[:2], str(cache))["version"] == "1.0.0"
+    # No process runs from the npx cache (a package from the repository's node_modules): an older install
+    # in the cache says nothing about this boot.
+    assert npm_artifact("@acme/mcp", "@acme/mcp", [["node", "/repo/node_modules/.bin/x"]], str(cache)) is None
 
 
 def test_a_process_naming_an_install_outside_the_cache_is_not_believed(tmp_path: Path) -> None:
@@ -108,3 +113,13 @@ def test_a_script_inside_the_repository_is_hashed_one_outside_is_not(tmp_path: P
     (tmp_path / "outside.py").write_text("x")
     assert script_artifact("node", [str(tmp_path / "outside.py")], str(repo), repo) is None
     assert script_artifact("python3", ["-m", "tools.server"], str(repo), repo) is None
+
+
+def test_a_docker_launch_is_inspected_by_the_engine_the_launch_names(fp, tmp_path: Path, monkeypatch) -> None:
+    docker, env = engine(tmp_path)
+    monkeypatch.setenv("PATH", env["PATH"])
+    answer = json.dumps([f"ghcr.io/acme/mcp@{DIGEST}"])
+    fp.register([docker, "image", "inspect", "--format", FORMAT, "ghcr.io/acme/mcp:1"], stdout=f"{answer}\n")
+    launch = ResolvedLaunch("stdio", "docker", ("run", "-i", "--rm", "-e", "TOKEN", "ghcr.io/acme/mcp:1"))
+    record = resolved_artifact(launch, os.getpid(), {}, str(tmp_path), tmp_path)
+    assert record == {"type": "image", "name": "ghcr.io/acme/mcp:1", "digest": DIGEST}
