@@ -267,6 +267,32 @@ BASE_LOCK_INVALID = Rule(
     blocking=False,
 )
 
+POLICY_LOOSENED = Rule(
+    "policy-loosened",
+    Category.REVIEW,
+    "high",
+    "The change loosens the mcp-lock.yaml that judges it",
+    "Reported by `check --base REF`: the run is judged by mcp-lock.yaml at the merge base, never by the "
+    "change under review. The change's mcp-lock.yaml adds or widens an `ignore:` entry or a `skip:`, turns "
+    "`sandbox` off, allows `network`, passes a new variable through `env:` or `inputs:`, lengthens a "
+    "`timeout`, relaxes `unpinned-launch` or changes `client:`; the finding names the key and quotes the "
+    "new value. The loosening does not apply to this run, and the finding fails it: a reviewer with the "
+    "right to merge accepts it by merging, after which the new policy is the committed one. It cannot be "
+    "ignored.",
+)
+
+POLICY_CHANGED = Rule(
+    "policy-changed",
+    Category.REVIEW,
+    "info",
+    "The change edits mcp-lock.yaml without loosening it",
+    "Reported by `check --base REF` for each difference of mcp-lock.yaml from the merge base that loosens "
+    "nothing: a tightening (a removed `ignore:` entry or `skip:`, a shorter `timeout`, `sandbox: on`, "
+    "`network: deny`, fewer pass-through variables), which applies to this run at once, or a neutral edit "
+    "such as a reason or a literal input value, which applies too.",
+    blocking=False,
+)
+
 # `mcp-lock semver`: a gate for server authors, before a release.
 VERSION_BUMP_TOO_SMALL = Rule(
     "version-bump-too-small",
@@ -369,6 +395,8 @@ RULES: tuple[Rule, ...] = tuple(
         REPIN_ACCEPTED,
         NEWLY_PINNED,
         BASE_LOCK_INVALID,
+        POLICY_LOOSENED,
+        POLICY_CHANGED,
         VERSION_BUMP_TOO_SMALL,
         VERSION_MISMATCH,
         VERSION_NOT_SEMVER,
