@@ -177,10 +177,13 @@ SUSPICIOUS_TEXT = Rule(
     Category.POISONING,
     "high",
     "Text the model will read looks like an instruction aimed at it",
-    "A detector from the versioned catalogue (scanner/detectors/catalogue.yaml) matched text that is "
-    "new in this server's definitions: invisible or look-alike characters, instructions hidden from the "
-    "user, exfiltration, secret-file reads, instruction overrides or tool shadowing. The finding quotes "
-    "the evidence with invisible characters made visible. Its severity is the detector's own.",
+    "A detector from the versioned catalogue (scanner/detectors/catalogue.yaml) matched text in this "
+    "server's definitions: invisible or look-alike characters, instructions hidden from the user, "
+    "exfiltration, secret-file reads, instruction overrides or tool shadowing. The finding quotes the "
+    "evidence with invisible characters made visible. Its severity is the detector's own. Every `check` "
+    "rescans every pinned text too: a finding there says `on pinned text` (it is not drift) and fails "
+    "every run until the text is fixed and re-pinned or an `ignore:` entry acknowledges it; `update` "
+    "refuses to pin text with an unacknowledged finding at or above high.",
 )
 
 SERVER_INFO_CHANGED = Rule(
@@ -278,7 +281,7 @@ POLICY_LOOSENED = Rule(
     "`timeout`, relaxes `unpinned-launch` or changes `client:`; the finding names the key and quotes the "
     "new value. The loosening does not apply to this run, and the finding fails it: a reviewer with the "
     "right to merge accepts it by merging, after which the new policy is the committed one. It cannot be "
-    "ignored.",
+    "ignored, and `--fail-on` does not let it pass.",
 )
 
 POLICY_CHANGED = Rule(

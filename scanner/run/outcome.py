@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from scanner.errors import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from scanner.model.findings import Finding
-from scanner.model.rules import Severity, severity_rank
+from scanner.model.rules import POLICY_LOOSENED, Severity, severity_rank
 from scanner.suppression import Audit
 
 
@@ -22,6 +22,8 @@ class Outcome:
     summarise: bool = False  # end the messages with the one-line verdict (`check`)
 
     def fails(self, finding: Finding) -> bool:
+        if finding.rule.id == POLICY_LOOSENED.id:  # not a graded change: `--fail-on` cannot let a loosening pass
+            return finding.blocking
         return finding.blocking and severity_rank(finding.effective_severity) <= severity_rank(self.fail_on)
 
     @property

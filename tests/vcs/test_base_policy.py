@@ -101,6 +101,20 @@ def test_sandbox_off_added_by_the_change_is_not_applied(pr: GitRepo, monkeypatch
     assert seen == {"a": "off", "b": "off"}  # without a base, the committed policy applies
 
 
+def test_a_loosening_fails_whatever_fail_on_says_and_cannot_be_ignored(pr: GitRepo) -> None:
+    write_policy(pr, "network: allow\nunpinned-launch: off\n")
+    pr.commit("Loosen")
+    report = pr.report("--base", "main", "--offline", "--fail-on", "critical")
+    assert report["exit_code"] == 1, report["output"]
+    assert {f["message"].split(":")[1].strip() for f in loosened(report)} == {"unpinned-launch"}  # allow: default
+    assert [f["message"] for f in notes(report, "policy-changed")] == [
+        'mcp-lock.yaml: network: "allow" (the base: not set): applies to this run'
+    ]
+    write_policy(pr, "unpinned-launch: off\nignore:\n  - {rule: policy-loosened, server: mcp-lock.yaml, reason: x}\n")
+    result = pr.run("check", "--base", "main", "--offline")
+    assert result.exit_code == 2 and "policy-loosened findings cannot be ignored" in result.output
+
+
 def test_a_tightening_applies_at_once(pr: GitRepo) -> None:
     git(pr.top, "checkout", "-q", "main")
     write_policy(
