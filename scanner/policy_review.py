@@ -211,14 +211,21 @@ def _ignores(
 ) -> tuple[IgnoreEntry, ...]:
     """The change's entries as far as the base has them: one the base has (its `until:` no later), one that
     narrows one of the base's, or, for an entry that widens the base's, the base's narrower ones."""
+    by_target: dict[tuple[str, str], list[IgnoreEntry]] = {}  # entries can only cover one another within one
+    for entry in base:
+        by_target.setdefault((entry.rule, entry.server), []).append(entry)
+    covered: set[int] = set()  # base entries (by position in `base`) that some change entry still covers
+    position = {id(entry): index for index, entry in enumerate(base)}
     kept: list[IgnoreEntry] = []
     for index, entry in enumerate(change):
         key, path = f"ignore[{index}]", ("ignore", index)
-        same = next((b for b in base if _same(b, entry)), None)
-        covering = same or next((b for b in base if _covers(b, entry)), None)
+        near = by_target.get((entry.rule, entry.server), [])
+        covered.update(position[id(b)] for b in near if _covers(entry, b))
+        same = next((b for b in near if _same(b, entry)), None)
+        covering = same or next((b for b in near if _covers(b, entry)), None)
         if covering is None:
             out.append(Difference(key, path, entry.server, True, f"new entry {_entry(entry)}"))
-            kept += [dataclasses.replace(b, location=entry.location) for b in base if _covers(entry, b)]
+            kept += [dataclasses.replace(b, location=entry.location) for b in near if _covers(entry, b)]
             continue
         until = _earliest(covering.until, entry.until)
         if until != entry.until:
@@ -227,8 +234,8 @@ def _ignores(
         elif same is None or same.reason != entry.reason or same.until != entry.until:
             out.append(Difference(key, path, entry.server, False, f"{_entry(entry)} (the base: {_entry(covering)})"))
         kept.append(dataclasses.replace(entry, until=until))
-    for entry in base:
-        if not any(_covers(c, entry) for c in change):
+    for index, entry in enumerate(base):
+        if index not in covered:
             out.append(Difference("ignore", ("ignore",), entry.server, False, f"entry removed: {_entry(entry)}"))
     return tuple(kept)
 
