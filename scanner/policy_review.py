@@ -122,7 +122,9 @@ def _server(
     res_b, res_c = base.policy.for_server(name), change.policy.for_server(name)
     key = f"servers.{name}"
     path: Path = ("servers", name)
-    records = out if own_b != own_c else []  # the same entry: any difference comes from the file-wide one
+    # Each key is reported where the server's own entry changed it; a difference that comes from the
+    # file-wide setting alone is reported there, once.
+    records = out
 
     def timeout(v: float | None) -> float:
         return DEFAULT_TIMEOUT if v is None else v

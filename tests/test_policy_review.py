@@ -44,6 +44,8 @@ def noted(judgement: Judgement) -> dict[str, str]:
         ("", "servers: {a: {skip: later}}\n", "servers.a.skip", '"later"'),
         ("", "servers: {a: {timeout: 600}}\n", "servers.a.timeout", "600"),
         ("", "servers: {a: {env: [OTHER]}}\n", "servers.a.env", '"OTHER"'),
+        ("servers: {a: {inputs: {k: {env: UNSET_A}}}}\n", "servers: {a: {inputs: {k: {env: UNSET_B}}}}\n",
+         "servers.a.inputs.k", '"UNSET_B"'),
         ("sandbox: off\nservers: {a: {sandbox: on}}\n", "sandbox: off\n", "servers.a.sandbox", '"off"'),
         ("", "ignore: [{rule: tool-changed, server: a, reason: fine}]\n", "ignore[0]", '"reason": "fine"'),
         (
