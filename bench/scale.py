@@ -151,6 +151,7 @@ def replayed(results: dict[str, Any], phases: Phases) -> Iterator[None]:
         (operations, "compare_server", "diff + grade", operations.compare_server),
         (operations, "suspicious_findings", "detectors", operations.suspicious_findings),
         (operations, "cross_server_findings", "cross-server detectors", operations.cross_server_findings),
+        (operations, "pinned_findings", "detectors over every pin", operations.pinned_findings),
         (document, "line_index", "lock line index", document.line_index),
         (operations, "schema_findings", "schema validity", operations.schema_findings),
         # write renders with render_normal and proves the read-back itself

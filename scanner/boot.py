@@ -15,7 +15,7 @@ from anyio.abc import TaskGroup
 
 from scanner.model.kinds import counted
 from scanner.model.transports import SSE, TRANSPORT_BY_NAME, TransportKind
-from scanner.policy import Policy
+from scanner.policy import DEFAULT_TIMEOUT, Policy
 from scanner.snapshot import Snapshot
 from scanner.sources.model import ResolvedLaunch, Server
 from scanner.transports.channel import (
@@ -33,7 +33,6 @@ from scanner.transports.probe import probe
 from scanner.transports.sandbox import ON
 from scanner.transports.stage import Stage
 
-DEFAULT_TIMEOUT = 90.0  # npx/uvx cold starts measured at 6-59 s
 DEFAULT_CONCURRENCY = 8
 STDERR_TAIL_BYTES = 4096
 PROGRESS_INTERVAL = 5.0

@@ -178,8 +178,9 @@ def lock(
     metavar="REF",
     default=None,
     help="Also note what changed since the merge base of REF and HEAD: launches, dependency manifests "
-    "and re-pins in mcp-lock.json (notes never fail the run); the detectors run on every text pinned "
-    "since, and their findings do.",
+    "and re-pins in mcp-lock.json (notes never fail the run); the detectors' findings on text pinned "
+    "since do. The run is judged by mcp-lock.yaml at the merge base: each loosening the change makes "
+    "to it is a blocking policy-loosened finding, and only its tightenings apply.",
 )
 @click.option(
     "--changed-only", is_flag=True, help="With --base: boot only the servers with a change since the base."

@@ -44,6 +44,7 @@ SERVER_KEYS = {"skip", "timeout", "network", "sandbox", "client", "env", "inputs
 NETWORK_MODES = ("allow", "deny")  # scanner.transports.isolation.ALLOW / DENY
 SANDBOX_MODES = ("on", "off")  # scanner.transports.sandbox.ON / OFF
 UNPINNED_LAUNCH_MODES = ("warn", "error", "off")
+DEFAULT_TIMEOUT = 90.0  # seconds per server when neither --timeout nor the policy says; npx/uvx cold starts: 6-59 s
 
 
 class PolicyError(Exception):
@@ -95,10 +96,14 @@ class Policy:
 
 
 def load_policy(repo: Path, environ: Mapping[str, str]) -> Policy:
-    loaded = _load_yaml(repo)
+    loaded = policy_source(repo)
     if loaded is None:
         return Policy()
-    data, text = loaded
+    return policy_from(*loaded, environ)
+
+
+def policy_from(data: Any, text: str, environ: Mapping[str, str]) -> Policy:
+    """The policy a parsed `mcp-lock.yaml` (`data`, read from `text`) says; PolicyError when it cannot be used."""
     if data is None:
         return Policy(path=POLICY_FILE)
     where = POLICY_FILE
@@ -129,32 +134,37 @@ def load_policy(repo: Path, environ: Mapping[str, str]) -> Policy:
 _QUOTED = re.compile(r"'<[a-z ]+>'|'[^']{5,}'")
 
 
-def _load_yaml(repo: Path) -> tuple[Any, str] | None:
-    """The parsed policy file and its text, or None when there is none. Errors name a position and the
-    problem, never the file's text: a hostile repository can link mcp-lock.yaml to a secret, and a YAML error
-    snippet would quote it."""
+def policy_source(repo: Path) -> tuple[Any, str] | None:
+    """The parsed policy file and its text, or None when there is none."""
     try:
         data = read_regular(repo / POLICY_FILE, repo, POLICY_FILE, POLICY_LIMIT)
     except MissingFile:
         return None
     except RefusedFile as error:
         raise PolicyError(f"{POLICY_FILE}: cannot be read: {error.reason}") from None
+    return parse_yaml(data, POLICY_FILE)
+
+
+def parse_yaml(data: bytes, where: str) -> tuple[Any, str]:
+    """The parsed policy file and its text. Errors name `where`, a position and the problem, never the
+    file's text: a hostile repository can link mcp-lock.yaml to a secret, and a YAML error snippet would
+    quote it."""
     import yaml
 
     try:
         text = data.decode("utf-8")
         return load(text), text
     except UnicodeDecodeError as error:
-        raise PolicyError(f"{POLICY_FILE}: not UTF-8 (byte offset {error.start})") from None
+        raise PolicyError(f"{where}: not UTF-8 (byte offset {error.start})") from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = _QUOTED.sub(_token_or_elided, error.problem or error.context or "")
-        raise PolicyError(f"{POLICY_FILE}: invalid YAML{where}: {problem}") from None
+        raise PolicyError(f"{where}: invalid YAML{at}: {problem}") from None
     except ValueError as error:  # a date like 2026-02-30
-        raise PolicyError(f"{POLICY_FILE}: cannot be read: {_QUOTED.sub(_token_or_elided, str(error))}") from None
+        raise PolicyError(f"{where}: cannot be read: {_QUOTED.sub(_token_or_elided, str(error))}") from None
     except (yaml.YAMLError, RecursionError):
-        raise PolicyError(f"{POLICY_FILE}: invalid YAML") from None
+        raise PolicyError(f"{where}: invalid YAML") from None
 
 
 def _token_or_elided(match: re.Match[str]) -> str:

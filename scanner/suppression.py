@@ -22,12 +22,13 @@ from typing import Any
 
 from scanner.detectors import register_all
 from scanner.model.findings import Finding, SourceLocation
-from scanner.model.rules import IGNORE_EXPIRED, IGNORE_UNMATCHED, REGISTRY, RULES_BY_ID
+from scanner.model.rules import IGNORE_EXPIRED, IGNORE_UNMATCHED, POLICY_LOOSENED, REGISTRY, RULES_BY_ID
 from scanner.safe_yaml import shown
 
 ENTRY_KEYS = {"rule", "server", "tool", "reason", "until"}
-# Rules an entry may not name: the ones about ignore entries themselves, and errors that stop the run.
-UNSUPPRESSIBLE = frozenset({IGNORE_EXPIRED.id, IGNORE_UNMATCHED.id, "config-error"})
+# Rules an entry may not name: the ones about ignore entries themselves and the policy, and errors that
+# stop the run.
+UNSUPPRESSIBLE = frozenset({IGNORE_EXPIRED.id, IGNORE_UNMATCHED.id, POLICY_LOOSENED.id, "config-error"})
 # A finding under these rules means its server was not checked: its entries are not judged unmatched.
 NOT_CHECKED = frozenset({"boot-failed", "server-skipped", "server-not-pinned", "config-error"})
 # A detector hit quotes its check's id at the end of its message, e.g. "... [MCPL-D012]".

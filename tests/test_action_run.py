@@ -209,3 +209,25 @@ def test_windows_and_macos_runners_are_refused_first(demo: Path, make_runner: Ma
         run = make_runner(demo, job_env={"RUNNER_OS": system}).run()
         assert run.failed and run.step("validate").outcome == "failure"
         assert any("Linux runners only" in message for message in run.errors()), run.annotations
+
+
+def test_with_a_base_the_pull_requests_policy_loosening_fails_the_job(demo: Path, make_runner: MakeRunner) -> None:
+    import subprocess
+
+    def git(*args: str) -> None:
+        env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+        identity = ["-c", "user.name=Ada", "-c", "user.email=ada@example.com"]
+        subprocess.run(["git", *identity, *args], cwd=demo, env=env, check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    git("add", "-A")
+    git("commit", "-q", "-m", "Pin the demo")
+    git("checkout", "-q", "-b", "feature")
+    (demo / "mcp-lock.yaml").write_text("sandbox: off\n", encoding="utf-8")
+    git("add", "-A")
+    git("commit", "-q", "-m", "Turn the sandbox off")
+    clean = make_runner(demo).run({"offline": "true", "upload-sarif": "false"})
+    assert clean.outputs["exit-code"] == "0", clean.log  # no base: the committed policy applies
+    run = make_runner(demo).run({"offline": "true", "upload-sarif": "false", "base": "main"})
+    assert run.failed and run.outputs["exit-code"] == "1", run.log
+    assert any("sandbox" in message and "loosens" in message for message in run.errors()), run.annotations

@@ -1,13 +1,16 @@
-"""Run the poisoned-text detectors over what a reviewer is about to accept.
+"""Run the poisoned-text detectors over what a reviewer is about to accept, and over what is pinned.
 
-`check` scans only text that is new or changed against the pin; `lock` scans the whole baseline, so
-nobody pins a poisoned tool without being told.
+`check` scans the text that is new or changed against the pin, and rescans every pin (`pinned_findings`):
+a poison that was pinned, or that a newer detector recognises, fails every run until an `ignore:` entry
+acknowledges it. `lock` and `update` scan the whole of what they pin, so nobody pins a poisoned tool
+without being told.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from scanner.detectors import Hit, run_server_checks, run_workspace_checks, scan_text
 from scanner.detectors.texts import changed_definitions, paths_of, property_names, property_names_of
@@ -17,6 +20,12 @@ from scanner.model.pointer import pointer
 from scanner.model.rules import SUSPICIOUS_TEXT, kind_label
 
 MIN_NAME = 16  # shorter property names (query, recipient_id) hold no sentence
+# How a finding on text the lock already pinned says so: it is not drift, and stays until acknowledged.
+PINNED_MARK = "on pinned text: "
+PINNED_DETAIL = (
+    "pinned text: this is in mcp-lock.json already, not a change; it fails every check until fixed "
+    "upstream and re-pinned, or acknowledged by an `ignore:` entry with a reason in mcp-lock.yaml"
+)
 
 
 def suspicious_findings(key: str, pinned: ServerPin | None, live: ServerPin) -> list[Finding]:
@@ -79,3 +88,39 @@ def _hits(text: str) -> tuple[Hit, ...]:
 def cross_server_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, ServerPin | None]) -> list[Finding]:
     """Every workspace check (tool shadowing) over new text; `baseline[key]` is what was pinned (None: all new)."""
     return run_workspace_checks(live, baseline)
+
+
+def pinned_findings(
+    servers: Mapping[str, ServerPin], scan: Collection[str], before: Mapping[str, ServerPin] | None = None
+) -> list[Finding]:
+    """Every detector over the whole of each pin in `scan` (keys of `servers`), across all of `servers`.
+
+    A finding on text that `before` already pinned (`before` None: every text) says it is on pinned text;
+    one on text new since `before` reads as `suspicious_findings` words it. Nothing is cached in the lock:
+    a detector release that recognises a pinned poison fails the next run.
+    """
+    full = [f for key in sorted(scan) for f in suspicious_findings(key, None, servers[key])]
+    full += cross_server_findings(servers, {key: None if key in scan else pin for key, pin in servers.items()})
+    if before is None:
+        return [on_pinned_text(f) for f in full]
+    new = [f for key in sorted(scan) for f in suspicious_findings(key, before.get(key), servers[key])]
+    baseline = {key: before.get(key) if key in scan else pin for key, pin in servers.items()}
+    new += cross_server_findings(servers, baseline)
+    fresh = {_identity(f) for f in new}
+    return [on_pinned_text(f) for f in full if _identity(f) not in fresh] + new
+
+
+def on_pinned_text(finding: Finding) -> Finding:
+    """`finding`, saying it is about text the lock already pins."""
+    prefix = f"{finding.server}: "
+    message = finding.message
+    message = prefix + PINNED_MARK + message[len(prefix):] if message.startswith(prefix) else PINNED_MARK + message
+    return dataclasses.replace(finding, message=message, details=[*finding.details, PINNED_DETAIL])
+
+
+def is_on_pinned_text(finding: Finding) -> bool:
+    return PINNED_DETAIL in finding.details
+
+
+def _identity(finding: Finding) -> tuple[object, ...]:
+    return (finding.rule.id, finding.server, finding.subject, finding.kind, finding.message, tuple(finding.details))

@@ -245,10 +245,13 @@ SUSPICIOUS_TEXT = Rule(
     Category.POISONING,
     "high",
     "Text the model will read looks like an instruction aimed at it",
-    "A detector from the versioned catalogue (scanner/detectors/catalogue.yaml) matched text that is "
-    "new in this server's definitions: invisible or look-alike characters, instructions hidden from the "
-    "user, exfiltration, secret-file reads, instruction overrides or tool shadowing. The finding quotes "
-    "the evidence with invisible characters made visible. Its severity is the detector's own.",
+    "A detector from the versioned catalogue (scanner/detectors/catalogue.yaml) matched text in this "
+    "server's definitions: invisible or look-alike characters, instructions hidden from the user, "
+    "exfiltration, secret-file reads, instruction overrides or tool shadowing. The finding quotes the "
+    "evidence with invisible characters made visible. Its severity is the detector's own. Every `check` "
+    "rescans every pinned text too: a finding there says `on pinned text` (it is not drift) and fails "
+    "every run until the text is fixed and re-pinned or an `ignore:` entry acknowledges it; `update` "
+    "refuses to pin text with an unacknowledged finding at or above high.",
 )
 
 SERVER_INFO_CHANGED = Rule(
@@ -362,6 +365,32 @@ BASE_LOCK_INVALID = Rule(
     blocking=False,
 )
 
+POLICY_LOOSENED = Rule(
+    "policy-loosened",
+    Category.REVIEW,
+    "high",
+    "The change loosens the mcp-lock.yaml that judges it",
+    "Reported by `check --base REF`: the run is judged by mcp-lock.yaml at the merge base, never by the "
+    "change under review. The change's mcp-lock.yaml adds or widens an `ignore:` entry or a `skip:`, turns "
+    "`sandbox` off, allows `network`, passes a new variable through `env:` or `inputs:`, lengthens a "
+    "`timeout`, relaxes `unpinned-launch` or changes `client:`; the finding names the key and quotes the "
+    "new value. The loosening does not apply to this run, and the finding fails it: a reviewer with the "
+    "right to merge accepts it by merging, after which the new policy is the committed one. It cannot be "
+    "ignored, and `--fail-on` does not let it pass.",
+)
+
+POLICY_CHANGED = Rule(
+    "policy-changed",
+    Category.REVIEW,
+    "info",
+    "The change edits mcp-lock.yaml without loosening it",
+    "Reported by `check --base REF` for each difference of mcp-lock.yaml from the merge base that loosens "
+    "nothing: a tightening (a removed `ignore:` entry or `skip:`, a shorter `timeout`, `sandbox: on`, "
+    "`network: deny`, fewer pass-through variables), which applies to this run at once, or a neutral edit "
+    "such as a reason or a literal input value, which applies too.",
+    blocking=False,
+)
+
 # `mcp-lock semver`: a gate for server authors, before a release.
 VERSION_BUMP_TOO_SMALL = Rule(
     "version-bump-too-small",
@@ -472,6 +501,8 @@ RULES: tuple[Rule, ...] = tuple(
         REPIN_ACCEPTED,
         NEWLY_PINNED,
         BASE_LOCK_INVALID,
+        POLICY_LOOSENED,
+        POLICY_CHANGED,
         VERSION_BUMP_TOO_SMALL,
         VERSION_MISMATCH,
         VERSION_NOT_SEMVER,

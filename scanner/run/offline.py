@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from scanner.diff.suspicious import pinned_findings
 from scanner.lock.model import Lockfile, ServerPin, launch_diff
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import pointer
@@ -142,11 +143,14 @@ def check_offline(workspace: Workspace, shard: Shard | None = None) -> Outcome:
     """`check --offline`: verify the lock and compare it with the declarations; boot nothing.
 
     Imports nothing of the mcp SDK (it runs as a pre-commit hook). A changed definition on a
-    server's side is only seen by a live `check`.
+    server's side is only seen by a live `check`; the detectors rescan every pinned text.
     """
     lockfile = read_lock(workspace)
     assert lockfile is not None
     findings, _ = declared_vs_lock(workspace, lockfile, offline=True)
-    outcome = Outcome(in_shard(findings, shard, server_keys(workspace, lockfile)))
+    keys = server_keys(workspace, lockfile)
+    owned = shard.select(keys) if shard is not None else None
+    findings += pinned_findings(lockfile.servers, [k for k in lockfile.servers if owned is None or k in owned])
+    outcome = Outcome(in_shard(findings, shard, keys))
     outcome.messages.append("offline: nothing was booted; run `mcp-lock check` to compare definitions")
     return outcome

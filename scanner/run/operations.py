@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from scanner.diff.artifact import artifact_findings
 from scanner.diff.compare import compare_server
 from scanner.diff.schema_validity import schema_findings
-from scanner.diff.suspicious import cross_server_findings, suspicious_findings
+from scanner.diff.suspicious import cross_server_findings, pinned_findings, suspicious_findings
 from scanner.errors import UsageError
 from scanner.lock.model import Lockfile, ServerPin, rebuild
-from scanner.model.findings import Finding
+from scanner.model.findings import Finding, unique
+from scanner.model.rules import SUSPICIOUS_TEXT, Severity, severity_rank
 from scanner.run.offline import bootable, config_findings, declared_vs_lock, launch_change
 from scanner.run.outcome import Outcome
 from scanner.run.pinning import boot_and_pin
@@ -20,8 +21,11 @@ from scanner.run.withhold import settle, withhold
 from scanner.run.workspace import Options, Workspace, read_lock, server_keys, server_named, write_lock
 from scanner.shard import in_shard
 from scanner.sources.discover import looked_for
+from scanner.suppression import Audit, apply_ignores, today_utc
 
 MAX_LISTED = 20  # tool names quoted in an error, at most
+# `update` refuses to accept text carrying an unacknowledged detector finding this severe or worse.
+REFUSE_AT: Severity = "high"
 
 
 def lock(workspace: Workspace, options: Options) -> Outcome:
@@ -43,6 +47,7 @@ def lock(workspace: Workspace, options: Options) -> Outcome:
     pinned = list(live)
     baseline = {key: (None if key in pinned else pin) for key, pin in lockfile.servers.items()}
     findings += cross_server_findings(lockfile.servers, baseline)
+    findings += pinned_findings(lockfile.servers, kept)  # the pins it keeps are judged as `check` judges them
     findings += unpinned_findings(workspace.policy.unpinned_launch, declared, lockfile.servers)
     outcome = Outcome(findings)
     if kept:
@@ -80,11 +85,13 @@ def check(workspace: Workspace, options: Options) -> Outcome:
     plan = withhold(workspace, ready, lockfile, options)
     bare = dataclasses.replace(options, bare=frozenset(plan.withheld))
     live, booted = boot_and_pin(workspace, plan.servers, bare, against_pin)
-    findings += settle(plan, booted, lockfile)
+    findings += settle(plan, booted)
     # Servers that did not boot keep their pinned tools, so shadowing of them is still seen.
     findings += cross_server_findings(lockfile.servers | live, lockfile.servers)
+    # Every pin is rescanned, booted or not: what is pinned stays judged.
+    findings += pinned_findings(lockfile.servers, [k for k in lockfile.servers if owned is None or k in owned])
     ran = {key: pin.artifact for key, pin in live.items() if pin.artifact is not None}
-    return Outcome(in_shard(findings, options.shard, keys), artifacts=ran)
+    return Outcome(unique(in_shard(findings, options.shard, keys)), artifacts=ran)
 
 
 def _new_server_findings(key: str, server_pin: ServerPin) -> list[Finding]:
@@ -108,6 +115,7 @@ def update(
             del lockfile.servers[key]
             outcome.messages.append(f"removed {key}: no config file declares it any more")
     ready, skipped = bootable(workspace, selected)
+    previous = dict(lockfile.servers)
     booted_pins, booted = boot_and_pin(workspace, ready, options)
     outcome.findings += skipped + booted
     if tools:
@@ -129,6 +137,16 @@ def update(
     if any(f.rule.id == "boot-failed" for f in outcome.findings):
         outcome.messages.append("not written: a server failed to boot, so its pin would be lost or stale")
         return outcome
+    outcome.fail_on = REFUSE_AT  # what is below it is shown and pinned; `check` keeps reporting it
+    outcome.findings += pinned_findings(lockfile.servers, booted_pins, previous)
+    refused = _refused(workspace, outcome.findings, booted_pins.keys(), tools)
+    if refused:
+        outcome.messages.append(
+            f"not written: {len(refused)} detector finding(s) at or above {REFUSE_AT} in what would be pinned "
+            f"({', '.join(sorted({f.server for f in refused}))}); fix the server, or acknowledge a reviewed false "
+            f"positive with an `ignore:` entry and its reason in {workspace.policy.path or 'mcp-lock.yaml'}"
+        )
+        return outcome
     write_lock(workspace, lockfile)
     outcome.lock_written = True
     # What was accepted is not a finding any more; boot and config problems still are.
@@ -138,6 +156,23 @@ def update(
 def _artifact_accepted(key: str, old: ServerPin, live: ServerPin) -> list[Finding]:
     """The artifact change a re-pin accepts; that it was not recorded before is no change to accept."""
     return [f for f in artifact_findings(key, old, live) if f.rule.id != "artifact-unrecorded"]
+
+
+def _refused(
+    workspace: Workspace, findings: Sequence[Finding], servers: Collection[str], tools: Sequence[str]
+) -> list[Finding]:
+    """The detector findings on re-pinned text that no `ignore:` entry acknowledges, at or above REFUSE_AT
+    (with `--tool`, only on the named tools: the rest of the pin is not accepted anew)."""
+    judged = apply_ignores(findings, workspace.policy.ignores, Audit(), today_utc())
+    return [
+        f
+        for f in judged
+        if f.rule.id == SUSPICIOUS_TEXT.id
+        and f.suppression is None
+        and f.server in servers
+        and (not tools or f.subject in tools)
+        and severity_rank(f.effective_severity) <= severity_rank(REFUSE_AT)
+    ]
 
 
 def rerender(workspace: Workspace) -> Outcome:

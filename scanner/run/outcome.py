@@ -7,7 +7,7 @@ from typing import Any
 
 from scanner.errors import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from scanner.model.findings import Finding
-from scanner.model.rules import Severity, severity_rank
+from scanner.model.rules import POLICY_LOOSENED, Severity, severity_rank
 from scanner.suppression import Audit
 
 
@@ -24,6 +24,8 @@ class Outcome:
     artifacts: dict[str, dict[str, Any]] = field(default_factory=dict)  # what a live check's launches ran
 
     def fails(self, finding: Finding) -> bool:
+        if finding.rule.id == POLICY_LOOSENED.id:  # not a graded change: `--fail-on` cannot let a loosening pass
+            return finding.blocking
         return finding.blocking and severity_rank(finding.effective_severity) <= severity_rank(self.fail_on)
 
     @property

@@ -17,7 +17,6 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from scanner.diff.suspicious import suspicious_findings
 from scanner.lock.model import Lockfile, launch_diff
 from scanner.model.findings import Finding
 from scanner.model.rules import rule
@@ -87,9 +86,9 @@ def bare_server(server: Server) -> Server:
     return Server(server.key, [dataclasses.replace(primary, resolved=launch), *server.declarations[1:]])
 
 
-def settle(plan: Withholding, booted: Sequence[Finding], lockfile: Lockfile) -> list[Finding]:
+def settle(plan: Withholding, booted: Sequence[Finding]) -> list[Finding]:
     """`booted` with a `secrets-withheld` finding for each withheld server; a withheld server that could not
-    boot gets that finding (and its pin's detector findings) instead of `boot-failed`."""
+    boot gets that finding instead of `boot-failed` (its pin is rescanned like every pin)."""
     by_key = {server.key: server for server in plan.servers}
     failed = {f.server: f for f in booted if f.rule.id == "boot-failed" and f.server in plan.withheld}
     findings = [f for f in booted if f.server not in failed or f.rule.id != "boot-failed"]
@@ -103,7 +102,6 @@ def settle(plan: Withholding, booted: Sequence[Finding], lockfile: Lockfile) -> 
                 "and the live check runs after merge (push or nightly job, with secrets)"
             )
             details += [failed[key].message.removeprefix(f"{key}: "), *failed[key].details]
-            findings += suspicious_findings(key, None, lockfile.servers[key]) if key in lockfile.servers else []
         else:
             message = f"{key}: booted without {listed} ({why}); what it listed without them was checked"
         findings.append(Finding(rule("secrets-withheld"), key, message, server.primary.location, details=details))

@@ -56,12 +56,22 @@ def open_workspace(repo: Path, lock_path: Path | None, environ: Mapping[str, str
         policy = load_policy(repo, environ)
     except PolicyError as error:
         raise UsageError(str(error)) from None
-    server_inputs = {key: value.inputs for key, value in policy.servers.items() if value.inputs}
-    discovery = discover(
-        repo, environ, inputs=policy.inputs, server_inputs=server_inputs, input_vars=policy.input_vars
-    )
+    discovery = _discover(repo, environ, policy)
     _refuse_undeclared_policy_entries(policy, discovery)
     return Workspace(repo, lock_path or repo / LOCKFILE_NAME, discovery, policy, environ)
+
+
+def _discover(repo: Path, environ: Mapping[str, str], policy: Policy) -> Discovery:
+    server_inputs = {key: value.inputs for key, value in policy.servers.items() if value.inputs}
+    return discover(repo, environ, inputs=policy.inputs, server_inputs=server_inputs, input_vars=policy.input_vars)
+
+
+def judge_by(workspace: Workspace, policy: Policy) -> None:
+    """Run under `policy` instead of the committed one (`check --base`: the base's); declarations are
+    resolved again with its inputs, before anything is read against the lock."""
+    workspace.policy = policy
+    workspace.discovery = _discover(workspace.repo, workspace.environ, policy)
+    workspace.read_cache = None  # reading the lock keys the new discovery by its pins
 
 
 def declared_names(discovery: Discovery) -> set[str]:

@@ -105,16 +105,18 @@ def changed_paths(worktree: Worktree, commit: git.Commit) -> set[str]:
     return paths
 
 
-def file_at(commit: git.Commit, path: str) -> bytes | None:
-    """The bytes of `path` (from the top of the tree) at `commit`; None when it is absent or not a file."""
+def file_at(commit: git.Commit, path: str, limit: int | None = None) -> bytes | None:
+    """The bytes of `path` (from the top of the tree) at `commit`, at most `limit` (default: a lock's);
+    None when it is absent or not a file."""
+    limit = LOCK_LIMIT if limit is None else limit
     try:
         item = commit.tree / path
     except KeyError:
         return None
     if item.type != "blob" or item.mode == SYMLINK_MODE:
         return None
-    if item.size > LOCK_LIMIT:  # a hostile history can commit a huge blob: never read it into memory
-        raise UsageError(f"{path} at {commit.hexsha[:7]}: larger than {LOCK_LIMIT // MiB} MiB; refusing to read it")
+    if item.size > limit:  # a hostile history can commit a huge blob: never read it into memory
+        raise UsageError(f"{path} at {commit.hexsha[:7]}: larger than {limit // MiB} MiB; refusing to read it")
     with git_errors():
         return bytes(item.data_stream.read())
 

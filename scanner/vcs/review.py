@@ -5,18 +5,24 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from scanner.diff.suspicious import cross_server_findings, suspicious_findings
+import git
+
+from scanner.diff.suspicious import is_on_pinned_text, pinned_findings
+from scanner.errors import UsageError
 from scanner.lock.model import Lockfile, LockfileError
 from scanner.lock.reader import parse
 from scanner.model.findings import Finding, LockLocation, unique
 from scanner.model.rules import rule
+from scanner.policy import POLICY_FILE, Policy, PolicyError, parse_yaml, policy_from, policy_source
+from scanner.policy_review import Side, judge, key_lines
 from scanner.run.offline import check_offline
 from scanner.run.operations import check
 from scanner.run.outcome import Outcome
-from scanner.run.workspace import Options, Workspace, read_lock, server_keys
+from scanner.run.workspace import Options, Workspace, judge_by, read_lock, server_keys
+from scanner.safe_read import POLICY_LIMIT
 from scanner.shard import Shard, in_shard
 from scanner.vcs.affected import code_reasons, discover_at, launch_reasons, manifest_reasons
-from scanner.vcs.base import changed_paths, file_at, merge_base, open_worktree
+from scanner.vcs.base import Worktree, changed_paths, file_at, merge_base, open_worktree
 from scanner.vcs.pins import PINNED, PinChange, lock_changes
 
 
@@ -37,15 +43,21 @@ class Review:
 
     @property
     def servers(self) -> set[str]:
-        """Servers with a reason to be booted: every note names one."""
-        return {f.server for f in self.findings if f.rule.id != "base-lock-invalid"}
+        """Servers with a reason to be booted: every note names one (a finding on text pinned before the
+        base is no reason: it is the same whether booted or not)."""
+        return {f.server for f in self.findings if f.rule.id != "base-lock-invalid" and not is_on_pinned_text(f)}
 
 
 def review(workspace: Workspace, ref: str) -> Review:
-    """Every reason a declared server changed since the merge base of `ref` and HEAD, and every re-pin."""
+    """Every reason a declared server changed since the merge base of `ref` and HEAD, and every re-pin.
+
+    From here on the run is judged by the base's mcp-lock.yaml and the change's tightenings of it; each
+    difference of the change's file is a finding.
+    """
     worktree = open_worktree(workspace.repo)
     base = merge_base(worktree, ref)
     label = base.hexsha[:7]
+    policy_findings = judge_by_base_policy(workspace, worktree, base, label)
     lockfile = read_lock(workspace)
     assert lockfile is not None
     policy = workspace.policy
@@ -60,7 +72,8 @@ def review(workspace: Workspace, ref: str) -> Review:
     lock_path = worktree.rel(workspace.lock_path)
     base_bytes = file_at(base, lock_path)
     findings += repin_findings(lockfile, base_bytes, lock_path, label)
-    message = f"compared with {label}, the merge base of {ref} and HEAD"
+    findings += policy_findings
+    message = f"compared with {label}, the merge base of {ref} and HEAD; judged by its {POLICY_FILE}"
     launches = pinned_launches(base_bytes, f"{lock_path}@{label}")
     return Review(label, findings, server_keys(workspace, lockfile), [message], launches)
 
@@ -74,6 +87,26 @@ def pinned_launches(base_bytes: bytes | None, source: str) -> dict[str, dict[str
     except (LockfileError, UnicodeDecodeError):
         return {}
     return {key: pin.launch for key, pin in base.servers.items()}
+
+
+def judge_by_base_policy(workspace: Workspace, worktree: Worktree, base: git.Commit, label: str) -> list[Finding]:
+    """Judge the run by mcp-lock.yaml at `base` (none there: the defaults) plus what the change tightens;
+    a finding for each difference of the change's file (see scanner.policy_review)."""
+    path = f"{worktree.prefix}/{POLICY_FILE}" if worktree.prefix else POLICY_FILE
+    try:
+        data = file_at(base, path, POLICY_LIMIT)
+        at_base = parse_yaml(data, f"{POLICY_FILE} at {label}") if data is not None else None
+        base_side = Side(policy_from(*at_base, workspace.environ), at_base[0] or {}) if at_base else Side(Policy(), {})
+    except PolicyError as error:
+        raise UsageError(f"the policy at the merge base {label} cannot be used: {error}") from None
+    try:
+        own = policy_source(workspace.repo)
+        change = Side(policy_from(*own, workspace.environ), own[0] or {}) if own else Side(Policy(), {})
+    except PolicyError as error:
+        raise UsageError(str(error)) from None
+    judgement = judge(base_side, change, workspace.environ)
+    judge_by(workspace, judgement.policy)
+    return judgement.findings(key_lines(own[1] if own else None), label)
 
 
 def repin_findings(current: Lockfile, base_bytes: bytes | None, lock_path: str, label: str) -> list[Finding]:
@@ -92,16 +125,10 @@ def repin_findings(current: Lockfile, base_bytes: bytes | None, lock_path: str, 
 
 
 def pinned_text_findings(base: Lockfile | None, current: Lockfile) -> list[Finding]:
-    """The detectors over text in `current` that `base` did not pin (None: all of it), as `check` runs them
-    over a live change: a poisoned description re-pinned inside the change blocks at its severity."""
-    before = base.servers if base is not None else {}
-    findings: list[Finding] = []
-    for key, pin in current.servers.items():
-        old = before.get(key)
-        if old != pin:
-            findings += suspicious_findings(key, old, pin)
-    findings += cross_server_findings(current.servers, {key: before.get(key) for key in current.servers})
-    return findings
+    """The detectors over every text `current` pins: text that `base` did not pin (None: all of it) as
+    `check` words a live change, so a poisoned description re-pinned inside the change blocks at its
+    severity; text pinned before the base as pinned text, which blocks too until acknowledged."""
+    return pinned_findings(current.servers, current.servers, base.servers if base is not None else {})
 
 
 def _note(change: PinChange) -> Finding:
@@ -143,7 +170,10 @@ def check_with_base(
         outcome = check(workspace, reviewed)
         if only is not None:
             notes.messages.append(_not_booted(workspace, only, notes.label))
-    # A withheld server's pin is scanned by check too when it cannot boot: one finding, not two.
+    # The review rescans every pin, telling text new since the base from text pinned before it: it
+    # replaces the rescan of `check`, which knows no base. A withheld server's pin is scanned by check too
+    # when it cannot boot: one finding, not two.
+    outcome.findings = [f for f in outcome.findings if not is_on_pinned_text(f)]
     outcome.findings = unique([*outcome.findings, *in_shard(notes.findings, shard, notes.keys)])
     outcome.messages = notes.messages + outcome.messages
     return outcome
