@@ -158,6 +158,7 @@ def _grouped(key: str, kind: str, event: str, names: list[str], pins: dict[str, 
         LockLocation(pointer("servers", key, kind)),
         kind=kind,
         details=details,
+        covers=names,
     )
 
 
