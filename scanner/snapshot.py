@@ -24,3 +24,5 @@ class Snapshot:
         default_factory=lambda: {key: [] for key in KIND_KEYS}
     )
     notes: list[str] = field(default_factory=list)  # oddities seen while listing (e.g. page limit hit)
+    # What `prompts/get` returned for each listed prompt that needs no argument, by prompt name, as received.
+    prompt_bodies: dict[str, dict[str, Any]] = field(default_factory=dict)

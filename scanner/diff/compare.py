@@ -6,6 +6,7 @@ import difflib
 import re
 from typing import Any
 
+from scanner.diff.bodies import body_findings
 from scanner.diff.change import SEVERITY, Change, most_severe, ordered
 from scanner.diff.grade import grade
 from scanner.diff.text import quote, text_changes
@@ -38,6 +39,7 @@ def compare_server(key: str, pinned: ServerPin, live: ServerPin, *, grouped: boo
     findings = _instructions(key, pinned, live)
     for kind in KIND_KEYS:
         findings += _definitions(key, kind, pins_of(pinned, kind), pins_of(live, kind), grouped)
+    findings += body_findings(key, pinned, live)
     findings += _server_info(key, pinned, live)
     return findings
 

@@ -49,14 +49,16 @@ class ServerPin:
     resources: dict[str, Pin] = dataclasses.field(default_factory=dict)
     resource_templates: dict[str, Pin] = dataclasses.field(default_factory=dict)
     digest: str = ""  # surface digest; see surface_digest()
+    # What `prompts/get` returned for each pinned prompt that needs no argument, by prompt name.
+    prompt_bodies: dict[str, Pin] = dataclasses.field(default_factory=dict)
 
     def pins(self, kind: str) -> dict[str, Pin]:
         """The pins of a kind named as on the wire: tools, prompts, resources, resourceTemplates."""
         return getattr(self, KIND_BY_KEY[kind].attribute)
 
     def surface_digest(self) -> str:
-        """The surface digest these instructions and definitions call for."""
-        return surface_digest(self.instructions, {kind: self.pins(kind) for kind in KIND_KEYS})
+        """The surface digest these instructions, definitions and prompt bodies call for."""
+        return surface_digest(self.instructions, {kind: self.pins(kind) for kind in KIND_KEYS}, self.prompt_bodies)
 
 
 @dataclasses.dataclass
@@ -65,14 +67,18 @@ class Lockfile:
     servers: dict[str, ServerPin] = dataclasses.field(default_factory=dict)
 
 
-def surface_digest(instructions: str | None, pins: Mapping[str, Mapping[str, Pin]]) -> str:
-    """Digest of what the model sees: instructions plus each definition's digest, per kind."""
-    return digest(
-        {
-            "instructions": instructions,
-            **{kind: {key: pin.digest for key, pin in pins.get(kind, {}).items()} for kind in KIND_KEYS},
-        }
-    )
+def surface_digest(
+    instructions: str | None, pins: Mapping[str, Mapping[str, Pin]], prompt_bodies: Mapping[str, Pin] | None = None
+) -> str:
+    """Digest of what the model sees: instructions plus each definition's digest, per kind, and each prompt
+    body's digest when any is pinned (so a lock without bodies keeps the digest it always had)."""
+    document: dict[str, Any] = {
+        "instructions": instructions,
+        **{kind: {key: pin.digest for key, pin in pins.get(kind, {}).items()} for kind in KIND_KEYS},
+    }
+    if prompt_bodies:
+        document["promptBodies"] = {name: pin.digest for name, pin in prompt_bodies.items()}
+    return digest(document)
 
 
 def rebuild(server: ServerPin, **changes: Any) -> ServerPin:
