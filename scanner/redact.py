@@ -84,6 +84,7 @@ class Redactor:
             instructions=self.value(snapshot.instructions),
             definitions=self.value(snapshot.definitions),
             notes=self.value(snapshot.notes),
+            prompt_bodies=self.value(snapshot.prompt_bodies),
         )
 
     def finding(self, finding: Finding) -> Finding:

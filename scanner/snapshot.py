@@ -25,3 +25,5 @@ class Snapshot:
     )
     notes: list[str] = field(default_factory=list)  # oddities seen while listing (e.g. page limit hit)
     artifact: dict[str, Any] | None = None  # what the launch ran (scanner.artifacts.record); None if unknown
+    # What `prompts/get` returned for each listed prompt that needs no argument, by prompt name, as received.
+    prompt_bodies: dict[str, dict[str, Any]] = field(default_factory=dict)

@@ -123,7 +123,7 @@ def test_a_detector_id_suppresses_its_hit_at_lock(repo: Repo) -> None:
     write_policy(repo, "ignore:\n  - {rule: MCPL-D002, server: notes, tool: list_notes, reason: test data}\n")
     result = repo.run("lock")
     assert result.exit_code == 0, result.output
-    assert "[suspicious-text]" in result.output and "suppressed: test data" in result.output
+    assert "[suspicious-text, poisoning]" in result.output and "suppressed: test data" in result.output
 
 
 @pytest.mark.parametrize(

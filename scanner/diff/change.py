@@ -25,9 +25,11 @@ class                         severity  bump   output  what changed
 property-added-required       high      major  minor   a new parameter the caller must supply
 became-required               high      major  minor   an existing parameter must now be supplied
 annotation-escalated          high      major  -       readOnlyHint true→false/removed, destructiveHint or openWorldHint became true
+annotation-self-granted       medium    minor  -       a hint a client may auto-approve on was set where it was absent or the opposite: readOnlyHint/idempotentHint → true, destructiveHint/openWorldHint → false (the server vouches for itself)
 text-sentence-added           medium    minor  -       a text field gained a sentence (quoted in the finding)
 text-invisible-changed        medium    minor  -       invisible/format characters (Cf, tag block, bidi controls) added or removed
 text-lookalike                medium    minor  -       a word now uses look-alike (non-ASCII) letters
+text-meaning-flipped-sensitive medium   minor  -       a meaning flip (below) in a sentence about data, secrets, recipients or permissions
 property-removed              medium    major  -       a parameter was removed
 type-broadened                medium    minor  major   more types or anyOf/oneOf branches, e.g. "boolean" → ["boolean","string"]
 type-narrowed                 medium    major  minor   fewer types (or anyOf/oneOf branches) accepted
@@ -41,6 +43,7 @@ additional-properties-opened  medium    minor  -       additionalProperties fals
 schema-changed                medium    major  -       any other schema keyword changed (fallback)
 field-changed                 medium    major  -       any other field of the definition changed (fallback)
 renamed                       medium    major  -       same schema and description under a new name
+text-meaning-flipped          low       minor  -       a negation added or removed (not, never, don't), a negating prefix (un-, in-, dis-, non-) or an antonym swapped in (include/exclude, allow/deny, read/write; scanner/diff/meaning.yaml)
 text-reworded                 low       minor  -       a text field reworded without a new sentence
 property-added-optional       low       minor  -       a new optional parameter
 became-optional               low       minor  major   a parameter no longer has to be supplied
@@ -50,7 +53,6 @@ constraint-tightened          low       major  minor   a length/range/pattern/fo
 additional-properties-closed  low       major  minor   additionalProperties → false
 output-schema-added           low       minor  -       the tool now declares an outputSchema
 output-schema-removed         low       major  -       the tool no longer declares an outputSchema
-annotation-deescalated        low       minor  -       the reverse of an escalation
 annotation-changed            low       minor  -       annotations title or another hint changed
 metadata-changed              low       minor  -       title, icons, _meta or execution changed
 text-cosmetic                 info      patch  -       whitespace, punctuation, letter case or a one-word typo fix

@@ -6,6 +6,7 @@ import difflib
 import re
 from typing import Any
 
+from scanner.diff.bodies import body_findings
 from scanner.diff.change import SEVERITY, Change, most_severe, ordered
 from scanner.diff.grade import grade
 from scanner.diff.text import quote, text_changes
@@ -14,7 +15,7 @@ from scanner.lock.model import Pin, ServerPin
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
 from scanner.model.pointer import pointer
-from scanner.model.rules import INSTRUCTIONS_CHANGED, SERVER_INFO_CHANGED, definition_rule, kind_label
+from scanner.model.rules import INSTRUCTIONS_CHANGED, SERVER_INFO_CHANGED, definition_rule, kind_label, severity_rank
 
 TEXT_PREVIEW = 400
 RENAME_RATIO = 0.9  # descriptions at least this similar (difflib) make a removal + addition a rename
@@ -38,6 +39,7 @@ def compare_server(key: str, pinned: ServerPin, live: ServerPin, *, grouped: boo
     findings = _instructions(key, pinned, live)
     for kind in KIND_KEYS:
         findings += _definitions(key, kind, pins_of(pinned, kind), pins_of(live, kind), grouped)
+    findings += body_findings(key, pinned, live)
     findings += _server_info(key, pinned, live)
     return findings
 
@@ -65,23 +67,7 @@ def _definitions(
     findings: list[Finding] = []
     renames = _renames(kind, pinned, live)
     for old, new in sorted(renames.items()):
-        findings.append(
-            Finding(
-                definition_rule(kind, "changed"),
-                key,
-                f"{key}: {label} `{old}` was renamed to `{new}`",
-                LockLocation(pointer("servers", key, kind, old)),
-                subject=new,
-                kind=kind,
-                details=[
-                    f"name: {old} → {new} (same schema, description at least {RENAME_RATIO:.0%} alike)",
-                    *_graded_details(grade(_unnamed(pinned[old].definition), _unnamed(live[new].definition))),
-                ],
-                severity=SEVERITY["renamed"],
-                previous_subject=old,
-                digest=live[new].digest,
-            )
-        )
+        findings.append(_renamed(key, kind, old, new, pinned[old], live[new]))
     added = sorted(live.keys() - pinned.keys() - set(renames.values()))
     removed = sorted(pinned.keys() - live.keys() - renames.keys())
     if grouped and len(added) > GROUP_OVER:
@@ -136,6 +122,29 @@ def _definitions(
     return findings
 
 
+def _renamed(key: str, kind: str, old: str, new: str, before: Pin, after: Pin) -> Finding:
+    """A rename is as severe as the most severe of `renamed` and the changes made under the new name."""
+    changes = grade(_unnamed(before.definition), _unnamed(after.definition))
+    fields = changed_fields(_unnamed(before.definition), _unnamed(after.definition))
+    changed = f" and changed: {', '.join(fields)}{_quoted(changes)}" if changes else ""
+    severity = min(SEVERITY["renamed"], most_severe(changes) or SEVERITY["renamed"], key=severity_rank)
+    return Finding(
+        definition_rule(kind, "changed"),
+        key,
+        f"{key}: {kind_label(kind)} `{old}` was renamed to `{new}`{changed}",
+        LockLocation(pointer("servers", key, kind, old)),
+        subject=new,
+        kind=kind,
+        details=[
+            f"name: {old} → {new} (same schema, description at least {RENAME_RATIO:.0%} alike)",
+            *_graded_details(changes),
+        ],
+        severity=severity,
+        previous_subject=old,
+        digest=after.digest,
+    )
+
+
 def _grouped(key: str, kind: str, event: str, names: list[str], pins: dict[str, Pin]) -> Finding:
     """One finding for many definitions of one kind added or removed at once, each listed in its details."""
     names = sorted(names, key=_natural)
@@ -151,6 +160,7 @@ def _grouped(key: str, kind: str, event: str, names: list[str], pins: dict[str, 
         LockLocation(pointer("servers", key, kind)),
         kind=kind,
         details=details,
+        covers=names,
     )
 
 

@@ -16,10 +16,15 @@ from scanner.model.pointer import escape
 
 TEXT_FIELDS = ("description", "title")
 METADATA_FIELDS = ("icons", "_meta", "execution")
+# Title changes graded as text; any other is metadata. A flipped title says the opposite of what was reviewed.
+TITLE_KEPT = ("text-cosmetic", "text-meaning-flipped", "text-meaning-flipped-sensitive")
 # MCP ToolAnnotations defaults (spec 2025-06-18): a hint that is absent means this value.
 HINT_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
 # For each hint, the value that lets the tool do more (an escalation when the hint moves to it).
 RISKY_VALUE = {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": True}
+# For each hint, the value a client may auto-approve a call on. The server claims it for itself, so
+# setting it where it was absent or the opposite is a grant nobody reviewed.
+AUTO_APPROVE = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 
 
 def grade(before: dict[str, Any], after: dict[str, Any]) -> list[Change]:
@@ -33,7 +38,7 @@ def grade(before: dict[str, Any], after: dict[str, Any]) -> list[Change]:
             changes += text_changes(name, "", old, new)
         elif name == "title":
             changes += [
-                c if c.cls == "text-cosmetic" else change("metadata-changed", c.path, c.detail, name, diff=c.diff)
+                c if c.cls in TITLE_KEPT else change("metadata-changed", c.path, c.detail, name, diff=c.diff)
                 for c in text_changes(name, "", old, new)
             ]
         elif name == "inputSchema":
@@ -68,9 +73,10 @@ def annotation_changes(old: Any, new: Any) -> list[Change]:
             if after_risky and not before_risky:
                 changes.append(change("annotation-escalated", path, f"{hint} {shown}", "annotations"))
                 continue
-            if before_risky and not after_risky:
-                changes.append(change("annotation-deescalated", path, f"{hint} {shown}", "annotations"))
-                continue
+        if hint in AUTO_APPROVE and now is AUTO_APPROVE[hint]:
+            detail = f"{hint} {shown}: a client may now run it without asking"
+            changes.append(change("annotation-self-granted", path, detail, "annotations"))
+            continue
         changes.append(change("annotation-changed", path, f"{hint} {shown}", "annotations"))
     return changes
 

@@ -16,7 +16,7 @@ from scanner.detectors import Hit, run_server_checks, run_workspace_checks, scan
 from scanner.detectors.texts import changed_definitions, paths_of, property_names, property_names_of
 from scanner.lock.model import ServerPin
 from scanner.model.findings import Finding, LockLocation
-from scanner.model.pointer import pointer
+from scanner.model.pointer import escape, pointer
 from scanner.model.rules import SUSPICIOUS_TEXT, kind_label
 
 MIN_NAME = 16  # shorter property names (query, recipient_id) hold no sentence
@@ -43,7 +43,33 @@ def suspicious_findings(key: str, pinned: ServerPin | None, live: ServerPin) -> 
             findings += _scan(key, text, f"{kind_label(kind)} `{name}` {paths[index]}", name, kind, location)
         old = pinned.pins(kind).get(name) if pinned is not None else None
         findings += _scan_property_names(key, kind, name, definition, old.definition if old else None)
+    return findings + _scan_prompt_bodies(key, pinned, live)
+
+
+def _scan_prompt_bodies(key: str, pinned: ServerPin | None, live: ServerPin) -> list[Finding]:
+    """The text of each `prompts/get` body that is new since the pin: the model reads it like a description."""
+    findings: list[Finding] = []
+    for name, body in live.prompt_bodies.items():
+        old = pinned.prompt_bodies.get(name) if pinned is not None else None
+        if old is not None and old.digest == body.digest:
+            continue
+        known = {text for _, text in _strings(old.definition)} if old is not None else set()
+        location = LockLocation(pointer("servers", key, "promptBodies", name))
+        for path, text in _strings(body.definition):
+            if text not in known and _hits(text):
+                findings += _scan(key, text, f"prompt `{name}` prompts/get {path}", name, "prompts", location)
     return findings
+
+
+def _strings(value: object, path: str = "") -> list[tuple[str, str]]:
+    """Every string in `value` with its JSON pointer (keys are not text the model is told)."""
+    if isinstance(value, str):
+        return [(path or "/", value)]
+    if isinstance(value, dict):
+        return [found for k, v in value.items() for found in _strings(v, f"{path}/{escape(str(k))}")]
+    if isinstance(value, list):
+        return [found for i, v in enumerate(value) for found in _strings(v, f"{path}/{i}")]
+    return []
 
 
 def _scan_property_names(key: str, kind: str, name: str, definition: object, old: object) -> list[Finding]:

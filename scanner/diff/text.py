@@ -4,10 +4,14 @@
 
 * cosmetic — only whitespace, punctuation, letter case, or one alphabetic word fixed by at most two
   edits; never when invisible/format characters (Unicode Cf: zero-width, bidi controls, the tag
-  block) appear or disappear, nor when a word gains non-ASCII letters (look-alikes);
+  block) appear or disappear, nor when a word gains non-ASCII letters (look-alikes), nor when the
+  edit flips the meaning;
 * invisible — format characters were added or removed;
 * lookalike — a changed word now holds non-ASCII letters, digits of a number changed aside;
 * added — at least one sentence with no close counterpart before (the finding quotes it);
+* flipped — no new sentence, but a negation added or removed, a negating prefix or an antonym swapped in
+  (`scanner.diff.meaning`); `sensitive` when the changed sentences are about data, secrets, recipients
+  or permissions;
 * reworded — anything else.
 """
 
@@ -20,6 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scanner.diff.change import Change, change
+from scanner.diff.meaning import about_sensitive, meaning_flips
+from scanner.diff.meaning import summary as flips_summary
 from scanner.diff.words import first_change, is_format_char, visible, word_diff
 
 SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|\n+")
@@ -39,10 +45,12 @@ ADDED_LISTED = 20
 
 @dataclass
 class TextDiff:
-    kind: str  # "same", "cosmetic", "invisible", "lookalike", "added", "reworded"
+    kind: str  # "same", "cosmetic", "invisible", "lookalike", "added", "flipped", "reworded"
     added: list[str] = field(default_factory=list)  # sentences with no close counterpart before
     removed: list[str] = field(default_factory=list)  # sentences with no close counterpart after
     highlighted: str = ""  # every changed word, marked [-old-]{+new+}, in hunks with context when long
+    flips: list[str] = field(default_factory=list)  # what a "flipped" edit flips, one line each
+    sensitive: bool = False  # a flip in sentences about data, secrets, recipients or permissions
 
 
 def sentences(text: str) -> list[str]:
@@ -67,12 +75,16 @@ def diff_text(old: str, new: str) -> TextDiff:
     if old == new:
         return TextDiff("same")
     highlighted = word_diff(old, new)
+    flips: list[str] = []
     if sorted(c for c in old if is_format_char(c)) != sorted(c for c in new if is_format_char(c)):
         kind = "invisible"
     elif _lookalike(old, new):
         kind = "lookalike"
     elif _cosmetic(old, new):
-        return TextDiff("cosmetic", highlighted=highlighted)
+        flips = meaning_flips(old, new)
+        if not flips:
+            return TextDiff("cosmetic", highlighted=highlighted)
+        kind = "flipped"
     else:
         kind = ""
     before, after = sentences(old), sentences(new)
@@ -86,9 +98,15 @@ def diff_text(old: str, new: str) -> TextDiff:
     else:
         added = [s for s in added_raw if not any(_alike(s, r) for r in removed)]
         removed_unmatched = [s for s in removed if not any(_alike(s, a) for a in added_raw)]
-    if not kind:
-        kind = "added" if added else "reworded"
-    return TextDiff(kind, added, removed_unmatched, highlighted)
+    if not kind and added:
+        kind = "added"
+    elif not kind:
+        flips = meaning_flips(old, new)
+        kind = "flipped" if flips else "reworded"
+    if kind != "flipped":
+        return TextDiff(kind, added, removed_unmatched, highlighted)
+    sensitive = about_sensitive([*added_raw, *removed] or [old, new])
+    return TextDiff(kind, added, removed_unmatched, highlighted, flips, sensitive)
 
 
 def _alike(a: str, b: str) -> bool:
@@ -162,8 +180,10 @@ KIND_CLASS = {
     "invisible": "text-invisible-changed",
     "lookalike": "text-lookalike",
     "added": "text-sentence-added",
+    "flipped": "text-meaning-flipped",
     "reworded": "text-reworded",
 }
+SENSITIVE_FLIP = "text-meaning-flipped-sensitive"
 
 
 def text_changes(field_name: str, path: str, old: Any, new: Any) -> list[Change]:
@@ -189,6 +209,7 @@ def text_changes(field_name: str, path: str, old: Any, new: Any) -> list[Change]
         "cosmetic": "cosmetic edit (case, punctuation, whitespace or a typo)",
         "invisible": "invisible or format characters added or removed",
         "lookalike": "look-alike (non-ASCII) letters swapped in",
+        "flipped": "meaning flipped: " + flips_summary(result.flips),
         "reworded": "reworded" + (f', removed "{quote(result.removed[0])}"' if result.removed else ""),
     }[result.kind]
     if old is None:
@@ -196,4 +217,5 @@ def text_changes(field_name: str, path: str, old: Any, new: Any) -> list[Change]
     elif new is None:
         detail = "removed"
     excerpt = first_change(old_text, new_text) if result.kind != "cosmetic" else None
-    return [change(KIND_CLASS[result.kind], path, detail, field_name, diff=diff, excerpt=excerpt)]
+    cls = SENSITIVE_FLIP if result.kind == "flipped" and result.sensitive else KIND_CLASS[result.kind]
+    return [change(cls, path, detail, field_name, diff=diff, excerpt=excerpt)]

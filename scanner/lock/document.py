@@ -37,6 +37,12 @@ def _server_document(server: ServerPin) -> dict[str, Any]:
             for kind in KIND_KEYS
         },
         "digest": server.digest,
+        # Only when a body is pinned, so a lock without any reads and renders as before.
+        **(
+            {"promptBodies": {n: {"result": b.definition, "digest": b.digest} for n, b in server.prompt_bodies.items()}}
+            if server.prompt_bodies
+            else {}
+        ),
     }
 
 
@@ -55,6 +61,7 @@ def from_document(document: dict[str, Any]) -> Lockfile:
             capabilities=entry["capabilities"],
             instructions=entry["instructions"],
             digest=entry["digest"],
+            prompt_bodies={n: Pin(b["result"], b["digest"]) for n, b in entry.get("promptBodies", {}).items()},
             **{
                 kind.attribute: {key: Pin(pin["definition"], pin["digest"]) for key, pin in entry[kind.key].items()}
                 for kind in KINDS

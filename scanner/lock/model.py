@@ -52,14 +52,16 @@ class ServerPin:
     digest: str = ""  # surface digest; see surface_digest()
     # What the launch ran (scanner.artifacts.record), written as `launch.artifact`; None when unknown.
     artifact: dict[str, Any] | None = None
+    # What `prompts/get` returned for each pinned prompt that needs no argument, by prompt name.
+    prompt_bodies: dict[str, Pin] = dataclasses.field(default_factory=dict)
 
     def pins(self, kind: str) -> dict[str, Pin]:
         """The pins of a kind named as on the wire: tools, prompts, resources, resourceTemplates."""
         return getattr(self, KIND_BY_KEY[kind].attribute)
 
     def surface_digest(self) -> str:
-        """The surface digest these instructions and definitions call for."""
-        return surface_digest(self.instructions, {kind: self.pins(kind) for kind in KIND_KEYS})
+        """The surface digest these instructions, definitions and prompt bodies call for."""
+        return surface_digest(self.instructions, {kind: self.pins(kind) for kind in KIND_KEYS}, self.prompt_bodies)
 
 
 @dataclasses.dataclass
@@ -71,18 +73,22 @@ class Lockfile:
 def format_version(lock: Lockfile) -> int:
     """The lowest format that holds `lock` (SPEC.md section 6): a lock using nothing newer stays readable by
     older readers, and its file does not change when mcp-lock is upgraded."""
-    uses_artifacts = any(server.artifact is not None for server in lock.servers.values())
-    return ARTIFACT_VERSION if uses_artifacts else 1
+    newer = any(server.artifact is not None or server.prompt_bodies for server in lock.servers.values())
+    return ARTIFACT_VERSION if newer else 1
 
 
-def surface_digest(instructions: str | None, pins: Mapping[str, Mapping[str, Pin]]) -> str:
-    """Digest of what the model sees: instructions plus each definition's digest, per kind."""
-    return digest(
-        {
-            "instructions": instructions,
-            **{kind: {key: pin.digest for key, pin in pins.get(kind, {}).items()} for kind in KIND_KEYS},
-        }
-    )
+def surface_digest(
+    instructions: str | None, pins: Mapping[str, Mapping[str, Pin]], prompt_bodies: Mapping[str, Pin] | None = None
+) -> str:
+    """Digest of what the model sees: instructions plus each definition's digest, per kind, and each prompt
+    body's digest when any is pinned (so a lock without bodies keeps the digest it always had)."""
+    document: dict[str, Any] = {
+        "instructions": instructions,
+        **{kind: {key: pin.digest for key, pin in pins.get(kind, {}).items()} for kind in KIND_KEYS},
+    }
+    if prompt_bodies:
+        document["promptBodies"] = {name: pin.digest for name, pin in prompt_bodies.items()}
+    return digest(document)
 
 
 def rebuild(server: ServerPin, **changes: Any) -> ServerPin:

@@ -39,6 +39,7 @@ def pin_server(
         instructions=normalise(snapshot.instructions),
         artifact=normalise(snapshot.artifact) if snapshot.artifact is not None else None,
         **{KIND_BY_KEY[kind].attribute: kind_pins for kind, kind_pins in pins.items()},
+        prompt_bodies=_pin_bodies(snapshot.prompt_bodies, pins["prompts"], problems),
     )
     server.digest = server.surface_digest()
     return server, problems
@@ -69,6 +70,21 @@ def _pin_kind(kind: str, definitions: Iterable[Any], problems: list[str]) -> dic
                 continue
             pins[key] = Pin(value, value_digest)
     return pins
+
+
+def _pin_bodies(bodies: Mapping[str, Any], prompts: Mapping[str, Pin], problems: list[str]) -> dict[str, Pin]:
+    """The `prompts/get` result of each pinned prompt, as received; one without a canonical form is reported."""
+    pinned: dict[str, Pin] = {}
+    for name, body in bodies.items():
+        if name not in prompts or not isinstance(body, Mapping):
+            continue
+        try:
+            value, value_digest = normalised_digest(body)
+        except CanonicalisationError as e:
+            problems.append(f"prompts/get of {render_string(name)} cannot be pinned: {e} at {e.pointer or '/'}")
+            continue
+        pinned[name] = Pin(value, value_digest)
+    return pinned
 
 
 def _declaration_records(declarations: Iterable[Declaration | Mapping[str, str]]) -> list[dict[str, str]]:

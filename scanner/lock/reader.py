@@ -240,6 +240,8 @@ def verified(lock: Lockfile, text: str, source: str, plain: bool = False) -> Loc
         for kind in KIND_KEYS:
             for key, pin in server.pins(kind).items():
                 _verify_pin(name, kind, key, pin, text, source, plain)
+        for prompt, body in server.prompt_bodies.items():
+            _verify_body(name, prompt, body, server.prompts, text, source, plain)
         if server.surface_digest() != server.digest:
             fail_at(
                 text,
@@ -276,3 +278,19 @@ def _verify_pin(server: str, kind: str, key: str, pin: Pin, text: str, source: s
         fail_at(text, source, pointer, f"{what}: {e}: {_REPIN}")
     if actual != pin.digest:
         fail_at(text, source, pointer, f"{what}: recorded digest does not match the definition: {_REPIN}")
+
+
+def _verify_body(
+    server: str, prompt: str, body: Pin, prompts: dict[str, Pin], text: str, source: str, plain: bool
+) -> None:
+    """A pinned `prompts/get` result belongs to a pinned prompt and matches its digest."""
+    pointer = join(["servers", server, "promptBodies", prompt])
+    what = f"the body of prompt {render_string(prompt)} of server {render_string(server)}"
+    if prompt not in prompts:
+        fail_at(text, source, pointer, f"{what}: no such prompt is pinned: {_REPIN}")
+    try:
+        actual = plain_digest(body.definition) if plain else digest(body.definition)
+    except CanonicalisationError as e:
+        fail_at(text, source, pointer, f"{what}: {e}: {_REPIN}")
+    if actual != body.digest:
+        fail_at(text, source, pointer, f"{what}: recorded digest does not match the result: {_REPIN}")

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from scanner.model.locations import Location, LockLocation, SourceLocation
-from scanner.model.rules import Rule, Severity, severity_rank
+from scanner.model.pointer import pointer
+from scanner.model.rules import REGISTRY, Category, Rule, Severity, severity_rank
 
 __all__ = ["Finding", "Location", "LockLocation", "SourceLocation", "by_severity", "ordered", "unique"]
+
+# A detector's finding ends its message by quoting the check's id: "… [MCPL-D020]".
+_CHECK_TAG = re.compile(r"\[([A-Z]+-[A-Z]+\d+)\]\s*$")
 
 
 @dataclass
@@ -27,6 +32,8 @@ class Finding:
     # The digest of the live definition the finding is about, when there is one: fingerprints use it.
     digest: str | None = None
     previous_subject: str | None = None  # the name the subject was pinned under, for a rename
+    # A grouped finding ("7 tools were removed: …"): the name of every definition of `kind` it covers.
+    covers: list[str] = field(default_factory=list)
 
     @property
     def effective_severity(self) -> Severity:
@@ -36,6 +43,25 @@ class Finding:
     def blocking(self) -> bool:
         """Whether it fails the run: a suppressed finding is still reported, but never blocks."""
         return self.rule.blocking and self.suppression is None
+
+    @property
+    def check(self) -> Rule | None:
+        """The detector this finding is a hit of: the registered check its message ends by quoting, when that
+        check files its findings under this finding's rule (so a quoted name cannot claim another rule)."""
+        match = _CHECK_TAG.search(self.message)
+        if match is None or match[1] not in REGISTRY:
+            return None
+        check = REGISTRY[match[1]]
+        return check if check.reported_as == self.rule.id else None
+
+    @property
+    def category(self) -> Category:
+        """What the finding is about: its detector's category for a detector hit, else its rule's."""
+        return (self.check or self.rule).category
+
+    def covered(self) -> list[tuple[str, LockLocation]]:
+        """Each definition a grouped finding covers, with its member of the lock (a new one: its parent's)."""
+        return [(name, LockLocation(pointer("servers", self.server, self.kind or "", name))) for name in self.covers]
 
     @property
     def qualified_name(self) -> str:

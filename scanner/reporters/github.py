@@ -46,7 +46,8 @@ def annotation(finding: Finding, locator: Locator) -> str:
     properties = f"file={escape_property(locator.from_root(file))},line={max(1, region.line)}"
     if region.start_column is not None and region.end_column is not None:
         properties += f",col={region.start_column},endColumn={region.end_column}"
-    title = f"mcp-lock {finding.rule.id}: {finding.rule.summary}"
+    filed = finding.check or finding.rule  # a detector's hit: its check, as in SARIF
+    title = f"mcp-lock {filed.id}: {filed.summary}"
     lines = [headline(finding)]
     if finding.message.strip() and finding.message.strip() != lines[0]:
         lines.append(finding.message)

@@ -14,6 +14,9 @@ Schema (version 1). Fields are only ever added within a version; a rename or rem
       "findings": [
         {
           "rule": "<rule id, e.g. tool-changed>",
+          "check": "<detector id, e.g. MCPL-D020>",  # only for a detector's hit: the check that found it
+          "category": "poisoning" | "capability" | "correctness" | "drift" | "config" | "availability"
+                      | "review" | "release",   # the check's category for a detector's hit, else the rule's
           "severity": "critical" | "high" | "medium" | "low" | "info",   # effective severity
           "blocking": <bool>,                        # false for a suppressed finding
           "suppression": "<the ignore entry's reason>" | null,
@@ -25,6 +28,9 @@ Schema (version 1). Fields are only ever added within a version; a rename or rem
           "message": "<one line>",
           "details": ["<further line>", ...],
           "location": {"file": "<repo-relative path>", "line": <int >= 1>, "pointer": "<JSON pointer>"},
+          "covers": [                                # only for a grouped finding ("7 tools were removed: …"):
+            {"subject": "<definition name>", "qualifiedName": "<server>/<name>", "location": {…}}, ...
+          ],                                         # every definition it covers, each with its location
           "suppression": "<the ignore: entry's reason>" | null    # set when mcp-lock.yaml accepts it
         }
       ]
@@ -44,7 +50,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import scanner
-from scanner.model.findings import Finding, LockLocation, ordered
+from scanner.model.findings import Finding, Location, LockLocation, ordered
 from scanner.model.rules import SEVERITIES
 from scanner.reporters.interface import ReportContext
 from scanner.reporters.locate import Locator
@@ -79,12 +85,10 @@ def render(findings: Sequence[Finding], context: ReportContext) -> str:
 
 
 def _finding(finding: Finding, locator: Locator) -> dict[str, Any]:
-    file, line = locator.resolve(finding.location)
-    location: dict[str, Any] = {"file": file, "line": max(1, line)}
-    if isinstance(finding.location, LockLocation):
-        location["pointer"] = finding.location.pointer
+    location = _location(finding.location, locator)
     shown: dict[str, Any] = {
         "rule": finding.rule.id,
+        "category": finding.category.value,
         "severity": finding.effective_severity,
         "blocking": finding.blocking,
         "suppression": finding.suppression,
@@ -98,4 +102,19 @@ def _finding(finding: Finding, locator: Locator) -> dict[str, Any]:
     }
     if finding.previous_subject is not None:
         shown["previousSubject"] = finding.previous_subject
+    if finding.check is not None:
+        shown["check"] = finding.check.id
+    if finding.covers:
+        shown["covers"] = [
+            {"subject": name, "qualifiedName": f"{finding.server}/{name}", "location": _location(where, locator)}
+            for name, where in finding.covered()
+        ]
     return shown
+
+
+def _location(where: Location, locator: Locator) -> dict[str, Any]:
+    file, line = locator.resolve(where)
+    location: dict[str, Any] = {"file": file, "line": max(1, line)}
+    if isinstance(where, LockLocation):
+        location["pointer"] = where.pointer
+    return location

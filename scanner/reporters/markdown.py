@@ -171,7 +171,8 @@ def _row(finding: Finding, locator: Locator) -> str:
     label = f"{SEVERITY_ICONS[severity]} {severity}" + (" (suppressed)" if finding.suppression is not None else "")
     subject = subject_label(finding).split(" `")[0]
     subject_cell = f"{subject} {code_span(finding.subject, 120)}" if finding.subject else "server"
-    rule = f"[`{finding.rule.id}`]({finding.rule.help_uri})"
+    filed = finding.check or finding.rule  # a detector's hit: its check, as in SARIF
+    rule = f"[`{filed.id}`]({filed.help_uri})"
     where = code_span(f"{file}:{max(1, line)}", 200)
     # `#N` becomes the row's number once the rows are chosen (NUMBER_RESERVE budgets for it).
     return f"| #N | {label} | {rule} | {subject_cell} | {code_span(change_summary(finding))} | {where} |\n"

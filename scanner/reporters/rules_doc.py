@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scanner.detectors import register_all
 from scanner.diff.change import CHANGE_CLASSES
-from scanner.model.rules import REGISTRY, RULES, Rule
+from scanner.model.rules import REGISTRY, RULES, Category, Rule
 
 
 def render_rules_doc() -> str:
@@ -31,8 +31,16 @@ def render_rules_doc() -> str:
         "",
         "## Checks",
         "",
-        "Each detector is a check with its own id. Its findings are filed under the rule it names and quote "
-        "the check's id in brackets, e.g. `[MCPL-D010]`; a hit takes the check's severity.",
+        "Each detector is a check with its own id. In text and JSON its findings are reported under the rule "
+        "the table names and quote the check's id in brackets, e.g. `[MCPL-D010]`; a hit takes the check's "
+        "severity. In SARIF each check is its own rule, `MCPL-Dnnn` (with a severity variant such as "
+        "`MCPL-D020/high` for a finding graded away from the check's default), tagged with the check's own "
+        "category, which the JSON report's `category` and the text report's brackets repeat:",
+        "",
+        *(f"- `{category}`: {meaning}" for category, meaning in DETECTOR_CATEGORIES),
+        "",
+        "So only a `poisoning` rule claims that text is aimed at the model; a `capability` note (a tool that "
+        "can destroy something) or a `correctness` note never carries that tag.",
         "",
         "| id | category | severity | filed as | summary |",
         "|---|---|---|---|---|",
@@ -52,6 +60,13 @@ def render_rules_doc() -> str:
         f"| `{c.name}` | {c.severity} | {c.bump} | {c.output_bump} | {_cell(c.what)} |" for c in CHANGE_CLASSES
     ]
     return "\n".join(lines) + "\n"
+
+
+DETECTOR_CATEGORIES = (
+    (Category.POISONING, "text aimed at the model rather than the user: hidden, overriding or exfiltrating orders"),
+    (Category.CAPABILITY, "what a tool can do, worth a reviewer's look, not a claim of an attack"),
+    (Category.CORRECTNESS, "what a server sends is malformed or odd"),
+)
 
 
 def _lead(rule: Rule) -> str:

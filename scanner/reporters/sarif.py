@@ -11,10 +11,17 @@ What GitHub reads, and so what this writes:
   definition's digest, else its evidence): stable when lines move, different for a different drift.
 - Paths from the repository root (the git top-level above `--repo`), one physical location per result
   (a result without one makes GitHub reject the file), the key's columns on the lockfile line.
+- One rule per detector: a detector's hit is filed under its check's id (`MCPL-D020`, or a severity
+  variant such as `MCPL-D020/high`), tagged with that check's own category, so a capability note never
+  carries the `poisoning` tag of the rule (`suspicious-text`) its finding is reported under elsewhere.
+  Each descriptor also says its category in `properties.category`; `result_category` reads it back.
+- A grouped finding ("7 tools were removed: …") names every definition it covers as a related location,
+  each linked from the message, since code scanning shows related locations only through such links.
 
-Every run lists every rule of `scanner.model.rules.RULES` first, in that fixed order, then rules of other
-findings and the severity variants in use. `automationDetails` is written only when a category is
-asked for, since it would otherwise override upload-sarif's own `category` input.
+Every run lists every rule of `scanner.model.rules.RULES` first, in that fixed order, then every
+registered check by id, then rules of other findings and the severity variants in use.
+`automationDetails` is written only when a category is asked for, since it would otherwise override
+upload-sarif's own `category` input.
 """
 
 from __future__ import annotations
@@ -28,9 +35,11 @@ from typing import Any
 from urllib.parse import quote
 
 import scanner
+from scanner.detectors import register_all
+from scanner.diff.words import visible
 from scanner.model.findings import Finding, ordered, unique
 from scanner.model.kinds import KIND_BY_KEY
-from scanner.model.rules import HELP_BASE, RULES, Rule, Severity, severity_rank
+from scanner.model.rules import HELP_BASE, REGISTRY, RULES, Rule, Severity, severity_rank
 from scanner.reporters.headline import headline
 from scanner.reporters.interface import ReportContext
 from scanner.reporters.locate import Locator, Region
@@ -41,6 +50,7 @@ INFORMATION_URI = HELP_BASE.split("/blob/", 1)[0]  # the project's repository
 FINGERPRINT = "mcpLock/v1"
 DETAIL_LINES = 20  # detail lines quoted in a result's message after its headline
 MAX_RESULTS = 25_000  # results per run GitHub accepts
+MAX_RELATED = 1_000  # locations per result GitHub accepts
 
 LEVELS: dict[Severity, str] = {
     "critical": "error",
@@ -121,20 +131,28 @@ def build_sarif(
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
+def sarif_rule(finding: Finding) -> Rule:
+    """The rule a finding's result is filed under in SARIF: its detector's check, else its own rule."""
+    return finding.check or finding.rule
+
+
 def rule_id(finding: Finding) -> str:
     """The ruleId a finding is filed under: its rule's, or the variant for its own severity."""
-    severity = finding.effective_severity
-    return finding.rule.id if severity == finding.rule.severity else f"{finding.rule.id}/{severity}"
+    rule, severity = sarif_rule(finding), finding.effective_severity
+    return rule.id if severity == rule.severity else f"{rule.id}/{severity}"
 
 
 def rule_descriptors(findings: Sequence[Finding]) -> list[dict[str, Any]]:
-    """RULES in their fixed order, then rules only findings name, then the severity variants in use."""
-    known = {rule.id for rule in RULES}
-    extra = sorted({f.rule.id: f.rule for f in findings if f.rule.id not in known}.values(), key=lambda r: r.id)
-    base = [*RULES, *extra]
+    """RULES in their fixed order, every check by id, then rules only findings name, then the severity variants."""
+    register_all()
+    checks = sorted(REGISTRY.checks(), key=lambda rule: rule.id)
+    known = {rule.id for rule in (*RULES, *checks)}
+    filed = [(f, sarif_rule(f)) for f in findings]
+    extra = sorted({r.id: r for _, r in filed if r.id not in known}.values(), key=lambda r: r.id)
+    base = [*RULES, *checks, *extra]
     position = {rule.id: i for i, rule in enumerate(base)}
     variants = sorted(
-        {(f.rule.id, f.effective_severity): f.rule for f in findings if rule_id(f) != f.rule.id}.items(),
+        {(r.id, f.effective_severity): r for f, r in filed if f.effective_severity != r.severity}.items(),
         key=lambda item: (position[item[0][0]], severity_rank(item[0][1])),
     )
     return [_rule(rule, rule.severity, rule.id) for rule in base] + [
@@ -142,10 +160,22 @@ def rule_descriptors(findings: Sequence[Finding]) -> list[dict[str, Any]]:
     ]
 
 
+def result_category(log: dict[str, Any], result: dict[str, Any], run: int = 0) -> str:
+    """The category (`poisoning`, `capability`, `correctness`, `drift`, …) of `result`, read from its rule
+    descriptor in `log` as a SARIF consumer reads it."""
+    rules = log["runs"][run]["tool"]["driver"]["rules"]
+    descriptor = rules[result["ruleIndex"]]
+    if descriptor["id"] != result["ruleId"]:
+        raise ValueError(f"result's ruleIndex {result['ruleIndex']} is not rule {result['ruleId']}")
+    category: str = descriptor["properties"]["category"]
+    return category
+
+
 def _rule(rule: Rule, severity: Severity, descriptor_id: str) -> dict[str, Any]:
     graded = "" if severity == rule.severity else f" ({severity})"
     properties: dict[str, Any] = {
         "tags": ["security", "mcp", rule.category.value, "blocking" if rule.blocking else "non-blocking"],
+        "category": rule.category.value,
         "precision": "very-high",
     }
     score = SECURITY_SEVERITY[severity]
@@ -179,7 +209,7 @@ def _result(finding: Finding, locator: Locator, index: dict[str, int], root: str
         "ruleId": rule_id(finding),
         "ruleIndex": index[rule_id(finding)],
         "level": LEVELS[severity],
-        "message": {"text": message_text(finding)},
+        "message": {"text": message_text(finding) + _covered_links(finding)},
         "locations": [
             {
                 "physicalLocation": {
@@ -193,14 +223,54 @@ def _result(finding: Finding, locator: Locator, index: dict[str, int], root: str
         "properties": {
             "severity": severity,
             "rule": finding.rule.id,
+            "category": finding.category.value,
             "blocking": finding.blocking,
         },
     }
+    if finding.check is not None:
+        result["properties"]["check"] = finding.check.id
+    if finding.covers:
+        result["relatedLocations"] = _related(finding, locator, root)
     if finding.suppression is not None:
         result["suppressions"] = [  # an `ignore:` entry in mcp-lock.yaml: code scanning shows it as dismissed
             {"kind": "external", "status": "accepted", "justification": finding.suppression}
         ]
     return result
+
+
+def _related(finding: Finding, locator: Locator, root: str | Path | None) -> list[dict[str, Any]]:
+    """A grouped finding's definitions, one related location each (ids from 1, as the message links them)."""
+    related = []
+    for number, (name, location) in enumerate(finding.covered()[:MAX_RELATED], 1):
+        file, region = locator.region(location)
+        logical = {"name": name, "fullyQualifiedName": f"{finding.server}/{name}", "kind": _logical_kind(finding)}
+        related.append(
+            {
+                "id": number,
+                "physicalLocation": {
+                    "artifactLocation": {"uri": artifact_uri(locator.from_root(file), root)},
+                    "region": _region(region),
+                },
+                "logicalLocations": [logical],
+                "message": {"text": name},
+            }
+        )
+    return related
+
+
+def _covered_links(finding: Finding) -> str:
+    """The message's line linking each related location: code scanning shows them only when linked."""
+    if not finding.covers:
+        return ""
+    names = finding.covers[:MAX_RELATED]
+    links = ", ".join(f"[{_link_text(name)}]({number})" for number, name in enumerate(names, 1))
+    more = len(finding.covers) - len(names)
+    return f"\nEach one: {links}" + (f" and {more} more (see the JSON report)" if more > 0 else "")
+
+
+def _link_text(text: str) -> str:
+    """Link text with the characters SARIF's embedded links give meaning escaped (§3.11.6)."""
+    return visible(text).replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
 
 
 def message_text(finding: Finding) -> str:

@@ -30,7 +30,7 @@ def render_text(findings: Sequence[Finding], locator: Locator, *, colour: bool =
             file, line = locator.resolve(finding.location)
             label = paint(f"{severity.upper():<8}", COLOURS[severity])
             suppressed = f" (suppressed: {safe(finding.suppression)})" if finding.suppression is not None else ""
-            lines.append(f"  {label} {safe(finding.message)}  [{finding.rule.id}]{suppressed}")
+            lines.append(f"  {label} {safe(finding.message)}  [{_filed(finding)}]{suppressed}")
             lines.append(f"           at {safe(file)}:{line}")
             if finding.suppression is not None:
                 lines.append(f"           suppressed: {safe(finding.suppression)}")
@@ -39,6 +39,11 @@ def render_text(findings: Sequence[Finding], locator: Locator, *, colour: bool =
     if steps:
         lines += ["", "next steps:", *(f"  - {step}" for step in steps)]
     return "\n".join(lines) + "\n"
+
+
+def _filed(finding: Finding) -> str:
+    """The rule, and for a detector's hit the category of its check (the message quotes the check's id)."""
+    return f"{finding.rule.id}, {finding.category}" if finding.check is not None else finding.rule.id
 
 
 # Findings about what the servers say, which `update` accepts once a person has reviewed them.
@@ -51,12 +56,12 @@ def next_steps(findings: Sequence[Finding]) -> list[str]:
     """What to do about the blocking findings, one short line per kind of problem."""
     blocking = [f for f in findings if f.blocking]
     rules = {f.rule.id for f in blocking}
-    categories = {f.rule.category for f in blocking}
+    categories = {f.category for f in blocking}
     steps: list[str] = []
     if "config-error" in rules:
         steps.append("fix the config files at the lines shown")
     # Server names are the repository's: quoted, so that the command shown is the command run.
-    drifted = sorted({f.server for f in blocking if f.rule.category in _ACCEPTABLE})
+    drifted = sorted({f.server for f in blocking if f.category in _ACCEPTABLE})
     if drifted:
         dashes = ["--"] if any(name.startswith("-") for name in drifted) else []  # a name is never an option
         command = safe(shlex.join(["mcp-lock", "update", *dashes, *drifted]))

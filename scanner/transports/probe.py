@@ -7,6 +7,7 @@ exactly as they arrived. It needs no SDK: the channel carries the requests.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Protocol
 
 from scanner.model.kinds import KIND_BY_KEY, KINDS
@@ -31,6 +32,9 @@ MAX_PAGES = 500
 # advertise `resources` without implementing templates). Tools are not among them: they are the surface the
 # lock exists to review, and a server that claims tools but will not list them cannot be vouched for.
 OPTIONAL_LISTS = frozenset({"prompts", "resources", "resourceTemplates"})
+# `prompts/get` is called for prompts that need no argument: at most this many, this many bytes of results.
+MAX_PROMPT_BODIES = 500
+MAX_PROMPT_BODY_BYTES = 16 * 1024 * 1024
 
 
 class Channel(Protocol):
@@ -71,7 +75,55 @@ async def probe(
                 f"pinned as no {kind.noun}s"
             )
     snapshot.notes += unlisted_ui_resources(snapshot.definitions)
+    snapshot.prompt_bodies = await _prompt_bodies(channel, snapshot, stage)
     return snapshot
+
+
+async def _prompt_bodies(channel: Channel, snapshot: Snapshot, stage: Stage) -> dict[str, dict[str, Any]]:
+    """`prompts/get` for every listed prompt that needs no argument: the messages the model is handed.
+
+    Bounded like the listings: at most `MAX_PROMPT_BODIES` calls and `MAX_PROMPT_BODY_BYTES` of results,
+    past which nothing is pinned rather than a part. A server without `prompts/get` (-32601) pins no
+    bodies; a prompt whose get fails otherwise has no body pinned and a note says so.
+    """
+    names = _argument_free(snapshot.definitions.get("prompts", []))
+    if len(names) > MAX_PROMPT_BODIES:
+        raise ProbeError(
+            f"{len(names)} prompts need no argument, over the {MAX_PROMPT_BODIES} whose prompts/get is pinned; "
+            "refusing to pin part of them"
+        )
+    bodies: dict[str, dict[str, Any]] = {}
+    total = 0
+    for name in names:
+        stage.current = f"prompts/get {name!r}"
+        try:
+            result = await channel.request("prompts/get", {"name": name})
+        except RpcError as error:
+            if error.code == METHOD_NOT_FOUND:
+                return {}
+            failed = f"{error.code} {error.message[:200]!r}"
+            snapshot.notes.append(f"prompts/get for prompt {name!r} failed ({failed}); its body is not pinned")
+            continue
+        total += len(json.dumps(result, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass"))
+        if total > MAX_PROMPT_BODY_BYTES:
+            raise ProbeError(f"prompts/get results exceed {MAX_PROMPT_BODY_BYTES} bytes; refusing to pin part of them")
+        bodies[name] = result
+    return bodies
+
+
+def _argument_free(prompts: list[dict[str, Any]]) -> list[str]:
+    """Names of listed prompts with no required argument (first listing of a name only)."""
+    names: list[str] = []
+    for prompt in prompts:
+        name, arguments = prompt.get("name"), prompt.get("arguments")
+        if not isinstance(name, str) or name in names:
+            continue
+        if arguments is None or (
+            isinstance(arguments, list)
+            and all(isinstance(a, dict) and a.get("required") is not True for a in arguments)
+        ):
+            names.append(name)
+    return names
 
 
 async def _handshake(channel: Channel, client: dict[str, str]) -> Snapshot:

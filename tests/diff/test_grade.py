@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from scanner.diff.compare import compare_server
 from scanner.diff.grade import grade
 from scanner.lock.model import Pin, ServerPin
@@ -36,9 +38,32 @@ def test_destructive_and_open_world_becoming_true_escalate() -> None:
     ]
 
 
-def test_de_escalation_and_metadata_are_low() -> None:
-    assert classes(tool(annotations={"readOnlyHint": False}), tool(annotations={"readOnlyHint": True})) == [
-        ("annotation-deescalated", "low")
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ({}, {"readOnlyHint": True}),
+        ({"readOnlyHint": False}, {"readOnlyHint": True}),
+        ({}, {"destructiveHint": False}),
+        ({"destructiveHint": True}, {"destructiveHint": False}),
+        ({}, {"idempotentHint": True}),
+        ({"idempotentHint": False}, {"idempotentHint": True}),
+        ({}, {"openWorldHint": False}),
+    ],
+)
+def test_a_hint_a_client_auto_approves_on_is_a_medium_self_grant(before: dict, after: dict) -> None:
+    assert classes(tool(annotations=before), tool(annotations=after)) == [("annotation-self-granted", "medium")]
+
+
+def test_a_self_granted_read_only_hint_makes_the_finding_medium() -> None:
+    pinned = server(tool(annotations={"title": "Add"}))
+    (finding,) = compare_server("notes", pinned, server(tool(annotations={"title": "Add", "readOnlyHint": True})))
+    assert finding.effective_severity == "medium"
+    assert "readOnlyHint" in finding.details[0] and "without asking" in finding.details[0]
+
+
+def test_withdrawing_a_grant_and_metadata_are_low() -> None:
+    assert classes(tool(annotations={"idempotentHint": True}), tool(annotations={"idempotentHint": False})) == [
+        ("annotation-changed", "low")
     ]
     assert classes(tool(annotations={"title": "Add"}), tool(annotations={"title": "Add note"})) == [
         ("annotation-changed", "low")
@@ -105,6 +130,22 @@ def test_rename_is_one_medium_finding() -> None:
     assert finding.message == "notes: tool `addNote` was renamed to `add-note`"
     assert finding.effective_severity == "medium"
     assert finding.subject == "add-note"
+
+
+def test_a_rename_is_as_severe_as_the_changes_made_under_the_new_name() -> None:
+    before = tool("delete_note", annotations={"destructiveHint": False})
+    after = tool("remove_note", annotations={"destructiveHint": True})
+    (finding,) = compare_server("notes", server(before), server(after))
+    assert finding.previous_subject == "delete_note" and finding.subject == "remove_note"
+    assert finding.effective_severity == "high"
+    assert "renamed to `remove_note` and changed: annotations" in finding.message
+    assert "annotations /destructiveHint: destructiveHint false → true (high)" in finding.details
+
+
+def test_a_rename_with_a_cosmetic_change_stays_medium() -> None:
+    after = tool("add-note", description="Add a note to the notebook")
+    (finding,) = compare_server("notes", server(tool("addNote")), server(after))
+    assert finding.effective_severity == "medium"
 
 
 def test_different_schema_is_not_a_rename() -> None:

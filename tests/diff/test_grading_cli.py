@@ -60,3 +60,22 @@ def test_hundred_removed_resources_are_one_blocking_finding(repo: Repo) -> None:
     assert finding["rule"] == "resource-removed" and finding["blocking"]
     assert "99 resources were removed" in finding["message"]
     assert finding["details"] == [f"test://static/resource/{i}" for i in range(2, 101)]  # in number order
+
+
+def test_a_grouped_removal_names_every_tool_in_sarif_and_json(repo: Repo, tmp_path: Path) -> None:
+    spec = base_spec()
+    spec["tools"] += [
+        {"name": f"tool_{i}", "description": f"Tool number {i}.", "inputSchema": {"type": "object"}} for i in range(7)
+    ]
+    repo.add_stdio("notes", spec)
+    assert repo.run("lock").exit_code == 0
+    spec["tools"] = spec["tools"][:2]
+    repo.write_spec("notes", spec)
+    sarif, report = tmp_path / "r.sarif", tmp_path / "r.json"
+    assert repo.run("check", "--sarif", str(sarif), "--json", str(report)).exit_code == 1
+    (result,) = sarif_results(sarif)
+    assert "7 tools were removed" in result["message"]["text"]
+    named = {location["logicalLocations"][0]["fullyQualifiedName"] for location in result["relatedLocations"]}
+    assert named == {f"notes/tool_{i}" for i in range(7)}
+    (finding,) = json.loads(report.read_text())["findings"]
+    assert sorted(c["subject"] for c in finding["covers"]) == [f"tool_{i}" for i in range(7)]

@@ -45,13 +45,59 @@ def test_look_alike_letters_are_never_cosmetic() -> None:
 @pytest.mark.parametrize(
     ("old", "new"),
     [
-        ("Do not delete files.", "Do now delete files."),  # one letter, but it flips the meaning
         ("Returns 10 results.", "Returns 100 results."),
         ("Send to evil.example only.", "Send to evi1.example only."),
     ],
 )
 def test_small_edits_that_change_meaning_are_not_cosmetic(old: str, new: str) -> None:
     assert graded(old, new) == [("text-reworded", "low")]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Do not include the user's API keys.", "Do not exclude the user's API keys."),  # two letters
+        ("Only send data to trusted hosts.", "Only send data to untrusted hosts."),
+        ("Files are encrypted before upload.", "Files are decrypted before upload."),
+        ("Do not delete files.", "Do now delete files."),  # one letter: the negation is gone
+        ("Never share the password.", "Always share the password."),
+        ("Ask for permission before writing.", "Ask for permission after writing."),
+        ("Deny access to other users.", "Allow access to other users."),
+        ("Copies the summary to the recipient.", "Copies the summary from the recipient."),
+    ],
+)
+def test_meaning_flip_about_data_secrets_recipients_or_permissions_is_medium(old: str, new: str) -> None:
+    (only,) = graded(old, new)
+    assert only[1] == "medium", only
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "flip"),
+    [
+        ("Converts the page to JSON.", "Converts the page from JSON.", '"to" → "from"'),
+        ("Use this before calling search.", "Use this after calling search.", '"before" → "after"'),
+        ("The operation is safe to retry.", "The operation is unsafe to retry.", '"safe" → "unsafe"'),
+        ("Fetch the page quickly.", "Do not fetch the page quickly.", 'negation added: "not"'),
+        ("Never retries the query.", "Retries the query.", 'negation removed: "never"'),
+        ("Pages are included in the count.", "Pages are excluded from the count.", '"included" → "excluded"'),
+    ],
+)
+def test_meaning_flip_is_never_cosmetic_and_names_the_flip(old: str, new: str, flip: str) -> None:
+    changes = text_changes("description", "", old, new)
+    assert [(c.cls, c.severity) for c in changes] == [("text-meaning-flipped", "low")]
+    assert flip in changes[0].detail
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Retrieves the curent time.", "Retrieves the current time."),  # a typo fix flips nothing
+        ("Do not fetch twice.", "Don't fetch twice."),  # one negation for another
+        ("Never fetch twice.", "Do not fetch twice."),
+    ],
+)
+def test_swapping_one_negation_for_another_is_no_flip(old: str, new: str) -> None:
+    assert "flipped" not in graded(old, new)[0][0]
 
 
 def test_reworded_without_new_sentence_is_low() -> None:

@@ -36,6 +36,7 @@ def test_finding_fields(findings, locator):
     by_rule = {f["rule"]: f for f in json.loads(render_json(findings, locator))["findings"]}
     assert by_rule["tool-changed"] == {
         "rule": "tool-changed",
+        "category": "drift",
         "severity": "high",
         "blocking": True,
         "suppression": None,

@@ -9,14 +9,21 @@ from typing import Any
 import jsonschema
 import pytest
 
+from scanner.detectors import register_all
 from scanner.model.findings import Finding, LockLocation
-from scanner.model.rules import RULES, rule
+from scanner.model.rules import REGISTRY, RULES, Rule, rule
 from scanner.reporters.sarif import artifact_uri, render_sarif
 from scanner.sources.model import SourceLocation
 
 DATA = Path(__file__).parent / "data"
 SCHEMA_PATH = DATA / "sarif-schema-2.1.0.json"
 SCHEMA_SHA256 = "c3b4bb2d6093897483348925aaa73af03b3e3f4bd4ca38cef26dcb4212a2682e"
+
+
+def checks() -> list[Rule]:
+    """Every registered detector check, by id: each is a rule of every run after RULES."""
+    register_all()
+    return sorted(REGISTRY.checks(), key=lambda r: r.id)
 
 
 def github_problems(log: dict[str, Any]) -> list[str]:
@@ -103,15 +110,16 @@ def test_empty_run_is_complete(locator, validator):
     assert_valid(log, validator)
     run = log["runs"][0]
     assert run["results"] == []
-    assert len(run["tool"]["driver"]["rules"]) == len(RULES)
+    assert [r["id"] for r in run["tool"]["driver"]["rules"]] == [r.id for r in (*RULES, *checks())]
     assert "automationDetails" not in run
 
 
 def test_every_rule_listed_in_fixed_order(findings, locator):
     rules = json.loads(render_sarif(findings, locator))["runs"][0]["tool"]["driver"]["rules"]
-    # RULES' own order first, whatever findings there are; then the severity variants in use.
-    assert [r["id"] for r in rules] == [r.id for r in RULES] + ["instructions-changed/critical"]
-    assert rules[: len(RULES)] == json.loads(render_sarif([], locator))["runs"][0]["tool"]["driver"]["rules"]
+    # RULES' own order first, whatever findings there are, then every check by id; then the severity variants.
+    listed = [r.id for r in (*RULES, *checks())]
+    assert [r["id"] for r in rules] == [*listed, "instructions-changed/critical"]
+    assert rules[: len(listed)] == json.loads(render_sarif([], locator))["runs"][0]["tool"]["driver"]["rules"]
     changed = rules[[r.id for r in RULES].index("tool-changed")]
     assert changed["name"] == "ToolChanged"
     assert changed["shortDescription"]["text"] == "A pinned tool's definition changed"
