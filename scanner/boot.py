@@ -6,9 +6,8 @@ import logging
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
 
 import anyio
 from anyio.abc import TaskGroup
@@ -29,12 +28,12 @@ from scanner.transports.channel import (
 from scanner.transports.clients import DEFAULT_CLIENT, client_info
 from scanner.transports.isolation import ALLOW, DENY
 from scanner.transports.probe import probe
-from scanner.transports.sandbox import ON
+from scanner.transports.sandbox import DEFAULT_TMPFS_MIB, ON
 from scanner.transports.stage import Stage
+from scanner.transports.stdio import StderrTail
 
 DEFAULT_TIMEOUT = 90.0  # npx/uvx cold starts measured at 6-59 s
 DEFAULT_CONCURRENCY = 8
-STDERR_TAIL_BYTES = 4096
 PROGRESS_INTERVAL = 5.0
 
 
@@ -45,6 +44,8 @@ class BootResult:
     error: str | None
     stderr_tail: str
     seconds: float
+    # What the sandbox refused or bounded for this server: (rule id, message), each a finding.
+    sandbox_notes: list[tuple[str, str]] = field(default_factory=list)
 
 
 Progress = Callable[[str], None]
@@ -96,6 +97,7 @@ async def _boot_all(
                 sandbox=server_policy.sandbox,
                 client=client_info(server.primary.client, server_policy.client),
                 modules=modules,
+                tmpfs_mib=server_policy.tmpfs_mib or DEFAULT_TMPFS_MIB,
             )
         results[server.key] = result
         if progress:
@@ -179,6 +181,7 @@ async def boot_one(
     sandbox: str = ON,
     client: dict[str, str] | None = None,
     modules: TransportModules | None = None,
+    tmpfs_mib: int = DEFAULT_TMPFS_MIB,
 ) -> BootResult:
     """Boot one server and probe it; never raises for anything the server does.
 
@@ -191,16 +194,16 @@ async def boot_one(
     if network == DENY and not all(kind.local for kind in kinds):
         return BootResult(key, None, _REMOTE_DENY.format(transport=launch.transport), "", 0.0)
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="mcp-lock-") as scratch, open(
-        Path(scratch) / "stderr.log", "w+", encoding="utf-8", errors="replace"
-    ) as errlog:
+    errlog = StderrTail()
+    with tempfile.TemporaryDirectory(prefix="mcp-lock-") as scratch:
         shown = client or client_info(DEFAULT_CLIENT)
         attempt = _Attempt(
-            launch, repo, scratch, errlog, tuple(passthrough), network, sandbox, shown, modules or TransportModules()
+            launch, repo, scratch, errlog, tuple(passthrough), network, sandbox, shown, modules or TransportModules(),
+            tmpfs_mib,
         )
         snapshot, error = await attempt.run(kinds, timeout)
-        tail = _tail(Path(scratch) / "stderr.log")
-    return BootResult(key, snapshot, error, tail, time.monotonic() - started)
+    notes = list(dict.fromkeys(attempt.sandbox_notes))
+    return BootResult(key, snapshot, error, errlog.text(), time.monotonic() - started, notes)
 
 
 def transports_of(launch: ResolvedLaunch) -> list[str]:
@@ -219,12 +222,14 @@ class _Attempt:
     launch: ResolvedLaunch
     repo: Path
     scratch: str
-    errlog: IO[str]
+    errlog: StderrTail
     passthrough: tuple[str, ...]
     network: str
     sandbox: str
     client: dict[str, str]
     modules: TransportModules
+    tmpfs_mib: int = DEFAULT_TMPFS_MIB
+    sandbox_notes: list[tuple[str, str]] = field(default_factory=list)
 
     async def run(self, kinds: Sequence[TransportKind], timeout: float) -> tuple[Snapshot | None, str | None]:
         deadline = time.monotonic() + timeout
@@ -257,6 +262,8 @@ class _Attempt:
             network=self.network,
             sandbox=self.sandbox,
             client=self.client,
+            tmpfs_mib=self.tmpfs_mib,
+            sandbox_notes=self.sandbox_notes,
         )
         try:
             with anyio.fail_after(remaining):
@@ -270,13 +277,6 @@ class _Attempt:
         if garbage:
             snapshot.notes.append(f"ignored {len(garbage)} line(s) on stdout that are not JSON-RPC")
         return snapshot, ""
-
-
-def _tail(path: Path) -> str:
-    with path.open("rb") as log:
-        log.seek(0, 2)
-        log.seek(max(0, log.tell() - STDERR_TAIL_BYTES))
-        return log.read().decode("utf-8", "replace").strip()
 
 
 def _quiet_sdk_logging() -> None:
