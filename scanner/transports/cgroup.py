@@ -32,8 +32,9 @@ class ProcessLimit:
         self.path, self.limit, self.unavailable = path, limit, unavailable
 
     @classmethod
-    def create(cls, limit: int = PIDS_MAX) -> ProcessLimit:
-        """A fresh cgroup holding at most `limit` tasks; never raises (see `unavailable`)."""
+    def create(cls, limit: int | None = None) -> ProcessLimit:
+        """A fresh cgroup holding at most `limit` (default PIDS_MAX) tasks; never raises (see `unavailable`)."""
+        limit = PIDS_MAX if limit is None else limit
         parents = _parents()
         if not parents:
             return cls(None, limit, "no cgroup pids controller is mounted")

@@ -22,10 +22,10 @@ from scanner.transports.channel import BootFailure, ChannelRequest
 from scanner.transports.environment import server_environment
 from scanner.transports.isolation import DENY, OFFLINE_ENV, IsolationUnavailable
 from scanner.transports.reaper import MARKER, kill_marked, new_marker
-from scanner.transports.sandbox import OFF, launch_command
+from scanner.transports.sandbox import BIND_REFUSED, OFF, launch_command
 from scanner.transports.stdio import running
 
-BIND_REFUSED = "sandbox-bind-refused"
+REFUSED = "sandbox-bind-refused"
 LIMIT_HIT = "sandbox-limit-hit"
 PIDS_HIT = (
     "the server tried to run more than {limit} processes or threads at once, and the sandbox's process limit "
@@ -88,7 +88,8 @@ def _command_line(
     except IsolationUnavailable as error:
         raise BootFailure(str(error)) from None
     finally:
-        request.sandbox_notes.extend((BIND_REFUSED, sentence) for sentence in refused)
+        if refused:
+            request.sandbox_notes.append((REFUSED, BIND_REFUSED.format(what=", ".join(refused))))
 
 
 def _not_found(command: str | None) -> BootFailure:

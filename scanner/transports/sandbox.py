@@ -81,7 +81,7 @@ OTHER_SYSTEM = (
 )
 
 BIND_REFUSED = (
-    "the sandbox does not bind back {what}: it lies under /tmp or /run, which the sandbox keeps private, "
+    "the sandbox does not bind back {what}: each lies under /tmp or /run, which the sandbox keeps private, "
     "outside the repository and the caller's own PATH (or is not a folder or regular file)"
 )
 WORKDIR_REFUSED = (
@@ -146,7 +146,7 @@ def sandboxed(
     `readable` names host paths the server must see even when they lie under /tmp or /run (the
     repository); `caller` is mcp-lock's environment, whose PATH is bound back and where launcher caches
     are looked up (default: os.environ). Paths a declaration asked for and does not get are appended to
-    `refused`, one sentence each; raises BindRefused when the refused path is the working directory.
+    `refused` (see BIND_REFUSED); raises BindRefused when the refused path is the working directory.
     """
     bwrap = require_bwrap()
     cwd = os.path.abspath(cwd)  # bwrap resolves a relative --chdir inside the sandbox, not here
@@ -161,7 +161,7 @@ def sandboxed(
     server_env.update({"HOME": HOME, "TMPDIR": PRIVATE_TMP, "TMP": PRIVATE_TMP, "TEMP": PRIVATE_TMP})
     layer = None
     if real_launcher(argv[0], env.get("PATH", os.defpath), cwd, caller):
-        layer = private_cache(argv[0], caller)
+        layer = private_cache(argv[0], caller, offline=network == DENY)
     command = list(argv)
     mounts = [*_sized(bwrap, tmpfs_mib), "--dir", HOME]
     for path in _hidden(bound):
@@ -250,8 +250,8 @@ def _callers_installations(caller: Mapping[str, str]) -> list[str]:
 
 
 def _binds(command: str, declared_path: str, cwd: str, trusted: list[str]) -> tuple[list[str], list[str]]:
-    """What to bind back (the trusted folders and regular files), and a sentence for each path the
-    declaration names under /tmp or /run that is refused (the command too, when it lies in none of them)."""
+    """What to bind back (the trusted folders and regular files), and what the declaration names under /tmp
+    or /run that is refused (the command too, when it lies in none of them), e.g. "env.PATH entry /tmp/x"."""
     bound = [p for p in trusted if _bindable(p)]
     asked = [(f"env.PATH entry {p}", p) for p in declared_path.split(os.pathsep) if os.path.isabs(p)]
     if os.sep in command:
@@ -260,7 +260,7 @@ def _binds(command: str, declared_path: str, cwd: str, trusted: list[str]) -> tu
     for what, path in asked:
         hidden = any(_within(form, root) for root in HIDDEN for form in _forms(path))
         if hidden and os.path.lexists(path) and not (_covered(path, trusted) and _bindable(path)):
-            refused.append(BIND_REFUSED.format(what=what))
+            refused.append(what)
     return bound, refused
 
 
@@ -284,8 +284,9 @@ def _forms(path: str) -> set[str]:
 
 
 def _root_of(folder: str) -> str:
-    """A `bin` folder's installation (the venv that holds it); any other folder itself."""
-    return os.path.dirname(folder) if os.path.basename(folder.rstrip("/")) == "bin" else folder
+    """A `bin` folder's installation (the venv that holds it); /bin and any other folder itself."""
+    root = os.path.dirname(folder.rstrip("/"))
+    return root if os.path.basename(folder.rstrip("/")) == "bin" and root != "/" else folder
 
 
 def _hidden(paths: Iterable[str]) -> list[str]:

@@ -110,7 +110,9 @@ def test_command_line_and_environment(fp: Any, monkeypatch: pytest.MonkeyPatch, 
     private = "/tmp/.cache/npm"
     entry = cache / "_npx" / "0123abcd"
     assert ("--ro-bind", str(entry / "node_modules"), f"{private}/_npx/0123abcd/node_modules") in pairs
-    assert ("--ro-bind", str(entry / "package.json"), f"{private}/_npx/0123abcd/package.json") in pairs
+    assert ("--ro-bind", str(entry / "package.json"), "/tmp/.cache/seed/0") in pairs  # copied in: npm rewrites it
+    copied = argv[argv.index("-c") + 3 : argv.index("-c") + 5]
+    assert copied == ["/tmp/.cache/seed/0", f"{private}/_npx/0123abcd/package.json"]
     assert "--bind" not in argv and "--bind-try" not in argv  # nothing of the caller's is writable
     assert argv.index("--tmpfs") < argv.index("--ro-bind-try")
     assert server_env["HOME"] == "/tmp/home" and server_env["TMPDIR"] == "/tmp"
