@@ -161,7 +161,7 @@ def sandboxed(
     server_env.update({"HOME": HOME, "TMPDIR": PRIVATE_TMP, "TMP": PRIVATE_TMP, "TEMP": PRIVATE_TMP})
     layer = None
     if real_launcher(argv[0], env.get("PATH", os.defpath), cwd, caller):
-        layer = private_cache(argv[0], caller, offline=network == DENY)
+        layer = private_cache(argv, caller, offline=network == DENY, env=env)
     command = list(argv)
     mounts = [*_sized(bwrap, tmpfs_mib), "--dir", HOME]
     for path in _hidden(bound):

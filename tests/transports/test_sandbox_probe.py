@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ def fresh(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "platform", "linux")
     caches._npm_cache.cache_clear()
     caches._uv_cache.cache_clear()
+    caches._npm_registry.cache_clear()
 
 
 def bwrap_on_path(monkeypatch: pytest.MonkeyPatch, found: str | None = BWRAP) -> None:
@@ -93,9 +95,12 @@ def test_command_line_and_environment(fp: Any, monkeypatch: pytest.MonkeyPatch, 
     bwrap_on_path(monkeypatch)
     fp.register([BWRAP, fp.any()], returncode=0)
     fp.register([BWRAP, "--help"], stdout="    --size BYTES  Set size of next tmpfs\n")
+    fp.register(["npm", "config", "get", "registry"], stdout="http://127.0.0.1:9/\n")
     repo, cache = tmp_path / "repo", tmp_path / "npm-cache"
-    (cache / "_npx" / "0123abcd" / "node_modules").mkdir(parents=True)
-    (cache / "_npx" / "0123abcd" / "package.json").write_text("{}")
+    hashed = hashlib.sha512(b"pkg").hexdigest()[:16]  # the folder npm itself installs `npx pkg` into
+    (cache / "_npx" / hashed / "node_modules").mkdir(parents=True)
+    (cache / "_npx" / hashed / "package.json").write_text("{}")
+    (cache / "_npx" / "0123456789abcdef" / "node_modules").mkdir(parents=True)  # another package's
     repo.mkdir()
     env = {"PATH": "/usr/bin:/bin", "HOME": "/root", "MCP_LOCK_DEBUG": "1", "INVOCATION_ID": "x", "KEEP": "yes"}
     caller = {"npm_config_cache": str(cache), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
@@ -108,11 +113,10 @@ def test_command_line_and_environment(fp: Any, monkeypatch: pytest.MonkeyPatch, 
     assert ("--ro-bind-try", str(repo), str(repo)) in pairs  # under /tmp: bound back, read-only
     assert ("--size", str(8 * 1024 * 1024), "--tmpfs") in pairs
     private = "/tmp/.cache/npm"
-    entry = cache / "_npx" / "0123abcd"
-    assert ("--ro-bind", str(entry / "node_modules"), f"{private}/_npx/0123abcd/node_modules") in pairs
-    assert ("--ro-bind", str(entry / "package.json"), "/tmp/.cache/seed/0") in pairs  # copied in: npm rewrites it
-    copied = argv[argv.index("-c") + 3 : argv.index("-c") + 5]
-    assert copied == ["/tmp/.cache/seed/0", f"{private}/_npx/0123abcd/package.json"]
+    entry = cache / "_npx" / hashed
+    assert ("--ro-bind", str(entry / "node_modules"), f"{private}/_npx/{hashed}/node_modules") in pairs
+    assert "0123456789abcdef" not in " ".join(argv)
+    assert ("--ro-bind", str(entry / "package.json"), f"{private}/_npx/{hashed}/package.json") in pairs
     assert "--bind" not in argv and "--bind-try" not in argv  # nothing of the caller's is writable
     assert argv.index("--tmpfs") < argv.index("--ro-bind-try")
     assert server_env["HOME"] == "/tmp/home" and server_env["TMPDIR"] == "/tmp"
