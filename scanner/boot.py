@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup
@@ -25,7 +26,7 @@ from scanner.transports.channel import (
     load_opener,
     transport_kind,
 )
-from scanner.transports.clients import DEFAULT_CLIENT, client_info
+from scanner.transports.clients import DEFAULT_CLIENT, client_hello, client_info
 from scanner.transports.isolation import ALLOW, DENY
 from scanner.transports.probe import probe
 from scanner.transports.sandbox import DEFAULT_TMPFS_MIB, ON
@@ -98,6 +99,7 @@ async def _boot_all(
                 client=client_info(server.primary.client, server_policy.client),
                 modules=modules,
                 tmpfs_mib=server_policy.tmpfs_mib or DEFAULT_TMPFS_MIB,
+                declared_by=server.primary.client,
             )
         results[server.key] = result
         if progress:
@@ -182,10 +184,12 @@ async def boot_one(
     client: dict[str, str] | None = None,
     modules: TransportModules | None = None,
     tmpfs_mib: int = DEFAULT_TMPFS_MIB,
+    declared_by: str | None = None,
 ) -> BootResult:
     """Boot one server and probe it; never raises for anything the server does.
 
-    A stdio server runs in the bubblewrap sandbox unless `sandbox` is "off"; `client` is the clientInfo shown.
+    A stdio server runs in the bubblewrap sandbox unless `sandbox` is "off"; `client` is the clientInfo shown,
+    with the protocol version and capabilities of the client that declared the server (`declared_by`).
     """
     try:
         kinds = [transport_kind(name) for name in transports_of(launch)]
@@ -200,6 +204,7 @@ async def boot_one(
         attempt = _Attempt(
             launch, repo, scratch, errlog, tuple(passthrough), network, sandbox, shown, modules or TransportModules(),
             tmpfs_mib,
+            client_hello(declared_by),
         )
         snapshot, error = await attempt.run(kinds, timeout)
     notes = list(dict.fromkeys(attempt.sandbox_notes))
@@ -229,6 +234,7 @@ class _Attempt:
     client: dict[str, str]
     modules: TransportModules
     tmpfs_mib: int = DEFAULT_TMPFS_MIB
+    hello: tuple[str, dict[str, Any]] = field(default_factory=lambda: client_hello(None))
     sandbox_notes: list[tuple[str, str]] = field(default_factory=list)
 
     async def run(self, kinds: Sequence[TransportKind], timeout: float) -> tuple[Snapshot | None, str | None]:
@@ -263,13 +269,14 @@ class _Attempt:
             sandbox=self.sandbox,
             client=self.client,
             tmpfs_mib=self.tmpfs_mib,
+            capabilities=dict(self.hello[1]),
             sandbox_notes=self.sandbox_notes,
         )
         try:
             with anyio.fail_after(remaining):
                 open_channel = await self.modules.opener(kind)
                 async with open_channel(request) as channel:
-                    snapshot = await probe(channel, stage, self.client)
+                    snapshot = await probe(channel, stage, self.client, self.hello)
         except TimeoutError:
             return None, f"timed out after {timeout:g}s waiting for {stage}"
         except Exception as error:

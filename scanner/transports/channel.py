@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 from scanner.model.transports import TRANSPORT_BY_NAME, Transport, TransportKind
 from scanner.sources.model import ResolvedLaunch
@@ -42,6 +42,7 @@ class ChannelRequest:
     network: str = ALLOW  # DENY: a local server runs without network
     sandbox: str = ON  # OFF: a local server runs outside the bubblewrap sandbox
     client: dict[str, str] = field(default_factory=lambda: client_info(DEFAULT_CLIENT))  # the clientInfo shown
+    capabilities: dict[str, Any] = field(default_factory=dict)  # the client capabilities shown in initialize
     tmpfs_mib: int = DEFAULT_TMPFS_MIB  # the size of a sandboxed server's private /tmp and /run
     sandbox_notes: list[tuple[str, str]] = field(default_factory=list)  # (rule id, message) the transport adds
 

@@ -48,7 +48,9 @@ async def open_channel(request: ChannelRequest) -> AsyncIterator[rpc.StdioChanne
     try:
         async with AsyncExitStack() as stack:
             process = await _start(stack, limit.wrap(argv), env, cwd, request)
-            yield await stack.enter_async_context(rpc.open_channel(process, request.on_garbage, request.client))
+            roots = [{"uri": request.repo.resolve().as_uri(), "name": request.repo.resolve().name}]
+            channel = rpc.open_channel(process, request.on_garbage, request.client, request.capabilities, roots)
+            yield await stack.enter_async_context(channel)
             # Nothing more is asked of a server once it has listed: end it (and its children) now
             # rather than after the channel's teardown.
             kill_marked(marker)

@@ -46,10 +46,16 @@ class Channel(Protocol):
     def adopt_modern(self, version: str, result: dict[str, Any]) -> None: ...
 
 
-async def probe(channel: Channel, stage: Stage, client: dict[str, str] = CLIENT_INFO) -> Snapshot:
-    """Handshake with the server behind `channel`, as `client` (its clientInfo), and list everything it offers."""
+async def probe(
+    channel: Channel,
+    stage: Stage,
+    client: dict[str, str] = CLIENT_INFO,
+    hello: tuple[str, dict[str, Any]] = (HANDSHAKE_VERSION, {}),
+) -> Snapshot:
+    """Handshake with the server behind `channel`, as `client` (its clientInfo) with `hello` (the protocol
+    version and capabilities that client sends), and list everything it offers."""
     stage.current = "the initialize handshake"
-    snapshot = await _handshake(channel, client)
+    snapshot = await _handshake(channel, client, hello)
     for kind in KINDS:
         if kind.capability not in snapshot.capabilities:
             continue
@@ -67,8 +73,9 @@ async def probe(channel: Channel, stage: Stage, client: dict[str, str] = CLIENT_
     return snapshot
 
 
-async def _handshake(channel: Channel, client: dict[str, str]) -> Snapshot:
-    params = {"protocolVersion": HANDSHAKE_VERSION, "capabilities": {}, "clientInfo": dict(client)}
+async def _handshake(channel: Channel, client: dict[str, str], hello: tuple[str, dict[str, Any]]) -> Snapshot:
+    version, capabilities = hello
+    params = {"protocolVersion": version, "capabilities": dict(capabilities), "clientInfo": dict(client)}
     try:
         raw = await channel.request("initialize", params, negotiation=True)
     except RpcError as error:
