@@ -13,7 +13,9 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import threading
+import zipfile
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -26,7 +28,9 @@ from scanner.transports import caches
 from transports.test_sandbox import described
 
 PACKAGE = FIXTURES / "servers" / "npm_cache_probe"
-pytestmark = pytest.mark.skipif(shutil.which("npx") is None, reason="needs npm's npx")
+UV_SERVER = FIXTURES / "servers" / "uv_cache_probe" / "server.py"
+needs_npx = pytest.mark.skipif(shutil.which("npx") is None, reason="needs npm's npx")
+UVX = shutil.which("uvx") or shutil.which("uvx", path=str(Path(sys.executable).parent))
 
 
 def tree_digest(root: Path) -> dict[str, str]:
@@ -85,6 +89,7 @@ def registry(tmp_path: Path) -> Iterator[str]:
     server.server_close()
 
 
+@needs_npx
 def test_a_server_cannot_write_the_callers_npm_cache(repo: Repo, tmp_path: Path, registry: str) -> None:
     caches._npm_cache.cache_clear()
     cache = tmp_path / "npm-cache"
@@ -105,3 +110,50 @@ def test_a_server_cannot_write_the_callers_npm_cache(repo: Repo, tmp_path: Path,
     assert outcome["cache root"] == "written"  # its cache is private, and writable
     assert tree_digest(cache) == before
     assert not (entry / "node_modules" / NAME / "bin" / "server.js").read_text().endswith("scanned server\n")
+
+
+def build_wheel(folder: Path) -> Path:
+    """A pure-Python wheel of UV_SERVER as module `mcp_lock_uv_probe`, command `mcp-lock-uv-probe`."""
+    info = "mcp_lock_uv_probe-1.0.0.dist-info"
+    files = {
+        "mcp_lock_uv_probe/__init__.py": UV_SERVER.read_bytes(),
+        f"{info}/METADATA": b"Metadata-Version: 2.1\nName: mcp-lock-uv-probe\nVersion: 1.0.0\n",
+        f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        f"{info}/entry_points.txt": b"[console_scripts]\nmcp-lock-uv-probe = mcp_lock_uv_probe:main\n",
+    }
+    record = [f"{name},sha256={_urlsafe(hashlib.sha256(data).digest())},{len(data)}" for name, data in files.items()]
+    files[f"{info}/RECORD"] = ("\n".join([*record, f"{info}/RECORD,,"]) + "\n").encode()
+    wheel = folder / "mcp_lock_uv_probe-1.0.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return wheel
+
+
+def _urlsafe(digest: bytes) -> str:
+    return base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+
+@pytest.mark.skipif(UVX is None, reason="needs uv's uvx")
+def test_a_server_cannot_write_the_callers_uv_cache(repo: Repo, tmp_path: Path) -> None:
+    assert UVX is not None
+    caches._uv_cache.cache_clear()
+    cache, wheels = tmp_path / "uv-cache", repo.root / "wheels"
+    wheels.mkdir()
+    build_wheel(wheels)
+    args = ["--offline", "--find-links", str(wheels), "mcp-lock-uv-probe==1.0.0"]
+    python = {"UV_PYTHON": sys.executable, "UV_NO_CONFIG": "1"}
+    caller = {**os.environ, "UV_CACHE_DIR": str(cache), **python}
+    warm = subprocess.run([UVX, *args], input="", capture_output=True, text=True, timeout=120, env=caller, cwd="/")
+    assert warm.returncode == 0, warm.stderr
+    before = tree_digest(cache)
+
+    repo.add_entry("probe", {"command": "uvx", "args": [*args, "--attack"], "env": python})
+    write_policy(repo, "network: deny\n")
+    path = f"{Path(UVX).parent}{os.pathsep}{os.environ['PATH']}"
+    result = repo.run("lock", env={"UV_CACHE_DIR": str(cache), "PATH": path})
+    assert result.exit_code == 0, result.output
+    outcome = json.loads(described(repo, "probe", "outcome"))
+    assert outcome["own file"] == os.strerror(30)  # EROFS: the cached environment is the caller's, read-only
+    assert outcome["cache root"] == "written"  # its cache is private, and writable
+    assert tree_digest(cache) == before
