@@ -23,6 +23,7 @@ def fresh(monkeypatch: pytest.MonkeyPatch) -> None:
     caches._npm_cache.cache_clear()
     caches._uv_cache.cache_clear()
     caches._npm_registry.cache_clear()
+    sandbox._has_size.cache_clear()
 
 
 def bwrap_on_path(monkeypatch: pytest.MonkeyPatch, found: str | None = BWRAP) -> None:
@@ -97,7 +98,7 @@ def test_command_line_and_environment(fp: Any, monkeypatch: pytest.MonkeyPatch, 
     fp.register([BWRAP, "--help"], stdout="    --size BYTES  Set size of next tmpfs\n")
     fp.register(["npm", "config", "get", "registry"], stdout="http://127.0.0.1:9/\n")
     repo, cache = tmp_path / "repo", tmp_path / "npm-cache"
-    hashed = hashlib.sha512(b"pkg").hexdigest()[:16]  # the folder npm itself installs `npx pkg` into
+    hashed = hashlib.sha512(b"pkg@1.0.0").hexdigest()[:16]  # the folder npm itself installs `npx pkg@1.0.0` into
     (cache / "_npx" / hashed / "node_modules").mkdir(parents=True)
     (cache / "_npx" / hashed / "package.json").write_text("{}")
     (cache / "_npx" / "0123456789abcdef" / "node_modules").mkdir(parents=True)  # another package's
@@ -105,10 +106,10 @@ def test_command_line_and_environment(fp: Any, monkeypatch: pytest.MonkeyPatch, 
     env = {"PATH": "/usr/bin:/bin", "HOME": "/root", "MCP_LOCK_DEBUG": "1", "INVOCATION_ID": "x", "KEEP": "yes"}
     caller = {"npm_config_cache": str(cache), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     argv, server_env = sandboxed(
-        ["npx", "-y", "pkg"], env=env, cwd=str(repo), network="deny", caller=caller, readable=[str(repo)], tmpfs_mib=8
+        ["npx", "-y", "pkg@1.0.0"], env=env, cwd=str(repo), network="allow", caller=caller, readable=[str(repo)],
+        tmpfs_mib=8,
     )
-    assert argv[0] == BWRAP and argv[-4:] == ["--", "npx", "-y", "pkg"]
-    assert "--unshare-net" in argv
+    assert argv[0] == BWRAP and argv[-4:] == ["--", "npx", "-y", "pkg@1.0.0"]
     pairs = list(zip(argv, argv[1:], argv[2:], strict=False))
     assert ("--ro-bind-try", str(repo), str(repo)) in pairs  # under /tmp: bound back, read-only
     assert ("--size", str(8 * 1024 * 1024), "--tmpfs") in pairs
@@ -123,6 +124,8 @@ def test_command_line_and_environment(fp: Any, monkeypatch: pytest.MonkeyPatch, 
     assert server_env["npm_config_cache"] == private and server_env["KEEP"] == "yes"
     assert "MCP_LOCK_DEBUG" not in server_env
     plain = {"env": env, "cwd": str(repo), "caller": caller, "readable": [str(repo)]}
+    unpinned, _ = sandboxed(["npx", "-y", "pkg"], network="deny", **plain)  # type: ignore[arg-type]
+    assert "--unshare-net" in unpinned and f"_npx/{hashed}" not in " ".join(unpinned)  # npm may update it
     allowed, plain_env = sandboxed(["python3"], network="allow", **plain)  # type: ignore[arg-type]
     assert "--unshare-net" not in allowed and private not in " ".join(allowed)  # no launcher, no cache
     assert "npm_config_cache" not in plain_env
@@ -131,6 +134,7 @@ def test_command_line_and_environment(fp: Any, monkeypatch: pytest.MonkeyPatch, 
 def test_only_the_callers_own_launcher_gets_a_cache(fp: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """A repository script named npx (or one found first on a declared PATH) is not the caller's npx."""
     bwrap_on_path(monkeypatch)
+    fp.register([BWRAP, "--help"], stdout="")  # an old bwrap without --size: the tmpfs stays unbounded
     fp.register([BWRAP, fp.any()], returncode=0)
     repo = tmp_path / "repo"
     (repo / "tools").mkdir(parents=True)
@@ -143,3 +147,4 @@ def test_only_the_callers_own_launcher_gets_a_cache(fp: Any, monkeypatch: pytest
             [command], env={"PATH": path}, cwd=str(repo), network="allow", caller=caller, readable=[str(repo)]
         )
         assert "npm_config_cache" not in env and "/tmp/.cache/npm" not in argv, command
+        assert "--size" not in argv
