@@ -115,10 +115,10 @@ def launch_command(
     `sandbox: off` as it is (`network: deny`: in a new network namespace). Raises SandboxUnavailable
     or IsolationUnavailable when what the policy asks for cannot be had, FileNotFoundError for a
     missing command (so it is named as such, not as a sandbox that exited)."""
+    if not _findable(argv[0], env, cwd):  # before any wrapper (sandbox, unshare, cgroup) reports its own failure
+        raise FileNotFoundError(argv[0])
     if sandbox == OFF and network != DENY:
         return argv, env
-    if not _findable(argv[0], env, cwd):
-        raise FileNotFoundError(argv[0])
     if sandbox == OFF:
         return isolated(argv), env
     return sandboxed(argv, env=env, cwd=cwd, network=network, readable=readable, tmpfs_mib=tmpfs_mib, refused=refused)

@@ -169,3 +169,13 @@ def test_sandbox_off_a_daemon_that_dropped_its_environment_is_ended(repo: Repo) 
 def _pids(marker: str) -> list[int]:
     done = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
     return [int(p) for p in done.stdout.split()]
+
+
+@pytest.mark.parametrize("mode", ["on", "off"])
+def test_a_missing_command_is_named_behind_the_wrappers(repo: Repo, mode: str) -> None:
+    """The cgroup's shell wrapper (and bwrap) would report their own exec failure; the command is named instead."""
+    repo.add_entry("ghost", {"command": "no-such-mcp-server-binary"})
+    write_policy(repo, f"sandbox: {mode}\n")
+    result = repo.run("lock")
+    assert result.exit_code == 1
+    assert "ghost: could not be booted: command not found: no-such-mcp-server-binary" in result.output
