@@ -87,6 +87,8 @@ def _command_line(
         )
     except FileNotFoundError:
         raise _not_found(launch.command) from None  # before the sandbox, which would report its own exec failure
+    except PermissionError:
+        raise BootFailure(f"cannot execute {launch.command}: permission denied") from None
     except IsolationUnavailable as error:
         raise BootFailure(str(error)) from None
     finally:

@@ -117,6 +117,8 @@ def launch_command(
     missing command (so it is named as such, not as a sandbox that exited)."""
     if not _findable(argv[0], env, cwd):  # before any wrapper (sandbox, unshare, cgroup) reports its own failure
         raise FileNotFoundError(argv[0])
+    if os.sep in argv[0] and not os.access(os.path.join(cwd, argv[0]), os.X_OK):
+        raise PermissionError(argv[0])
     if sandbox == OFF and network != DENY:
         return argv, env
     if sandbox == OFF:

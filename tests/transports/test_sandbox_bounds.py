@@ -179,3 +179,15 @@ def test_a_missing_command_is_named_behind_the_wrappers(repo: Repo, mode: str) -
     result = repo.run("lock")
     assert result.exit_code == 1
     assert "ghost: could not be booted: command not found: no-such-mcp-server-binary" in result.output
+
+
+@pytest.mark.parametrize("mode", ["on", "off"])
+def test_a_command_that_cannot_be_executed_is_named(repo: Repo, mode: str) -> None:
+    script = repo.root / "server.sh"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o644)
+    repo.add_entry("plain", {"command": "./server.sh"})
+    write_policy(repo, f"sandbox: {mode}\n")
+    result = repo.run("lock")
+    assert result.exit_code == 1
+    assert "plain: could not be booted: cannot execute ./server.sh: permission denied" in result.output
