@@ -11,7 +11,8 @@ detached.
 Of what /tmp and /run hide, only the caller's own PATH entries, mcp-lock's installation and the
 repository are bound back, and only folders and regular files among them. A declaration cannot
 add to that: a `cwd`, `env.PATH` entry or command it names under /tmp or /run elsewhere is refused
-(`refused` says so), and a socket or device is never bound.
+(`refused` says so), and a socket or device is never bound. Every listening Unix socket the server could
+still see (elsewhere, or inside what is bound back) is covered with /dev/null: connecting is refused.
 
 bwrap is started with exactly the server's environment and nothing else: PID 1 is bwrap itself,
 and its environment is readable at /proc/1/environ from inside.
@@ -58,6 +59,9 @@ BASE_MOUNTS = (
     *("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", PRIVATE_TMP, "--tmpfs", PRIVATE_RUN),
     *("--ro-bind-try", RESOLVER, RESOLVER),
 )
+UNIX_SOCKETS = "/proc/net/unix"
+ACCEPTING = 0x10000  # __SO_ACCEPTCON in /proc/net/unix's Flags column: a listening socket
+MAX_MASKED = 256
 DEFAULT_TMPFS_MIB = 512  # each of the private /tmp and /run; the policy's `tmpfs-mib` raises it
 MIB = 1024 * 1024
 PROBE_TIMEOUT = 10.0
@@ -168,6 +172,8 @@ def sandboxed(
     mounts = [*_sized(bwrap, tmpfs_mib), "--dir", HOME]
     for path in _hidden(bound):
         mounts += ["--ro-bind-try", path, path]
+    for path in listening_sockets(bound):  # connect() ignores a read-only mount: cover each with /dev/null
+        mounts += ["--ro-bind-try", "/dev/null", path]
     if layer is not None:
         server_env[layer.variable] = layer.path  # never a declared host folder: the server writes its cache
         server_env.update(_launcher_config(argv[0], caller, server_env))
@@ -283,6 +289,33 @@ def _bindable(path: str) -> bool:
 
 def _forms(path: str) -> set[str]:
     return {os.path.normpath(path), os.path.realpath(path)}
+
+
+def listening_sockets(bound: Iterable[str], table: str = UNIX_SOCKETS) -> list[str]:
+    """Listening Unix sockets of this network namespace (/proc/net/unix) that the sandbox would show: outside
+    /tmp and /run, or inside a path bound back. At most MAX_MASKED (each mount costs bwrap about 0.5 ms)."""
+    try:
+        with open(table, encoding="utf-8", errors="replace") as lines:
+            rows = [line.split() for line in lines.readlines()[1:]]
+    except OSError:
+        return []
+    shown = [os.path.realpath(p) for p in bound]
+    found: list[str] = []
+    for row in rows:
+        if len(row) < 8 or not row[7].startswith("/") or not int(row[3], 16) & ACCEPTING:
+            continue
+        path = os.path.realpath(row[7])
+        hidden = any(_within(path, root) for root in HIDDEN) and not any(_within(path, b) for b in shown)
+        if not hidden and path not in found and _is_socket(path):
+            found.append(path)
+    return found[:MAX_MASKED]
+
+
+def _is_socket(path: str) -> bool:
+    try:
+        return stat.S_ISSOCK(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _root_of(folder: str) -> str:

@@ -68,6 +68,18 @@ def test_a_declared_path_entry_does_not_bind_a_host_folder_back(repo: Repo, outs
         shutil.rmtree(alone.parent, ignore_errors=True)
 
 
+def test_a_socket_the_sandbox_still_shows_refuses_connections(repo: Repo) -> None:
+    """A listening socket inside what is bound back (here the repository, under /tmp) or outside /tmp and /run."""
+    sock = repo.root / "service.sock"
+    listener = listening(sock)
+    try:
+        add_attacker(repo, "dialer", {"connect_unix": [str(sock)]})
+        assert repo.run("lock").exit_code == 0
+        assert json.loads(described(repo, "dialer", "unix")) == {str(sock): "ECONNREFUSED"}
+    finally:
+        listener.close()
+
+
 def test_a_working_directory_outside_the_repository_is_not_bound(repo: Repo, outside: Path) -> None:
     marker = outside / "secret.txt"
     marker.write_text("host file")
