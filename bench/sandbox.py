@@ -9,6 +9,14 @@ added time per pair (on minus off), in milliseconds; and, less noisy, the same f
 `/bin/true` directly and through the sandbox's command line (the sandbox's own cost, no server in it).
 With --network-deny both runs use `network: deny` (off: util-linux unshare; on: bwrap's own network
 namespace).
+
+    python bench/sandbox.py --launcher npx|uvx [--runs 10] [--network-deny]
+
+boots a real server through a warm launcher instead (`npx -y @modelcontextprotocol/server-filesystem@2025.7.1`,
+`uvx --with 'mcp<2' mcp-server-time==2025.9.25`; run each once by hand first so the caller's cache holds
+it): `sandbox: off` uses the caller's cache as it is, `sandbox: on` the private cache layered over it
+(scanner/transports/caches.py), so "added per boot" is the sandbox's cost including the cache isolation.
+"added per start" then starts `/bin/true` through the same command line, cache layer included.
 """
 
 from __future__ import annotations
@@ -34,6 +42,10 @@ from scanner.transports import sandbox  # noqa: E402
 
 RAW_SERVER = ROOT / "tests" / "fixtures" / "servers" / "raw_server.py"
 TOOL = {"name": "a", "description": "Tool a.", "inputSchema": {"type": "object"}}
+LAUNCHERS = {
+    "npx": ("npx", ("-y", "@modelcontextprotocol/server-filesystem@2025.7.1", ".")),
+    "uvx": ("uvx", ("--with", "mcp<2", "mcp-server-time==2025.9.25")),
+}
 
 
 def boot_seconds(launch: ResolvedLaunch, repo: Path, mode: str, network: str) -> float:
@@ -59,6 +71,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--network-deny", action="store_true")
+    parser.add_argument("--launcher", choices=sorted(LAUNCHERS))
     args = parser.parse_args()
     network = "deny" if args.network_deny else "allow"
     with tempfile.TemporaryDirectory(prefix="mcp-lock-bench-") as temp:
@@ -66,6 +79,9 @@ def main() -> None:
         behaviour = repo / "b.json"
         behaviour.write_text(json.dumps({"pages": [[TOOL]]}))
         launch = ResolvedLaunch(transport="stdio", command=sys.executable, args=(str(RAW_SERVER), str(behaviour)))
+        if args.launcher:
+            command, launcher_args = LAUNCHERS[args.launcher]
+            launch = ResolvedLaunch(transport="stdio", command=command, args=launcher_args)
         started = time.perf_counter()
         sandbox.require_bwrap()
         print(f"probe of bwrap (once per process): {(time.perf_counter() - started) * 1000:.1f} ms")
@@ -76,18 +92,21 @@ def main() -> None:
             off.append(boot_seconds(launch, repo, "off", network))
             on.append(boot_seconds(launch, repo, "on", network))
         env = {"PATH": os.environ.get("PATH", os.defpath)}
-        wrapped, wrapped_env = sandbox.sandboxed(["/bin/true"], env=env, cwd=temp, network=network, readable=[temp])
+        started = time.perf_counter()
+        true = [args.launcher, "--version"] if args.launcher else ["/bin/true"]
+        wrapped, wrapped_env = sandbox.sandboxed(true, env=env, cwd=temp, network=network, readable=[temp])
+        print(f"building the command line (cache layer included): {(time.perf_counter() - started) * 1000:.1f} ms")
         bare: list[float] = []
         boxed: list[float] = []
         for _ in range(args.runs):
-            bare.append(true_seconds(["/bin/true"], env))
+            bare.append(true_seconds(true, env))
             boxed.append(true_seconds(wrapped, wrapped_env))
     print(f"{args.runs} boots each, network: {network}")
     print(summary("sandbox: off", off))
     print(summary("sandbox: on", on))
     print(summary("added per boot", [a - b for a, b in zip(on, off, strict=True)]))
-    print(summary("/bin/true direct", bare))
-    print(summary("/bin/true sandboxed", boxed))
+    print(summary(f"{true[0]} direct", bare))
+    print(summary(f"{true[0]} sandboxed", boxed))
     print(summary("added per start", [a - b for a, b in zip(boxed, bare, strict=True)]))
 
 

@@ -6,9 +6,9 @@ import logging
 import tempfile
 import time
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup
@@ -26,15 +26,15 @@ from scanner.transports.channel import (
     load_opener,
     transport_kind,
 )
-from scanner.transports.clients import DEFAULT_CLIENT, client_info
+from scanner.transports.clients import DEFAULT_CLIENT, client_hello, client_info
 from scanner.transports.isolation import ALLOW, DENY
 from scanner.transports.listing import DEFAULT_CAPS, ListingCaps
 from scanner.transports.probe import probe
-from scanner.transports.sandbox import ON
+from scanner.transports.sandbox import DEFAULT_TMPFS_MIB, ON
 from scanner.transports.stage import Stage
+from scanner.transports.stdio import StderrTail
 
 DEFAULT_CONCURRENCY = 8
-STDERR_TAIL_BYTES = 4096
 PROGRESS_INTERVAL = 5.0
 
 
@@ -45,6 +45,8 @@ class BootResult:
     error: str | None
     stderr_tail: str
     seconds: float
+    # What the sandbox refused or bounded for this server: (rule id, message), each a finding.
+    sandbox_notes: list[tuple[str, str]] = field(default_factory=list)
 
 
 Progress = Callable[[str], None]
@@ -100,6 +102,8 @@ async def _boot_all(
                 client=client_info(server.primary.client, server_policy.client),
                 modules=modules,
                 caps=server_policy.caps or DEFAULT_CAPS,
+                tmpfs_mib=server_policy.tmpfs_mib or DEFAULT_TMPFS_MIB,
+                declared_by=server.primary.client,
             )
         results[server.key] = result
         if progress:
@@ -184,10 +188,13 @@ async def boot_one(
     client: dict[str, str] | None = None,
     modules: TransportModules | None = None,
     caps: ListingCaps = DEFAULT_CAPS,
+    tmpfs_mib: int = DEFAULT_TMPFS_MIB,
+    declared_by: str | None = None,
 ) -> BootResult:
     """Boot one server and probe it; never raises for anything the server does.
 
-    A stdio server runs in the bubblewrap sandbox unless `sandbox` is "off"; `client` is the clientInfo shown.
+    A stdio server runs in the bubblewrap sandbox unless `sandbox` is "off"; `client` is the clientInfo shown,
+    with the protocol version and capabilities of the client that declared the server (`declared_by`).
     """
     try:
         kinds = [transport_kind(name) for name in transports_of(launch)]
@@ -196,17 +203,18 @@ async def boot_one(
     if network == DENY and not all(kind.local for kind in kinds):
         return BootResult(key, None, _REMOTE_DENY.format(transport=launch.transport), "", 0.0)
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="mcp-lock-") as scratch, open(
-        Path(scratch) / "stderr.log", "w+", encoding="utf-8", errors="replace"
-    ) as errlog:
+    errlog = StderrTail()
+    with tempfile.TemporaryDirectory(prefix="mcp-lock-") as scratch:
         shown = client or client_info(DEFAULT_CLIENT)
         attempt = _Attempt(
             launch, repo, scratch, errlog, tuple(passthrough), network, sandbox, shown, modules or TransportModules(),
             caps,
+            tmpfs_mib,
+            client_hello(declared_by),
         )
         snapshot, error = await attempt.run(kinds, timeout)
-        tail = _tail(Path(scratch) / "stderr.log")
-    return BootResult(key, snapshot, error, tail, time.monotonic() - started)
+    notes = list(dict.fromkeys(attempt.sandbox_notes))
+    return BootResult(key, snapshot, error, errlog.text(), time.monotonic() - started, notes)
 
 
 def transports_of(launch: ResolvedLaunch) -> list[str]:
@@ -225,13 +233,16 @@ class _Attempt:
     launch: ResolvedLaunch
     repo: Path
     scratch: str
-    errlog: IO[str]
+    errlog: StderrTail
     passthrough: tuple[str, ...]
     network: str
     sandbox: str
     client: dict[str, str]
     modules: TransportModules
     caps: ListingCaps = DEFAULT_CAPS
+    tmpfs_mib: int = DEFAULT_TMPFS_MIB
+    hello: tuple[str, dict[str, Any]] = field(default_factory=lambda: client_hello(None))
+    sandbox_notes: list[tuple[str, str]] = field(default_factory=list)
 
     async def run(self, kinds: Sequence[TransportKind], timeout: float) -> tuple[Snapshot | None, str | None]:
         deadline = time.monotonic() + timeout
@@ -266,12 +277,15 @@ class _Attempt:
             sandbox=self.sandbox,
             client=self.client,
             on_artifact=artifacts.append,
+            tmpfs_mib=self.tmpfs_mib,
+            capabilities=dict(self.hello[1]),
+            sandbox_notes=self.sandbox_notes,
         )
         try:
             with anyio.fail_after(remaining):
                 open_channel = await self.modules.opener(kind)
                 async with open_channel(request) as channel:
-                    snapshot = await probe(channel, stage, self.client, self.caps)
+                    snapshot = await probe(channel, stage, self.client, caps=self.caps, hello=self.hello)
         except TimeoutError:
             return None, f"timed out after {timeout:g}s waiting for {stage}"
         except Exception as error:
@@ -280,13 +294,6 @@ class _Attempt:
         if garbage:
             snapshot.notes.append(f"ignored {len(garbage)} line(s) on stdout that are not JSON-RPC")
         return snapshot, ""
-
-
-def _tail(path: Path) -> str:
-    with path.open("rb") as log:
-        log.seek(0, 2)
-        log.seek(max(0, log.tell() - STDERR_TAIL_BYTES))
-        return log.read().decode("utf-8", "replace").strip()
 
 
 def _quiet_sdk_logging() -> None:

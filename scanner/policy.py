@@ -3,6 +3,7 @@
     timeout: 90                 # seconds, for every server
     network: allow              # or deny: stdio servers run without network (default allow)
     sandbox: on                 # or off: stdio servers run in a bubblewrap sandbox (default on)
+    tmpfs-mib: 512              # MiB for each of a sandboxed server's private /tmp and /run (default 512)
     client: {name: claude-code, version: 2.0.14}   # the clientInfo servers are shown (default: the
                                 # declaring client's own, see scanner.transports.clients)
     env: [HTTPS_PROXY]          # caller variables every stdio server may see
@@ -38,9 +39,13 @@ from scanner.transports.listing import BYTES_KEY, DEFAULT_CAPS, DEFINITIONS_KEY,
 
 POLICY_FILE = "mcp-lock.yaml"
 TOP_KEYS = {
-    "version", "timeout", "network", "sandbox", "client", "env", "inputs", "servers", "ignore", "unpinned-launch"
+    "version", "timeout", "network", "sandbox", "client", "env", "inputs", "servers", "ignore", "unpinned-launch",
+    "tmpfs-mib",
 } | {DEFINITIONS_KEY, BYTES_KEY}
-SERVER_KEYS = {"skip", "timeout", "network", "sandbox", "client", "env", "inputs"} | {DEFINITIONS_KEY, BYTES_KEY}
+SERVER_KEYS = {"skip", "timeout", "network", "sandbox", "client", "env", "inputs", "tmpfs-mib"} | {
+    DEFINITIONS_KEY,
+    BYTES_KEY,
+}
 NETWORK_MODES = ("allow", "deny")  # scanner.transports.isolation.ALLOW / DENY
 SANDBOX_MODES = ("on", "off")  # scanner.transports.sandbox.ON / OFF
 UNPINNED_LAUNCH_MODES = ("warn", "error", "off")
@@ -61,6 +66,7 @@ class ServerPolicy:
     sandbox: str | None = None  # "on" or "off"; None: the file's default (from for_server: resolved)
     client: Mapping[str, str] | None = None  # clientInfo {name, version}; None: the declaring client's
     caps: ListingCaps | None = None  # None: the file's (from for_server: resolved, defaults filled in)
+    tmpfs_mib: int | None = None  # MiB of the sandbox's private /tmp and /run; None: the file's (or 512)
 
 
 @dataclass(frozen=True)
@@ -79,6 +85,7 @@ class Policy:
     input_vars: Mapping[str, str] = field(default_factory=dict)
     unpinned_launch: str = "warn"  # one of UNPINNED_LAUNCH_MODES
     caps: ListingCaps = DEFAULT_CAPS
+    tmpfs_mib: int | None = None  # the default for every server; None means 512
 
     def for_server(self, *names: str) -> ServerPolicy:
         """The settings of the server called `names` (its key first, then its other declared names)."""
@@ -92,6 +99,7 @@ class Policy:
             sandbox=own.sandbox or self.sandbox or "on",
             client=own.client or self.client,
             caps=own.caps or self.caps,
+            tmpfs_mib=own.tmpfs_mib or self.tmpfs_mib,
         )
 
 
@@ -127,6 +135,7 @@ def policy_from(data: Any, text: str, environ: Mapping[str, str]) -> Policy:
         input_vars=input_vars,
         unpinned_launch=_unpinned_launch(mapping.get("unpinned-launch"), where),
         caps=caps,
+        tmpfs_mib=_tmpfs_mib(mapping.get("tmpfs-mib"), where),
     )
 
 
@@ -222,6 +231,7 @@ def _server(value: Any, where: str, environ: Mapping[str, str], defaults: Listin
         sandbox=_sandbox(mapping.get("sandbox"), where),
         client=_client(mapping.get("client"), where),
         caps=_caps(mapping, where, defaults),
+        tmpfs_mib=_tmpfs_mib(mapping.get("tmpfs-mib"), where),
     )
 
 
@@ -258,6 +268,14 @@ def _timeout(value: Any, where: str) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
         raise PolicyError(f"{where}: timeout must be a positive number of seconds")
     return float(value)
+
+
+def _tmpfs_mib(value: Any, where: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1024 * 1024:
+        raise PolicyError(f"{where}: tmpfs-mib must be a whole number of MiB from 1 to 1048576")
+    return value
 
 
 def _network(value: Any, where: str) -> str | None:

@@ -109,6 +109,7 @@ class Redactor:
             snapshot=None if result.snapshot is None else self.snapshot(result.snapshot),
             error=None if result.error is None else self.text(result.error),
             stderr_tail=self.text(result.stderr_tail),
+            sandbox_notes=[(rule_id, self.text(message)) for rule_id, message in result.sandbox_notes],
         )
 
 

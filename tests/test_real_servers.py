@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -115,13 +116,18 @@ def test_everything_server_pins_every_kind(repo: Repo, path_env: dict[str, str])
 
 @pytest.mark.parametrize("launcher", ["npx", "uvx"])
 def test_sandboxed_launchers_check_without_network(repo: Repo, path_env: dict[str, str], launcher: str) -> None:
-    """In the sandbox, npx and uvx fill their own caches (network allowed), then check from them (denied)."""
-    _tool_path(launcher)
+    """npx and uvx boot in the sandbox from the caller's cache, warmed outside mcp-lock without running the
+    package (the sandbox never writes it), with network and then without."""
+    tool = _tool_path(launcher)
     if launcher == "npx":
         package = f"@modelcontextprotocol/server-everything@{EVERYTHING}"
+        warm = [tool.replace("npx", "npm"), "exec", "--yes", "--ignore-scripts", f"--package={package}", "--", "true"]
         repo.add_entry("real", {"command": "npx", "args": ["-y", package]})
     else:
+        warm = [tool, "--from", f"mcp-server-time=={TIME_NEW}", "python", "-c", "pass"]
         repo.add_entry("real", time_server(TIME_NEW))
+    warmed = subprocess.run(warm, capture_output=True, text=True, timeout=300, env={**os.environ, **path_env}, cwd="/")
+    assert warmed.returncode == 0, warmed.stderr
     (repo.root / "mcp-lock.yaml").write_text("sandbox: on\nnetwork: allow\n", encoding="utf-8")
     lock = repo.run("lock", "--timeout", TIMEOUT, env=path_env)
     assert lock.exit_code == 0, lock.output

@@ -438,6 +438,30 @@ UNPINNED_LAUNCH = Rule(
     blocking=False,
 )
 
+SANDBOX_BIND_REFUSED = Rule(
+    "sandbox-bind-refused",
+    Category.CONFIG,
+    "medium",
+    "A declaration asks the sandbox for a path it does not bind back",
+    "The sandbox hides /tmp and /run (where service sockets such as Docker's live) and binds back only the "
+    "repository, mcp-lock's installation and the folders on the caller's own PATH, and only folders and "
+    "regular files among them. A declaration's `env.PATH` entry, command or working directory under /tmp or "
+    "/run elsewhere, or one that is a socket or device, is not bound: the server runs without it (a refused "
+    "working directory means it is not started). Move what the server needs into the repository, or install "
+    "it where the caller's PATH finds it.",
+)
+
+SANDBOX_LIMIT_HIT = Rule(
+    "sandbox-limit-hit",
+    Category.AVAILABILITY,
+    "medium",
+    "A server ran into a limit of the sandbox",
+    "The server tried to start more processes or threads than the per-server limit (512, the cgroup pids "
+    "controller) allows, and the kernel refused the rest. A real MCP server needs a handful; one that runs "
+    "into the limit is broken or is trying to exhaust the machine. Its private /tmp and /run are bounded "
+    "too (`tmpfs-mib` in mcp-lock.yaml; a full one shows as 'No space left on device' in its stderr).",
+)
+
 CONFIG_WARNING = Rule(
     "config-warning",
     Category.CONFIG,
@@ -507,6 +531,8 @@ RULES: tuple[Rule, ...] = tuple(
         VERSION_MISMATCH,
         VERSION_NOT_SEMVER,
         UNPINNED_LAUNCH,
+        SANDBOX_BIND_REFUSED,
+        SANDBOX_LIMIT_HIT,
         CONFIG_WARNING,
         IGNORE_EXPIRED,
         IGNORE_UNMATCHED,

@@ -25,6 +25,11 @@ BOOT_HINTS: tuple[tuple[tuple[str, ...], str], ...] = (
         "hint: this server was written for the mcp SDK 1.x and crashes on 2.x; "
         "launch it with the SDK pinned below 2, e.g. `uvx --with 'mcp<2' PACKAGE==VERSION`",
     ),
+    (
+        ("No space left on device", "ENOSPC"),
+        "hint: a sandboxed server's private /tmp and /run hold 512 MiB each unless mcp-lock.yaml sets "
+        "`tmpfs-mib` higher (its npx/uvx cache is there too)",
+    ),
 )
 
 # What lock, check and update each make of a freshly pinned server (detectors, the diff against its pin).
@@ -84,6 +89,14 @@ def boot_failure(server: Server, result: BootResult) -> Finding:
     )
 
 
+def sandbox_findings(server: Server, result: BootResult) -> list[Finding]:
+    """What the sandbox refused the server or stopped it doing."""
+    return [
+        Finding(rule(rule_id), server.key, f"{server.key}: {message}", server.primary.location)
+        for rule_id, message in result.sandbox_notes
+    ]
+
+
 def pin(server: Server, result: BootResult) -> tuple[ServerPin, list[Finding]]:
     """Pin what a booted server said; findings for definitions that cannot be pinned cleanly."""
     assert result.snapshot is not None and server.template is not None
@@ -132,14 +145,15 @@ def boot_and_pin(
 
     def arrived(result: BootResult) -> None:
         server = by_key[result.key]
+        limits = sandbox_findings(server, result)
         if result.snapshot is None:
-            done[server.key] = (None, [boot_failure(server, result)], [])
+            done[server.key] = (None, [boot_failure(server, result), *limits], [])
             return
         server_pin, problems = pin(server, result)
         analysed = analyse(server.key, server_pin) if analyse else []
         if analyse:
             analysed += unmasked_findings(server, result, unmasked[server.key], analyse, analysed)
-        done[server.key] = (server_pin, problems, analysed)
+        done[server.key] = (server_pin, [*problems, *limits], analysed)
 
     def before_masking(raw: BootResult, redactor: Redactor) -> None:
         unmasked[raw.key] = (raw, redactor)

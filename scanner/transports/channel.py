@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Protocol, cast
+from typing import Any, Protocol, cast
 
 from scanner.model.transports import TRANSPORT_BY_NAME, Transport, TransportKind
 from scanner.sources.model import ResolvedLaunch
@@ -21,8 +21,9 @@ from scanner.transports.clients import DEFAULT_CLIENT, client_info
 from scanner.transports.isolation import ALLOW
 from scanner.transports.probe import Channel
 from scanner.transports.protocol import ConnectionClosed, ProbeError, RpcError
-from scanner.transports.sandbox import ON
+from scanner.transports.sandbox import DEFAULT_TMPFS_MIB, ON
 from scanner.transports.stage import Stage
+from scanner.transports.stdio import StderrTail
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ class ChannelRequest:
     transport: Transport  # the transport to speak: `launch.transport`, or SSE when falling back from HTTP
     repo: Path  # a local server's working directory is relative to it
     scratch: str  # a private temporary directory, removed after the boot
-    errlog: IO[str]  # where a local server's stderr goes
+    errlog: StderrTail  # where a local server's stderr goes (its tail is kept)
     timeout: float  # the whole boot's budget in seconds, for messages and HTTP client timeouts
     stage: Stage
     on_garbage: Callable[[str], None]  # told about each message that is not JSON-RPC
@@ -43,6 +44,9 @@ class ChannelRequest:
     client: dict[str, str] = field(default_factory=lambda: client_info(DEFAULT_CLIENT))  # the clientInfo shown
     # Told what a local launch ran (scanner.artifacts.record), read once the server has listed.
     on_artifact: Callable[[dict[str, Any]], None] | None = None
+    capabilities: dict[str, Any] = field(default_factory=dict)  # the client capabilities shown in initialize
+    tmpfs_mib: int = DEFAULT_TMPFS_MIB  # the size of a sandboxed server's private /tmp and /run
+    sandbox_notes: list[tuple[str, str]] = field(default_factory=list)  # (rule id, message) the transport adds
 
 
 class Opener(Protocol):

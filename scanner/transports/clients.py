@@ -1,12 +1,19 @@
-"""The `clientInfo` mcp-lock presents: the declaring client's own, so a server sees what its users' client sends.
+"""What mcp-lock presents in `initialize`: the declaring client's own clientInfo, protocol version and capabilities.
 
 A server that serves clean definitions to a scanner and poisoned ones to real clients must not be
-able to tell them apart by name. The policy's `client: {name, version}` overrides this table.
+able to tell them apart by the handshake. The policy's `client: {name, version}` overrides the name;
+the protocol version and capabilities stay the declaring client's (client_handshakes.json, with sources).
 """
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+HANDSHAKES = Path(__file__).with_name("client_handshakes.json")
 
 # Declaration.client -> the clientInfo that client sends in `initialize` (recent releases).
 CLIENT_INFO_BY_CLIENT: dict[str, dict[str, str]] = {
@@ -28,3 +35,15 @@ def client_info(client: str | None, override: Mapping[str, str] | None = None) -
     if override is not None:
         return {"name": str(override["name"]), "version": str(override["version"])}
     return dict(CLIENT_INFO_BY_CLIENT.get(client or DEFAULT_CLIENT, CLIENT_INFO_BY_CLIENT[DEFAULT_CLIENT]))
+
+
+@functools.cache
+def _handshakes() -> dict[str, Any]:
+    return dict(json.loads(HANDSHAKES.read_text(encoding="utf-8")))
+
+
+def client_hello(client: str | None) -> tuple[str, dict[str, Any]]:
+    """The protocol version and client capabilities the declaring `client` sends in `initialize`."""
+    table = _handshakes()
+    entry = table.get(client or DEFAULT_CLIENT) or table[DEFAULT_CLIENT]
+    return str(entry["protocolVersion"]), json.loads(json.dumps(entry["capabilities"]))

@@ -2,7 +2,10 @@
 
 The process gets a minimal environment (`environment`) and runs in the bubblewrap sandbox (`sandbox`),
 whose PID namespace ends everything it started. With `sandbox: off` it may run without network
-(`isolation`), and a marker its descendants inherit (`reaper`) finds what it started, to kill it.
+(`isolation`), and a marker its descendants inherit (`reaper`) finds what it started, to kill it. Either
+way it runs in a per-boot cgroup (`cgroup`) where the machine offers one: at most PIDS_MAX tasks, and
+whatever is left in it at the end is killed, including processes that left the process group and
+dropped the marker.
 """
 
 from __future__ import annotations
@@ -15,12 +18,20 @@ from anyio.abc import Process
 from scanner.artifacts.resolve import resolved_artifact
 from scanner.sources.model import ResolvedLaunch
 from scanner.transports import rpc
+from scanner.transports.cgroup import ProcessLimit
 from scanner.transports.channel import BootFailure, ChannelRequest
 from scanner.transports.environment import server_environment
 from scanner.transports.isolation import DENY, OFFLINE_ENV, IsolationUnavailable
 from scanner.transports.reaper import MARKER, kill_marked, new_marker
-from scanner.transports.sandbox import OFF, launch_command
+from scanner.transports.sandbox import BIND_REFUSED, OFF, launch_command
 from scanner.transports.stdio import running
+
+REFUSED = "sandbox-bind-refused"
+LIMIT_HIT = "sandbox-limit-hit"
+PIDS_HIT = (
+    "the server tried to run more than {limit} processes or threads at once, and the sandbox's process limit "
+    "refused the rest"
+)
 
 
 @asynccontextmanager
@@ -33,11 +44,14 @@ async def open_channel(request: ChannelRequest) -> AsyncIterator[rpc.StdioChanne
     if request.network == DENY:
         env = OFFLINE_ENV | env
     cwd = str((request.repo / launch.cwd) if launch.cwd else request.repo)
+    argv, env = _command_line(launch, env, cwd, request)
+    limit = ProcessLimit.create()
     try:
         async with AsyncExitStack() as stack:
-            argv, env = _command_line(launch, env, cwd, request)
-            process = await _start(stack, argv, env, cwd, request)
-            yield await stack.enter_async_context(rpc.open_channel(process, request.on_garbage, request.client))
+            process = await _start(stack, limit.wrap(argv), env, cwd, request)
+            roots = [{"uri": request.repo.resolve().as_uri(), "name": request.repo.resolve().name}]
+            channel = rpc.open_channel(process, request.on_garbage, request.client, request.capabilities, roots)
+            yield await stack.enter_async_context(channel)
             if request.on_artifact is not None:  # while it still runs: its processes name the install
                 artifact = resolved_artifact(launch, process.pid, env, cwd, request.repo)
                 if artifact is not None:
@@ -47,6 +61,9 @@ async def open_channel(request: ChannelRequest) -> AsyncIterator[rpc.StdioChanne
             kill_marked(marker)
     finally:
         kill_marked(marker)
+        if limit.hit():
+            request.sandbox_notes.append((LIMIT_HIT, PIDS_HIT.format(limit=limit.limit)))
+        limit.close()
 
 
 async def _start(
@@ -68,12 +85,20 @@ def _command_line(
     assert launch.command is not None
     argv = [launch.command, *launch.args]
     readable = [str(request.repo)]  # the repository, even where it lies under the sandbox's private /tmp
+    refused: list[str] = []
     try:
-        return launch_command(argv, env, cwd, request.network, request.sandbox, readable)
+        return launch_command(
+            argv, env, cwd, request.network, request.sandbox, readable, request.tmpfs_mib, refused
+        )
     except FileNotFoundError:
         raise _not_found(launch.command) from None  # before the sandbox, which would report its own exec failure
+    except PermissionError:
+        raise BootFailure(f"cannot execute {launch.command}: permission denied") from None
     except IsolationUnavailable as error:
         raise BootFailure(str(error)) from None
+    finally:
+        if refused:
+            request.sandbox_notes.append((REFUSED, BIND_REFUSED.format(what=", ".join(refused))))
 
 
 def _not_found(command: str | None) -> BootFailure:

@@ -54,12 +54,16 @@ class Channel(Protocol):
 
 
 async def probe(
-    channel: Channel, stage: Stage, client: dict[str, str] = CLIENT_INFO, caps: ListingCaps = DEFAULT_CAPS
+    channel: Channel,
+    stage: Stage,
+    client: dict[str, str] = CLIENT_INFO,
+    caps: ListingCaps = DEFAULT_CAPS,
+    hello: tuple[str, dict[str, Any]] = (HANDSHAKE_VERSION, {}),
 ) -> Snapshot:
-    """Handshake with the server behind `channel`, as `client` (its clientInfo), and list everything it offers
-    within `caps`."""
+    """Handshake with the server behind `channel`, as `client` (its clientInfo) with `hello` (the protocol
+    version and capabilities that client sends), and list everything it offers within `caps`."""
     stage.current = "the initialize handshake"
-    snapshot = await _handshake(channel, client)
+    snapshot = await _handshake(channel, client, hello)
     budget = ListingBudget(caps)
     for kind in KINDS:
         if kind.capability not in snapshot.capabilities:
@@ -126,8 +130,9 @@ def _argument_free(prompts: list[dict[str, Any]]) -> list[str]:
     return names
 
 
-async def _handshake(channel: Channel, client: dict[str, str]) -> Snapshot:
-    params = {"protocolVersion": HANDSHAKE_VERSION, "capabilities": {}, "clientInfo": dict(client)}
+async def _handshake(channel: Channel, client: dict[str, str], hello: tuple[str, dict[str, Any]]) -> Snapshot:
+    version, capabilities = hello
+    params = {"protocolVersion": version, "capabilities": dict(capabilities), "clientInfo": dict(client)}
     try:
         raw = await channel.request("initialize", params, negotiation=True)
     except RpcError as error:

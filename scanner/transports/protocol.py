@@ -22,15 +22,17 @@ CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
 SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
 
 CLIENT_INFO = client_info(DEFAULT_CLIENT)  # a client's, never mcp-lock's own name (see clients.py)
-CLIENT_CAPABILITIES: dict[str, Any] = {}  # mcp-lock only lists; it offers the server nothing
+CLIENT_CAPABILITIES: dict[str, Any] = {}  # when no declaring client's are known (see clients.client_hello)
 
 
-def modern_envelope(version: str, client: dict[str, str] = CLIENT_INFO) -> dict[str, Any]:
+def modern_envelope(
+    version: str, client: dict[str, str] = CLIENT_INFO, capabilities: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The `_meta` every request carries once a modern version is agreed."""
     return {
         PROTOCOL_VERSION_META_KEY: version,
         CLIENT_INFO_META_KEY: dict(client),
-        CLIENT_CAPABILITIES_META_KEY: dict(CLIENT_CAPABILITIES),
+        CLIENT_CAPABILITIES_META_KEY: dict(CLIENT_CAPABILITIES if capabilities is None else capabilities),
     }
 
 

@@ -2,8 +2,9 @@
 
 mcp-lock sends a handful of requests and reads their answers; this small client does that over the
 pipes of a process `stdio.running` started, so a stdio-only run never pays the SDK's import. It
-answers the server's own requests (ping; anything else is "method not found", since mcp-lock offers
-no capabilities), ignores notifications, and fails a request at once when its answer cannot be read.
+answers the server's own requests as the declaring client would for the capabilities it advertised
+(ping; `roots/list` with the repository; a declined elicitation or sampling request; anything else
+"method not found"), ignores notifications, and fails a request at once when its answer cannot be read.
 """
 
 from __future__ import annotations
@@ -47,10 +48,17 @@ class StdioChannel:
     """Requests and notifications to one stdio server; see `open_channel`."""
 
     def __init__(
-        self, process: Process, on_garbage: Callable[[str], None], client: dict[str, str] = CLIENT_INFO
+        self,
+        process: Process,
+        on_garbage: Callable[[str], None],
+        client: dict[str, str] = CLIENT_INFO,
+        capabilities: dict[str, Any] | None = None,
+        roots: list[dict[str, str]] | None = None,
     ) -> None:
         self._process = process
         self._client = client
+        self._capabilities = capabilities
+        self._roots = roots or []
         self._on_garbage = on_garbage
         self._pending: dict[int, _Waiter] = {}
         self._next_id = 0
@@ -86,7 +94,7 @@ class StdioChannel:
         await self._send({"jsonrpc": "2.0", "method": method})
 
     async def discover(self, version: str) -> dict[str, Any]:
-        envelope = modern_envelope(version, self._client)
+        envelope = modern_envelope(version, self._client, self._capabilities)
         return await self.request("server/discover", {"_meta": envelope}, negotiation=True)
 
     def adopt_legacy(self, result: dict[str, Any]) -> None:
@@ -94,7 +102,7 @@ class StdioChannel:
 
     def adopt_modern(self, version: str, result: dict[str, Any]) -> None:
         """After `server/discover`: every request carries the per-request envelope from now on."""
-        self._envelope = modern_envelope(version, self._client)
+        self._envelope = modern_envelope(version, self._client, self._capabilities)
 
     def watch_listing(self, budget: ListingBudget | None) -> None:
         """Count every line read against `budget` (None: stop) before it is parsed."""
@@ -174,10 +182,17 @@ class StdioChannel:
 
     async def _answer_server_request(self, message: dict[str, Any]) -> None:
         reply: dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
-        if message["method"] == "ping":
+        method, offered = message["method"], self._capabilities or {}
+        if method == "ping":
             reply["result"] = {}
+        elif method == "roots/list" and "roots" in offered:
+            reply["result"] = {"roots": list(self._roots)}
+        elif method == "elicitation/create" and "elicitation" in offered:
+            reply["result"] = {"action": "decline"}  # what a user who says no answers
+        elif method == "sampling/createMessage" and "sampling" in offered:
+            reply["error"] = {"code": -1, "message": "User rejected sampling request"}
         else:
-            reply["error"] = {"code": METHOD_NOT_FOUND, "message": "Method not found", "data": message["method"]}
+            reply["error"] = {"code": METHOD_NOT_FOUND, "message": "Method not found", "data": method}
         with suppress(ConnectionClosed):
             await self._send(reply)
 
@@ -225,10 +240,15 @@ def _shape_problem(message: Any) -> str | None:
 
 @asynccontextmanager
 async def open_channel(
-    process: Process, on_garbage: Callable[[str], None], client: dict[str, str] = CLIENT_INFO
+    process: Process,
+    on_garbage: Callable[[str], None],
+    client: dict[str, str] = CLIENT_INFO,
+    capabilities: dict[str, Any] | None = None,
+    roots: list[dict[str, str]] | None = None,
 ) -> AsyncIterator[StdioChannel]:
-    """A channel to `process` presenting `client` as clientInfo, reading its stdout until the block ends."""
-    channel = StdioChannel(process, on_garbage, client)
+    """A channel to `process` presenting `client` as clientInfo and `capabilities` (answering `roots/list`
+    with `roots`), reading its stdout until the block ends."""
+    channel = StdioChannel(process, on_garbage, client, capabilities, roots)
     async with anyio.create_task_group() as group:
         group.start_soon(channel.read_all)
         try:

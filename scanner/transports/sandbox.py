@@ -2,10 +2,17 @@
 
 The server sees the whole filesystem read-only (the repository and mcp-lock's own installation
 included), a private throwaway /tmp holding its HOME and TMPDIR, an empty /run (no service sockets),
-/proc of its own PID namespace only, and, writable, the package cache its launcher needs (npm's for
-npx, uv's for uvx). It runs in new user, PID and IPC namespaces and a new session, with no
-capabilities; with `network: deny` also in a new network namespace. When bwrap (PID 1 of that
-namespace) is killed, the kernel kills every process the server started, however it detached.
+/proc of its own PID namespace only, and a private package cache layered over the caller's (see
+`caches`). /tmp and /run are tmpfs of a bounded size. It runs in new user, PID and IPC namespaces and a
+new session, with no capabilities; with `network: deny` also in a new network namespace. When bwrap
+(PID 1 of that namespace) is killed, the kernel kills every process the server started, however it
+detached.
+
+Of what /tmp and /run hide, only the caller's own PATH entries, mcp-lock's installation and the
+repository are bound back, and only folders and regular files among them. A declaration cannot
+add to that: a `cwd`, `env.PATH` entry or command it names under /tmp or /run elsewhere is refused
+(`refused` says so), and a socket or device is never bound. Every listening Unix socket the server could
+still see (elsewhere, or inside what is bound back) is covered with /dev/null: connecting is refused.
 
 bwrap is started with exactly the server's environment and nothing else: PID 1 is bwrap itself,
 and its environment is readable at /proc/1/environ from inside.
@@ -19,11 +26,13 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from scanner.transports.caches import LAUNCHER_CACHES, NPM_CACHE, private_cache, real_launcher, seeded
 from scanner.transports.isolation import DENY, IsolationUnavailable, isolated
 
 ON = "on"
@@ -50,8 +59,12 @@ BASE_MOUNTS = (
     *("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", PRIVATE_TMP, "--tmpfs", PRIVATE_RUN),
     *("--ro-bind-try", RESOLVER, RESOLVER),
 )
+UNIX_SOCKETS = "/proc/net/unix"
+ACCEPTING = 0x10000  # __SO_ACCEPTCON in /proc/net/unix's Flags column: a listening socket
+MAX_MASKED = 256
+DEFAULT_TMPFS_MIB = 512  # each of the private /tmp and /run; the policy's `tmpfs-mib` raises it
+MIB = 1024 * 1024
 PROBE_TIMEOUT = 10.0
-LOOKUP_TIMEOUT = 20.0
 # Variables the scanner itself could be recognised by; none reaches a sandboxed server.
 OWN_PREFIX = "MCP_LOCK_"
 
@@ -71,9 +84,14 @@ OTHER_SYSTEM = (
     "set `sandbox: off` for this server in mcp-lock.yaml to run it unsandboxed"
 )
 
-# Launcher (the command's basename) -> the variable naming its package cache.
-NPM_CACHE, UV_CACHE = "npm_config_cache", "UV_CACHE_DIR"
-LAUNCHER_CACHES = {"npx": NPM_CACHE, "npm": NPM_CACHE, "uvx": UV_CACHE, "uv": UV_CACHE}
+BIND_REFUSED = (
+    "the sandbox does not bind back {what}: each lies under /tmp or /run, which the sandbox keeps private, "
+    "outside the repository and the caller's own PATH (or is not a folder or regular file)"
+)
+WORKDIR_REFUSED = (
+    "cwd {cwd} lies under /tmp or /run outside the repository, and the sandbox does not bind it back; "
+    "declare a working directory inside the repository"
+)
 
 # bwrap path -> None when it works, else why not. One probe per binary per process.
 _probed: dict[str, str | None] = {}
@@ -83,20 +101,33 @@ class SandboxUnavailable(IsolationUnavailable):
     """The sandbox was asked for and this machine cannot provide it; the server is not started."""
 
 
+class BindRefused(IsolationUnavailable):
+    """The declaration's working directory is one the sandbox does not bind back; the server is not started."""
+
+
 def launch_command(
-    argv: list[str], env: dict[str, str], cwd: str, network: str, sandbox: str, readable: Iterable[str] = ()
+    argv: list[str],
+    env: dict[str, str],
+    cwd: str,
+    network: str,
+    sandbox: str,
+    readable: Iterable[str] = (),
+    tmpfs_mib: int = DEFAULT_TMPFS_MIB,
+    refused: list[str] | None = None,
 ) -> tuple[list[str], dict[str, str]]:
     """What to start for a stdio server and with which environment: `argv` in the sandbox, or with
     `sandbox: off` as it is (`network: deny`: in a new network namespace). Raises SandboxUnavailable
     or IsolationUnavailable when what the policy asks for cannot be had, FileNotFoundError for a
     missing command (so it is named as such, not as a sandbox that exited)."""
+    if not _findable(argv[0], env, cwd):  # before any wrapper (sandbox, unshare, cgroup) reports its own failure
+        raise FileNotFoundError(argv[0])
+    if os.sep in argv[0] and not os.access(os.path.join(cwd, argv[0]), os.X_OK):
+        raise PermissionError(argv[0])
     if sandbox == OFF and network != DENY:
         return argv, env
-    if not _findable(argv[0], env, cwd):
-        raise FileNotFoundError(argv[0])
     if sandbox == OFF:
         return isolated(argv), env
-    return sandboxed(argv, env=env, cwd=cwd, network=network, readable=readable)
+    return sandboxed(argv, env=env, cwd=cwd, network=network, readable=readable, tmpfs_mib=tmpfs_mib, refused=refused)
 
 
 def _findable(command: str, env: Mapping[str, str], cwd: str) -> bool:
@@ -113,30 +144,64 @@ def sandboxed(
     network: str,
     readable: Iterable[str] = (),
     caller: Mapping[str, str] | None = None,
+    tmpfs_mib: int = DEFAULT_TMPFS_MIB,
+    refused: list[str] | None = None,
 ) -> tuple[list[str], dict[str, str]]:
     """The bwrap command line running `argv`, and the environment to start bwrap with.
 
     `readable` names host paths the server must see even when they lie under /tmp or /run (the
-    repository); `caller` is mcp-lock's environment, where launcher caches are looked up (default:
-    os.environ). The caches' variables override the declaration's: only the caller's are writable.
+    repository); `caller` is mcp-lock's environment, whose PATH is bound back and where launcher caches
+    are looked up (default: os.environ). Paths a declaration asked for and does not get are appended to
+    `refused` (see BIND_REFUSED); raises BindRefused when the refused path is the working directory.
     """
     bwrap = require_bwrap()
     cwd = os.path.abspath(cwd)  # bwrap resolves a relative --chdir inside the sandbox, not here
     caller = os.environ if caller is None else caller
-    caches = launcher_caches(argv[0], caller)
+    trusted = [*map(os.path.abspath, readable), *_callers_installations(caller)]
+    if any(_within(form, root) for root in HIDDEN for form in _forms(cwd)) and not _covered(cwd, trusted):
+        raise BindRefused(f"{WORKDIR_REFUSED.format(cwd=cwd)}; not started")
+    bound, denied = _binds(argv[0], env.get("PATH", ""), cwd, trusted)
+    if refused is not None:
+        refused.extend(denied)
     server_env = {k: v for k, v in env.items() if not k.startswith(OWN_PREFIX)}
     server_env.update({"HOME": HOME, "TMPDIR": PRIVATE_TMP, "TMP": PRIVATE_TMP, "TEMP": PRIVATE_TMP})
-    server_env.update(caches)
-    server_env.update(_launcher_config(argv[0], caller, server_env))
-    seen = [cwd, *map(os.path.abspath, readable), *_installations(argv, server_env, cwd)]
-    mounts = [*BASE_MOUNTS, "--dir", HOME]
-    for path in _hidden(seen):
+    layer = None
+    if real_launcher(argv[0], env.get("PATH", os.defpath), cwd, caller):
+        layer = private_cache(argv, caller, offline=network == DENY, env=env)
+    command = list(argv)
+    mounts = [*_sized(bwrap, tmpfs_mib), "--dir", HOME]
+    for path in _hidden(bound):
         mounts += ["--ro-bind-try", path, path]
-    for path in caches.values():
-        if _safe_cache(path, seen):
-            mounts += ["--bind-try", path, path]
-    network_flags = ["--unshare-net"] if network == DENY else []
-    return [bwrap, *NAMESPACE_FLAGS, *network_flags, *mounts, "--chdir", cwd, "--", *argv], server_env
+    for path in listening_sockets(bound):  # connect() ignores a read-only mount: cover each with /dev/null
+        mounts += ["--ro-bind-try", "/dev/null", path]
+    if layer is not None:
+        server_env[layer.variable] = layer.path  # never a declared host folder: the server writes its cache
+        server_env.update(_launcher_config(argv[0], caller, server_env))
+        mounts += layer.mounts
+        command = seeded(command, layer)
+    # A new cgroup namespace: /proc/self/cgroup shows "/", not the per-boot cgroup mcp-lock made.
+    flags = [*NAMESPACE_FLAGS, "--unshare-cgroup-try", *(["--unshare-net"] if network == DENY else [])]
+    return [bwrap, *flags, *mounts, "--chdir", cwd, "--", *command], server_env
+
+
+def _sized(bwrap: str, tmpfs_mib: int) -> list[str]:
+    """BASE_MOUNTS with each private tmpfs bounded to `tmpfs_mib` MiB (where this bwrap has --size)."""
+    if not _has_size(bwrap):
+        return list(BASE_MOUNTS)
+    mounts: list[str] = []
+    for arg in BASE_MOUNTS:
+        mounts += ["--size", str(tmpfs_mib * MIB), arg] if arg == "--tmpfs" else [arg]
+    return mounts
+
+
+@functools.cache
+def _has_size(bwrap: str) -> bool:
+    """bubblewrap 0.7+ bounds a tmpfs with --size; older ones leave it unbounded (README: the gap)."""
+    try:
+        done = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=PROBE_TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "--size" in done.stdout + done.stderr
 
 
 def require_bwrap() -> str:
@@ -176,42 +241,6 @@ def _try(bwrap: str) -> str | None:
     return lines[-1][:200] if lines else f"exit status {done.returncode}"
 
 
-def launcher_caches(command: str, caller: Mapping[str, str]) -> dict[str, str]:
-    """The package cache the launcher `command` writes (variable -> path), as the caller's own tools find it."""
-    variable = LAUNCHER_CACHES.get(os.path.basename(command))
-    if variable is None:
-        return {}
-    home = caller.get("HOME", os.path.expanduser("~"))
-    if variable == NPM_CACHE:
-        path = _npm_cache(caller.get(NPM_CACHE) or caller.get(NPM_CACHE.upper()), home)
-    else:
-        path = _uv_cache(caller.get(UV_CACHE), caller.get("XDG_CACHE_HOME"), home)
-    return {variable: path}
-
-
-@functools.cache
-def _npm_cache(configured: str | None, home: str) -> str:
-    return configured or _ask(["npm", "config", "get", "cache"]) or os.path.join(home, ".npm")
-
-
-@functools.cache
-def _uv_cache(configured: str | None, xdg_cache: str | None, home: str) -> str:
-    fallback = os.path.join(xdg_cache or os.path.join(home, ".cache"), "uv")
-    return configured or _ask(["uv", "cache", "dir"]) or fallback
-
-
-def _ask(command: list[str]) -> str | None:
-    """One line of the caller's own tool's answer. Run from /, so no repository config steers it."""
-    if shutil.which(command[0]) is None:
-        return None
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=LOOKUP_TIMEOUT, cwd="/")
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    answer = done.stdout.strip()
-    return answer if done.returncode == 0 and os.path.isabs(answer) else None
-
-
 def _launcher_config(command: str, caller: Mapping[str, str], env: Mapping[str, str]) -> dict[str, str]:
     """The caller's own npm config file, which the private HOME would hide from npx (registry, proxy)."""
     home = caller.get("HOME", "")
@@ -222,39 +251,77 @@ def _launcher_config(command: str, caller: Mapping[str, str], env: Mapping[str, 
     return {}
 
 
-def _safe_cache(path: str, seen: Iterable[str]) -> bool:
-    """A cache may be made writable unless it is, or holds, the repository or mcp-lock's installation."""
-    cache = os.path.realpath(path)
-    if cache == "/":
-        return False
+def _callers_installations(caller: Mapping[str, str]) -> list[str]:
+    """What the server may see of the caller's own: mcp-lock's installation and the caller's PATH."""
+    paths = [sys.prefix, str(Path(__file__).resolve().parents[2])]
+    return paths + [_root_of(p) for p in caller.get("PATH", "").split(os.pathsep) if os.path.isabs(p)]
+
+
+def _binds(command: str, declared_path: str, cwd: str, trusted: list[str]) -> tuple[list[str], list[str]]:
+    """What to bind back (the trusted folders and regular files), and what the declaration names under /tmp
+    or /run that is refused (the command too, when it lies in none of them), e.g. "env.PATH entry /tmp/x"."""
+    bound = [p for p in trusted if _bindable(p)]
+    asked = [(f"env.PATH entry {p}", p) for p in declared_path.split(os.pathsep) if os.path.isabs(p)]
+    if os.sep in command:
+        asked.append((f"command {command}", os.path.join(cwd, command)))
+    refused = []
+    for what, path in asked:
+        hidden = any(_within(form, root) for root in HIDDEN for form in _forms(path))
+        if hidden and os.path.lexists(path) and not (_covered(path, trusted) and _bindable(path)):
+            refused.append(what)
+    return bound, refused
+
+
+def _covered(path: str, trusted: Iterable[str]) -> bool:
+    """Whether `path`, links resolved, lies within a trusted path (also resolved)."""
+    real = os.path.realpath(path)
+    return any(_within(real, os.path.realpath(t)) for t in trusted)
+
+
+def _bindable(path: str) -> bool:
+    """A folder or regular file (links followed): never a socket, FIFO or device."""
     try:
-        os.makedirs(cache, exist_ok=True)
+        mode = os.stat(path).st_mode
     except OSError:
         return False
-    guarded = [*seen, str(Path(__file__).resolve().parents[2]), sys.prefix]
-    return not any(_within(os.path.realpath(g), cache) for g in guarded)
+    return stat.S_ISDIR(mode) or stat.S_ISREG(mode)
 
 
-def _installations(argv: Sequence[str], env: Mapping[str, str], cwd: str) -> list[str]:
-    """mcp-lock's own installation, the caller's PATH, and the command's installation.
+def _forms(path: str) -> set[str]:
+    return {os.path.normpath(path), os.path.realpath(path)}
 
-    The command is named by the declaration, so it is bound back only when it is a regular file (itself,
-    or for a program in a `bin` folder its venv), never a folder it merely lies in: a declaration must
-    not open /tmp/.X11-unix or /run/postgresql by naming something there.
-    """
-    paths = [sys.prefix, str(Path(__file__).resolve().parents[2])]
-    paths += [_root_of(p) for p in env.get("PATH", "").split(os.pathsep) if os.path.isabs(p)]
-    found = shutil.which(argv[0], path=env.get("PATH", os.defpath)) if os.sep not in argv[0] else None
-    command = found or os.path.join(cwd, argv[0])
-    for path in {command, os.path.realpath(command)}:
-        if os.path.isfile(path):
-            paths.append(_root_of(os.path.dirname(path)) if Path(path).parent.name == "bin" else path)
-    return paths
+
+def listening_sockets(bound: Iterable[str], table: str = UNIX_SOCKETS) -> list[str]:
+    """Listening Unix sockets of this network namespace (/proc/net/unix) that the sandbox would show: outside
+    /tmp and /run, or inside a path bound back. At most MAX_MASKED (each mount costs bwrap about 0.5 ms)."""
+    try:
+        with open(table, encoding="utf-8", errors="replace") as lines:
+            rows = [line.split() for line in lines.readlines()[1:]]
+    except OSError:
+        return []
+    shown = [os.path.realpath(p) for p in bound]
+    found: list[str] = []
+    for row in rows:
+        if len(row) < 8 or not row[7].startswith("/") or not int(row[3], 16) & ACCEPTING:
+            continue
+        path = os.path.realpath(row[7])
+        hidden = any(_within(path, root) for root in HIDDEN) and not any(_within(path, b) for b in shown)
+        if not hidden and path not in found and _is_socket(path):
+            found.append(path)
+    return found[:MAX_MASKED]
+
+
+def _is_socket(path: str) -> bool:
+    try:
+        return stat.S_ISSOCK(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _root_of(folder: str) -> str:
-    """A `bin` folder's installation (the venv that holds it); any other folder itself."""
-    return os.path.dirname(folder) if os.path.basename(folder.rstrip("/")) == "bin" else folder
+    """A `bin` folder's installation (the venv that holds it); /bin and any other folder itself."""
+    root = os.path.dirname(folder.rstrip("/"))
+    return root if os.path.basename(folder.rstrip("/")) == "bin" and root != "/" else folder
 
 
 def _hidden(paths: Iterable[str]) -> list[str]:

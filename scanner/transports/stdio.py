@@ -1,37 +1,80 @@
-"""Start a stdio server, read its stdout as bounded lines, and end its whole process group.
+"""Start a stdio server, read its stdout as bounded lines, keep the tail of its stderr, end its process group.
 
 Teardown is a SIGKILL of the server's process group: mcp-lock asks nothing more of a server once it
-has listed. `scanner.transports.rpc` speaks JSON-RPC over these pipes.
+has listed. `scanner.transports.rpc` speaks JSON-RPC over these pipes. stderr goes through a pipe into
+a `StderrTail` in memory: a server that writes gigabytes there costs reading time, never host disk or memory.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import subprocess
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager, suppress
-from typing import IO
 
 import anyio
 from anyio.abc import ByteReceiveStream, Process
 
 EXIT_WAIT = 2.0  # seconds for the event loop to see a killed server's exit
+STDERR_TAIL_BYTES = 4096  # what is kept of a server's stderr, for its error messages
+DRAIN_WAIT = 0.5  # seconds to read what a server printed before it exited, once it is killed
 
 
-async def spawn(argv: Sequence[str], *, env: dict[str, str], cwd: str, errlog: IO[str]) -> Process:
-    """Start the server in its own session (so its process group can be killed), stderr to `errlog`."""
-    return await anyio.open_process(list(argv), env=env, cwd=cwd, stderr=errlog, start_new_session=True)
+class StderrTail:
+    """The last `limit` bytes a server wrote to stderr; everything before is read and dropped."""
+
+    def __init__(self, limit: int = STDERR_TAIL_BYTES) -> None:
+        self.limit = limit
+        self.total = 0  # bytes seen
+        self._kept = bytearray()
+
+    def feed(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        self._kept += chunk[-self.limit :]
+        if len(self._kept) > 2 * self.limit:
+            del self._kept[: -self.limit]
+
+    def text(self) -> str:
+        return bytes(self._kept[-self.limit :]).decode("utf-8", "replace").strip()
+
+    async def drain(self, stream: ByteReceiveStream, ended: anyio.Event) -> None:
+        """Read `stream` to its end (or until cancelled), keeping the tail; `ended` is set at the end."""
+        try:
+            async for chunk in stream:
+                self.feed(chunk)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            pass
+        finally:
+            ended.set()
+
+
+async def spawn(argv: Sequence[str], *, env: dict[str, str], cwd: str) -> Process:
+    """Start the server in its own session (so its process group can be killed), stderr to a pipe."""
+    return await anyio.open_process(list(argv), env=env, cwd=cwd, stderr=subprocess.PIPE, start_new_session=True)
 
 
 @asynccontextmanager
-async def running(argv: Sequence[str], *, env: dict[str, str], cwd: str, errlog: IO[str]) -> AsyncIterator[Process]:
-    """`spawn`, and on exit (error and cancellation included) kill the server's process group."""
-    process = await spawn(argv, env=env, cwd=cwd, errlog=errlog)
-    try:
-        yield process
-    finally:
-        with anyio.CancelScope(shield=True):
-            await stop(process)
+async def running(
+    argv: Sequence[str], *, env: dict[str, str], cwd: str, errlog: StderrTail
+) -> AsyncIterator[Process]:
+    """`spawn`, keeping its stderr's tail in `errlog`; on exit (error and cancellation included) kill the
+    server's process group."""
+    process = await spawn(argv, env=env, cwd=cwd)
+    ended = anyio.Event()
+    async with anyio.create_task_group() as group:
+        assert process.stderr is not None
+        group.start_soon(errlog.drain, process.stderr, ended)
+        try:
+            yield process
+        finally:
+            with anyio.CancelScope(shield=True):
+                await stop(process)
+                with anyio.move_on_after(DRAIN_WAIT):
+                    await ended.wait()  # a child that kept the pipe open must not hold the boot
+                group.cancel_scope.cancel()
+                with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    await process.stderr.aclose()
 
 
 MAX_LINE = 64 * 1024 * 1024  # bytes; a server that never ends its line must not exhaust memory

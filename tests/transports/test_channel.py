@@ -28,6 +28,7 @@ from scanner.transports.channel import (
 from scanner.transports.probe import probe
 from scanner.transports.protocol import ConnectionClosed, RpcError
 from scanner.transports.stage import Stage
+from scanner.transports.stdio import StderrTail
 
 SCHEMA = Path(__file__).parents[2] / "scanner" / "lock" / "mcp-lock.schema.json"
 SDK_ROOTS = ("mcp", "mcp_types", "httpx2", "pydantic")
@@ -81,9 +82,8 @@ async def _open_and_probe(request: ChannelRequest) -> Snapshot:
 def test_open_channel_by_name_reaches_a_real_server(tmp_path: Path) -> None:
     launch = raw_launch(tmp_path, {"pages": [[tool("a")], [tool("b")]]})
     garbage: list[str] = []
-    with open(tmp_path / "stderr.log", "w+", encoding="utf-8") as errlog:
-        request = ChannelRequest(launch, STDIO, tmp_path, str(tmp_path), errlog, 10.0, Stage(), garbage.append)
-        snapshot = anyio.run(_open_and_probe, request)
+    request = ChannelRequest(launch, STDIO, tmp_path, str(tmp_path), StderrTail(), 10.0, Stage(), garbage.append)
+    snapshot = anyio.run(_open_and_probe, request)
     assert [t["name"] for t in snapshot.definitions["tools"]] == ["a", "b"]
     assert garbage == []
 
@@ -91,10 +91,9 @@ def test_open_channel_by_name_reaches_a_real_server(tmp_path: Path) -> None:
 def test_a_missing_command_is_said_by_the_transport(tmp_path: Path) -> None:
     launch = ResolvedLaunch(transport=STDIO, command="no-such-mcp-server-binary")
     stage = Stage()
-    with open(tmp_path / "stderr.log", "w+", encoding="utf-8") as errlog:
-        request = ChannelRequest(launch, STDIO, tmp_path, str(tmp_path), errlog, 10.0, stage, print)
-        with pytest.raises(BootFailure) as caught:
-            anyio.run(_open_and_probe, request)
+    request = ChannelRequest(launch, STDIO, tmp_path, str(tmp_path), StderrTail(), 10.0, stage, print)
+    with pytest.raises(BootFailure) as caught:
+        anyio.run(_open_and_probe, request)
     expected = "command not found: no-such-mcp-server-binary (is it installed and on PATH?)"
     assert describe(caught.value, stage) == expected
 

@@ -27,9 +27,9 @@ def test_handshake_and_listing_on_the_wire(repo: Repo, tmp_path: Path) -> None:
     assert methods == ["initialize", "notifications/initialized", "tools/list", "tools/list"]
     initialize, initialized, first, second = messages
     assert all(m["jsonrpc"] == "2.0" for m in messages)
-    assert initialize["params"] == {
-        "protocolVersion": protocol.HANDSHAKE_VERSION,
-        "capabilities": {},
+    assert initialize["params"] == {  # as Claude Code, which declares .mcp.json, sends it
+        "protocolVersion": "2025-06-18",
+        "capabilities": {"roots": {}},
         "clientInfo": protocol.CLIENT_INFO,
     }
     assert "id" not in initialized
@@ -47,7 +47,7 @@ def test_modern_requests_carry_the_envelope(repo: Repo, tmp_path: Path) -> None:
     messages = received(inbound)
     assert [m["method"] for m in messages] == ["initialize", "server/discover", "tools/list"]
     for message in messages[1:]:
-        assert message["params"]["_meta"] == protocol.modern_envelope("2026-07-28")
+        assert message["params"]["_meta"] == protocol.modern_envelope("2026-07-28", protocol.CLIENT_INFO, {"roots": {}})
 
 
 def test_answers_server_requests_and_ignores_notifications(repo: Repo, tmp_path: Path) -> None:

@@ -237,3 +237,31 @@ def test_service_sockets_are_out_of_reach(repo: Repo, tmp_path: Path) -> None:
         for listener in listeners:
             listener.close()
         shutil.rmtree(service, ignore_errors=True)
+
+
+VSCODE = {"roots": {"listChanged": True}, "sampling": {}, "elicitation": {"form": {}, "url": {}}}
+
+
+@pytest.mark.parametrize(
+    ("config", "version", "capabilities"),
+    [
+        (".mcp.json", "2025-06-18", {"roots": {}}),
+        (".vscode/mcp.json", "2025-06-18", VSCODE),
+        (".cursor/mcp.json", "2025-06-18", {"roots": {}, "elicitation": {}}),
+    ],
+)
+def test_the_handshake_is_the_declaring_clients(repo: Repo, config: str, version: str, capabilities: Any) -> None:
+    """Protocol version and capabilities as that client sends them (client_handshakes.json), not `{}` and the
+    newest version for everyone; and a server asking `roots/list` gets the repository, as from the client."""
+    behaviour = repo.root / "b.json"
+    behaviour.write_text(json.dumps({"echo_hello": True, "ask_roots": True}))
+    entry = {"command": sys.executable, "args": [str(ATTACKER), str(behaviour)]}
+    key = "servers" if config == ".vscode/mcp.json" else "mcpServers"
+    (repo.root / config).parent.mkdir(exist_ok=True)
+    (repo.root / config).write_text(json.dumps({key: {"greeter": entry}}))
+    result = repo.run("lock")
+    assert result.exit_code == 0, result.output
+    (server,) = repo.lock_json()["servers"]
+    assert json.loads(described(repo, server, "hello")) == {"protocolVersion": version, "capabilities": capabilities}
+    root = {"uri": repo.root.resolve().as_uri(), "name": repo.root.resolve().name}
+    assert json.loads(described(repo, server, "roots")) == {"result": {"roots": [root]}}

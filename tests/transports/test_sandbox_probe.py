@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from scanner.transports import sandbox
-from scanner.transports.sandbox import SandboxUnavailable, launch_command, launcher_caches, sandboxed
+from scanner.transports import caches, sandbox
+from scanner.transports.caches import launcher_caches
+from scanner.transports.sandbox import SandboxUnavailable, launch_command, sandboxed
 
 BWRAP = "/opt/fake/bwrap"
 
@@ -18,8 +20,10 @@ BWRAP = "/opt/fake/bwrap"
 def fresh(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sandbox, "_probed", {})
     monkeypatch.setattr(sys, "platform", "linux")
-    sandbox._npm_cache.cache_clear()
-    sandbox._uv_cache.cache_clear()
+    caches._npm_cache.cache_clear()
+    caches._uv_cache.cache_clear()
+    caches._npm_registry.cache_clear()
+    sandbox._has_size.cache_clear()
 
 
 def bwrap_on_path(monkeypatch: pytest.MonkeyPatch, found: str | None = BWRAP) -> None:
@@ -72,7 +76,7 @@ def test_launcher_caches_follow_the_callers_settings(fp: Any, monkeypatch: pytes
     assert launcher_caches("node", {}) == {}
     assert launcher_caches("/usr/bin/npx", {"npm_config_cache": "/c/npm"}) == {"npm_config_cache": "/c/npm"}
     assert launcher_caches("uvx", {"UV_CACHE_DIR": "/c/uv"}) == {"UV_CACHE_DIR": "/c/uv"}
-    monkeypatch.setattr(sandbox.shutil, "which", lambda name, **kw: f"/usr/bin/{name}")
+    monkeypatch.setattr(caches.shutil, "which", lambda name, **kw: f"/usr/bin/{name}")
     fp.register(["npm", "config", "get", "cache"], stdout="/home/dev/.npm-cache\n")
     fp.register(["uv", "cache", "dir"], stdout="/home/dev/.cache/uv\n")
     assert launcher_caches("npx", {"HOME": "/home/dev"}) == {"npm_config_cache": "/home/dev/.npm-cache"}
@@ -91,31 +95,56 @@ def test_launcher_cache_fallbacks(fp: Any) -> None:
 def test_command_line_and_environment(fp: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     bwrap_on_path(monkeypatch)
     fp.register([BWRAP, fp.any()], returncode=0)
+    fp.register([BWRAP, "--help"], stdout="    --size BYTES  Set size of next tmpfs\n")
+    fp.register(["npm", "config", "get", "registry"], stdout="http://127.0.0.1:9/\n")
     repo, cache = tmp_path / "repo", tmp_path / "npm-cache"
+    hashed = hashlib.sha512(b"pkg@1.0.0").hexdigest()[:16]  # the folder npm itself installs `npx pkg@1.0.0` into
+    (cache / "_npx" / hashed / "node_modules").mkdir(parents=True)
+    (cache / "_npx" / hashed / "package.json").write_text("{}")
+    (cache / "_npx" / "0123456789abcdef" / "node_modules").mkdir(parents=True)  # another package's
     repo.mkdir()
     env = {"PATH": "/usr/bin:/bin", "HOME": "/root", "MCP_LOCK_DEBUG": "1", "INVOCATION_ID": "x", "KEEP": "yes"}
-    caller = {"npm_config_cache": str(cache), "HOME": str(tmp_path)}
-    argv, server_env = sandboxed(["npx", "-y", "pkg"], env=env, cwd=str(repo), network="deny", caller=caller)
-    assert argv[0] == BWRAP and argv[-4:] == ["--", "npx", "-y", "pkg"]
-    assert "--unshare-net" in argv
+    caller = {"npm_config_cache": str(cache), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    argv, server_env = sandboxed(
+        ["npx", "-y", "pkg@1.0.0"], env=env, cwd=str(repo), network="allow", caller=caller, readable=[str(repo)],
+        tmpfs_mib=8,
+    )
+    assert argv[0] == BWRAP and argv[-4:] == ["--", "npx", "-y", "pkg@1.0.0"]
     pairs = list(zip(argv, argv[1:], argv[2:], strict=False))
     assert ("--ro-bind-try", str(repo), str(repo)) in pairs  # under /tmp: bound back, read-only
-    assert ("--bind-try", str(cache), str(cache)) in pairs and cache.is_dir()  # the launcher's cache, writable
+    assert ("--size", str(8 * 1024 * 1024), "--tmpfs") in pairs
+    private = "/tmp/.cache/npm"
+    entry = cache / "_npx" / hashed
+    assert ("--ro-bind", str(entry / "node_modules"), f"{private}/_npx/{hashed}/node_modules") in pairs
+    assert "0123456789abcdef" not in " ".join(argv)
+    assert ("--ro-bind", str(entry / "package.json"), f"{private}/_npx/{hashed}/package.json") in pairs
+    assert "--bind" not in argv and "--bind-try" not in argv  # nothing of the caller's is writable
     assert argv.index("--tmpfs") < argv.index("--ro-bind-try")
     assert server_env["HOME"] == "/tmp/home" and server_env["TMPDIR"] == "/tmp"
-    assert server_env["npm_config_cache"] == str(cache) and server_env["KEEP"] == "yes"
+    assert server_env["npm_config_cache"] == private and server_env["KEEP"] == "yes"
     assert "MCP_LOCK_DEBUG" not in server_env
-    allowed, _ = sandboxed(["python3"], env=env, cwd=str(repo), network="allow", caller=caller)
-    assert "--unshare-net" not in allowed and "--bind-try" not in allowed  # no launcher, no writable cache
+    plain = {"env": env, "cwd": str(repo), "caller": caller, "readable": [str(repo)]}
+    unpinned, _ = sandboxed(["npx", "-y", "pkg"], network="deny", **plain)  # type: ignore[arg-type]
+    assert "--unshare-net" in unpinned and f"_npx/{hashed}" not in " ".join(unpinned)  # npm may update it
+    allowed, plain_env = sandboxed(["python3"], network="allow", **plain)  # type: ignore[arg-type]
+    assert "--unshare-net" not in allowed and private not in " ".join(allowed)  # no launcher, no cache
+    assert "npm_config_cache" not in plain_env
 
 
-def test_a_cache_holding_the_repository_stays_read_only(
-    fp: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_only_the_callers_own_launcher_gets_a_cache(fp: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A repository script named npx (or one found first on a declared PATH) is not the caller's npx."""
     bwrap_on_path(monkeypatch)
+    fp.register([BWRAP, "--help"], stdout="")  # an old bwrap without --size: the tmpfs stays unbounded
     fp.register([BWRAP, fp.any()], returncode=0)
     repo = tmp_path / "repo"
-    repo.mkdir()
-    caller = {"npm_config_cache": str(tmp_path)}  # a caller setting that would open the repository for writing
-    argv, _ = sandboxed(["npx", "pkg"], env={"PATH": "/usr/bin"}, cwd=str(repo), network="allow", caller=caller)
-    assert "--bind-try" not in argv
+    (repo / "tools").mkdir(parents=True)
+    fake = repo / "tools" / "npx"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    caller = {"npm_config_cache": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
+    for command, path in (("tools/npx", "/usr/bin"), ("npx", f"{repo / 'tools'}:/usr/bin")):
+        argv, env = sandboxed(
+            [command], env={"PATH": path}, cwd=str(repo), network="allow", caller=caller, readable=[str(repo)]
+        )
+        assert "npm_config_cache" not in env and "/tmp/.cache/npm" not in argv, command
+        assert "--size" not in argv
