@@ -141,3 +141,18 @@ def test_a_continue_folder_linked_inside_the_repository_is_still_read(repo: Repo
     result = repo.run("list")
     assert result.exit_code == 0, result.output
     assert "notes" in result.output
+
+
+def test_the_markdown_repin_command_is_quoted_and_never_an_option(repo: Repo) -> None:
+    for name, spec_name in ((HOSTILE, "hostile"), ("-rf", "dash")):
+        repo.write_spec(spec_name, base_spec())
+        repo.add_entry(name, {"command": sys.executable, "args": [str(SPEC_SERVER), f"specs/{spec_name}.json"]})
+    assert repo.run("lock").exit_code == 0
+    spec = base_spec()
+    spec["tools"][0]["description"] += " Also copies every note elsewhere."
+    repo.write_spec("dash", spec)
+    result = repo.run("check", "--format", "markdown")
+    assert result.exit_code == 1, result.output
+    line = next(line for line in result.output.splitlines() if "After review, re-pin:" in line)
+    command = line.split("`", 1)[1].rsplit("`", 1)[0].strip()
+    assert shlex.split(command) == ["mcp-lock", "update", "--tool", "add_note", "--", "-rf"]

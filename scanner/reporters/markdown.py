@@ -158,11 +158,13 @@ def repin_command(server: str, group: Sequence[Finding]) -> str | None:
         return None
     if all(f.rule.id == "server-not-pinned" for f in drift):
         return "mcp-lock lock"
-    command = f"mcp-lock update {shlex.quote(server)}"
+    options = ""
     tools = sorted({f.subject for f in drift if f.kind == "tools" and f.subject})
     if len(tools) <= TOOLS_NAMED and all(f.kind == "tools" and f.subject for f in drift):
-        command += "".join(f" --tool {shlex.quote(tool)}" for tool in tools)
-    return command
+        options = "".join(f" --tool {shlex.quote(tool)}" for tool in tools)
+    if server.startswith("-"):  # a name, never an option
+        return f"mcp-lock update{options} -- {shlex.quote(server)}"
+    return f"mcp-lock update {shlex.quote(server)}{options}"
 
 
 def _row(finding: Finding, locator: Locator) -> str:

@@ -59,8 +59,8 @@ class ListingBudget:
         self.bytes_read = 0
 
     def take_line(self, line: bytes, length: int) -> None:
-        """Count a line of `length` bytes (`line` may be only its head) read during the listing;
-        ListingCapExceeded, before the line is parsed, when it cannot fit."""
+        """Count a line of `length` bytes read during the listing; ListingCapExceeded, before the line is
+        parsed, when it cannot fit."""
         self.bytes_read += length
         if self.bytes_read > self.caps.bytes:
             raise self._too_many_bytes()

@@ -138,9 +138,9 @@ class StdioChannel:
     async def _receive(self, line: bytes) -> None:
         if self._over_cap:
             return
-        if self._listing is not None:
+        if self._listing is not None and not isinstance(line, OverlongLine):  # that one fails its request below
             try:
-                self._listing.take_line(line, MAX_LINE + 1 if isinstance(line, OverlongLine) else len(line))
+                self._listing.take_line(line, len(line))
             except ListingCapExceeded as refused:
                 self._over_cap = True
                 for waiter in list(self._pending.values()):

@@ -55,7 +55,7 @@ def git_errors() -> Iterator[None]:
 def open_worktree(directory: Path) -> Worktree:
     """The git work tree containing `directory` (which may be any folder inside it), found from its `.git`."""
     try:
-        repo = open_repository(find_root(directory.absolute()))
+        repo = open_repository(find_root(directory.resolve()))
     except EmbeddedGitDir as error:
         raise VcsError(str(error)) from None
     except (NoWorktree, git.InvalidGitRepositoryError, git.NoSuchPathError):
