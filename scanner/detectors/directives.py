@@ -23,6 +23,7 @@ from importlib import resources
 
 from scanner.detectors.checks import tool_mention, workspace_check
 from scanner.detectors.prefilter import FOLD_ASCII, Screen, alternatives
+from scanner.detectors.shadowing import MAYBE_NAME
 from scanner.detectors.texts import changed_definitions, paths_of
 from scanner.detectors.tool_orders import honest_reason, order_about
 from scanner.lock.model import ServerPin
@@ -41,7 +42,7 @@ RULE = Rule(
     "arguments, use this tool instead, treat it as deprecated or broken, send it the output. A data dependency "
     "of this tool's own parameters (\"call X first to get the ID\"), session set-up, an ordering note about "
     "this tool, an order about a tool of the same server, and a name in another spelling are reported only "
-    "with a payload (a secret path, the conversation, a destination). Measured: fires on 0 of 6,6xx real "
+    "with a payload (a secret path, the conversation, a destination). Measured: fires on 0 of 6,576 real "
     "benign definitions (bench/detectors/README.md). Filed as suspicious-text.",
     reported_as=SUSPICIOUS_TEXT.id,
 )
@@ -94,7 +95,13 @@ def _has_payload(text: str) -> bool:
 
 def name_key(name: str) -> str:
     """The form every spelling of a tool name shares: send_email, sendEmail, send-email, "send email"."""
-    return re.sub(r"[^a-z0-9]", "", name.lower())
+    return _NOT_KEY.sub("", name.lower())
+
+
+_NOT_KEY = re.compile(r"[^a-z0-9]")
+_token_key = functools.lru_cache(maxsize=1 << 16)(name_key)  # a text's words repeat across definitions
+# A token in the written form of a tool name: a separator, or a capital after a small letter or digit.
+_DISTINCTIVE = re.compile(r"[_\-.]|[a-z0-9][A-Z]")
 
 
 def _known(live: Mapping[str, ServerPin]) -> Mapping[str, tuple[str, str]]:
@@ -129,17 +136,29 @@ def well_known() -> tuple[tuple[str, tuple[str, ...]], ...]:
                  for package, names in servers.items())
 
 
-def _mentions(sentence: str, known: Mapping[str, tuple[str, str]]) -> Iterator[tuple[str, int, tuple[str, str]]]:
-    """(text as written, where, (server, tool)) of each known tool named in `sentence`, as a token or spaced
-    words."""
+def _mentions(
+    sentence: str, known: Mapping[str, tuple[str, str]], spaced: bool = True
+) -> Iterator[tuple[str, int, tuple[str, str]]]:
+    """(text as written, where, (server, tool)) of each known tool named in `sentence`, as a token or (when
+    `spaced`) spaced words."""
+    if not spaced:  # only names in their written form: a token with a separator or an inner capital
+        if not MAYBE_NAME.search(sentence):
+            return
+        for token in _TOKEN.finditer(sentence):
+            written = token.group()
+            if _DISTINCTIVE.search(written):
+                found = known.get(_token_key(written))
+                if found is not None:
+                    yield written, token.start(), found
+        return
     tokens = list(_TOKEN.finditer(sentence))
     for index, token in enumerate(tokens):
         for width in (1, 2, 3):
             span = tokens[index : index + width]
             if len(span) < width or (width > 1 and not _adjacent(sentence, span)):
                 break
-            found = known.get(name_key("".join(t.group() for t in span)))
-            if found is not None and (width > 1 or re.search(r"[_\-.]|[a-z0-9][A-Z]", token.group())):
+            found = known.get("".join(_token_key(t.group()) for t in span))
+            if found is not None and (width > 1 or _DISTINCTIVE.search(token.group())):
                 yield sentence[span[0].start() : span[-1].end()], span[0].start(), found
                 break
 
@@ -166,7 +185,9 @@ def directive_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, Ser
                     continue
                 may = screened.get(text)
                 if may is None:
-                    may = screened[text] = len(text) >= 12 and bool(_ORDER.search(text))
+                    # An exact name holds a separator or an inner capital; any other mention needs a payload.
+                    may = screened[text] = (len(text) >= 12 and bool(MAYBE_NAME.search(text) or _has_payload(text))
+                                            and bool(_ORDER.search(text)))
                 if not may:
                     continue
                 if parameters is None:
@@ -195,8 +216,12 @@ def _directive(
     for words in _SENTENCE_END.split(text):
         if not _ORDER.search(words):
             continue
-        payload: bool | None = None
-        for written, start, target in _mentions(words, known):
+        # Without a payload only an exact name can be news (below): spaced words need not be looked up.
+        payload = _has_payload(words)
+        mentions = list(_mentions(words, known, spaced=payload))
+        if payload:  # the names themselves are no payload (`password_read`)
+            payload = _has_payload(_without(words, mentions))
+        for written, start, target in mentions:
             if name_key(target[1]) == own:
                 continue
             if written != target[1] and target[0].endswith(_UNDECLARED):
@@ -208,14 +233,20 @@ def _directive(
             # An order about another server's tool, named exactly as it is listed, is news by itself unless it
             # has the honest shape (a data dependency of this tool's parameters, session set-up, an ordering
             # note about this tool). Servers order their own tools about for honest reasons (ids, sessions,
-            # paging): that, and a name in another spelling (`createApiKey` as an action value), is news only
-            # with a payload.
+            # paging): that, and a name in another spelling, is news only with a payload.
             foreign = name_key(target[1]) not in siblings and written == target[1]
             if foreign and order_about(words, start, start + len(written)) and not honest_reason(words, parameters):
                 return words.strip(), target
-            if payload is None:  # the name itself is no payload (`password_read`)
-                payload = _has_payload(words[:start] + " " + words[start + len(written) :])
             if payload:
                 return words.strip(), target
     return None
 
+
+def _without(sentence: str, mentions: list[tuple[str, int, tuple[str, str]]]) -> str:
+    """`sentence` with every mentioned name blanked out."""
+    parts, end = [], 0
+    for written, start, _target in mentions:
+        if start >= end:
+            parts += [sentence[end:start], " "]
+            end = start + len(written)
+    return "".join([*parts, sentence[end:]])
