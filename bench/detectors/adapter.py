@@ -14,10 +14,13 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from scanner.detectors import register_all
 from scanner.diff.suspicious import cross_server_findings, suspicious_findings
 from scanner.lock.model import ServerPin, rebuild
 from scanner.lock.pin import pin_server
 from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
+from scanner.model.rule_base import Category
+from scanner.model.rules import REGISTRY
 from scanner.snapshot import Snapshot
 
 CANDIDATE, NEIGHBOUR = "candidate", "neighbour"
@@ -30,6 +33,17 @@ NEIGHBOUR_TOOLS: tuple[str, ...] = (
     "push_files", "create_issue", "create_pull_request", "execute_command", "run_command", "transfer_funds",
     "query_database", "execute_sql", "send_mail", "list_messages", "get_messages",
 )
+
+def category(rule_id: str) -> str:
+    """The category a rule is registered with, which is the one its SARIF descriptor is tagged with."""
+    register_all()
+    return str(REGISTRY[rule_id].category)
+
+
+def is_poisoning(rule_id: str) -> bool:
+    """Whether a finding of this rule claims a definition is poisoned (not a capability or validity note)."""
+    return category(rule_id) == Category.POISONING
+
 
 _RULE_ID = re.compile(r"\[(MCPL-[A-Z]\d+)\]$")
 

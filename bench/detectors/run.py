@@ -24,12 +24,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from adapter import Detection, detections_for_new, each_added
+from adapter import Detection, category, detections, detections_for_new, each_added, is_poisoning, server_pin, without
 from corpus import DATA, BenignServer, Example, load_benign, load_examples, wilson
+from hard_benign import hard_benign
+from servers import WIDELY_INSTALLED
 
-# Rules that do not claim a definition is poisoned: a new tool that can delete is worth a look, not an
-# attack. Every other rule counts as a poisoning detector. Edit this set when rules gain categories.
-NOT_POISONING: frozenset[str] = frozenset({"MCPL-D020"})
 # Rules that can fire because the adapter's neighbour server owns the tool name a definition mentions (see
 # adapter.NEIGHBOUR_TOOLS): the positives name those tools, so every figure is also given for the definition
 # declared alone, without the neighbour (MCPL-D022 still knows the widely installed servers' tools then).
@@ -50,9 +49,9 @@ class Tally:
         self.n += 1
         rules = {d.rule_id for d in found}
         self.per_rule.update(rules)
-        poisoning = [d for d in found if d.rule_id not in NOT_POISONING]
+        poisoning = [d for d in found if is_poisoning(d.rule_id)]
         if any(d.rule_id not in NEEDS_NEIGHBOUR for d in poisoning) or (
-            poisoning and any(d.rule_id not in NOT_POISONING for d in alone())
+            poisoning and any(is_poisoning(d.rule_id) for d in alone())
         ):
             self.flagged_alone += 1
         if poisoning:
@@ -78,16 +77,37 @@ class Tally:
         self.per_rule.update(other.per_rule)
 
 
-def score_benign(servers: list[BenignServer]) -> tuple[Tally, Tally]:
-    """(all definitions, tools only): each definition as newly added to its own server's other definitions."""
-    everything, tools = Tally(), Tally()
+# The servers dumped last (servers.WIDELY_INSTALLED): no rule was chosen or tuned while they were in the corpus
+# before this batch's own stop, so their false positives are the closest to held-out servers the corpus has.
+FRESH: frozenset[str] = frozenset(f"{package}@{version}" for _eco, package, version, *_ in WIDELY_INSTALLED)
+
+
+def score_benign(servers: list[BenignServer]) -> tuple[Tally, Tally, Tally, Tally]:
+    """(all definitions, tools only, the fresh servers', the older servers'): each definition as newly added to
+    its own server's other definitions."""
+    everything, tools, fresh, older = Tally(), Tally(), Tally(), Tally()
     for server in servers:
         for kind, key, found, alone in each_added(server.definitions):
             label = f"{server.label} {kind}/{key}"
             everything.add(label, found, alone)
+            (fresh if server.label in FRESH else older).add(label, found, alone)
             if kind == "tools":
                 tools.add(label, found, alone)
-    return everything, tools
+    return everything, tools, fresh, older
+
+
+def score_hard_benign() -> tuple[Tally, Tally]:
+    """The hard real benign set (hard_benign.py): (as new beside its own server's other tools, as a server of its
+    own, its sibling tools known only from the vendored list)."""
+    beside, alone = Tally(), Tally()
+    for label, definitions, kind, name in hard_benign():
+        full = server_pin(definitions)
+        before = without(full, kind, name)
+        beside.add(f"{label} {name}", detections(before, full), lambda b=before, f=full: detections(b, f, False))
+        definition = next(d for d in definitions[kind] if d["name"] == name)
+        alone.add(f"{label} {name}", detections_for_new(kind, definition),
+                  lambda d=definition, k=kind: detections_for_new(k, d, neighbour=False))
+    return beside, alone
 
 
 def score_examples(examples: list[Example]) -> dict[str, Tally]:
@@ -125,10 +145,12 @@ POSITIVE_SETS: tuple[tuple[str, str, str, bool], ...] = (
 def evaluate() -> dict[str, Any]:
     started = time.perf_counter()
     servers = load_benign()
-    benign, benign_tools = score_benign(servers)
+    benign, benign_tools, fresh, older = score_benign(servers)
     hard = score_examples(load_examples(DATA / "hard_negatives"))
+    hard_real, hard_real_alone = score_hard_benign()
     result: dict[str, Any] = {"servers": len(servers), "benign": benign, "benign_tools": benign_tools,
-                              "hard_negatives": hard}
+                              "fresh": fresh, "older": older, "fresh_servers": len(FRESH & {s.label for s in servers}),
+                              "hard_negatives": hard, "hard_real": hard_real, "hard_real_alone": hard_real_alone}
     for key, folder, _title, _tuned in POSITIVE_SETS:
         groups = score_examples(load_examples(DATA / folder))
         result[key], result[key + "_all"] = groups, _total(groups)
@@ -154,12 +176,17 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         "false positives (any poisoning rule fires)   flagged/n   rate   [Wilson 95%]   | declared alone",
         f"  all definitions        {_both(result['benign'].summary())}",
         f"  tools only             {_both(result['benign_tools'].summary())}",
+        f"  servers dumped last     {_both(result['fresh'].summary())}   ({result['fresh_servers']} servers)",
+        f"  the older servers       {_both(result['older'].summary())}",
+        "hard real benign set (must stay clean)",
+        f"  beside its own server   {_both(result['hard_real'].summary())}",
+        f"  as a server of its own  {_both(result['hard_real_alone'].summary())}",
         "per rule on benign definitions (all rules, poisoning or not):",
     ]
     benign = result["benign"]
     for rule_id, count in sorted(benign.per_rule.items()):
         low, high = wilson(count, benign.n)
-        tag = "" if rule_id not in NOT_POISONING else "  (not a poisoning rule)"
+        tag = "" if is_poisoning(rule_id) else f"  ({category(rule_id)}, not a poisoning rule)"
         lines.append(f"  {rule_id}  {count:4d}/{benign.n}  {count / benign.n:7.2%}  [{low:6.2%}, {high:6.2%}]{tag}")
     for key, _folder, title, _tuned in POSITIVE_SETS:
         lines += ["", f"recall on {title}",
@@ -176,7 +203,7 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         lines += ["", "benign definitions flagged:"]
         lines += [f"  FP {label}: " + "; ".join(f"{d.rule_id} {d.evidence[:100]!r}" for d in found)
                   for label, found in benign.hits]
-        for tally in result["hard_negatives"].values():
+        for tally in (*result["hard_negatives"].values(), result["hard_real"], result["hard_real_alone"]):
             lines += [f"  HARD-NEG FP {label}: " + "; ".join(f"{d.rule_id} {d.evidence[:100]!r}" for d in found)
                       for label, found in tally.hits]
         lines += ["", "positives missed (sets tuned on only):"]
@@ -194,7 +221,11 @@ def as_json(result: dict[str, Any]) -> dict[str, Any]:
         **{key: {group: tally.summary() for group, tally in result[key].items()} for key, *_ in POSITIVE_SETS},
         **{key + "_all": result[key + "_all"].summary() for key, *_ in POSITIVE_SETS},
         "hard_negatives": {group: tally.summary() for group, tally in result["hard_negatives"].items()},
-        "not_poisoning_rules": sorted(NOT_POISONING),
+        "fresh_servers": result["fresh"].summary(),
+        "older_servers": result["older"].summary(),
+        "hard_benign_real": result["hard_real"].summary(),
+        "hard_benign_real_alone": result["hard_real_alone"].summary(),
+        "categories": {rule_id: category(rule_id) for rule_id in sorted(result["benign"].per_rule)},
     }
 
 

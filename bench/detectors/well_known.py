@@ -3,10 +3,12 @@
     python bench/detectors/well_known.py [--check]
 
 An attack names the tools it hijacks, and those are the tools of the servers people install everywhere
-(filesystem, git, GitHub, Slack, mail, browsers, databases), declared in the user's own client rather than in
-the scanned repository. MCPL-D022 reads these names next to the declared servers' tools. They come from the
-real definitions dumped in data/benign for the packages listed below; `--check` fails if the vendored file
-differs from what this script writes.
+(filesystem, git, GitHub, Slack, mail, browsers, databases, payments, analytics, maps, messaging, cloud),
+declared in the user's own client rather than in the scanned repository. MCPL-D022 reads these names next to
+the declared servers' tools. They are the tools of every server this project dumped itself into data/benign
+(`dump_benign.py`: each package installed from npm or PyPI at a pinned version and booted for real), with
+the package, version, ecosystem and date of each dump. `--check` fails if the vendored file differs from what
+this script writes.
 """
 
 from __future__ import annotations
@@ -15,41 +17,46 @@ import argparse
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
-from corpus import load_benign
+from corpus import DATA
 
 TARGET = Path(__file__).resolve().parents[2] / "scanner" / "detectors" / "well_known_tools.json"
 
-# Reference servers and the most installed ones of each kind, as dumped in data/benign.
-PACKAGES = (
-    "@modelcontextprotocol/server-filesystem", "@modelcontextprotocol/server-github",
-    "@modelcontextprotocol/server-gitlab", "@modelcontextprotocol/server-slack",
-    "@modelcontextprotocol/server-memory", "@modelcontextprotocol/server-puppeteer",
-    "@modelcontextprotocol/server-brave-search", "@modelcontextprotocol/server-google-maps",
-    "@modelcontextprotocol/server-everything", "@modelcontextprotocol/server-sequential-thinking",
-    "mcp-server-git", "mcp-server-fetch", "mcp-server-time", "@playwright/mcp", "chrome-devtools-mcp",
-    "@notionhq/notion-mcp-server", "@sentry/mcp-server", "mcp-atlassian", "@upstash/context7-mcp",
-    "mcp-server-kubernetes", "mongodb-mcp-server", "firecrawl-mcp", "tavily-mcp", "exa-mcp-server",
-    "workspace-mcp", "@softeria/ms-365-mcp-server", "@shinzolabs/gmail-mcp", "mcp-obsidian", "todoist-mcp",
-    "redis-mcp-server", "awslabs.postgres-mcp-server", "mcp-server-commands", "mcp-shell-server",
-)
+
+def tools_digest(servers: dict[str, list[str]]) -> str:
+    """SHA-256 of the canonical JSON of {package@version: tool names}: what the vendored file's checksum is of."""
+    canonical = json.dumps(servers, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _dumps(folder: Path = DATA / "benign") -> list[dict[str, Any]]:
+    docs = []
+    for path in sorted(folder.glob("*.json")):
+        if path.name != "failures.json":
+            docs.append(json.loads(path.read_text(encoding="utf-8")))
+    return docs
 
 
 def document() -> dict[str, object]:
-    servers = {server.package: server for server in load_benign()}
-    missing = [package for package in PACKAGES if package not in servers]
-    if missing:
-        raise SystemExit(f"not in data/benign: {', '.join(missing)}")
-    tools = {
-        f"{package}@{servers[package].version}": sorted({d["name"] for d in servers[package].definitions["tools"]})
-        for package in PACKAGES
-    }
-    canonical = json.dumps(tools, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    tools: dict[str, list[str]] = {}
+    sources: dict[str, dict[str, str]] = {}
+    for doc in _dumps():
+        names = sorted({d["name"] for d in doc["tools"] if isinstance(d.get("name"), str)})
+        if not names:
+            continue
+        label = f"{doc['package']}@{doc['version']}"
+        tools[label] = names
+        sources[label] = {"ecosystem": doc["ecosystem"], "dumped": doc["dumped"]}
     return {
         "provenance": {
             "written_by": "bench/detectors/well_known.py",
-            "source": "tool names of real servers dumped into bench/detectors/data/benign",
-            "tools_sha256": hashlib.sha256(canonical.encode("utf-8")).hexdigest(),
+            "source": "tools/list of each package, installed at the version named and booted by "
+                      "bench/detectors/dump_benign.py (definitions in bench/detectors/data/benign)",
+            "servers": len(tools),
+            "tools": sum(len(names) for names in tools.values()),
+            "tools_sha256": tools_digest(tools),
+            "dumps": sources,
         },
         "servers": tools,
     }

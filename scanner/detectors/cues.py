@@ -25,6 +25,9 @@ ORDER_CUES: dict[str, list[tuple[float, str]]] = {
               r"|superseded|overridden) by\b|\b(?:original|initial|earlier|prior) (?:configuration|instructions|setup|r"
               r"ules)\b"
               r"|\bsustituyen? a cualquier\b|\bmette da parte\b|\bsupersedes?\b|보다 우선|より優先"),
+        # precedence claimed over the user's request or the system (the English forms are MCPL-D013's)
+        (5.0, r"优先级?(?:高于|大于|高过|超过)(?:用户|使用者|系统)|優先度?(?:高於|高于)(?:用戶|使用者|系統)"
+              r"|ユーザー(?:の[^。]{0,8})?より(?:も)?優先|사용자(?:의)?[^.]{0,12}보다 우선"),
         (5.0, r"\b(?:configuration|instructions|rules|guidelines|setup|system prompt) you (?:started|were started|were "
               r"given) with"
               r"\b(?:is|are) (?:outdated|obsolete|void|replaced)|\bprevious instructions (?:saying otherwise )?(?:are|i"
@@ -144,8 +147,11 @@ ORDER_CUES: dict[str, list[tuple[float, str]]] = {
               r"ere\b"
               r"|\bstatt (?:\w+ )?(?:oder \w+ )?;|\bwähle es\b|\bwählen sie (?:immer )?dieses\b|\bimmer dieses werkzeug"
               r"\b"),
-        (2.0, r"\balways (?:prefer|choose|pick|select|favou?r) (?:this|these|tools? from this)\b|\bprefer (?:this"
-              r"|these|tools from this) (?:tool|server|one)s?\b|\b(?:the )?only (?:trusted|reliable|safe|official"
+        # Preferring this tool by itself is what honest servers say of their best tool ("always prefer this tool
+        # over uploading the file elsewhere"); it weighs as an attack's only when other tools are put down.
+        (1.0, r"\balways (?:prefer|choose|pick|select|favou?r) (?:this|these|tools? from this)\b|\bprefer (?:this"
+              r"|these|tools from this) (?:tool|server|one)s?\b"),
+        (2.0, r"\b(?:the )?only (?:trusted|reliable|safe|official"
               r"|secure|approved|correct|authori[sz]ed) (?:tool|source|way|option|server)\b|\b(?:never|do not|don'?t)"
               r" (?:use|call|trust) (?:any )?(?:other|another|competing)\b|\bover (?:any|all|every) other\b"
               r"|\binstead of (?:any|all) other\b|\b(?:more|most) (?:reliable|accurate|trusted|secure) than (?:any"

@@ -52,7 +52,7 @@ def shadowing_findings(
             for index, text in enumerate(texts):
                 # Every owned name has a separator between letters or digits, or a capital after one: text
                 # without either (most descriptions) mentions none.
-                if text in known or not _MAYBE_NAME.search(text):
+                if text in known or not MAYBE_NAME.search(text):
                     continue
                 for mentioned, start, end in _mentions(text, owners):
                     owner = owners[mentioned]
@@ -71,7 +71,7 @@ def shadowing_findings(
 # Finds what every DISTINCTIVE name contains (see `shadowing_findings`): a separator between two letters or
 # digits, or a capital after a small letter or digit. It starts at the separator or capital, so that the search
 # skips to those characters at C speed (a class first), then looks around.
-_MAYBE_NAME = re.compile(r"[_.\-A-Z](?:(?<=[A-Za-z0-9][_.\-])(?=[A-Za-z0-9])|(?<=[a-z0-9][A-Z]))")
+MAYBE_NAME = re.compile(r"[_.\-A-Z](?:(?<=[A-Za-z0-9][_.\-])(?=[A-Za-z0-9])|(?<=[a-z0-9][A-Z]))")
 
 
 # A run of name characters; a mention starts at its start or after a dot in it, and ends at a dot or its end.

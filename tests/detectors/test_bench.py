@@ -81,7 +81,7 @@ def test_tally_counts_only_poisoning_rules_as_flagged() -> None:
     server = corpus.BenignServer(
         "pkg", "1", "npm", {"tools": [PLAIN, delete_all], "prompts": [], "resources": [], "resourceTemplates": []}
     )
-    everything, tools = run.score_benign([server])
+    everything, tools, _fresh, _older = run.score_benign([server])
     assert (everything.n, tools.n) == (2, 2)
     assert everything.per_rule["MCPL-D020"] == 1  # the destructive-tool check ran, as in `check`
     assert everything.flagged == 0  # but it does not claim poisoning
