@@ -9,7 +9,8 @@ After the merge, the change's file is the committed policy and judges every late
 
 Loosening: a new or widened `ignore:` entry (a later or no `until:`) or `skip:`, `sandbox: off`,
 `network: allow`, a new `env:` name, an `inputs:` entry newly read from the environment, a longer
-`timeout`, a laxer `unpinned-launch` (error, warn, off), and any change of `client:`.
+`timeout`, a laxer `unpinned-launch` (error, warn, off), a larger `tmpfs-mib`, `max-definitions` or
+`max-listing-bytes`, and any change of `client:`.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from scanner.model.findings import Finding, SourceLocation
 from scanner.model.rules import POLICY_CHANGED, POLICY_LOOSENED
 from scanner.policy import DEFAULT_TIMEOUT, POLICY_FILE, Policy, ServerPolicy
 from scanner.suppression import IgnoreEntry
+from scanner.transports.listing import BYTES_KEY, DEFINITIONS_KEY, ListingCaps
+from scanner.transports.sandbox import DEFAULT_TMPFS_MIB
 
 # Lower is stricter. None (not set) is the default, the first value after it in each comment.
 NETWORK_RANK = {"deny": 0, "allow": 1}  # default allow
@@ -89,6 +92,8 @@ def judge(base: Side, change: Side, environ: Mapping[str, str]) -> Judgement:
         ignores=ignores,
         input_vars=_unset_vars([top_specs, *server_specs.values()], environ),
         unpinned_launch=top.unpinned_launch,
+        caps=top.caps,
+        tmpfs_mib=top.tmpfs_mib,
     )
     return Judgement(policy, out)
 
@@ -107,6 +112,8 @@ class _Top:
         self.unpinned_launch = _ordered(
             out, "unpinned-launch", (), where, b.unpinned_launch, c.unpinned_launch, lambda v: UNPINNED_RANK[v]
         )
+        self.tmpfs_mib = _ordered(out, "tmpfs-mib", (), where, b.tmpfs_mib, c.tmpfs_mib, _tmpfs_rank)
+        self.caps = _caps(out, "", (), where, b.caps, c.caps)
         if _client(b.client) != _client(c.client):
             out.append(Difference("client", ("client",), where, True, _says(_client(c.client), _client(b.client))))
         self.env = _names(out, "env", ("env",), where, b.env, c.env, b.env, c.env)
@@ -152,6 +159,10 @@ def _server(
         inputs_log, f"{key}.inputs", (*path, "inputs"), name, own_specs_b, own_specs_c,
         {**base_top, **own_specs_b}, {**change_top, **own_specs_c},
     )
+    own_sizes = own_b.caps != own_c.caps or own_b.tmpfs_mib != own_c.tmpfs_mib
+    sizes_log = records if own_sizes else []
+    caps = _caps(sizes_log, f"{key}.", path, name, res_b.caps, res_c.caps)
+    tmpfs_mib = _ordered(sizes_log, f"{key}.tmpfs-mib", path, name, res_b.tmpfs_mib, res_c.tmpfs_mib, _tmpfs_rank)
     server = ServerPolicy(
         skip=skip,
         # None falls back to the file-wide timeout: right only while that is the default too.
@@ -160,8 +171,21 @@ def _server(
         network=network,
         sandbox=sandbox,
         client=res_b.client,
+        caps=caps,
+        tmpfs_mib=tmpfs_mib,
     )
     return server, specs
+
+
+def _tmpfs_rank(mib: int | None) -> int:
+    return DEFAULT_TMPFS_MIB if mib is None else mib
+
+
+def _caps(out: list[Difference], prefix: str, path: Path, server: str, b: ListingCaps, c: ListingCaps) -> ListingCaps:
+    """The listing caps: each count the change's, unless it is larger than the base's."""
+    definitions = _ordered(out, prefix + DEFINITIONS_KEY, path, server, b.definitions, c.definitions, int)
+    size = _ordered(out, prefix + BYTES_KEY, path, server, b.bytes, c.bytes, int)
+    return ListingCaps(definitions=definitions, bytes=size)
 
 
 def _ordered(

@@ -42,6 +42,11 @@ def noted(judgement: Judgement) -> dict[str, str]:
         ("", "inputs: {key: {env: SECRET}}\n", "inputs.key", '"SECRET"'),
         ("inputs: {key: literal}\n", "inputs: {key: {env: SECRET}}\n", "inputs.key", '"SECRET"'),
         ("", "servers: {a: {skip: later}}\n", "servers.a.skip", '"later"'),
+        ("", "tmpfs-mib: 4096\n", "tmpfs-mib", "4096"),
+        ("tmpfs-mib: 256\n", "tmpfs-mib: 512\n", "tmpfs-mib", "512"),
+        ("", "max-definitions: 100000\n", "max-definitions", "100000"),
+        ("", "servers: {a: {max-listing-bytes: 1000000000}}\n", "servers.a.max-listing-bytes", "1000000000"),
+        ("", "servers: {a: {tmpfs-mib: 2048}}\n", "servers.a.tmpfs-mib", "2048"),
         ("", "servers: {a: {timeout: 600}}\n", "servers.a.timeout", "600"),
         ("", "servers: {a: {env: [OTHER]}}\n", "servers.a.env", '"OTHER"'),
         ("servers: {a: {inputs: {k: {env: UNSET_A}}}}\n", "servers: {a: {inputs: {k: {env: UNSET_B}}}}\n",
@@ -126,3 +131,12 @@ def test_an_input_whose_variable_is_unset_still_names_it() -> None:
     base = "inputs: {pat: {env: UNSET_VAR}}\n"
     judgement = judge(side(base), side(base), {})
     assert judgement.policy.input_vars == {"pat": "UNSET_VAR"} and "pat" not in judgement.policy.inputs
+
+
+@pytest.mark.parametrize(("change", "definitions", "tmpfs"), [("max-definitions: 50\ntmpfs-mib: 128\n", 50, 128),
+                                                           ("max-definitions: 500\ntmpfs-mib: 1024\n", 100, 256)])
+def test_sizes_judge_by_the_stricter_of_base_and_change(change: str, definitions: int, tmpfs: int) -> None:
+    judgement = judged("max-definitions: 100\ntmpfs-mib: 256\n", change)
+    assert judgement.policy.caps.definitions == definitions
+    assert judgement.policy.tmpfs_mib == tmpfs
+    assert judgement.policy.for_server("any").caps.definitions == definitions
