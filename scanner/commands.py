@@ -21,11 +21,12 @@ from scanner.reporters.locate import Locator
 from scanner.reporters.registry import REPORTER_BY_NAME, REPORTERS, Reporter
 from scanner.reporters.text import summary_line
 from scanner.run import operations
-from scanner.run.offline import check_offline
+from scanner.run.offline import UNRESOLVED_CODES, check_offline
 from scanner.run.outcome import Outcome
 from scanner.run.workspace import LOCKFILE_NAME, Options, Workspace, open_workspace, read_lock, server_keys
 from scanner.shard import Shard, ShardError
 from scanner.sources.describe import describe_launch
+from scanner.sources.model import Problem, Server
 from scanner.suppression import Audit, apply_ignores, today_utc
 
 REPO_OPTION = click.option(
@@ -116,7 +117,7 @@ def list_command(repo: Path, lockfile: Path | None) -> None:
             click.echo(safe(f"    skipped by {workspace.policy.path}: {skip}"))
         else:
             click.echo(safe("    " + pin_status(pinned.servers.get(server.key) if pinned else None, lock_name)))
-        for problem in server.problems:
+        for problem in _listed_problems(server, skipped=bool(skip)):
             click.echo(safe(f"    {problem.severity}: {problem.message}"))
     for config in workspace.discovery.files:
         for problem in config.problems:
@@ -124,9 +125,16 @@ def list_command(repo: Path, lockfile: Path | None) -> None:
     if not servers:
         click.echo("no MCP servers declared in this repository", err=True)
     bad = any(p.severity == "error" for c in workspace.discovery.files for p in c.problems) or any(
-        s.errors for s in servers
+        p.severity == "error"
+        for s in servers
+        for p in _listed_problems(s, skipped=bool(workspace.policy.for_server(*s.names).skip))
     )
     sys.exit(2 if bad else 0)
+
+
+def _listed_problems(server: Server, *, skipped: bool) -> list[Problem]:
+    """A skipped server is never launched, so a variable or input it lacks is no problem."""
+    return [p for p in server.problems if not (skipped and p.code in UNRESOLVED_CODES)]
 
 
 @click.command()

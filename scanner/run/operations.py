@@ -94,7 +94,8 @@ def update(
     if unknown:
         raise UsageError(f"no declared or pinned server named {', '.join(unknown)}; see `mcp-lock list`")
     selected = [declared[n] for n in (names or sorted(declared)) if n in declared]
-    outcome = Outcome(config_findings(workspace))
+    # Named servers need only their own inputs and secrets: another server's unset variable is a note.
+    outcome = Outcome(config_findings(workspace, needed=set(names) if names else None))
     for key in sorted(lockfile.servers.keys() - declared.keys()):
         if not names or key in names:
             del lockfile.servers[key]
