@@ -274,7 +274,17 @@ def update(
 
 @click.command()
 @click.argument("servers", nargs=-1)
-@click.option("--base", metavar="REF", help="The released state [default: the newest tag reachable from HEAD].")
+@click.option(
+    "--base",
+    metavar="REF",
+    help="The released state [default: the highest-versioned release tag not on HEAD; see --tag-pattern].",
+)
+@click.option(
+    "--tag-pattern",
+    metavar="GLOB",
+    help="Which tags are this package's releases, e.g. 'mcp-server-git/*' in a monorepo [default: every tag "
+    "with a version in its name, if they are of one package].",
+)
 @click.option(
     "--fail-on",
     type=click.Choice(SEVERITIES),
@@ -286,13 +296,16 @@ def update(
 @LOCK_OPTION
 @boot_options
 @report_options
-def semver(servers: tuple[str, ...], base: str | None, fail_on: str, repo: Path, lockfile: Path | None,
-           timeout: float | None, concurrency: int | None, quiet: bool, **report: Any) -> None:
+def semver(servers: tuple[str, ...], base: str | None, tag_pattern: str | None, fail_on: str, repo: Path,
+           lockfile: Path | None, timeout: float | None, concurrency: int | None, quiet: bool, **report: Any) -> None:
     """Check each server's version bump since the base against the changes of its live surface."""
     from scanner.release.semver import semver_gate
 
+    if base is not None and tag_pattern is not None:
+        raise click.UsageError("--base names the base itself: give --base or --tag-pattern, not both")
     workspace = _workspace(repo, lockfile)
-    outcome = _run(lambda: semver_gate(workspace, _options(timeout, concurrency, quiet), servers, base))
+    options = _options(timeout, concurrency, quiet)
+    outcome = _run(lambda: semver_gate(workspace, options, servers, base, tag_pattern))
     outcome.fail_on = fail_on
     _finish(workspace, outcome, report)
 
