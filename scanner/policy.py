@@ -141,9 +141,43 @@ def _load_yaml(repo: Path) -> tuple[Any, str] | None:
         problem = _QUOTED.sub(_token_or_elided, error.problem or error.context or "")
         raise PolicyError(f"{POLICY_FILE}: invalid YAML{where}: {problem}") from None
     except ValueError as error:  # a date like 2026-02-30
-        raise PolicyError(f"{POLICY_FILE}: cannot be read: {_QUOTED.sub(_token_or_elided, str(error))}") from None
+        reason = _QUOTED.sub(_token_or_elided, str(error))
+        raise PolicyError(f"{POLICY_FILE}: {_impossible_date(text) or 'cannot be read'}: {reason}") from None
     except (yaml.YAMLError, RecursionError):
         raise PolicyError(f"{POLICY_FILE}: invalid YAML") from None
+
+
+def _impossible_date(text: str) -> str | None:
+    """Where the date YAML could not construct is: `line 5, column 12: 2027-02-30 is not a day of the calendar`.
+
+    Composing builds no values, so the walk finds the scalar the loader failed on. The scalar is quoted only
+    because it has a date's form (digits and dashes), which quotes nothing a linked secret could be.
+    """
+    import yaml
+
+    try:
+        stack = [yaml.compose(text, Loader=yaml.SafeLoader)]
+    except (yaml.YAMLError, RecursionError):
+        return None
+    constructor = yaml.SafeLoader("")
+    seen: set[int] = set()  # an alias is the same node again: walked once, so `&a [*b, *b, …]` stays linear
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            stack += [part for pair in reversed(node.value) for part in reversed(pair)]
+        elif isinstance(node, yaml.SequenceNode):
+            stack += reversed(node.value)
+        elif isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:timestamp":
+            try:
+                constructor.construct_yaml_timestamp(node)
+            except ValueError:
+                mark = node.start_mark
+                shown = node.value if re.fullmatch(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}", node.value) else "the date"
+                return f"line {mark.line + 1}, column {mark.column + 1}: {shown} is not a day of the calendar"
+    return None
 
 
 def _token_or_elided(match: re.Match[str]) -> str:

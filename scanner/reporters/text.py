@@ -54,7 +54,15 @@ def next_steps(findings: Sequence[Finding]) -> list[str]:
     steps: list[str] = []
     if "config-error" in rules:
         steps.append("fix the config files at the lines shown")
-    drifted = sorted({safe(f.server) for f in blocking if f.rule.category in _ACCEPTABLE})
+    unpinned = sorted({safe(f.server) for f in blocking if f.rule.id == "server-not-pinned"})
+    if unpinned:  # `update` would not help: nothing of theirs is pinned yet
+        steps.append(
+            f"pin {' '.join(unpinned)} with `mcp-lock lock` (give each the variables or inputs it needs first), "
+            "or `skip:` it in mcp-lock.yaml with a reason"
+        )
+    drifted = sorted(
+        {safe(f.server) for f in blocking if f.rule.category in _ACCEPTABLE and f.rule.id != "server-not-pinned"}
+    )
     if drifted:
         steps.append(
             f"review the changes above; if they are expected, run `mcp-lock update {' '.join(drifted)}` "

@@ -46,6 +46,11 @@ def lock(workspace: Workspace, options: Options) -> Outcome:
         outcome.messages.append(
             f"kept the existing pins of {', '.join(kept)} (use `mcp-lock update` to re-pin them)"
         )
+    failed = any(f.rule.id in ("boot-failed", "config-error") for f in findings)
+    if not pinned and existing is None and failed:
+        # An empty lock would read as "reviewed, nothing to pin" and make the next check pass its failures by.
+        outcome.messages.append(f"not written: no server was pinned, so {workspace.lock_display} would be empty")
+        return outcome
     if pinned or existing is None:
         write_lock(workspace, lockfile)
         outcome.lock_written = True
