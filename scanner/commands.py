@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -19,6 +20,7 @@ from scanner.model.rules import SEVERITIES
 from scanner.reporters.interface import SUMMARY_LIMIT, ReportContext
 from scanner.reporters.locate import Locator
 from scanner.reporters.registry import REPORTER_BY_NAME, REPORTERS, Reporter
+from scanner.reporters.template import ReportTemplate
 from scanner.reporters.text import summary_line
 from scanner.run import operations
 from scanner.run.offline import UNRESOLVED_CODES, check_offline
@@ -64,6 +66,14 @@ def report_options(function: Any) -> Any:
     options.append(click.option("--category", default=None, help="SARIF run category (automationDetails.id)."))
     options.append(
         click.option(
+            "--template",
+            type=FILE,
+            help="With --format template: a Jinja2 template of the JSON report, rendered sandboxed, server text "
+            "escaped for the template's file type (.html/.xml, .md, other); see docs/templates.md.",
+        )
+    )
+    options.append(
+        click.option(
             "--summary-limit",
             type=click.IntRange(min=MIN_SUMMARY, max=MAX_SUMMARY),
             default=SUMMARY_LIMIT,
@@ -74,7 +84,13 @@ def report_options(function: Any) -> Any:
     )
     for option in options:
         function = option(function)
-    return function
+
+    @functools.wraps(function)  # keeps the options click attached
+    def with_template(*args: Any, **kwargs: Any) -> Any:
+        kwargs["compiled_template"] = _template(kwargs)  # a bad template stops the run before anything boots
+        return function(*args, **kwargs)
+
+    return with_template
 
 
 def _also(reporter: Reporter) -> str:
@@ -380,6 +396,17 @@ def _run(action: Any) -> Any:
         sys.exit(130)
 
 
+def _template(report: dict[str, Any]) -> ReportTemplate | None:
+    """The compiled --template, read and checked before anything boots; --format template needs one."""
+    if report["template"] is None:
+        if report["output_format"] == "template":
+            raise click.UsageError("--format template needs --template FILE")
+        return None
+    if report["output_format"] != "template":
+        raise click.UsageError("--template is for --format template")
+    return _run(lambda: ReportTemplate(report["template"]))
+
+
 def _finish(workspace: Workspace, outcome: Outcome, report: dict[str, Any]) -> None:
     # The one place ignore entries apply: before the exit code and every reporter.
     outcome.findings = apply_ignores(outcome.findings, workspace.policy.ignores, outcome.audit, today_utc())
@@ -391,8 +418,10 @@ def _finish(workspace: Workspace, outcome: Outcome, report: dict[str, Any]) -> N
         category=report["category"],
         colour=colour,
         summary_limit=report["summary_limit"],
+        template=report["compiled_template"],
     )
-    rendered = REPORTER_BY_NAME[report["output_format"]].render(outcome.findings, context)
+    reporter = REPORTER_BY_NAME[report["output_format"]]
+    rendered = _run(lambda: reporter.render(outcome.findings, context))
     if report["output"] is not None:
         _write_report(report["output"], rendered)
     else:
