@@ -154,11 +154,13 @@ def _listed_problems(server: Server, *, skipped: bool) -> list[Problem]:
 
 
 @click.command()
+@click.argument("servers", nargs=-1)
 @REPO_OPTION
 @LOCK_OPTION
 @boot_options
 @report_options
 def lock(
+    servers: tuple[str, ...],
     repo: Path,
     lockfile: Path | None,
     timeout: float | None,
@@ -166,9 +168,9 @@ def lock(
     quiet: bool,
     **report: Any,
 ) -> None:
-    """Boot every declared server that is not pinned yet and pin it in mcp-lock.json."""
+    """Boot every declared server (or the named ones) not pinned yet and pin it in mcp-lock.json."""
     workspace = _workspace(repo, lockfile)
-    outcome = _run(lambda: operations.lock(workspace, _options(timeout, concurrency, quiet)))
+    outcome = _run(lambda: operations.lock(workspace, _options(timeout, concurrency, quiet), servers))
     _finish(workspace, outcome, report)
 
 

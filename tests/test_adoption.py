@@ -54,3 +54,17 @@ def test_a_skipped_servers_missing_secret_is_not_a_warning_and_list_passes(repo:
     write_policy(repo, "timeout: 30\n")  # not skipped: list reports the missing secret and fails
     listed = repo.run("list", env=UNSET)
     assert listed.exit_code == 2 and "MCP_LOCK_TEST_UNSET_TOKEN" in listed.output
+
+
+def test_lock_of_named_servers_pins_only_them_and_needs_only_their_secrets(repo: Repo) -> None:
+    repo.add_stdio("notes")
+    repo.add_stdio("paid", env={"API_TOKEN": "${MCP_LOCK_TEST_UNSET_TOKEN}"})
+    repo.add_stdio("later")
+    result = repo.run("lock", "notes", env=UNSET)
+    assert result.exit_code == 0, result.output
+    assert set(repo.lock_json()["servers"]) == {"notes"}
+    assert "not needed: this run launches only notes" in result.output
+    assert repo.run("lock", "paid", env=UNSET).exit_code == 2  # its own secret is still needed
+    assert repo.run("lock", "nosuch").exit_code == 2
+    assert repo.run("lock", "later", env=UNSET).exit_code == 0
+    assert set(repo.lock_json()["servers"]) == {"notes", "later"}

@@ -21,16 +21,22 @@ from scanner.sources.discover import looked_for
 MAX_LISTED = 20  # tool names quoted in an error, at most
 
 
-def lock(workspace: Workspace, options: Options) -> Outcome:
-    """Pin every declared server not yet in the lock; existing pins are left alone."""
+def lock(workspace: Workspace, options: Options, names: Sequence[str] = ()) -> Outcome:
+    """Pin every declared server not yet in the lock (only the named ones, when any are); existing pins stay."""
     existing = read_lock(workspace, missing_ok=True)
     lockfile = existing or Lockfile(version=1, servers={})
-    findings = config_findings(workspace)
+    keys = [server_named(workspace, name) for name in names]
+    known = {s.key for s in workspace.discovery.servers}
+    unknown = [name for name, key in zip(names, keys, strict=True) if key not in known]
+    if unknown:
+        raise UsageError(f"no declared server named {', '.join(unknown)}; see `mcp-lock list`")
+    # Named servers need only their own inputs and secrets: another server's unset variable is a note.
+    findings = config_findings(workspace, needed=set(keys) if keys else None)
     if not workspace.discovery.servers and not any(f.rule.id == "config-error" for f in findings):
         raise UsageError(
             f"no MCP servers declared in {workspace.repo} (looked for: {', '.join(looked_for())}); nothing was written"
         )
-    declared = workspace.discovery.servers
+    declared = [s for s in workspace.discovery.servers if not keys or s.key in keys]
     kept = [s.key for s in declared if s.key in lockfile.servers]
     new = [s for s in declared if s.key not in lockfile.servers]
     ready, skipped = bootable(workspace, new)
