@@ -111,7 +111,8 @@ def preset() -> dict[str, object]:
         "$schema": "https://docs.renovatebot.com/renovate-schema.json",
         "description": (
             "Bump the pinned launch versions of MCP servers (npx, uvx, docker and MCP registry server.json)"
-            " in every client config mcp-lock discovers. Needs Renovate 40.2 or newer."
+            " in every client config mcp-lock discovers. Needs a Renovate that knows maxMajorIncrement"
+            " (44.x does; 41.x rejects the preset)."
         ),
         "customManagers": [
             launcher("MCP servers launched with npx pkg@X.Y.Z", "npx", NPM, "npm"),
@@ -137,7 +138,27 @@ def preset() -> dict[str, object]:
                 "datasourceTemplate": "docker",
             },
         ],
+        "packageRules": REFERENCE_SERVERS,
     }
+
+
+# The reference servers (the modelcontextprotocol/servers monorepo) went from 0.6.x to CalVer (2025.x): a
+# "major increment" of about 2025, past Renovate's maxMajorIncrement of 500, so the most common old pin
+# never got a bump. For their packages only, the check is off (0 disables it).
+REFERENCE_SERVERS = [
+    {
+        "description": "Reference MCP servers on npm: 0.6.x to CalVer (2025.x) is one release, not 2025 majors",
+        "matchDatasources": ["npm"],
+        "matchPackageNames": ["@modelcontextprotocol/server-*"],
+        "maxMajorIncrement": 0,
+    },
+    {
+        "description": "Reference MCP servers on PyPI (mcp-server-time, -git, -fetch): 0.6.x to CalVer (2025.x)",
+        "matchDatasources": ["pypi"],
+        "matchPackageNames": ["mcp-server-*"],
+        "maxMajorIncrement": 0,
+    },
+]
 
 
 def render() -> str:

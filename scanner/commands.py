@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -19,15 +20,17 @@ from scanner.model.rules import SEVERITIES
 from scanner.reporters.interface import SUMMARY_LIMIT, ReportContext
 from scanner.reporters.locate import Locator
 from scanner.reporters.registry import REPORTER_BY_NAME, REPORTERS, Reporter
+from scanner.reporters.template import ReportTemplate
 from scanner.reporters.text import summary_line
 from scanner.run import operations
-from scanner.run.offline import check_offline
+from scanner.run.offline import UNRESOLVED_CODES, check_offline
 from scanner.run.outcome import Outcome
 from scanner.run.workspace import LOCKFILE_NAME, Options, Workspace, open_workspace, read_lock, server_keys
 from scanner.safe_read import RefusedFile
 from scanner.safe_write import write_file
 from scanner.shard import Shard, ShardError
 from scanner.sources.describe import describe_launch
+from scanner.sources.model import Problem, Server
 from scanner.suppression import Audit, apply_ignores, today_utc
 
 REPO_OPTION = click.option(
@@ -65,6 +68,14 @@ def report_options(function: Any) -> Any:
     options.append(click.option("--category", default=None, help="SARIF run category (automationDetails.id)."))
     options.append(
         click.option(
+            "--template",
+            type=FILE,
+            help="With --format template: a Jinja2 template of the JSON report, rendered sandboxed, server text "
+            "escaped for the template's file type (.html/.xml, .md, other); see docs/templates.md.",
+        )
+    )
+    options.append(
+        click.option(
             "--summary-limit",
             type=click.IntRange(min=MIN_SUMMARY, max=MAX_SUMMARY),
             default=SUMMARY_LIMIT,
@@ -75,7 +86,13 @@ def report_options(function: Any) -> Any:
     )
     for option in options:
         function = option(function)
-    return function
+
+    @functools.wraps(function)  # keeps the options click attached
+    def with_template(*args: Any, **kwargs: Any) -> Any:
+        kwargs["compiled_template"] = _template(kwargs)  # a bad template stops the run before anything boots
+        return function(*args, **kwargs)
+
+    return with_template
 
 
 def _also(reporter: Reporter) -> str:
@@ -118,7 +135,7 @@ def list_command(repo: Path, lockfile: Path | None) -> None:
             click.echo(safe(f"    skipped by {workspace.policy.path}: {skip}"))
         else:
             click.echo(safe("    " + pin_status(pinned.servers.get(server.key) if pinned else None, lock_name)))
-        for problem in server.problems:
+        for problem in _listed_problems(server, skipped=bool(skip)):
             click.echo(safe(f"    {problem.severity}: {problem.message}"))
     for config in workspace.discovery.files:
         for problem in config.problems:
@@ -126,17 +143,26 @@ def list_command(repo: Path, lockfile: Path | None) -> None:
     if not servers:
         click.echo("no MCP servers declared in this repository", err=True)
     bad = any(p.severity == "error" for c in workspace.discovery.files for p in c.problems) or any(
-        s.errors for s in servers
+        p.severity == "error"
+        for s in servers
+        for p in _listed_problems(s, skipped=bool(workspace.policy.for_server(*s.names).skip))
     )
     sys.exit(2 if bad else 0)
 
 
+def _listed_problems(server: Server, *, skipped: bool) -> list[Problem]:
+    """A skipped server is never launched, so a variable or input it lacks is no problem."""
+    return [p for p in server.problems if not (skipped and p.code in UNRESOLVED_CODES)]
+
+
 @click.command()
+@click.argument("servers", nargs=-1)
 @REPO_OPTION
 @LOCK_OPTION
 @boot_options
 @report_options
 def lock(
+    servers: tuple[str, ...],
     repo: Path,
     lockfile: Path | None,
     timeout: float | None,
@@ -144,9 +170,9 @@ def lock(
     quiet: bool,
     **report: Any,
 ) -> None:
-    """Boot every declared server that is not pinned yet and pin it in mcp-lock.json."""
+    """Boot every declared server (or the named ones) not pinned yet and pin it in mcp-lock.json."""
     workspace = _workspace(repo, lockfile)
-    outcome = _run(lambda: operations.lock(workspace, _options(timeout, concurrency, quiet)))
+    outcome = _run(lambda: operations.lock(workspace, _options(timeout, concurrency, quiet), servers))
     _finish(workspace, outcome, report)
 
 
@@ -284,7 +310,17 @@ def update(
 
 @click.command()
 @click.argument("servers", nargs=-1)
-@click.option("--base", metavar="REF", help="The released state [default: the newest tag reachable from HEAD].")
+@click.option(
+    "--base",
+    metavar="REF",
+    help="The released state [default: the highest-versioned release tag not on HEAD; see --tag-pattern].",
+)
+@click.option(
+    "--tag-pattern",
+    metavar="GLOB",
+    help="Which tags are this package's releases, e.g. 'mcp-server-git/*' in a monorepo [default: every tag "
+    "with a version in its name, if they are of one package].",
+)
 @click.option(
     "--fail-on",
     type=click.Choice(SEVERITIES),
@@ -296,13 +332,16 @@ def update(
 @LOCK_OPTION
 @boot_options
 @report_options
-def semver(servers: tuple[str, ...], base: str | None, fail_on: str, repo: Path, lockfile: Path | None,
-           timeout: float | None, concurrency: int | None, quiet: bool, **report: Any) -> None:
+def semver(servers: tuple[str, ...], base: str | None, tag_pattern: str | None, fail_on: str, repo: Path,
+           lockfile: Path | None, timeout: float | None, concurrency: int | None, quiet: bool, **report: Any) -> None:
     """Check each server's version bump since the base against the changes of its live surface."""
     from scanner.release.semver import semver_gate
 
+    if base is not None and tag_pattern is not None:
+        raise click.UsageError("--base names the base itself: give --base or --tag-pattern, not both")
     workspace = _workspace(repo, lockfile)
-    outcome = _run(lambda: semver_gate(workspace, _options(timeout, concurrency, quiet), servers, base))
+    options = _options(timeout, concurrency, quiet)
+    outcome = _run(lambda: semver_gate(workspace, options, servers, base, tag_pattern))
     outcome.fail_on = fail_on
     _finish(workspace, outcome, report)
 
@@ -377,6 +416,17 @@ def _run(action: Any) -> Any:
         sys.exit(130)
 
 
+def _template(report: dict[str, Any]) -> ReportTemplate | None:
+    """The compiled --template, read and checked before anything boots; --format template needs one."""
+    if report["template"] is None:
+        if report["output_format"] == "template":
+            raise click.UsageError("--format template needs --template FILE")
+        return None
+    if report["output_format"] != "template":
+        raise click.UsageError("--template is for --format template")
+    return _run(lambda: ReportTemplate(report["template"]))
+
+
 def _finish(workspace: Workspace, outcome: Outcome, report: dict[str, Any]) -> None:
     # The one place ignore entries apply: before the exit code and every reporter.
     outcome.findings = apply_ignores(outcome.findings, workspace.policy.ignores, outcome.audit, today_utc())
@@ -388,8 +438,10 @@ def _finish(workspace: Workspace, outcome: Outcome, report: dict[str, Any]) -> N
         category=report["category"],
         colour=colour,
         summary_limit=report["summary_limit"],
+        template=report["compiled_template"],
     )
-    rendered = REPORTER_BY_NAME[report["output_format"]].render(outcome.findings, context)
+    reporter = REPORTER_BY_NAME[report["output_format"]]
+    rendered = _run(lambda: reporter.render(outcome.findings, context))
     if report["output"] is not None:
         _write_report(report["output"], rendered, workspace.repo)
     else:

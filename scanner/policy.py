@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from scanner.safe_read import POLICY_LIMIT, MissingFile, RefusedFile, read_regular
 from scanner.safe_yaml import compose, load, shown
 from scanner.suppression import IgnoreEntry, IgnoreError, parse_ignores
@@ -158,8 +160,6 @@ def parse_yaml(data: bytes, where: str) -> tuple[Any, str]:
     """The parsed policy file and its text. Errors name `where`, a position and the problem, never the
     file's text: a hostile repository can link mcp-lock.yaml to a secret, and a YAML error snippet would
     quote it."""
-    import yaml
-
     try:
         text = data.decode("utf-8")
         return load(text), text
@@ -171,9 +171,41 @@ def parse_yaml(data: bytes, where: str) -> tuple[Any, str]:
         problem = _QUOTED.sub(_token_or_elided, error.problem or error.context or "")
         raise PolicyError(f"{where}: invalid YAML{at}: {problem}") from None
     except ValueError as error:  # a date like 2026-02-30
-        raise PolicyError(f"{where}: cannot be read: {_QUOTED.sub(_token_or_elided, str(error))}") from None
+        reason = _QUOTED.sub(_token_or_elided, str(error))
+        raise PolicyError(f"{where}: {_impossible_date(text) or 'cannot be read'}: {reason}") from None
     except (yaml.YAMLError, RecursionError):
         raise PolicyError(f"{where}: invalid YAML") from None
+
+
+def _impossible_date(text: str) -> str | None:
+    """Where the date YAML could not construct is: `line 5, column 12: 2027-02-30 is not a day of the calendar`.
+
+    Composing builds no values, so the walk finds the scalar the loader failed on. The scalar is quoted only
+    because it has a date's form (digits and dashes), which quotes nothing a linked secret could be.
+    """
+    try:
+        stack = [compose(text)]
+    except (yaml.YAMLError, RecursionError):
+        return None
+    constructor = yaml.SafeLoader("")
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            stack += [part for pair in reversed(node.value) for part in reversed(pair)]
+        elif isinstance(node, yaml.SequenceNode):
+            stack += reversed(node.value)
+        elif isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:timestamp":
+            try:
+                constructor.construct_yaml_timestamp(node)
+            except ValueError:
+                mark = node.start_mark
+                shown = node.value if re.fullmatch(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}", node.value) else "the date"
+                return f"line {mark.line + 1}, column {mark.column + 1}: {shown} is not a day of the calendar"
+    return None
 
 
 def _token_or_elided(match: re.Match[str]) -> str:

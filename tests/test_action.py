@@ -113,7 +113,7 @@ def test_inputs_and_outputs() -> None:
     assert inputs["category"]["default"] == "mcp-lock"
     assert inputs["offline"]["default"] == "false"
     assert inputs["python-version"]["default"] == ""
-    assert set(spec["outputs"]) == {"exit-code", "sarif-file", "findings", "category", "summary-file"}
+    assert set(spec["outputs"]) == {"exit-code", "sarif-file", "findings", "category", "summary-file", "cli"}
     assert spec["runs"]["using"] == "composite"
 
 

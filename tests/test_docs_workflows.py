@@ -50,8 +50,23 @@ def test_the_guide_shows_the_gate_the_nightly_and_the_matrix() -> None:
     assert any("schedule:" in t for t in texts)
     assert any("matrix:" in t and "shard:" in t for t in texts)
     assert any("startsWith(github.head_ref, 'renovate/')" in t and "summary-file" in t for t in texts)
-    assert any("tags:" in t and re.search(r"/mcp-lock\" semver ", t) and "fetch-depth: 0" in t for t in texts)
+    assert any("tags:" in t and '"$MCPL" semver ' in t and "fetch-depth: 0" in t for t in texts)
+    # No example installs mcp-lock from a package index: it is on none, and an unclaimed name invites squatting.
+    assert not any(re.search(r"pip3? install[^\n]*mcp-lock(?![-/\w])", t) for t in texts)
+    release = next(t for t in texts if '"$MCPL" semver ' in t)
+    assert "MCPL: ${{ steps.mcp-lock.outputs.cli }}" in release
     assert not any("pull_request_target" in t for t in texts)
+
+
+def test_no_document_installs_mcp_lock_from_a_package_index() -> None:
+    index_install = re.compile(
+        r"(?:pip3?|pipx|uv pip|uv tool) install(?:\s+-\S+)*\s+[\"']?mcp-lock(?:[=<>~!]|[\"'\s]|$)"
+        r"|uvx mcp-lock\b|mcp-lock==",
+        re.M,
+    )
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        found = index_install.findall(doc.read_text(encoding="utf-8"))
+        assert not found, (doc.name, found)
 
 
 def test_every_example_matches_the_workflow_schema(workflow_dir: Path) -> None:

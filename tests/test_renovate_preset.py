@@ -3,6 +3,7 @@ in our client-format fixtures, and nothing unpinned."""
 
 from __future__ import annotations
 
+import fnmatch
 import importlib.util
 import json
 import re
@@ -162,8 +163,8 @@ def fixture_files() -> list[Path]:
 
 def test_preset_is_a_renovate_config_of_regex_custom_managers() -> None:
     config = preset()
-    assert set(config) == {"$schema", "description", "customManagers"}
-    assert "Renovate 40.2" in config["description"]
+    assert set(config) == {"$schema", "description", "customManagers", "packageRules"}
+    assert "Renovate" in config["description"] and "maxMajorIncrement" in config["description"]
     assert len(config["customManagers"]) == 5
     for manager in config["customManagers"]:
         assert set(manager) <= MANAGER_KEYS, manager["description"]
@@ -325,3 +326,53 @@ def test_the_same_launches_are_matched_once_pinned() -> None:
         ("mcp-server-fetch", "1.2", None, "pypi")
     ]
     assert launched(DOCKER_JSON % f'"mcp/fetch:1.2@{DIGEST}"') == [("mcp/fetch", "1.2", DIGEST, "docker")]
+
+
+# --- the reference servers' CalVer jump ----------------------------------------------------------
+
+RENOVATE = "44.121.2"  # the validator run below; npx caches this exact version after the first run
+RENOVATE_NODE = "24"
+
+
+def rules_for(name: str, datasource: str) -> list[dict[str, object]]:
+    """The preset's packageRules that apply to a dependency (Renovate's globs: `*` within a name)."""
+    return [
+        rule
+        for rule in preset()["packageRules"]
+        if datasource in rule["matchDatasources"]
+        and any(fnmatch.fnmatchcase(name, glob) for glob in rule["matchPackageNames"])
+    ]
+
+
+def test_the_reference_servers_move_to_calver_is_not_held_back() -> None:
+    # `…server-sequential-thinking@0.6.2` → 2025.x is a "major increment" of 2025, past Renovate's default
+    # limit of 500: without a rule the most common old pin never gets a bump pull request.
+    for name, datasource in [
+        ("@modelcontextprotocol/server-sequential-thinking", "npm"),
+        ("@modelcontextprotocol/server-filesystem", "npm"),
+        ("mcp-server-time", "pypi"),
+        ("mcp-server-git", "pypi"),
+    ]:
+        [rule] = rules_for(name, datasource)
+        assert rule["maxMajorIncrement"] == 0, name  # 0: no limit
+    found = {(name, datasource) for deps in EXPECTED.values() for name, _, _, datasource in deps}
+    assert ("mcp-server-time", "pypi") in found and ("@modelcontextprotocol/server-filesystem", "npm") in found
+    # Other packages keep Renovate's guard against a jump to a date-like version.
+    for name, datasource in [("postmark-mcp", "npm"), ("@playwright/mcp", "npm"), ("mcp", "pypi"),
+                             ("mcp-server-time", "npm"), ("@modelcontextprotocol/sdk", "npm")]:
+        assert rules_for(name, datasource) == [], name
+
+
+@pytest.mark.network  # the first run installs Renovate from the npm registry; later runs use npx's cache
+def test_renovates_own_validator_accepts_the_preset() -> None:
+    npx = shutil.which("npx")
+    if npx is None:
+        pytest.fail("npx is not installed (Node.js provides it)")
+    # Renovate 44 needs Node.js 24: the `node` package on npm supplies it to this one run, whatever node is here
+    # (npx would otherwise settle on the newest Renovate this node supports, one that predates maxMajorIncrement).
+    packages = ["--package", f"node@{RENOVATE_NODE}", "--package", f"renovate@{RENOVATE}"]
+    # --no-global: validate it as a repository's config (what a preset is), not as a self-hosted global one.
+    command = [npx, "--yes", *packages, "--", "renovate-config-validator", "--strict", "--no-global"]
+    result = subprocess.run([*command, str(PRESET)], capture_output=True, text=True, timeout=900, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "as repo config" in result.stdout and "Config validated successfully" in result.stdout

@@ -156,7 +156,8 @@ def test_an_impossible_date_is_a_usage_error_not_a_traceback(repo: Repo) -> None
     write_policy(repo, "ignore:\n  - {rule: tool-changed, server: notes, reason: r, until: 2026-02-30}\n")
     result = repo.run("list")
     assert result.exit_code == 2
-    assert "mcp-lock.yaml: cannot be read: day is out of range for month" in result.output
+    assert "mcp-lock.yaml: line 2, column 59: 2026-02-30 is not a day of the calendar" in result.output
+    assert "day is out of range for month" in result.output
 
 
 def test_ignore_must_be_a_list(repo: Repo) -> None:

@@ -229,11 +229,20 @@ def _graded_details(changes: list[Change]) -> list[str]:
     lines = [c.line() for c in ordered(changes)]
     seen: set[tuple[str, str]] = set()
     for c in changes:
-        if c.diff and (c.field, c.diff) not in seen:
+        if c.diff and (c.field, c.diff) not in seen and not _already_quoted(c.diff, lines):
             seen.add((c.field, c.diff))
             where = " ".join(p for p in (c.field, c.path) if p)
             lines.append(f"{where}: {c.diff}")
     return lines
+
+
+def _already_quoted(diff: str, lines: list[str]) -> bool:
+    """A diff that only adds or only removes one text a graded line quotes whole (a new title) says it again."""
+    for start, end in (("{+", "+}"), ("[-", "-]")):
+        inner = diff[len(start) : -len(end)] if diff.startswith(start) and diff.endswith(end) else None
+        if inner and "{+" not in inner and "[-" not in inner and any(f'"{inner}"' in line for line in lines):
+            return True
+    return False
 
 
 def changed_fields(before: dict[str, Any], after: dict[str, Any]) -> list[str]:

@@ -26,9 +26,11 @@ from typing import Any
 from scanner.diff.change import Change, change
 from scanner.diff.meaning import about_sensitive, meaning_flips
 from scanner.diff.meaning import summary as flips_summary
-from scanner.diff.words import first_change, is_format_char, visible, word_diff
+from scanner.diff.words import first_change, is_format_char, quote_balance, visible, word_diff
 
 SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|\n+")
+MARKDOWN_HEADING = re.compile(r"#{1,6}\s+(.*?)\s*#*")
+HEADING_WORDS = 8  # a heading this short names a section; a longer one is read as a sentence
 # A rewritten sentence at least this similar to a removed one is a rewording, not a new sentence.
 REWORD_RATIO = 0.8
 TYPO_DISTANCE = 2
@@ -54,7 +56,33 @@ class TextDiff:
 
 
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in SENTENCE_END.split(text) if s.strip()]
+    """The sentences of `text`: a stop inside quotes ends none; Markdown structure is no sentence.
+
+    A heading (`## Tools`) of a few words, a rule or table border (`---`, `|---|`) is structure the model
+    does not obey; a long heading, which can instruct, stays a sentence (its `#` marks aside).
+    """
+    found: list[str] = []
+    start = scanned = balance = 0
+    for match in SENTENCE_END.finditer(text):
+        balance = quote_balance(text[scanned : match.start()], balance)  # each character read once
+        scanned = match.start()
+        if balance and "\n" not in match[0]:
+            continue  # a stop inside a quotation
+        found.append(text[start : match.start()])
+        start = scanned = match.end()
+        balance = 0
+    found.append(text[start:])
+    return [s for s in (_unmarked(part.strip()) for part in found) if s]
+
+
+def _unmarked(line: str) -> str:
+    """A sentence without Markdown heading marks; "" for structure (a short heading, a rule, a border)."""
+    heading = MARKDOWN_HEADING.fullmatch(line)
+    if heading is not None:
+        line = heading[1]
+        if len(line.split()) <= HEADING_WORDS and not SENTENCE_END.search(line):
+            return ""
+    return line if any(ch.isalnum() for ch in line) else ""
 
 
 def _norm(text: str) -> str:

@@ -22,7 +22,7 @@ from collections.abc import Hashable, Sequence
 # A token is a word with the whitespace before it, so an inserted word carries its own space.
 TOKEN = re.compile(r"\s*\S+|\s+")
 ORDINARY_SPACE = re.compile(r"[ \t\r\n]+")
-SENTENCE_END = re.compile(r"[.!?。]$|\n")
+SENTENCE_END = re.compile(r"[.!?。]$")
 CONTEXT = 6  # words of context either side of a change
 MAX_HUNKS = 10
 FULL_LIMIT = 600  # a diff this short is shown whole, every unchanged word included
@@ -131,11 +131,29 @@ def _word_ops(a: list[str], b: list[str]) -> list[Op]:
     ]
 
 
+def quote_balance(text: str, balance: int = 0) -> int:
+    """Quotes opened and not yet closed after `text`: a straight `"` toggles, “ opens and ” closes."""
+    for ch in text:
+        if ch == '"':
+            balance = 0 if balance % 2 else balance + 1
+        elif ch == "“":
+            balance += 1
+        elif ch == "”" and balance > 0:
+            balance -= 1
+    return balance
+
+
 def _sentences(tokens: list[str]) -> list[tuple[str, ...]]:
+    """Tokens in sentences; a stop inside quotes (`say "Done. Next?" to…`) ends none, a line break always does."""
     chunks: list[tuple[str, ...]] = []
     start = 0
+    balance = 0
     for i, token in enumerate(tokens):
-        if SENTENCE_END.search(token):
+        if "\n" in token and i > start:  # the line break before this word ends the sentence before it
+            chunks.append(tuple(tokens[start:i]))
+            start, balance = i, 0
+        balance = quote_balance(token, balance)
+        if balance == 0 and SENTENCE_END.search(token):
             chunks.append(tuple(tokens[start : i + 1]))
             start = i + 1
     if start < len(tokens):

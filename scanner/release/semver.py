@@ -1,7 +1,7 @@
 """`mcp-lock semver`: does a release's version number say what changed in its surface?
 
-The base is the lock at a git ref (the newest tag reachable from HEAD by default, as `git describe
---tags --abbrev=0`); the other end is the live surface, booted as `check` boots it. For each server the
+The base is the lock at a git ref (by default the last release: the highest-versioned release tag that is
+not on HEAD, see `tags.choose_base`); the other end is the live surface, booted as `check` boots it. For each server the
 bump it made (serverInfo.version at the base → live, `versions.bump_made`) must be at least the bump
 its changes need (`required.needed_changes`). The live version must also match the package manifest
 nearest to the server's code (`published_versions`).
@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import git
 
 from scanner.diff.change import Bump, bump_rank
 from scanner.errors import UsageError
@@ -24,6 +22,7 @@ from scanner.lock.reader import parse
 from scanner.model.findings import Finding, SourceLocation
 from scanner.model.rules import VERSION_BUMP_TOO_SMALL, VERSION_MISMATCH, VERSION_NOT_SEMVER, Severity
 from scanner.release.required import Needed, largest, needed_changes
+from scanner.release.tags import choose_base
 from scanner.release.versions import ManifestVersion, bump_made, manifest_versions, parse_version
 from scanner.run.offline import bootable, config_findings
 from scanner.run.outcome import Outcome
@@ -31,7 +30,7 @@ from scanner.run.pinning import boot_and_pin
 from scanner.run.workspace import Options, Workspace
 from scanner.sources.model import Server
 from scanner.vcs.affected import server_places
-from scanner.vcs.base import SHALLOW_HINT, VcsError, Worktree, file_at, head_commit, open_worktree, resolve
+from scanner.vcs.base import file_at, head_commit, open_worktree, resolve
 
 # The finding's severity: how much larger a bump was needed.
 SEVERITY_FOR: dict[Bump, Severity] = {"major": "high", "minor": "medium", "patch": "low", "none": "info"}
@@ -42,17 +41,28 @@ class Base:
     ref: str
     label: str  # the ref and its short sha, for messages
     lock: Lockfile
+    notes: list[str] = field(default_factory=list)  # how the base was chosen, when that needs saying
+    adopted: bool = True  # False: no lockfile at the base, the first release since mcp-lock was adopted
 
 
-def semver_gate(workspace: Workspace, options: Options, names: Sequence[str] = (), ref: str | None = None) -> Outcome:
+def semver_gate(
+    workspace: Workspace,
+    options: Options,
+    names: Sequence[str] = (),
+    ref: str | None = None,
+    tag_pattern: str | None = None,
+) -> Outcome:
     """Check the version bump of every named server (all declared when none is named) against its changes."""
-    base = read_base(workspace, ref)
     declared = {s.key: s for s in workspace.discovery.servers}
     unknown = [n for n in names if n not in declared]
     if unknown:
         raise UsageError(f"no declared server named {', '.join(unknown)}; see `mcp-lock list`")
+    base = read_base(workspace, ref, tag_pattern)
     selected = [declared[n] for n in (names or sorted(declared))]
     outcome = Outcome(config_findings(workspace))
+    outcome.messages += base.notes
+    if not base.adopted:
+        return outcome  # nothing released, or released before the lock existed: nothing to compare
     outcome.messages.append(f"compared with {base.label}")
     for server in selected:
         if server.key not in base.lock.servers:
@@ -71,36 +81,47 @@ def semver_gate(workspace: Workspace, options: Options, names: Sequence[str] = (
     return outcome
 
 
-def read_base(workspace: Workspace, ref: str | None) -> Base:
+def read_base(workspace: Workspace, ref: str | None, tag_pattern: str | None = None) -> Base:
+    """The lock at `ref`, or at the last release tag (matching `tag_pattern`) when no ref is given."""
     worktree = open_worktree(workspace.repo)
-    ref = ref if ref is not None else newest_tag(worktree)
+    notes: list[str] = []
+    head = head_commit(worktree)
+    if ref is None:
+        choice = choose_base(worktree, tag_pattern)
+        if choice.tag is None:
+            assert choice.head_tag is not None
+            return _first_release(choice.head_tag.name)
+        ref = choice.tag.name
+        if choice.head_tag is not None:
+            notes.append(
+                f"HEAD is tagged {choice.head_tag.name} (the release being cut): compared with the release before it"
+            )
     commit = resolve(worktree, ref)
     label = f"{ref} ({commit.hexsha[:7]})" if ref != commit.hexsha[: len(ref)] else commit.hexsha[:7]
+    if commit == head:
+        notes.append(
+            f"the base {label} is HEAD itself: nothing can have changed since it; pass the previous release "
+            "as --base (or run the gate before tagging)"
+        )
     data = file_at(commit, worktree.rel(workspace.lock_path))
     if data is None:
-        raise UsageError(f"{workspace.lock_display} does not exist at {label}: nothing was pinned there to compare")
+        notes.append(
+            f"{workspace.lock_display} does not exist at {label}: the first release since mcp-lock was adopted, "
+            "so there is nothing to compare; the next release is compared with this one's lock"
+        )
+        return Base(ref, label, Lockfile(version=1, servers={}), notes, adopted=False)
     try:
         lock = parse(data.decode("utf-8"), f"{workspace.lock_display}@{ref}")
     except UnicodeDecodeError:
         raise UsageError(f"{workspace.lock_display} at {label} is not UTF-8") from None
     except LockfileError as error:
         raise UsageError(str(error)) from None
-    return Base(ref, label, lock)
+    return Base(ref, label, lock, notes)
 
 
-def newest_tag(worktree: Worktree) -> str:
-    """The newest tag reachable from HEAD (`git describe --tags --abbrev=0`); VcsError when there is none."""
-    head_commit(worktree)
-    try:
-        return str(worktree.repo.git.describe("--tags", "--abbrev=0", "HEAD")).strip()
-    except git.GitCommandNotFound:
-        raise VcsError("git is not installed or not on PATH") from None
-    except git.GitCommandError:
-        hint = f" ({SHALLOW_HINT}, with its tags)" if worktree.shallow else ""
-        raise VcsError(
-            "no tag is reachable from HEAD, so there is no released state to compare with: "
-            f"tag the last release or pass --base REF{hint}"
-        ) from None
+def _first_release(head_tag: str) -> Base:
+    note = f"HEAD is tagged {head_tag} and no earlier release is tagged: a first release, nothing to compare"
+    return Base(head_tag, head_tag, Lockfile(version=1, servers={}), [note], adopted=False)
 
 
 def release_findings(server: Server, base: Base, live: ServerPin, repo: Path) -> tuple[list[Finding], str]:

@@ -46,7 +46,8 @@ def headline(finding: Finding) -> str:
     subject = f" {subject_label(finding)}" if finding.subject else ""
     more = len([d for d in finding.details if _GRADED.match(d)]) - 1
     extra = f" (+{more} more change{'s' if more > 1 else ''})" if more > 0 else ""
-    return f"{finding.server}:{subject}: {summary}{extra}"
+    where = f"{finding.server}:{subject}" if subject else finding.server  # not `notes:: instructions`
+    return f"{where}: {summary}{extra}"
 
 
 def _graded_change(finding: Finding) -> str | None:

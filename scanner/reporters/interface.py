@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from scanner.model.findings import Finding
 from scanner.reporters.locate import Locator
@@ -24,6 +24,7 @@ class ReportContext:
     category: str | None = None  # SARIF run category (automationDetails.id)
     colour: bool = False  # ANSI colours, for a terminal
     summary_limit: int = SUMMARY_LIMIT  # the Markdown summary's size in UTF-8 bytes
+    template: Any = None  # `--format template`: the compiled --template (reporters.template.ReportTemplate)
 
 
 class Render(Protocol):

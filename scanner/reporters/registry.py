@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from scanner.reporters import github, json_report, markdown, sarif, text
+from scanner.reporters import github, json_report, markdown, sarif, template, text
 from scanner.reporters.interface import Render
 
 AlsoTo = Literal["file", "append", "stdout"]
@@ -31,5 +31,6 @@ REPORTERS: tuple[Reporter, ...] = (
     Reporter("sarif", sarif.render, also="--sarif", also_help="Also write SARIF."),
     Reporter("github", github.render, "--github-annotations", "stdout", "Also print GitHub workflow annotations."),
     Reporter("markdown", markdown.render, "--summary", "append", "Also append Markdown (e.g. $GITHUB_STEP_SUMMARY)."),
+    Reporter("template", template.render),  # a Jinja2 template of the user's, sandboxed: --template FILE
 )
 REPORTER_BY_NAME: dict[str, Reporter] = {reporter.name: reporter for reporter in REPORTERS}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 from collections.abc import Callable, Sequence
 from itertools import groupby
@@ -23,7 +24,7 @@ def render_text(findings: Sequence[Finding], locator: Locator, *, colour: bool =
         return f"\x1b[{code}m{text}\x1b[0m" if colour else text
 
     lines: list[str] = []
-    for server, group in groupby(ordered(findings), key=lambda f: f.server):
+    for server, group in groupby(ordered(summarised_repins(findings)), key=lambda f: f.server):
         lines.append(paint(safe(server), "1"))
         for finding in group:
             severity = finding.effective_severity
@@ -46,6 +47,39 @@ def _filed(finding: Finding) -> str:
     return f"{finding.rule.id}, {finding.category}" if finding.check is not None else finding.rule.id
 
 
+# `check --base` notes on what the pull request pinned; past this many for one server a green run counts them.
+REPIN_NOTES = frozenset({"repin-accepted", "newly-pinned"})
+REPINS_LISTED = 3
+SUBJECTS_NAMED = 5
+
+
+def summarised_repins(findings: Sequence[Finding]) -> list[Finding]:
+    """With nothing blocking, a server's many re-pin notes as one line with a count: the reviewer already
+    accepted them in the lockfile diff. Every one stays in the JSON, SARIF and Markdown reports."""
+    if any(f.blocking for f in findings):
+        return list(findings)
+    notes: dict[str, list[Finding]] = {}
+    for finding in findings:
+        if finding.rule.id in REPIN_NOTES and finding.suppression is None:
+            notes.setdefault(finding.server, []).append(finding)
+    many = {server: group for server, group in notes.items() if len(group) > REPINS_LISTED}
+    kept = [f for f in findings if not (f.rule.id in REPIN_NOTES and f.server in many and f.suppression is None)]
+    for server, group in many.items():
+        subjects = sorted({f.subject for f in group if f.subject})
+        more = len(subjects) - SUBJECTS_NAMED
+        named = ", ".join(subjects[:SUBJECTS_NAMED]) + (f" and {more} more" if more > 0 else "")
+        message = f"{server}: {len(group)} re-pinned changes accepted in the lock" + (f" ({named})" if named else "")
+        kept.append(
+            dataclasses.replace(
+                ordered(group)[0],
+                message=message,
+                subject=None,
+                details=["each change: `--format json` (or --json FILE), or the Markdown summary"],
+            )
+        )
+    return kept
+
+
 # Findings about what the servers say, which `update` accepts once a person has reviewed them.
 _ACCEPTABLE = {Category.DRIFT, Category.POISONING, Category.CAPABILITY, Category.CORRECTNESS}
 # Detector verdicts, where a reviewed false positive is worth an `ignore:` entry.
@@ -60,8 +94,14 @@ def next_steps(findings: Sequence[Finding]) -> list[str]:
     steps: list[str] = []
     if "config-error" in rules:
         steps.append("fix the config files at the lines shown")
+    unpinned = sorted({f.server for f in blocking if f.rule.id == "server-not-pinned"})
+    if unpinned:  # `update` would not help: nothing of theirs is pinned yet
+        steps.append(
+            f"pin {safe(shlex.join(unpinned))} with `mcp-lock lock` (give each the variables or inputs it needs "
+            "first), or `skip:` it in mcp-lock.yaml with a reason"
+        )
     # Server names are the repository's: quoted, so that the command shown is the command run.
-    drifted = sorted({f.server for f in blocking if f.category in _ACCEPTABLE})
+    drifted = sorted({f.server for f in blocking if f.category in _ACCEPTABLE and f.rule.id != "server-not-pinned"})
     if drifted:
         dashes = ["--"] if any(name.startswith("-") for name in drifted) else []  # a name is never an option
         command = safe(shlex.join(["mcp-lock", "update", *dashes, *drifted]))

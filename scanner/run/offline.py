@@ -3,7 +3,7 @@ against the lock, and `check --offline`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Collection, Iterable
 
 from scanner.diff.suspicious import pinned_findings
 from scanner.lock.model import Lockfile, ServerPin, launch_diff
@@ -20,31 +20,47 @@ from scanner.sources.model import Server
 UNRESOLVED_CODES = frozenset({"unresolved-variable", "unresolved-input"})
 
 
-def config_findings(workspace: Workspace, *, offline: bool = False) -> list[Finding]:
+def config_findings(
+    workspace: Workspace, *, offline: bool = False, needed: Collection[str] | None = None
+) -> list[Finding]:
     """Problems in config files and declarations, as findings at their file and line.
 
     `offline` (nothing is launched): a missing variable or input only matters when a server is
-    booted, so it is a warning rather than an error (see UNRESOLVED_CODES); the same holds for a
-    server the policy skips (a fork's pull request has no secrets), whose skip is reported as a note.
+    booted, so it is a warning rather than an error (see UNRESOLVED_CODES). A server the policy
+    skips (a fork's pull request has no secrets) is never launched: its missing variables and inputs
+    are not reported at all, its skip is. `needed` (`update SERVER…`): only these servers are
+    launched, so another declaration's problems are notes; a file that does not parse stays an error.
     """
-    skipped = {
-        (d.location.file, d.location.line)
-        for server in workspace.discovery.servers
-        if workspace.policy.for_server(*server.names).skip
-        for d in server.declarations
-    }
+    skipped = _declared_at(workspace, lambda server: bool(workspace.policy.for_server(*server.names).skip))
+    elsewhere = _declared_at(workspace, lambda server: needed is not None and server.key not in needed)
     findings: list[Finding] = []
     for config in workspace.discovery.files:
-        problems = list(config.problems) + [p for d in config.declarations for p in d.problems]
-        for problem in problems:
-            unlaunched = offline or (problem.location.file, problem.location.line) in skipped
-            error = problem.severity == "error" and not (unlaunched and problem.code in UNRESOLVED_CODES)
+        problems = [(p, False) for p in config.problems]
+        problems += [(p, needed is not None) for d in config.declarations for p in d.problems]
+        for problem, in_declaration in problems:
+            where = (problem.location.file, problem.location.line)
+            unresolved = problem.code in UNRESOLVED_CODES
+            if unresolved and where in skipped:
+                continue
+            server = _server_at(workspace, problem.location.file, problem.location.line)
+            not_needed = in_declaration and (server is None or where in elsewhere)
+            error = problem.severity == "error" and not ((offline and unresolved) or not_needed)
+            message = f"{problem.location}: {problem.message}"
+            if not_needed and problem.severity == "error":
+                message += " (not needed: this run launches only " + ", ".join(sorted(needed or ())) + ")"
             rule_id = "config-error" if error else "config-warning"
-            server = _server_at(workspace, problem.location.file, problem.location.line) or config.path
-            findings.append(
-                Finding(rule(rule_id), server, f"{problem.location}: {problem.message}", problem.location)
-            )
+            findings.append(Finding(rule(rule_id), server or config.path, message, problem.location))
     return findings
+
+
+def _declared_at(workspace: Workspace, which: Callable[[Server], bool]) -> set[tuple[str, int]]:
+    """The (file, line) of every declaration of the servers `which` selects."""
+    return {
+        (d.location.file, d.location.line)
+        for server in workspace.discovery.servers
+        if which(server)
+        for d in server.declarations
+    }
 
 
 def _server_at(workspace: Workspace, file: str, line: int) -> str | None:

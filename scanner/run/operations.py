@@ -28,16 +28,22 @@ MAX_LISTED = 20  # tool names quoted in an error, at most
 REFUSE_AT: Severity = "high"
 
 
-def lock(workspace: Workspace, options: Options) -> Outcome:
-    """Pin every declared server not yet in the lock; existing pins are left alone."""
+def lock(workspace: Workspace, options: Options, names: Sequence[str] = ()) -> Outcome:
+    """Pin every declared server not yet in the lock (only the named ones, when any are); existing pins stay."""
     existing = read_lock(workspace, missing_ok=True)
     lockfile = existing or Lockfile(version=1, servers={})
-    findings = config_findings(workspace)
+    keys = [server_named(workspace, name) for name in names]
+    known = {s.key for s in workspace.discovery.servers}
+    unknown = [name for name, key in zip(names, keys, strict=True) if key not in known]
+    if unknown:
+        raise UsageError(f"no declared server named {', '.join(unknown)}; see `mcp-lock list`")
+    # Named servers need only their own inputs and secrets: another server's unset variable is a note.
+    findings = config_findings(workspace, needed=set(keys) if keys else None)
     if not workspace.discovery.servers and not any(f.rule.id == "config-error" for f in findings):
         raise UsageError(
             f"no MCP servers declared in {workspace.repo} (looked for: {', '.join(looked_for())}); nothing was written"
         )
-    declared = workspace.discovery.servers
+    declared = [s for s in workspace.discovery.servers if not keys or s.key in keys]
     kept = [s.key for s in declared if s.key in lockfile.servers]
     new = [s for s in declared if s.key not in lockfile.servers]
     ready, skipped = bootable(workspace, new)
@@ -54,6 +60,11 @@ def lock(workspace: Workspace, options: Options) -> Outcome:
         outcome.messages.append(
             f"kept the existing pins of {', '.join(kept)} (use `mcp-lock update` to re-pin them)"
         )
+    failed = any(f.rule.id in ("boot-failed", "config-error") for f in findings)
+    if not pinned and existing is None and failed:
+        # An empty lock would read as "reviewed, nothing to pin" and make the next check pass its failures by.
+        outcome.messages.append(f"not written: no server was pinned, so {workspace.lock_display} would be empty")
+        return outcome
     if pinned or existing is None:
         write_lock(workspace, lockfile)
         outcome.lock_written = True
@@ -109,7 +120,8 @@ def update(
     if unknown:
         raise UsageError(f"no declared or pinned server named {', '.join(unknown)}; see `mcp-lock list`")
     selected = [declared[n] for n in (names or sorted(declared)) if n in declared]
-    outcome = Outcome(config_findings(workspace))
+    # Named servers need only their own inputs and secrets: another server's unset variable is a note.
+    outcome = Outcome(config_findings(workspace, needed=set(names) if names else None))
     for key in sorted(lockfile.servers.keys() - declared.keys()):
         if not names or key in names:
             del lockfile.servers[key]

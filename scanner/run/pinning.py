@@ -10,6 +10,7 @@ from scanner.lock.pin import pin_server
 from scanner.model.findings import Finding
 from scanner.model.rules import rule
 from scanner.redact import Redactor, redactor_for
+from scanner.run.launchers import launcher_failure
 from scanner.run.workspace import Options, Workspace
 from scanner.sources.model import Server
 
@@ -20,8 +21,12 @@ if TYPE_CHECKING:
 # Each marker is one traceback form of the same cause.
 BOOT_HINTS: tuple[tuple[tuple[str, ...], str], ...] = (
     (
-        # mcp 2.x renamed McpError and moved FastMCP out of mcp.server.fastmcp.
-        ("cannot import name 'McpError'", "No module named 'mcp.server.fastmcp'"),
+        # mcp 2.x renamed McpError, moved FastMCP out of mcp.server.fastmcp and dropped the low-level decorators.
+        (
+            "cannot import name 'McpError'",
+            "No module named 'mcp.server.fastmcp'",
+            "'Server' object has no attribute 'list_tools'",
+        ),
         "hint: this server was written for the mcp SDK 1.x and crashes on 2.x; "
         "launch it with the SDK pinned below 2, e.g. `uvx --with 'mcp<2' PACKAGE==VERSION`",
     ),
@@ -80,10 +85,13 @@ def boot(
 def boot_failure(server: Server, result: BootResult) -> Finding:
     details = [f"stderr: {line}" for line in result.stderr_tail.splitlines()[-10:]]
     details += [hint for markers, hint in BOOT_HINTS if any(m in result.stderr_tail for m in markers)]
+    command = server.template.command if server.template else None
+    lead, launcher_hints = launcher_failure(command, result.error, result.stderr_tail)
+    details += launcher_hints
     return Finding(
         rule("boot-failed"),
         server.key,
-        f"{server.key}: could not be booted: {result.error}",
+        f"{server.key}: could not be booted: {lead or result.error}",
         server.primary.location,
         details=details,
     )

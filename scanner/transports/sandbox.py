@@ -79,8 +79,14 @@ FIX_HINT = (
     "or for every program with `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`; "
     "or set `sandbox: off` for this server in mcp-lock.yaml"
 )
+# A missing binary needs installing, not AppArmor advice; the lead says what runs sandboxed, not what the user set.
+SANDBOXED = "stdio servers run in a bubblewrap sandbox (`sandbox: on`, the default)"
+MISSING_HINT = (
+    "install bubblewrap (Debian/Ubuntu package `bubblewrap`), "
+    "or set `sandbox: off` for this server in mcp-lock.yaml to run it unsandboxed"
+)
 OTHER_SYSTEM = (
-    "sandbox: on is set, but mcp-lock has no sandbox on {system} (bubblewrap is Linux only); not started: "
+    SANDBOXED + ", but mcp-lock has no sandbox on {system} (bubblewrap is Linux only); not started: "
     "set `sandbox: off` for this server in mcp-lock.yaml to run it unsandboxed"
 )
 
@@ -211,11 +217,11 @@ def require_bwrap() -> str:
         raise SandboxUnavailable(OTHER_SYSTEM.format(system=system))
     bwrap = shutil.which("bwrap")
     if bwrap is None:
-        raise SandboxUnavailable(f"sandbox: on is set, but there is no `bwrap` on PATH; not started: {FIX_HINT}")
+        raise SandboxUnavailable(f"{SANDBOXED}, but there is no `bwrap` on PATH; not started: {MISSING_HINT}")
     reason = probe(bwrap)
     if reason is not None:
         raise SandboxUnavailable(
-            f"sandbox: on is set, but {bwrap} cannot start a sandbox here ({reason}); not started: {FIX_HINT}"
+            f"{SANDBOXED}, but {bwrap} cannot start a sandbox here ({reason}); not started: {FIX_HINT}"
         )
     return bwrap
 

@@ -7,7 +7,7 @@ its entry, and the next good version is measured against the last trusted one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -113,10 +113,22 @@ def select(entries: list[Entry], server: str | None, name: str | None, kind: str
         if name is not None:
             changes = [narrowed for c in changes if (narrowed := _narrow(c, name, kind)) is not None]
         elif kind is not None:
-            changes = [c for c in changes if c.kind in (None, kind)]
+            changes = [narrowed for c in changes if (narrowed := _of_kind(c, kind)) is not None]
         if changes or entry.problem:
             selected.append(Entry(entry.sha, entry.date, entry.author, entry.subject, changes, entry.problem))
     return selected
+
+
+def _of_kind(change: PinChange, kind: str) -> PinChange | None:
+    """The part of `change` about definitions of `kind`: a server's first pin names only those."""
+    if change.change == PINNED:
+        names = [n for k, n in change.definitions if k == kind]
+        if not names:
+            return None
+        label = kind_label(kind) + ("s" if len(names) != 1 else "")
+        message = f"pinned: {len(names)} {label} ({', '.join(names)})"
+        return replace(change, message=message, definitions=[(kind, n) for n in names])
+    return change if change.kind in (None, kind) else None
 
 
 def _narrow(change: PinChange, name: str, kind: str | None) -> PinChange | None:

@@ -131,7 +131,7 @@ def test_no_tag_is_a_usage_error(tmp_path: Path) -> None:
     repo.commit("Pin")
     result = repo.run("semver")
     assert result.exit_code == 2
-    assert "no tag is reachable from HEAD" in result.output and "--base REF" in result.output
+    assert "no tag with a version in its name" in result.output and "--base REF" in result.output
 
 
 def test_base_names_any_ref(released: GitRepo) -> None:
@@ -139,8 +139,8 @@ def test_base_names_any_ref(released: GitRepo) -> None:
     release(released, "1.0.1", remove_list_notes)
     assert released.run("update").exit_code == 0
     released.commit("Re-pin 1.0.1")
-    git(released.top, "tag", "v1.0.1")  # the newest tag pins the released state: nothing changed since
-    assert semver(released)["exit_code"] == 0
+    git(released.top, "tag", "v1.0.1")  # HEAD's own tag: nothing changed since it
+    assert semver(released, "--base", "v1.0.1")["exit_code"] == 0
     assert semver(released, "--base", first)["exit_code"] == 1
     assert semver(released, "--base", "no-such-ref")["exit_code"] == 2
 
@@ -200,7 +200,7 @@ def test_a_missing_server_version_is_a_finding_not_a_crash(tmp_path: Path) -> No
     assert repo.run("lock").exit_code == 0
     repo.commit("Release")
     git(repo.top, "tag", "v1.0.0")
-    report = semver(repo)
+    report = semver(repo, "--base", "v1.0.0")  # HEAD's own tag, named: compared with itself
     assert report["exit_code"] == 1, report["output"]
     [finding] = by_rule(report, "version-not-semver")
     assert "(none) → (none)" in finding["message"]

@@ -149,10 +149,10 @@ def test_no_bwrap_on_path_fails_closed(repo: Repo, tmp_path: Path) -> None:
     empty.mkdir()
     result = repo.run("lock", env={"PATH": str(empty)})
     assert result.exit_code == 1
-    assert "boxed: could not be booted: sandbox: on is set, but there is no `bwrap` on PATH; not started" in (
-        result.output
-    )
+    assert "boxed: could not be booted: stdio servers run in a bubblewrap sandbox (`sandbox: on`, the default), " \
+        "but there is no `bwrap` on PATH; not started" in result.output
     assert "package `bubblewrap`" in result.output and "`sandbox: off`" in result.output
+    assert "sandbox: on is set" not in result.output and "AppArmor" not in result.output  # nothing set, no namespace
     assert list(repo.lock_json()["servers"]) == ["open"]
 
 
