@@ -64,6 +64,15 @@ def read_regular(path: Path, root: Path, display: str, limit: int) -> bytes:
         raise MissingFile(display, "not found") from None
     except OSError as error:
         raise RefusedFile(display, str(error.strerror or error)) from None
+    return read_opened(fd, display, limit)
+
+
+def read_opened(fd: int, display: str, limit: int) -> bytes:
+    """The bytes of the file open as `fd` (closed here), refused unless a regular file of at most `limit` bytes.
+
+    For a caller that found and opened the file itself (it must open without blocking and without following
+    a final symlink, as read_regular does).
+    """
     try:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):

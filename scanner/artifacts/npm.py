@@ -14,35 +14,37 @@ import json
 import os
 import re
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from scanner.artifacts.record import NPM
-from scanner.safe_read import MiB, RefusedFile, read_regular
+from scanner.artifacts.view import View
+from scanner.safe_read import MiB, RefusedFile
 
 INSTALL_DIR = re.compile(r"(/[^\0]*?/_npx/[0-9a-f]{16})/")
 RECORD_LIMIT = 32 * MiB  # a package-lock of a few thousand packages is a few MB
 
 
 def npm_artifact(
-    name: str, spec: str, command_lines: Sequence[Sequence[str]], cache: str | None
+    name: str, spec: str, command_lines: Sequence[Sequence[str]], cache: str | None, view: View
 ) -> dict[str, Any] | None:
-    """The npm record of `name` as npx installed it for the launch of `spec`; None when npm recorded nothing."""
-    for folder in _install_dirs(spec, command_lines, cache):
-        record = installed(Path(folder), name)
+    """The npm record of `name` as npx installed it for the launch of `spec`, its paths as `view` sees them;
+    None when npm recorded nothing."""
+    for folder in _install_dirs(spec, command_lines, cache, view):
+        record = installed(view, folder, name)
         if record is not None:
             return record
     return None
 
 
-def _install_dirs(spec: str, command_lines: Sequence[Sequence[str]], cache: str | None) -> list[str]:
+def _install_dirs(spec: str, command_lines: Sequence[Sequence[str]], cache: str | None, view: View) -> list[str]:
     """The npx install directories the server's processes run from, in the launch's cache (a process can name
     any path on its command line): npx's own directory for `spec` first, when one of them runs from it."""
-    if not cache:
+    root = view.resolve(os.path.join(cache, "_npx")) if cache else None
+    if root is None:
         return []
-    root = os.path.realpath(os.path.join(cache, "_npx"))
     named = [m.group(1) for line in command_lines for word in line if (m := INSTALL_DIR.search(word))]
-    inside = list(dict.fromkeys(os.path.realpath(d) for d in named if os.path.dirname(os.path.realpath(d)) == root))
+    resolved = [view.resolve(folder) for folder in dict.fromkeys(named)]
+    inside = list(dict.fromkeys(f for f in resolved if f is not None and os.path.dirname(f) == root))
     own = os.path.join(root, npx_hash([spec]))
     return sorted(inside, key=lambda folder: folder != own)
 
@@ -52,15 +54,15 @@ def npx_hash(specs: Sequence[str]) -> str:
     return hashlib.sha512("\n".join(sorted(specs)).encode("utf-8")).hexdigest()[:16]
 
 
-def installed(folder: Path, name: str) -> dict[str, Any] | None:
-    """`name`'s version and integrity in the install at `folder` (its package-lock.json, else the installed
-    package.json, which has no integrity)."""
-    lock = _json(folder / "package-lock.json", folder)
+def installed(view: View, folder: str, name: str) -> dict[str, Any] | None:
+    """`name`'s version and integrity in the install at the resolved `folder` (its package-lock.json, else the
+    installed package.json, which has no integrity)."""
+    lock = _json(view, f"{folder}/package-lock.json", folder)
     packages = lock.get("packages") if isinstance(lock, dict) else None
     entry = packages.get(f"node_modules/{name}") if isinstance(packages, dict) else None
     integrity = entry.get("integrity") if isinstance(entry, dict) else None
     if not isinstance(entry, dict):
-        entry = _json(folder / "node_modules" / name / "package.json", folder)
+        entry = _json(view, f"{folder}/node_modules/{name}/package.json", folder)
     version = entry.get("version") if isinstance(entry, dict) else None
     if not isinstance(version, str):
         return None
@@ -70,8 +72,8 @@ def installed(folder: Path, name: str) -> dict[str, Any] | None:
     return record
 
 
-def _json(path: Path, root: Path) -> Any:
+def _json(view: View, path: str, inside: str) -> Any:
     try:
-        return json.loads(read_regular(path, root, str(path), RECORD_LIMIT))
+        return json.loads(view.read(path, inside, RECORD_LIMIT))
     except (RefusedFile, OSError, ValueError):
         return None

@@ -11,9 +11,10 @@ from typing import Any
 
 from scanner.artifacts.image import image_artifact
 from scanner.artifacts.npm import npm_artifact
-from scanner.artifacts.processes import command_lines
+from scanner.artifacts.processes import server_tree
 from scanner.artifacts.script import script_artifact
 from scanner.artifacts.uv import pypi_artifact
+from scanner.artifacts.view import opened_view
 from scanner.sources.model import ResolvedLaunch
 from scanner.sources.unpinned import launched
 
@@ -43,11 +44,21 @@ def _resolved(launch: ResolvedLaunch, pid: int, env: Mapping[str, str], cwd: str
     if found.ecosystem == "image":
         caller = {name: os.environ[name] for name in ENGINE_VARIABLES if name in os.environ}
         return image_artifact(found.runner, found.name, caller)
-    if found.ecosystem == "npm" and found.runner in NPM_RUNNERS:
-        return npm_artifact(found.name, found.package, command_lines(pid), _npm_cache(env))
-    if found.ecosystem == "pypi" and found.runner in UV_RUNNERS:
-        return pypi_artifact(found.name, command_lines(pid), _uv_cache(env))
-    return None
+    npm = found.ecosystem == "npm" and found.runner in NPM_RUNNERS
+    if not npm and not (found.ecosystem == "pypi" and found.runner in UV_RUNNERS):
+        return None
+    # The cache the launch was given is a path as the server sees it: in the sandbox, its private /tmp.
+    tree = server_tree(pid)
+    with opened_view(tree.root) as view:
+        if not tree.current():
+            return None
+        if npm:
+            return npm_artifact(found.name, found.package, tree.command_lines, _absolute(_npm_cache(env), cwd), view)
+        return pypi_artifact(found.name, tree.command_lines, _absolute(_uv_cache(env), cwd), view)
+
+
+def _absolute(path: str | None, cwd: str) -> str | None:
+    return os.path.join(cwd, path) if path else None
 
 
 def _npm_cache(env: Mapping[str, str]) -> str | None:

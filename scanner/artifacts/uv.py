@@ -11,79 +11,85 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 from typing import Any
 
 from scanner.artifacts.msgpack import MsgpackError, first_value
 from scanner.artifacts.record import PYPI, normalised
-from scanner.safe_read import MiB, RefusedFile, read_regular
+from scanner.artifacts.view import View
+from scanner.safe_read import MiB, RefusedFile
 
 ENVIRONMENT = re.compile(r"(/[^\0]*?/archive-v\d+/[A-Za-z0-9_-]+)/bin/")
 HEADER_LIMIT = 1 * MiB
 SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
-def pypi_artifact(name: str, command_lines: Sequence[Sequence[str]], cache: str | None) -> dict[str, Any] | None:
+def pypi_artifact(
+    name: str, command_lines: Sequence[Sequence[str]], cache: str | None, view: View
+) -> dict[str, Any] | None:
     """The PyPI record of `name` in the uv tool environment the server runs from, if that lies in uv's `cache`
-    (a process can name any path on its command line); None when none is named."""
-    if not cache:
+    (a process can name any path on its command line), its paths as `view` sees them; None when none is named."""
+    root = view.resolve(cache) if cache else None
+    if root is None:
         return None
-    root = os.path.realpath(cache)
     named = dict.fromkeys(m.group(1) for line in command_lines for w in line if (m := ENVIRONMENT.search(w)))
-    for environment in [e for e in named if os.path.dirname(os.path.dirname(os.path.realpath(e))) == root]:
-        record = environment_record(Path(environment), name)
+    for environment in named:
+        resolved = view.resolve(environment)
+        if resolved is None or os.path.dirname(os.path.dirname(resolved)) != root:
+            continue
+        record = environment_record(view, resolved, root, name)
         if record is not None:
             return record
     return None
 
 
-def environment_record(environment: Path, name: str) -> dict[str, Any] | None:
-    found = _dist_info(environment, name)
+def environment_record(view: View, environment: str, cache: str, name: str) -> dict[str, Any] | None:
+    """The record of `name` in the resolved `environment` (`<cache>/archive-v0/<id>`) of uv's resolved `cache`."""
+    found = _dist_info(view, environment, name)
     if found is None:
         return None
     dist_info, version = found
     record: dict[str, Any] = {"type": PYPI, "name": normalised(name), "version": version}
-    tags = _wheel_tags(dist_info)
-    cache = environment.parent.parent  # <cache>/archive-v0/<id>
-    wheel = _cached_wheel(cache, normalised(name), version, tags)
+    tags = _wheel_tags(view, dist_info, environment)
+    wheel = _cached_wheel(view, cache, normalised(name), version, tags)
     if wheel is not None:
         record["file"], record["sha256"] = wheel
     return record
 
 
-def _dist_info(environment: Path, name: str) -> tuple[Path, str] | None:
+def _dist_info(view: View, environment: str, name: str) -> tuple[str, str] | None:
     wanted = normalised(name)
-    for site in [*sorted(environment.glob("lib/python*/site-packages")), environment / "Lib" / "site-packages"]:
-        for candidate in sorted(site.glob("*.dist-info")):
-            stem, _, version = candidate.name[: -len(".dist-info")].rpartition("-")
+    sites = [*view.glob(environment, "lib/python*/site-packages", environment), f"{environment}/Lib/site-packages"]
+    for site in sites:
+        for candidate in view.glob(site, "*.dist-info", environment):
+            stem, _, version = os.path.basename(candidate)[: -len(".dist-info")].rpartition("-")
             if normalised(stem) == wanted and version:
                 return candidate, version
     return None
 
 
-def _wheel_tags(dist_info: Path) -> set[str]:
+def _wheel_tags(view: View, dist_info: str, environment: str) -> set[str]:
     try:
-        text = read_regular(dist_info / "WHEEL", dist_info, "WHEEL", HEADER_LIMIT).decode("utf-8", "replace")
+        text = view.read(f"{dist_info}/WHEEL", environment, HEADER_LIMIT).decode("utf-8", "replace")
     except (RefusedFile, OSError):
         return set()
     return {line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("Tag:")}
 
 
-def _cached_wheel(cache: Path, name: str, version: str, tags: set[str]) -> tuple[str, str] | None:
+def _cached_wheel(view: View, cache: str, name: str, version: str, tags: set[str]) -> tuple[str, str] | None:
     """(file name, sha256) of the one cached wheel of `name` `version` whose tags are the installed ones."""
     entries = [
-        *cache.glob(f"wheels-v*/pypi/{name}/{version}-*.http"),
-        *cache.glob(f"wheels-v*/index/*/{name}/{version}-*.http"),
+        *view.glob(cache, f"wheels-v*/pypi/{name}/{version}-*.http", cache),
+        *view.glob(cache, f"wheels-v*/index/*/{name}/{version}-*.http", cache),
     ]
-    found = {wheel for wheel in _headers(entries) if not tags or _tags_of(wheel[0]) == tags}
+    found = {wheel for wheel in _headers(view, entries, cache) if not tags or _tags_of(wheel[0]) == tags}
     return found.pop() if len(found) == 1 else None
 
 
-def _headers(entries: Iterable[Path]) -> list[tuple[str, str]]:
+def _headers(view: View, entries: Iterable[str], cache: str) -> list[tuple[str, str]]:
     wheels: list[tuple[str, str]] = []
     for entry in entries:
         try:
-            header = first_value(read_regular(entry, entry.parent, entry.name, HEADER_LIMIT))
+            header = first_value(view.read(entry, cache, HEADER_LIMIT))
         except (RefusedFile, OSError, MsgpackError):
             continue
         strings = list(_strings(header))

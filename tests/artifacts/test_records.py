@@ -14,6 +14,7 @@ from scanner.artifacts.npm import npm_artifact, npx_hash
 from scanner.artifacts.resolve import resolved_artifact
 from scanner.artifacts.script import script_artifact
 from scanner.artifacts.uv import pypi_artifact
+from scanner.artifacts.view import View
 from scanner.sources.model import ResolvedLaunch
 
 DIGEST = "sha256:" + "ab" * 32
@@ -63,26 +64,26 @@ def npx_install(cache: Path, spec: str, name: str, version: str, integrity: str)
     return folder
 
 
-def test_npm_record_of_the_npx_install_the_server_runs_from(tmp_path: Path) -> None:
+def test_npm_record_of_the_npx_install_the_server_runs_from(tmp_path: Path, host: View) -> None:
     cache = tmp_path / "cache"
     own = npx_install(cache, "@acme/mcp", "@acme/mcp", "2.0.0", "sha512-AAAA")
     other = npx_install(cache, "@acme/mcp@1", "@acme/mcp", "1.0.0", "sha512-BBBB")
     wanted = {"type": "npm", "name": "@acme/mcp", "version": "2.0.0", "integrity": "sha512-AAAA"}
     running = [["sh", "-c", "x"], ["node", f"{other}/node_modules/.bin/x"], ["node", f"{own}/node_modules/.bin/x"]]
-    assert npm_artifact("@acme/mcp", "@acme/mcp", running, str(cache)) == wanted  # npx's own folder for the spec
-    assert npm_artifact("@acme/mcp", "@acme/mcp@latest", running[:2], str(cache))["version"] == "1.0.0"
+    assert npm_artifact("@acme/mcp", "@acme/mcp", running, str(cache), host) == wanted  # npx's own folder for the spec
+    assert npm_artifact("@acme/mcp", "@acme/mcp@latest", running[:2], str(cache), host)["version"] == "1.0.0"
     # No process runs from the npx cache (a package from the repository's node_modules): an older install
     # in the cache says nothing about this boot.
-    assert npm_artifact("@acme/mcp", "@acme/mcp", [["node", "/repo/node_modules/.bin/x"]], str(cache)) is None
+    assert npm_artifact("@acme/mcp", "@acme/mcp", [["node", "/repo/node_modules/.bin/x"]], str(cache), host) is None
 
 
-def test_a_process_naming_an_install_outside_the_cache_is_not_believed(tmp_path: Path) -> None:
+def test_a_process_naming_an_install_outside_the_cache_is_not_believed(tmp_path: Path, host: View) -> None:
     forged = npx_install(tmp_path / "forged", "x", "@acme/mcp", "1.0.0", "sha512-OLD")
     running = [["node", f"{forged}/node_modules/.bin/acme-mcp"]]
-    assert npm_artifact("@acme/mcp", "@acme/mcp@latest", running, str(tmp_path / "cache")) is None
+    assert npm_artifact("@acme/mcp", "@acme/mcp@latest", running, str(tmp_path / "cache"), host) is None
 
 
-def test_pypi_record_from_the_tool_environment_and_uvs_wheel_cache(tmp_path: Path) -> None:
+def test_pypi_record_from_the_tool_environment_and_uvs_wheel_cache(tmp_path: Path, host: View) -> None:
     cache = tmp_path / "uv"
     environment = cache / "archive-v0" / "AbC123"
     dist_info = environment / "lib" / "python3.12" / "site-packages" / "mcp_server_x-1.2.3.dist-info"
@@ -95,13 +96,13 @@ def test_pypi_record_from_the_tool_environment_and_uvs_wheel_cache(tmp_path: Pat
     header = b"\x93\xa6AbC123\x91\x81\xa6Sha256\xd9\x40" + sha.encode() + b"\xd9" + bytes([len(wheel)]) + wheel.encode()
     entry.write_bytes(header + b"\x00\xff" * 20)
     running = [[f"{environment}/bin/python", f"{environment}/bin/mcp-server-x"]]
-    assert pypi_artifact("mcp_server_x", running, str(tmp_path / "elsewhere")) is None
-    assert pypi_artifact("mcp_server_x", running, str(cache)) == {
+    assert pypi_artifact("mcp_server_x", running, str(tmp_path / "elsewhere"), host) is None
+    assert pypi_artifact("mcp_server_x", running, str(cache), host) == {
         "type": "pypi", "name": "mcp-server-x", "version": "1.2.3", "file": wheel, "sha256": sha
     }
     entry.write_bytes(b"\xdf\xff\xff\xff\xff")  # a corrupt entry: version only
     version_only = {"type": "pypi", "name": "mcp-server-x", "version": "1.2.3"}
-    assert pypi_artifact("mcp-server-x", running, str(cache)) == version_only
+    assert pypi_artifact("mcp-server-x", running, str(cache), host) == version_only
 
 
 def test_a_script_inside_the_repository_is_hashed_one_outside_is_not(tmp_path: Path) -> None:
