@@ -2,116 +2,34 @@
 
 from __future__ import annotations
 
-import functools
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from scanner.console import safe, stderr_progress
-from scanner.errors import EXIT_ERROR, UsageError
+from scanner.command_line import (
+    LOCK_OPTION,
+    REPO_OPTION,
+    boot_options,
+    boot_settings,
+    finish,
+    report_options,
+    run_action,
+    workspace_at,
+)
+from scanner.console import safe
 from scanner.lock.summary import pin_status
-from scanner.model.findings import Finding
 from scanner.model.kinds import KIND_KEYS
 from scanner.model.rules import SEVERITIES
-from scanner.reporters.interface import SUMMARY_LIMIT, ReportContext
-from scanner.reporters.locate import Locator
-from scanner.reporters.registry import REPORTER_BY_NAME, REPORTERS, Reporter
-from scanner.reporters.template import ReportTemplate
-from scanner.reporters.text import summary_line
 from scanner.run import operations
 from scanner.run.offline import UNRESOLVED_CODES, check_offline
-from scanner.run.outcome import Outcome
-from scanner.run.workspace import LOCKFILE_NAME, Options, Workspace, open_workspace, read_lock, server_keys
-from scanner.safe_read import RefusedFile
-from scanner.safe_write import write_file
+from scanner.run.workspace import LOCKFILE_NAME, Workspace, read_lock, server_keys
 from scanner.shard import Shard, ShardError
 from scanner.sources.describe import describe_launch
 from scanner.sources.model import Problem, Server
-from scanner.suppression import Audit, apply_ignores, today_utc
-
-REPO_OPTION = click.option(
-    "--repo",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="Repository whose declared MCP servers are pinned.",
-)
-LOCK_OPTION = click.option(
-    "--lockfile",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Lockfile path [default: REPO/mcp-lock.json].",
-)
-
-
-FILE = click.Path(dir_okay=False, path_type=Path)
-MIN_SUMMARY, MAX_SUMMARY = 4_000, 1_000_000  # room for the counts and one finding; under a step summary's 1 MiB
-
-
-def report_options(function: Any) -> Any:
-    """Output options: one format on stdout (or --output), and any others written to files in the same run."""
-    options = [
-        click.option(
-            "--format", "output_format", type=click.Choice(list(REPORTER_BY_NAME)), default="text", show_default=True
-        ),
-        click.option("--output", type=FILE, help="Write --format here."),
-    ]
-    for reporter in sorted(REPORTERS, key=lambda r: r.also_to == "stdout"):  # files first, as in _also_report
-        if reporter.also is None:
-            continue
-        kind: dict[str, Any] = {"is_flag": True} if reporter.also_to == "stdout" else {"type": FILE}
-        options.append(click.option(reporter.also, _also(reporter), help=reporter.also_help, **kind))
-    options.append(click.option("--category", default=None, help="SARIF run category (automationDetails.id)."))
-    options.append(
-        click.option(
-            "--template",
-            type=FILE,
-            help="With --format template: a Jinja2 template of the JSON report, rendered sandboxed, server text "
-            "escaped for the template's file type (.html/.xml, .md, other); see docs/templates.md.",
-        )
-    )
-    options.append(
-        click.option(
-            "--summary-limit",
-            type=click.IntRange(min=MIN_SUMMARY, max=MAX_SUMMARY),
-            default=SUMMARY_LIMIT,
-            show_default=True,
-            help="Size of the Markdown summary in bytes (a PR comment holds 65,536; a step summary 1 MiB); "
-            "findings past it are counted, not shown.",
-        )
-    )
-    for option in options:
-        function = option(function)
-
-    @functools.wraps(function)  # keeps the options click attached
-    def with_template(*args: Any, **kwargs: Any) -> Any:
-        kwargs["compiled_template"] = _template(kwargs)  # a bad template stops the run before anything boots
-        return function(*args, **kwargs)
-
-    return with_template
-
-
-def _also(reporter: Reporter) -> str:
-    """The parameter name of a reporter's `also` option."""
-    return f"also_{reporter.name}"
-
-
-def boot_options(function: Any) -> Any:
-    for option in (
-        click.option(
-            "--timeout", type=click.FloatRange(min=0.1), default=None, help="Seconds per server [default: 90]."
-        ),
-        click.option(
-            "--concurrency", type=click.IntRange(min=1), default=None, help="Servers booted at once [default: 8]."
-        ),
-        click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr."),
-    ):
-        function = option(function)
-    return function
+from scanner.suppression import Audit
 
 
 @click.command("list")
@@ -119,8 +37,8 @@ def boot_options(function: Any) -> Any:
 @LOCK_OPTION
 def list_command(repo: Path, lockfile: Path | None) -> None:
     """Show every declared server: its launch, where it is declared, whether it is pinned, and any problem."""
-    workspace = _workspace(repo, lockfile)
-    pinned = _run(lambda: read_lock(workspace, missing_ok=True))
+    workspace = workspace_at(repo, lockfile)
+    pinned = run_action(lambda: read_lock(workspace, missing_ok=True))
     servers, lock_name = workspace.discovery.servers, workspace.lock_display
     for server in servers:
         template = server.template
@@ -171,9 +89,9 @@ def lock(
     **report: Any,
 ) -> None:
     """Boot every declared server (or the named ones) not pinned yet and pin it in mcp-lock.json."""
-    workspace = _workspace(repo, lockfile)
-    outcome = _run(lambda: operations.lock(workspace, _options(timeout, concurrency, quiet), servers))
-    _finish(workspace, outcome, report)
+    workspace = workspace_at(repo, lockfile)
+    outcome = run_action(lambda: operations.lock(workspace, boot_settings(timeout, concurrency, quiet), servers))
+    finish(workspace, outcome, report)
 
 
 @click.command()
@@ -239,20 +157,20 @@ def check(
     """Boot every declared server and compare what it says with the lock. Exit 1 on any unpinned change."""
     if changed_only and base is None:
         raise click.UsageError("--changed-only needs --base REF")
-    workspace = _workspace(repo, lockfile)
+    workspace = workspace_at(repo, lockfile)
     options = None
     if not offline:  # offline never touches scanner.boot, so no mcp SDK import
-        options = _options(timeout, concurrency, quiet)
+        options = boot_settings(timeout, concurrency, quiet)
         options.shard = shard
     if base is not None:
         # GitPython is slow to import, and only --base needs it.
         from scanner.vcs.review import check_with_base
 
-        outcome = _run(lambda: check_with_base(workspace, base, options, shard=shard, changed_only=changed_only))
+        outcome = run_action(lambda: check_with_base(workspace, base, options, shard=shard, changed_only=changed_only))
     elif options is None:
-        outcome = _run(lambda: check_offline(workspace, shard))
+        outcome = run_action(lambda: check_offline(workspace, shard))
     else:
-        outcome = _run(lambda: operations.check(workspace, options))
+        outcome = run_action(lambda: operations.check(workspace, options))
     if advisories:
         # urllib.request (with http.client and ssl) is slow to import, and only --advisories needs it.
         from scanner.run.advisories import check_advisories
@@ -264,7 +182,7 @@ def check(
     outcome.fail_on = fail_on
     outcome.summarise = True
     outcome.audit = _audit(workspace, offline=offline, shard=shard, partial=changed_only)
-    _finish(workspace, outcome, report)
+    finish(workspace, outcome, report)
 
 
 def _audit(workspace: Workspace, *, offline: bool, shard: Shard | None, partial: bool) -> Audit:
@@ -299,13 +217,13 @@ def update(
     """Re-pin the named servers (every server when none is named), showing each change accepted."""
     if rerender and (servers or tools):
         raise click.UsageError("--rerender re-renders the whole lock: name no server and no --tool")
-    workspace = _workspace(repo, lockfile)
-    options = None if rerender else _options(timeout, concurrency, quiet)
+    workspace = workspace_at(repo, lockfile)
+    options = None if rerender else boot_settings(timeout, concurrency, quiet)
     if options is None:
-        outcome = _run(lambda: operations.rerender(workspace))
+        outcome = run_action(lambda: operations.rerender(workspace))
     else:
-        outcome = _run(lambda: operations.update(workspace, options, servers, tools))
-    _finish(workspace, outcome, report)
+        outcome = run_action(lambda: operations.update(workspace, options, servers, tools))
+    finish(workspace, outcome, report)
 
 
 @click.command()
@@ -339,16 +257,16 @@ def semver(servers: tuple[str, ...], base: str | None, tag_pattern: str | None, 
 
     if base is not None and tag_pattern is not None:
         raise click.UsageError("--base names the base itself: give --base or --tag-pattern, not both")
-    workspace = _workspace(repo, lockfile)
-    options = _options(timeout, concurrency, quiet)
-    outcome = _run(lambda: semver_gate(workspace, options, servers, base, tag_pattern))
+    workspace = workspace_at(repo, lockfile)
+    options = boot_settings(timeout, concurrency, quiet)
+    outcome = run_action(lambda: semver_gate(workspace, options, servers, base, tag_pattern))
     outcome.fail_on = fail_on
-    _finish(workspace, outcome, report)
+    finish(workspace, outcome, report)
 
 
 def _shard_message(workspace: Workspace, shard: Shard) -> str:
     """What the shard covered; a shard with no servers (a matrix wider than the repo) says so, and passes."""
-    lockfile = _run(lambda: read_lock(workspace, missing_ok=True))
+    lockfile = run_action(lambda: read_lock(workspace, missing_ok=True))
     keys = {s.key for s in workspace.discovery.servers} | (set(lockfile.servers) if lockfile else set())
     if not shard.select(keys):
         return f"{shard.label}: this shard has no servers ({len(keys)} over {shard.count} shards); nothing checked"
@@ -384,7 +302,7 @@ def log(
     # GitPython is slow to import, and only the log needs it.
     from scanner.vcs.history import pin_log, render_text, to_json
 
-    result = _run(lambda: pin_log(repo, lockfile or repo / LOCKFILE_NAME, target, kind))
+    result = run_action(lambda: pin_log(repo, lockfile or repo / LOCKFILE_NAME, target, kind))
     entries = result.entries[::-1] if reverse else result.entries
     if as_json:
         click.echo(json.dumps(to_json(entries, result.lock_path), indent=2, ensure_ascii=False))
@@ -394,87 +312,3 @@ def log(
         click.echo(f"mcp-lock: {message}", err=True)
     if not entries and target and not result.messages:
         click.echo(f"mcp-lock: no commit changed {target} in {result.lock_path}", err=True)
-
-
-def _workspace(repo: Path, lockfile: Path | None) -> Workspace:
-    return _run(lambda: open_workspace(repo, lockfile))
-
-
-def _options(timeout: float | None, concurrency: int | None, quiet: bool) -> Options:
-    return Options(timeout=timeout, concurrency=concurrency, progress=None if quiet else stderr_progress)
-
-
-def _run(action: Any) -> Any:
-    """Run `action`; a usage or configuration error becomes a one-line message and exit code 2."""
-    try:
-        return action()
-    except UsageError as error:
-        click.echo(f"mcp-lock: error: {safe(str(error))}", err=True)
-        sys.exit(EXIT_ERROR)
-    except KeyboardInterrupt:
-        click.echo("mcp-lock: interrupted", err=True)
-        sys.exit(130)
-
-
-def _template(report: dict[str, Any]) -> ReportTemplate | None:
-    """The compiled --template, read and checked before anything boots; --format template needs one."""
-    if report["template"] is None:
-        if report["output_format"] == "template":
-            raise click.UsageError("--format template needs --template FILE")
-        return None
-    if report["output_format"] != "template":
-        raise click.UsageError("--template is for --format template")
-    return _run(lambda: ReportTemplate(report["template"]))
-
-
-def _finish(workspace: Workspace, outcome: Outcome, report: dict[str, Any]) -> None:
-    # The one place ignore entries apply: before the exit code and every reporter.
-    outcome.findings = apply_ignores(outcome.findings, workspace.policy.ignores, outcome.audit, today_utc())
-    if outcome.summarise:
-        outcome.messages.append(summary_line(outcome.findings, outcome.fails))
-    colour = report["output"] is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    context = ReportContext(
-        Locator(workspace.lock_path, workspace.lock_display, workspace.repo),
-        category=report["category"],
-        colour=colour,
-        summary_limit=report["summary_limit"],
-        template=report["compiled_template"],
-    )
-    reporter = REPORTER_BY_NAME[report["output_format"]]
-    rendered = _run(lambda: reporter.render(outcome.findings, context))
-    if report["output"] is not None:
-        _write_report(report["output"], rendered, workspace.repo)
-    else:
-        click.echo(rendered, nl=False)
-    _also_report(outcome.findings, context, report, workspace.repo)
-    if report["output_format"] == "text" or report["output"] is not None:
-        for message in outcome.messages:
-            click.echo(safe(message))
-    else:
-        for message in outcome.messages:
-            click.echo(f"mcp-lock: {safe(message)}", err=True)
-    sys.exit(outcome.exit_code)
-
-
-def _also_report(findings: list[Finding], context: ReportContext, report: dict[str, Any], repo: Path) -> None:
-    """The formats asked for besides --format: files first, then what goes to stdout (once only)."""
-    wanted = [reporter for reporter in REPORTERS if reporter.also and report[_also(reporter)]]
-    for reporter in wanted:
-        if reporter.also_to != "stdout":
-            text = reporter.render(findings, context)
-            _write_report(report[_also(reporter)], text, repo, append=reporter.also_to == "append")
-    for reporter in wanted:
-        if reporter.also_to == "stdout" and reporter.name != report["output_format"]:
-            click.echo(reporter.render(findings, context), nl=False)
-
-
-def _write_report(path: Path, text: str, repo: Path, *, append: bool = False) -> None:
-    """A report file, written like the lock: never through a link, only over a regular file."""
-    try:
-        write_file(path, text.encode("utf-8"), repo, append=append)
-    except RefusedFile as error:
-        click.echo(f"mcp-lock: error: {safe(f'cannot write {error}')}", err=True)
-        sys.exit(2)
-    except OSError as error:
-        click.echo(f"mcp-lock: error: cannot write {path}: {error.strerror}", err=True)
-        sys.exit(2)

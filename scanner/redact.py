@@ -26,9 +26,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from scanner.model.environment import INHERITED
 from scanner.model.findings import Finding
 from scanner.model.locations import LockLocation
-from scanner.transports.environment import INHERITED
 
 if TYPE_CHECKING:
     from scanner.boot import BootResult

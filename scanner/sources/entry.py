@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from scanner.model.environment import GIVEN_ANYWAY
 from scanner.model.transports import HTTP, SSE, STDIO, is_local
 from scanner.redact import recorded_env_value
 from scanner.sources import jsonc
@@ -32,7 +33,6 @@ from scanner.sources.model import (
     SourceLocation,
     Transport,
 )
-from scanner.transports.environment import GIVEN_ANYWAY
 
 # Every transport name some client uses, and what it means.
 TRANSPORTS: dict[str, Transport] = {
