@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from typing import Any
 
 import pytest
@@ -28,14 +27,11 @@ def tool(name: str, **fields: Any) -> dict[str, Any]:
 def test_one_line_of_a_million_tools_is_refused_while_reading(repo: Repo) -> None:
     # The attack as found was one 62 MB line of 3,000,000 tools (8 GB, 7.5 minutes); a million keep this fast.
     add_raw(repo, "flood", {"pages": [["BULK"]], "bulk_tools": 1_000_000})
-    started = time.monotonic()
-    result = repo.run("lock", "--timeout", "60")
-    elapsed = time.monotonic() - started
+    result = repo.run("lock", "--timeout", "60")  # a refusal past the timeout would read "timed out"
     assert result.exit_code != 0, result.output[-500:]
     assert f"tools/list went past the cap of {MAX_DEFINITIONS:,} definitions per server" in result.output
     assert "max-definitions: N" in result.output and "Traceback" not in result.output
-    assert "flood" not in repo.lock_json()["servers"]
-    assert elapsed < 30, elapsed
+    assert not repo.lock_path.exists()  # the only server was refused: nothing is written
 
 
 def test_the_definitions_cap_counts_every_page_and_is_raisable(repo: Repo) -> None:
@@ -45,7 +41,7 @@ def test_the_definitions_cap_counts_every_page_and_is_raisable(repo: Repo) -> No
     result = repo.run("lock", "--timeout", "30")
     assert result.exit_code != 0, result.output
     assert "tools/list went past the cap of 50 definitions per server; nothing was pinned" in result.output
-    assert "flood" not in repo.lock_json()["servers"]
+    assert not repo.lock_path.exists()  # the only server was refused: nothing is written
 
     policy = "max-definitions: 50\nservers:\n  paged:\n    max-definitions: 90\n"
     (repo.root / "mcp-lock.yaml").write_text(policy, encoding="utf-8")

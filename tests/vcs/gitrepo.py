@@ -16,6 +16,8 @@ from fixture_repo import SPEC_SERVER, Repo, base_spec
 
 from scanner import boot
 from scanner.cli import main
+from scanner.lock.document import render
+from scanner.lock.model import Lockfile
 from scanner.sources.model import Server
 
 AUTHOR = "Ada Reviewer"
@@ -65,6 +67,10 @@ class GitRepo(Repo):
         """A stdio fixture server whose spec file lives in `folder` (its 'package' directory)."""
         self.write(f"{folder}/spec.json", json.dumps(spec or base_spec()))
         self.add_entry(name, {"command": sys.executable, "args": [str(SPEC_SERVER), f"{folder}/spec.json"]})
+
+    def write_empty_lock(self) -> None:
+        """A lock that pins nothing (what `lock` no longer writes when no server booted)."""
+        self.lock_path.write_text(render(Lockfile()), encoding="utf-8")
 
     def write(self, rel: str, text: str) -> None:
         path = self.root / rel

@@ -78,7 +78,7 @@ def test_the_project_of_a_script_is_its_nearest_manifest_directory(tmp_path: Pat
     repo.write("pkg/src/index.ts", "// source\n")
     repo.write("lib/other.js", "// not pkg's\n")
     repo.add_entry("node", {"command": "node", "args": ["pkg/dist/index.js"]})
-    repo.run("lock")  # nothing boots here; the (empty) lock is written all the same
+    repo.write_empty_lock()  # nothing would boot here: the change is read offline
     repo.commit("Declare node")
     repo.write("pkg/src/index.ts", "// source, edited\n")
     repo.write("lib/other.js", "// edited too\n")
@@ -94,7 +94,7 @@ def test_a_declared_cwd_covers_every_file_under_it_and_python_m_names_a_module(t
     repo.add_entry("module", {"command": "python3", "args": ["-m", "tools.mailer.main"]})
     repo.write("servers/data/templates.txt", "v1\n")
     repo.write("tools/mailer/main.py", "# v1\n")
-    repo.run("lock")
+    repo.write_empty_lock()
     repo.commit("Declare both")
     repo.write("servers/data/templates.txt", "v2\n")
     repo.write("tools/mailer/main.py", "# v2\n")

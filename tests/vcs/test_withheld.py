@@ -173,7 +173,7 @@ def test_a_changed_url_never_receives_the_authorization_header(
     repo.commit("Move remote")
     out = tmp_path / "report.json"
     result = repo.run("check", "--base", "main", "--json", str(out), env=environ)
-    assert recorder.requests, "mcp-lock never contacted the new URL: the test proves nothing"
+    assert recorder.requests, "mcp-lock never contacted the new URL: the test proves nothing\n" + result.output
     assert all("authorization" not in headers for headers in recorder.requests), recorder.requests
     assert all(secret not in json.dumps(headers) for headers in recorder.requests)
     report = json.loads(out.read_text(encoding="utf-8"))
@@ -190,9 +190,8 @@ def test_the_reviewed_http_launch_still_gets_its_header(tmp_path: Path, recorder
     url = f"http://127.0.0.1:{recorder.server_address[1]}/mcp"
     repo.add_entry("remote", {"type": "http", "url": url, "headers": {"Authorization": "Bearer ${API_TOKEN}"}})
     secret = canary()
-    repo.run("lock", env={"API_TOKEN": secret})  # cannot boot (the recorder is no MCP server): an empty lock
-    lock = json.loads(repo.lock_path.read_text(encoding="utf-8"))
-    assert lock["servers"] == {} and recorder.requests
+    repo.run("lock", env={"API_TOKEN": secret})  # cannot boot (the recorder is no MCP server): no lock
+    assert not repo.lock_path.exists() and recorder.requests
     assert all(r.get("authorization") == f"Bearer {secret}" for r in recorder.requests)
 
 
