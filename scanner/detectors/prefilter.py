@@ -19,7 +19,8 @@ allows; a pattern without a factor is always searched.
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 FOLD_ASCII = {**{ord(c): ord(c.lower()) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
                0x130: ord("i"), 0x131: ord("i"), 0x17F: ord("s"), 0x212A: ord("k")}
@@ -35,10 +36,18 @@ _MAX_CACHED = 1 << 17  # distinct tokens, and distinct piece sets, remembered be
 Item = tuple[str, bool]  # a piece, and whether it starts a token or follows a non-word character in it
 
 
+class Source(NamedTuple):
+    """A pattern's source and flags: all a screen reads of it, so a pattern searched only in an alternation with
+    others (the score's cue alternatives) need not be compiled alone to be screened."""
+
+    pattern: str
+    flags: int
+
+
 class Screen:
     """The screen of some patterns, numbered in list order."""
 
-    def __init__(self, patterns: list[re.Pattern[str]]) -> None:
+    def __init__(self, patterns: Sequence[re.Pattern[str] | Source]) -> None:
         numbered: dict[Item, int] = {}
         factors = []
         for pattern in patterns:
@@ -52,6 +61,10 @@ class Screen:
             for item in screened[0] if screened else ():
                 self.gated_by[item] = self.gated_by.get(item, _NONE) | {number}
         self.gate_items = frozenset(self.gated_by)
+        # per pattern: the items of its factors after the rarest (what `_Gates` needs of the gated patterns)
+        self.others = tuple(_NONE.union(*screened[1:]) for screened in factors)
+        self.rest = tuple(screened[1:] for screened in factors)  # per pattern: its factors after the rarest
+        self.single = frozenset(n for n, screened in enumerate(factors) if len(screened) == 1)
         pieces = sorted({self.items[item][0] for item in self.gate_items})
         # Where each pattern's rarest factor has a piece, wherever it lies: one search answers `may_match`.
         self._gate = re.compile(_trie(pieces)) if pieces and not self.always else None
@@ -116,7 +129,11 @@ class _Tokens(_Cache):
                 # prefixes. Anchored pieces are tried after every non-word character of " " + token, the others
                 # at every position.
                 head = r"\W(?=(" if anchored else "(?=("
-                prefixes = {p: tuple(number[q, anchored] for q in pieces if p.startswith(q)) for p in pieces}
+                # each piece's prefixes among the pieces, shortest first (the pieces are sorted)
+                known = set(pieces)
+                prefixes = {
+                    p: tuple(number[p[:k], anchored] for k in range(1, len(p) + 1) if p[:k] in known) for p in pieces
+                }
                 scans.append((re.compile(head + _trie(pieces) + "))"), prefixes, " " if anchored else ""))
         self.scans = tuple(scans)
         self.interned: dict[frozenset[int], frozenset[int]] = {}
@@ -149,9 +166,8 @@ class _Gates(_Interning):
     """found rare items -> (the patterns whose rarest factor holds one, the items of their other factors)."""
 
     def compute(self, found: frozenset[int]) -> tuple[frozenset[int], frozenset[int]]:
-        factors = self.screen.factors
         gated = self.intern(_NONE.union(*map(self.screen.gated_by.__getitem__, found)))
-        return gated, self.intern(frozenset(item for n in gated for factor in factors[n][1:] for item in factor))
+        return gated, self.intern(_NONE.union(*map(self.screen.others.__getitem__, gated)))
 
 
 class _Decisions(_Interning):
@@ -159,9 +175,10 @@ class _Decisions(_Interning):
 
     def compute(self, key: tuple[frozenset[int], frozenset[int]]) -> frozenset[int]:
         gated, found = key
-        factors = self.screen.factors
+        rest, single = self.screen.rest, self.screen.single
+        disjoint = found.isdisjoint
         return self.intern(
-            self.screen.always | {n for n in gated if all(not f.isdisjoint(found) for f in factors[n][1:])}
+            self.screen.always | (gated & single) | {n for n in gated - single if not any(map(disjoint, rest[n]))}
         )
 
 
@@ -188,7 +205,7 @@ def alternatives(pattern: str) -> list[str]:
     return [*parts, pattern[start:]]
 
 
-def _screened_factors(pattern: re.Pattern[str]) -> list[frozenset[Item]]:
+def _screened_factors(pattern: re.Pattern[str] | Source) -> list[frozenset[Item]]:
     """The factors of `pattern` in pieces (see the module's docstring), rarest first."""
     factors = set()
     for factor in pattern_factors(pattern):
@@ -233,7 +250,7 @@ def _trie(words: list[str]) -> str:
     return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
 
 
-def pattern_factors(pattern: re.Pattern[str]) -> list[frozenset[tuple[str, bool]]]:
+def pattern_factors(pattern: re.Pattern[str] | Source) -> list[frozenset[tuple[str, bool]]]:
     """Factors of `pattern`: sets of (folded literal, starts a word), each of which every match contains one of."""
     try:
         from re import _constants as sre  # type: ignore[attr-defined]
