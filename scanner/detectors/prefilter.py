@@ -270,15 +270,23 @@ def _trie(words: list[str]) -> str:
     return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
 
 
+@functools.lru_cache(maxsize=2048)
+def parsed(source: str, flags: int) -> tuple[tuple[Any, Any], ...]:
+    """The top level of a pattern's parse tree (read only), cached: the score's cue alternatives are parsed for
+    their non-ASCII literals (`scoring._needs`), then for their factors here."""
+    from re import _parser as sre_parse  # type: ignore[attr-defined]
+
+    return tuple(sre_parse.parse(source, flags))
+
+
 def pattern_factors(pattern: re.Pattern[str] | Source) -> list[frozenset[tuple[str, bool]]]:
     """Factors of `pattern`: sets of (folded literal, starts a word), each of which every match contains one of."""
     try:
         from re import _constants as sre  # type: ignore[attr-defined]
-        from re import _parser as sre_parse  # type: ignore[attr-defined]
     except ImportError:  # pragma: no cover - the layout before Python 3.11
         return []
     try:
-        tree = sre_parse.parse(pattern.pattern, pattern.flags)
+        tree = parsed(pattern.pattern, pattern.flags)
     except Exception:  # pragma: no cover - compiled already, so it parses; anything odd: no pre-filter
         return []
     factors, _ = _Factors(sre).sequence(list(tree), False)  # a match may start anywhere, even mid-word

@@ -19,12 +19,11 @@ import functools
 import re
 from dataclasses import dataclass
 from re import _constants as sre_constants  # type: ignore[attr-defined]
-from re import _parser as sre_parse  # type: ignore[attr-defined]
 
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule, register_check
 
 from .cues import CUES
-from .prefilter import FOLD_ASCII, Screen, Source, alternatives
+from .prefilter import FOLD_ASCII, Screen, Source, alternatives, parsed
 
 # Calibrated on bench/detectors/data/benign (3,748 real definitions, then 5,277): see bench/detectors/README.md.
 THRESHOLD = 4.5
@@ -82,7 +81,7 @@ def _needs(alternative: str) -> str:
     """The longest run of top-level literal characters of `alternative` holding a non-ASCII one, lower-cased
     (matches are searched in the lower-cased text); "" when there is none (a group or class in every run)."""
     runs, run = [], ""
-    for op, value in sre_parse.parse(alternative, re.IGNORECASE):
+    for op, value in parsed(alternative, _FLAGS):  # the parse of its screen, which `_FLAGS` do not change
         if op is sre_constants.LITERAL:
             run += chr(value)
             continue
