@@ -63,17 +63,24 @@ class Screen:
             for item in screened[0] if screened else ():
                 self.gated_by[item] = self.gated_by.get(item, _NONE) | {number}
         self.gate_items = frozenset(self.gated_by)
-        self.gate_mask = _mask(self.gate_items)
-        # per pattern, as bit masks: the items of its factors after the rarest (what `_Gates` needs of the gated
-        # patterns), and each of those factors
+        # per pattern, as bit masks: the items of its factors after the rarest, and each of those factors
         self.others = tuple(_mask(_NONE.union(*screened[1:])) for screened in factors)
         self.rest = tuple(tuple(map(_mask, screened[1:])) for screened in factors)  # its factors after the rarest
         self.single = frozenset(n for n, screened in enumerate(factors) if len(screened) == 1)
         pieces = sorted({self.items[item][0] for item in self.gate_items})
         # Where each pattern's rarest factor has a piece, wherever it lies: one search answers `may_match`.
         self._gate = re.compile(_trie(pieces)) if pieces and not self.always else None
-        self.tokens = _Tokens(self.items)
-        self.gates = _Gates(self)
+        # A token's value packs three masks: bits [0, W) its items; [W, 2W) the items of the other factors of the
+        # patterns its rare items gate; from 2W those patterns. OR-ing a text's token values gives the same three
+        # for the text, since the gated patterns of a union are the union of each part's.
+        self.width = len(self.items)
+        self.item_field = (1 << self.width) - 1
+        gates = {
+            item: (_mask(patterns) << 2 * self.width)
+            | (functools.reduce(operator.or_, map(self.others.__getitem__, patterns), 0) << self.width)
+            for item, patterns in self.gated_by.items()
+        }
+        self.tokens = _Tokens(self.items, gates)
         self.decisions = _Decisions(self)
         self._last: tuple[str | None, frozenset[int]] = (None, _NONE)
 
@@ -86,9 +93,9 @@ class Screen:
         """
         if folded == self._last[0]:
             return self._last[1]
-        found = self.found_mask(folded)
-        gated, relevant = self.gates[found & self.gate_mask]
-        result = self.decisions[gated, found & relevant]
+        value = functools.reduce(operator.or_, map(self.tokens.__getitem__, folded.split()), 0)
+        width, field = self.width, self.item_field
+        result = self.decisions[value >> 2 * width, value & (value >> width) & field]
         self._last = (folded, result)
         return result
 
@@ -104,7 +111,7 @@ class Screen:
 
     def found_mask(self, folded: str) -> int:
         """`found(folded)` as a bit mask (bit n: item n): OR-ing the tokens' masks costs less than uniting sets."""
-        return functools.reduce(operator.or_, map(self.tokens.__getitem__, folded.split()), 0)
+        return functools.reduce(operator.or_, map(self.tokens.__getitem__, folded.split()), 0) & self.item_field
 
 
 _NONE: frozenset[int] = frozenset()
@@ -138,9 +145,9 @@ class _Cache(dict[Any, Any]):
 
 
 class _Tokens(_Cache):
-    """token -> the items found in it, as a bit mask."""
+    """token -> the items found in it, as a bit mask, with what its gate items gate (see `Screen.width`)."""
 
-    def __init__(self, items: tuple[Item, ...]) -> None:
+    def __init__(self, items: tuple[Item, ...], gates: dict[int, int]) -> None:
         super().__init__()
         number = {item: n for n, item in enumerate(items)}
         scans = []
@@ -158,13 +165,15 @@ class _Tokens(_Cache):
                 }
                 scans.append((re.compile(head + _trie(pieces) + "))"), prefixes, " " if anchored else ""))
         self.scans = tuple(scans)
+        self.gates = gates
 
     def compute(self, token: str) -> int:
         found = 0
         for scan, prefixes, lead in self.scans:
             for piece in scan.findall(lead + token):
                 found |= prefixes[piece]
-        return found
+        gates = self.gates
+        return functools.reduce(operator.or_, [gates[item] for item in _bits(found) if item in gates], found)
 
 
 class _Interning(_Cache):
@@ -181,21 +190,13 @@ class _Interning(_Cache):
         return self.interned.setdefault(value, value)
 
 
-class _Gates(_Interning):
-    """found rare items (a mask) -> (the patterns whose rarest factor holds one, the items of their other factors,
-    a mask)."""
-
-    def compute(self, found: int) -> tuple[frozenset[int], int]:
-        gated = self.intern(_NONE.union(*map(self.screen.gated_by.__getitem__, _bits(found))))
-        return gated, functools.reduce(operator.or_, map(self.screen.others.__getitem__, gated), 0)
-
-
 class _Decisions(_Interning):
-    """(gated patterns, found items of their other factors as a mask) -> the patterns each factor of which is
+    """(gated patterns, found items of their other factors), as masks -> the patterns each factor of which is
     found."""
 
-    def compute(self, key: tuple[frozenset[int], int]) -> frozenset[int]:
-        gated, found = key
+    def compute(self, key: tuple[int, int]) -> frozenset[int]:
+        gated_mask, found = key
+        gated = _bits(gated_mask)
         rest, single = self.screen.rest, self.screen.single
         return self.intern(
             self.screen.always | (gated & single) | {n for n in gated - single if all(f & found for f in rest[n])}
