@@ -172,7 +172,7 @@ def fresh_caches() -> None:
     # The detectors' pre-filter (its token and decision caches live on the screen) and compiled cue searches
     # are rebuilt as a new process builds them; the loaded catalogue, whose rules register once, is kept.
     names = ("scanner.diff.suspicious", "scanner.diff.schema_validity", "scanner.detectors.engine",
-             "scanner.detectors.scoring")
+             "scanner.detectors.scoring", "scanner.detectors.prefilter")
     for module in filter(None, map(sys.modules.get, names)):
         for value in vars(module).values():
             if (

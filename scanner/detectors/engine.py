@@ -175,13 +175,13 @@ def _catalogue_hits(text: str) -> list[Hit]:
 @functools.cache
 def _screen() -> Screen:
     """One pre-filter for the score's cue patterns, then the catalogue's: each text is scanned once for both."""
-    return Screen([*scoring.cue_patterns(), *(pattern for entry in load_catalogue() for pattern in entry.patterns)])
+    return Screen([*scoring.cue_sources(), *(pattern for entry in load_catalogue() for pattern in entry.patterns)])
 
 
 @functools.lru_cache(maxsize=4096)
 def _in_catalogue(candidates: frozenset[int]) -> frozenset[int]:
     """The catalogue's patterns among a screen's candidates, numbered from the catalogue's first pattern."""
-    first = len(scoring.cue_patterns())
+    first = len(scoring.cue_sources())
     return frozenset(n - first for n in candidates if n >= first)
 
 

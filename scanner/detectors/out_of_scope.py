@@ -132,11 +132,34 @@ def asked(text: str) -> tuple[tuple[str, str, re.Pattern[str]], ...]:
     return tuple(found)
 
 
+def _property_texts(schema: Any, out: list[str]) -> list[str]:
+    """The texts `properties(schema, …)` yields, in the same order, without their pointers (built only for a
+    hit: most schemas ask for nothing)."""
+    if not isinstance(schema, dict):
+        return out
+    props = schema.get("properties")
+    if isinstance(props, dict):
+        for name, spec in props.items():
+            if not isinstance(name, str) or not isinstance(spec, dict):
+                continue
+            if spec.get("type") not in _NOT_TEXT:
+                said = [spec.get(key) for key in ("title", "description", "default")]
+                words = _HUMP.sub(" ", name).replace("_", " ").replace("-", " ")
+                out.append(" ".join([words, *(s for s in said if isinstance(s, str))]))
+            _property_texts(spec, out)
+    for key in ("items", "additionalProperties"):
+        _property_texts(schema.get(key), out)
+    return out
+
+
 def demands(definition: dict[str, Any]) -> Iterator[tuple[str, str, str, str]]:
     """(kind, pointer, property, evidence) of each property asking for data off the tool's own job."""
+    schema = definition.get("inputSchema")
+    if not any(map(asked, _property_texts(schema, []))):
+        return
     name, description = definition.get("name"), definition.get("description")
     job = " ".join(s for s in (name, description) if isinstance(s, str)).replace("_", " ")
-    for where, prop, text in properties(definition.get("inputSchema"), "/inputSchema"):
+    for where, prop, text in properties(schema, "/inputSchema"):
         for kind, evidence, own_job in asked(text):
             if not own_job.search(job):
                 yield kind, where, prop, evidence

@@ -18,8 +18,11 @@ allows; a pattern without a factor is always searched.
 
 from __future__ import annotations
 
+import functools
+import operator
 import re
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 FOLD_ASCII = {**{ord(c): ord(c.lower()) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
                0x130: ord("i"), 0x131: ord("i"), 0x17F: ord("s"), 0x212A: ord("k")}
@@ -35,10 +38,18 @@ _MAX_CACHED = 1 << 17  # distinct tokens, and distinct piece sets, remembered be
 Item = tuple[str, bool]  # a piece, and whether it starts a token or follows a non-word character in it
 
 
+class Source(NamedTuple):
+    """A pattern's source and flags: all a screen reads of it, so a pattern searched only in an alternation with
+    others (the score's cue alternatives) need not be compiled alone to be screened."""
+
+    pattern: str
+    flags: int
+
+
 class Screen:
     """The screen of some patterns, numbered in list order."""
 
-    def __init__(self, patterns: list[re.Pattern[str]]) -> None:
+    def __init__(self, patterns: Sequence[re.Pattern[str] | Source]) -> None:
         numbered: dict[Item, int] = {}
         factors = []
         for pattern in patterns:
@@ -52,11 +63,24 @@ class Screen:
             for item in screened[0] if screened else ():
                 self.gated_by[item] = self.gated_by.get(item, _NONE) | {number}
         self.gate_items = frozenset(self.gated_by)
+        # per pattern, as bit masks: the items of its factors after the rarest, and each of those factors
+        self.others = tuple(_mask(_NONE.union(*screened[1:])) for screened in factors)
+        self.rest = tuple(tuple(map(_mask, screened[1:])) for screened in factors)  # its factors after the rarest
+        self.single = frozenset(n for n, screened in enumerate(factors) if len(screened) == 1)
         pieces = sorted({self.items[item][0] for item in self.gate_items})
         # Where each pattern's rarest factor has a piece, wherever it lies: one search answers `may_match`.
         self._gate = re.compile(_trie(pieces)) if pieces and not self.always else None
-        self.tokens = _Tokens(self.items)
-        self.gates = _Gates(self)
+        # A token's value packs three masks: bits [0, W) its items; [W, 2W) the items of the other factors of the
+        # patterns its rare items gate; from 2W those patterns. OR-ing a text's token values gives the same three
+        # for the text, since the gated patterns of a union are the union of each part's.
+        self.width = len(self.items)
+        self.item_field = (1 << self.width) - 1
+        gates = {
+            item: (_mask(patterns) << 2 * self.width)
+            | (functools.reduce(operator.or_, map(self.others.__getitem__, patterns), 0) << self.width)
+            for item, patterns in self.gated_by.items()
+        }
+        self.tokens = _Tokens(self.items, gates)
         self.decisions = _Decisions(self)
         self._last: tuple[str | None, frozenset[int]] = (None, _NONE)
 
@@ -69,9 +93,9 @@ class Screen:
         """
         if folded == self._last[0]:
             return self._last[1]
-        found = self.found(folded)
-        gated, relevant = self.gates[found & self.gate_items]
-        result = self.decisions[gated, found & relevant]
+        value = functools.reduce(operator.or_, map(self.tokens.__getitem__, folded.split()), 0)
+        width, field = self.width, self.item_field
+        result = self.decisions[value >> 2 * width, value & (value >> width) & field]
         self._last = (folded, result)
         return result
 
@@ -83,10 +107,28 @@ class Screen:
     def found(self, folded: str) -> frozenset[int]:
         """The items whose pieces occur in `folded` (an anchored piece: at a token start or after a non-word
         character)."""
-        return _NONE.union(*map(self.tokens.__getitem__, folded.split()))
+        return _bits(self.found_mask(folded))
+
+    def found_mask(self, folded: str) -> int:
+        """`found(folded)` as a bit mask (bit n: item n): OR-ing the tokens' masks costs less than uniting sets."""
+        return functools.reduce(operator.or_, map(self.tokens.__getitem__, folded.split()), 0) & self.item_field
 
 
 _NONE: frozenset[int] = frozenset()
+
+
+def _mask(items: Sequence[int] | frozenset[int]) -> int:
+    return sum(1 << item for item in set(items))
+
+
+def _bits(mask: int) -> frozenset[int]:
+    """The item numbers set in `mask`."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return frozenset(out)
 
 
 class _Cache(dict[Any, Any]):
@@ -103,9 +145,9 @@ class _Cache(dict[Any, Any]):
 
 
 class _Tokens(_Cache):
-    """token -> the items found in it."""
+    """token -> the items found in it, as a bit mask, with what its gate items gate (see `Screen.width`)."""
 
-    def __init__(self, items: tuple[Item, ...]) -> None:
+    def __init__(self, items: tuple[Item, ...], gates: dict[int, int]) -> None:
         super().__init__()
         number = {item: n for n, item in enumerate(items)}
         scans = []
@@ -116,19 +158,22 @@ class _Tokens(_Cache):
                 # prefixes. Anchored pieces are tried after every non-word character of " " + token, the others
                 # at every position.
                 head = r"\W(?=(" if anchored else "(?=("
-                prefixes = {p: tuple(number[q, anchored] for q in pieces if p.startswith(q)) for p in pieces}
+                # each piece's prefixes among the pieces, shortest first (the pieces are sorted)
+                known = set(pieces)
+                prefixes = {
+                    p: _mask([number[p[:k], anchored] for k in range(1, len(p) + 1) if p[:k] in known]) for p in pieces
+                }
                 scans.append((re.compile(head + _trie(pieces) + "))"), prefixes, " " if anchored else ""))
         self.scans = tuple(scans)
-        self.interned: dict[frozenset[int], frozenset[int]] = {}
+        self.gates = gates
 
-    def compute(self, token: str) -> frozenset[int]:
-        found = frozenset(
-            item for scan, prefixes, lead in self.scans for piece in scan.findall(lead + token)
-            for item in prefixes[piece]
-        )
-        if len(self.interned) >= _MAX_CACHED:
-            self.interned.clear()
-        return self.interned.setdefault(found, found)
+    def compute(self, token: str) -> int:
+        found = 0
+        for scan, prefixes, lead in self.scans:
+            for piece in scan.findall(lead + token):
+                found |= prefixes[piece]
+        gates = self.gates
+        return functools.reduce(operator.or_, [gates[item] for item in _bits(found) if item in gates], found)
 
 
 class _Interning(_Cache):
@@ -145,23 +190,16 @@ class _Interning(_Cache):
         return self.interned.setdefault(value, value)
 
 
-class _Gates(_Interning):
-    """found rare items -> (the patterns whose rarest factor holds one, the items of their other factors)."""
-
-    def compute(self, found: frozenset[int]) -> tuple[frozenset[int], frozenset[int]]:
-        factors = self.screen.factors
-        gated = self.intern(_NONE.union(*map(self.screen.gated_by.__getitem__, found)))
-        return gated, self.intern(frozenset(item for n in gated for factor in factors[n][1:] for item in factor))
-
-
 class _Decisions(_Interning):
-    """(gated patterns, found items of their other factors) -> the patterns each factor of which is found."""
+    """(gated patterns, found items of their other factors), as masks -> the patterns each factor of which is
+    found."""
 
-    def compute(self, key: tuple[frozenset[int], frozenset[int]]) -> frozenset[int]:
-        gated, found = key
-        factors = self.screen.factors
+    def compute(self, key: tuple[int, int]) -> frozenset[int]:
+        gated_mask, found = key
+        gated = _bits(gated_mask)
+        rest, single = self.screen.rest, self.screen.single
         return self.intern(
-            self.screen.always | {n for n in gated if all(not f.isdisjoint(found) for f in factors[n][1:])}
+            self.screen.always | (gated & single) | {n for n in gated - single if all(f & found for f in rest[n])}
         )
 
 
@@ -188,7 +226,7 @@ def alternatives(pattern: str) -> list[str]:
     return [*parts, pattern[start:]]
 
 
-def _screened_factors(pattern: re.Pattern[str]) -> list[frozenset[Item]]:
+def _screened_factors(pattern: re.Pattern[str] | Source) -> list[frozenset[Item]]:
     """The factors of `pattern` in pieces (see the module's docstring), rarest first."""
     factors = set()
     for factor in pattern_factors(pattern):
@@ -233,15 +271,23 @@ def _trie(words: list[str]) -> str:
     return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
 
 
-def pattern_factors(pattern: re.Pattern[str]) -> list[frozenset[tuple[str, bool]]]:
+@functools.lru_cache(maxsize=2048)
+def parsed(source: str, flags: int) -> tuple[tuple[Any, Any], ...]:
+    """The top level of a pattern's parse tree (read only), cached: the score's cue alternatives are parsed for
+    their non-ASCII literals (`scoring._needs`), then for their factors here."""
+    from re import _parser as sre_parse  # type: ignore[attr-defined]
+
+    return tuple(sre_parse.parse(source, flags))
+
+
+def pattern_factors(pattern: re.Pattern[str] | Source) -> list[frozenset[tuple[str, bool]]]:
     """Factors of `pattern`: sets of (folded literal, starts a word), each of which every match contains one of."""
     try:
         from re import _constants as sre  # type: ignore[attr-defined]
-        from re import _parser as sre_parse  # type: ignore[attr-defined]
     except ImportError:  # pragma: no cover - the layout before Python 3.11
         return []
     try:
-        tree = sre_parse.parse(pattern.pattern, pattern.flags)
+        tree = parsed(pattern.pattern, pattern.flags)
     except Exception:  # pragma: no cover - compiled already, so it parses; anything odd: no pre-filter
         return []
     factors, _ = _Factors(sre).sequence(list(tree), False)  # a match may start anywhere, even mid-word

@@ -19,12 +19,11 @@ import functools
 import re
 from dataclasses import dataclass
 from re import _constants as sre_constants  # type: ignore[attr-defined]
-from re import _parser as sre_parse  # type: ignore[attr-defined]
 
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule, register_check
 
 from .cues import CUES
-from .prefilter import FOLD_ASCII, Screen, alternatives
+from .prefilter import FOLD_ASCII, Screen, Source, alternatives, parsed
 
 # Calibrated on bench/detectors/data/benign (3,748 real definitions, then 5,277): see bench/detectors/README.md.
 THRESHOLD = 4.5
@@ -82,7 +81,7 @@ def _needs(alternative: str) -> str:
     """The longest run of top-level literal characters of `alternative` holding a non-ASCII one, lower-cased
     (matches are searched in the lower-cased text); "" when there is none (a group or class in every run)."""
     runs, run = [], ""
-    for op, value in sre_parse.parse(alternative, re.IGNORECASE):
+    for op, value in parsed(alternative, _FLAGS):  # the parse of its screen, which `_FLAGS` do not change
         if op is sre_constants.LITERAL:
             run += chr(value)
             continue
@@ -108,23 +107,33 @@ def _cues() -> tuple[_Alternative, ...]:
     return tuple(out)
 
 
+_FLAGS = re.IGNORECASE | re.MULTILINE
+
+
 @functools.lru_cache(maxsize=4096)
 def _search(numbers: tuple[int, ...]) -> re.Pattern[str]:
     """The alternation of the given alternatives, in pattern order. An alternative whose literals are missing
     matches nowhere in the text, so leaving it out changes no match of `finditer`."""
     cues = _cues()
-    return re.compile("|".join(cues[n].source for n in numbers), re.IGNORECASE | re.MULTILINE)
+    return re.compile("|".join(cues[n].source for n in numbers), _FLAGS)
+
+
+@functools.cache
+def cue_sources() -> tuple[Source, ...]:
+    """Every alternative of every cue: what a screen for `score` starts with, in this order. Screening reads
+    only their sources; each is compiled within the alternation of a text's candidates (`_search`)."""
+    return tuple(Source(cue.source, _FLAGS) for cue in _cues())
 
 
 @functools.cache
 def cue_patterns() -> tuple[re.Pattern[str], ...]:
-    """Every alternative of every cue, compiled alone: what a screen for `score` starts with, in this order."""
+    """Every alternative of every cue, compiled alone, in `cue_sources` order."""
     return tuple(_search((n,)) for n in range(len(_cues())))
 
 
 @functools.cache
 def _screen() -> Screen:
-    return Screen(list(cue_patterns()))
+    return Screen(cue_sources())
 
 
 @functools.cache
@@ -147,12 +156,14 @@ def _plan(candidates: frozenset[int], ascii_text: bool) -> Plan | None:
     with a candidate alternative) and each such cue's weight and candidate alternatives; None when the ceilings
     together stay below THRESHOLD, since no window can then reach it."""
     cues = _cues()
+    in_group: dict[int, list[int]] = {}  # group -> its candidate alternatives; groups are runs of numbers
+    for n in sorted(n for n in candidates if n < len(cues)):  # the screen's later patterns are not cues
+        in_group.setdefault(cues[n].group, []).append(n)
     by_family: dict[str, list[tuple[float, tuple[int, ...]]]] = {}
-    for group in _groups():
-        first = cues[group[0]]
-        numbers = tuple(n for n in group if n in candidates)
-        if numbers and (first.ascii_only or not ascii_text):  # a text without other characters needs no other
-            by_family.setdefault(first.family, []).append((first.weight, numbers))
+    for numbers in in_group.values():
+        first = cues[numbers[0]]
+        if first.ascii_only or not ascii_text:  # a text without other characters needs no other
+            by_family.setdefault(first.family, []).append((first.weight, tuple(numbers)))
     plan = tuple((family, max(w for w, _ in searches), tuple(searches)) for family, searches in by_family.items())
     return plan if sum(ceiling for _, ceiling, _ in plan) >= THRESHOLD else None
 
@@ -168,7 +179,7 @@ _PARTICLE = re.compile(r"(?<=[a-z0-9_.)`'\"])(?=[\uac00-\ud7a3])")
 def score(text: str, screen: Screen | None = None) -> Score:
     """The best-scoring window of `WINDOW` adjacent sentences: its cues, each family at its strongest weight.
 
-    `screen` is a pre-filter whose first patterns are `cue_patterns()` (scan_text's also holds the catalogue's,
+    `screen` is a pre-filter whose first patterns are `cue_sources()` (scan_text's also holds the catalogue's,
     so that a text is scanned once for both); by default, one of those alone."""
     if len(text) < MIN_LENGTH:
         return Score(0.0, ())

@@ -69,9 +69,12 @@ def property_names_of(value: Any) -> list[str]:
             properties = item.get("properties")
             if isinstance(properties, dict):
                 names.extend(name for name in properties if isinstance(name, str))
-            stack.extend(child for key, child in item.items() if isinstance(key, str))
+            # only containers hold names: leaving the rest off the stack keeps the order of those that do
+            stack.extend(
+                child for key, child in item.items() if isinstance(key, str) and isinstance(child, dict | list)
+            )
         elif isinstance(item, list):
-            stack.extend(item)
+            stack.extend(child for child in item if isinstance(child, dict | list))
     return names
 
 
