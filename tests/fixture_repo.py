@@ -18,6 +18,7 @@ from scanner.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SPEC_SERVER = FIXTURES / "servers" / "spec_server.py"
+RAW_SERVER = FIXTURES / "servers" / "raw_server.py"
 
 
 def base_spec() -> dict[str, Any]:
@@ -65,6 +66,12 @@ class Repo:
         entry = {"command": sys.executable, "args": [str(SPEC_SERVER), f"specs/{name}.json"], **extra}
         self.servers[name] = entry
         self.write_config()
+
+    def add_raw(self, name: str, behaviour: dict[str, Any]) -> None:
+        """A raw fixture server (tests/fixtures/servers/raw_server.py) that does what `behaviour` says."""
+        path = self.root / f"{name}.behaviour.json"
+        path.write_text(json.dumps(behaviour), encoding="utf-8")
+        self.add_entry(name, {"command": sys.executable, "args": [str(RAW_SERVER), str(path)]})
 
     def add_entry(self, name: str, entry: dict[str, Any]) -> None:
         self.servers[name] = entry

@@ -2,20 +2,10 @@
 
 from __future__ import annotations
 
-import json
-import sys
 import time
 from typing import Any
 
-from fixture_repo import FIXTURES, Repo
-
-RAW_SERVER = FIXTURES / "servers" / "raw_server.py"
-
-
-def add_raw(repo: Repo, name: str, behaviour: dict[str, Any]) -> None:
-    path = repo.root / f"{name}.behaviour.json"
-    path.write_text(json.dumps(behaviour), encoding="utf-8")
-    repo.add_entry(name, {"command": sys.executable, "args": [str(RAW_SERVER), str(path)]})
+from fixture_repo import Repo
 
 
 def tool(name: str, **fields: Any) -> dict[str, Any]:
@@ -34,7 +24,7 @@ def lock_and_check(repo: Repo, limit: float) -> dict[str, Any]:
 
 def test_ten_thousand_tools_in_pages(repo: Repo) -> None:
     pages = [[tool(f"t{page:03d}_{i:02d}") for i in range(100)] for page in range(100)]
-    add_raw(repo, "many", {"pages": pages})
+    repo.add_raw("many", {"pages": pages})
     pinned = lock_and_check(repo, limit=120)["servers"]["many"]["tools"]
     assert len(pinned) == 10_000
     assert pinned["t099_99"]["definition"] == tool("t099_99")
@@ -44,7 +34,7 @@ def test_ten_thousand_tools_in_pages(repo: Repo) -> None:
 def test_one_megabyte_description_is_pinned_whole(repo: Repo) -> None:
     big = "All work and no play makes Jack a dull boy. " * (1_048_576 // 44 + 1)
     assert len(big) >= 1_048_576
-    add_raw(repo, "big", {"pages": [[tool("huge", description=big), tool("small")]]})
+    repo.add_raw("big", {"pages": [[tool("huge", description=big), tool("small")]]})
     pinned = lock_and_check(repo, limit=90)["servers"]["big"]["tools"]
     assert pinned["huge"]["definition"]["description"] == big
     assert sorted(pinned) == ["huge", "small"]
@@ -52,7 +42,7 @@ def test_one_megabyte_description_is_pinned_whole(repo: Repo) -> None:
 
 def test_invalid_json_schema_is_pinned_as_sent(repo: Repo) -> None:
     odd = {"name": "bad_schema", "description": "Schema type is a number.", "inputSchema": {"type": 42}}
-    add_raw(repo, "odd", {"pages": [[odd, tool("fine")]]})
+    repo.add_raw("odd", {"pages": [[odd, tool("fine")]]})
     repo.add_stdio("notes")
     started = time.monotonic()
     result = repo.run("lock", "--timeout", "30")

@@ -3,21 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 import pytest
-from fixture_repo import FIXTURES, Repo
+from fixture_repo import Repo
 
 from scanner.transports.listing import MAX_DEFINITIONS, ListingBudget, ListingCapExceeded, ListingCaps
-
-RAW_SERVER = FIXTURES / "servers" / "raw_server.py"
-
-
-def add_raw(repo: Repo, name: str, behaviour: dict[str, Any]) -> None:
-    path = repo.root / f"{name}.behaviour.json"
-    path.write_text(json.dumps(behaviour), encoding="utf-8")
-    repo.add_entry(name, {"command": sys.executable, "args": [str(RAW_SERVER), str(path)]})
 
 
 def tool(name: str, **fields: Any) -> dict[str, Any]:
@@ -26,7 +17,7 @@ def tool(name: str, **fields: Any) -> dict[str, Any]:
 
 def test_one_line_of_a_million_tools_is_refused_while_reading(repo: Repo) -> None:
     # The attack as found was one 62 MB line of 3,000,000 tools (8 GB, 7.5 minutes); a million keep this fast.
-    add_raw(repo, "flood", {"pages": [["BULK"]], "bulk_tools": 1_000_000})
+    repo.add_raw("flood", {"pages": [["BULK"]], "bulk_tools": 1_000_000})
     result = repo.run("lock", "--timeout", "60")  # a refusal past the timeout would read "timed out"
     assert result.exit_code != 0, result.output[-500:]
     assert f"tools/list went past the cap of {MAX_DEFINITIONS:,} definitions per server" in result.output
@@ -36,7 +27,7 @@ def test_one_line_of_a_million_tools_is_refused_while_reading(repo: Repo) -> Non
 
 def test_the_definitions_cap_counts_every_page_and_is_raisable(repo: Repo) -> None:
     pages = [[tool(f"p{page}_{i}") for i in range(30)] for page in range(3)]
-    add_raw(repo, "paged", {"pages": pages})
+    repo.add_raw("paged", {"pages": pages})
     (repo.root / "mcp-lock.yaml").write_text("max-definitions: 50\n", encoding="utf-8")
     result = repo.run("lock", "--timeout", "30")
     assert result.exit_code != 0, result.output
@@ -52,7 +43,7 @@ def test_the_definitions_cap_counts_every_page_and_is_raisable(repo: Repo) -> No
 
 def test_the_byte_cap_spans_the_pages_of_a_listing(repo: Repo) -> None:
     pages = [[tool(f"big{page}", description="PAD")] for page in range(3)]
-    add_raw(repo, "padded", {"pages": pages, "pad_mb": 1})
+    repo.add_raw("padded", {"pages": pages, "pad_mb": 1})
     (repo.root / "mcp-lock.yaml").write_text("max-listing-bytes: 2500000\n", encoding="utf-8")
     result = repo.run("lock", "--timeout", "30")
     assert result.exit_code != 0, result.output

@@ -272,12 +272,7 @@ def _verify_pin(server: str, kind: str, key: str, pin: Pin, text: str, source: s
     key_field = KIND_BY_KEY[kind].name_field
     if pin.definition.get(key_field) != key:
         fail_at(text, source, pointer, f'{what}: the definition\'s "{key_field}" is not the key: {_REPIN}')
-    try:
-        actual = plain_digest(pin.definition) if plain else digest(pin.definition)
-    except CanonicalisationError as e:
-        fail_at(text, source, pointer, f"{what}: {e}: {_REPIN}")
-    if actual != pin.digest:
-        fail_at(text, source, pointer, f"{what}: recorded digest does not match the definition: {_REPIN}")
+    _verify_digest(pin, "the definition", what, pointer, text, source, plain)
 
 
 def _verify_body(
@@ -288,9 +283,14 @@ def _verify_body(
     what = f"the body of prompt {render_string(prompt)} of server {render_string(server)}"
     if prompt not in prompts:
         fail_at(text, source, pointer, f"{what}: no such prompt is pinned: {_REPIN}")
+    _verify_digest(body, "the result", what, pointer, text, source, plain)
+
+
+def _verify_digest(pin: Pin, noun: str, what: str, pointer: str, text: str, source: str, plain: bool) -> None:
+    """`pin`'s recorded digest is the digest of what it records (`noun` names that in the message)."""
     try:
-        actual = plain_digest(body.definition) if plain else digest(body.definition)
+        actual = plain_digest(pin.definition) if plain else digest(pin.definition)
     except CanonicalisationError as e:
         fail_at(text, source, pointer, f"{what}: {e}: {_REPIN}")
-    if actual != body.digest:
-        fail_at(text, source, pointer, f"{what}: recorded digest does not match the result: {_REPIN}")
+    if actual != pin.digest:
+        fail_at(text, source, pointer, f"{what}: recorded digest does not match {noun}: {_REPIN}")
