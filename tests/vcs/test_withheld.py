@@ -10,7 +10,7 @@ from __future__ import annotations
 import http.server
 import json
 import secrets
-import socket
+import socketserver
 import sys
 import threading
 from collections.abc import Iterator
@@ -33,29 +33,33 @@ runpy.run_path({str(SPEC_SERVER)!r}, run_name="__main__")
 """
 
 
-class Listener:
-    """A TCP listener on 127.0.0.1 that keeps everything it is sent."""
+class Listener(socketserver.ThreadingTCPServer):
+    """A TCP listener on 127.0.0.1 that keeps everything it is sent, one connection per thread.
+
+    `shutdown()` stops its accept loop before `server_close()` closes the socket: a thread still blocked in
+    `accept()` on a closed socket would go on accepting on whatever socket later reuses its descriptor (a later
+    test's listener or recorder) and steal that connection."""
+
+    daemon_threads = True
 
     def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen()
-        self.port = self.sock.getsockname()[1]
         self.received: list[str] = []
-        threading.Thread(target=self._serve, daemon=True).start()
+        listener = self
 
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            with conn:
-                conn.settimeout(5)
+        class Handler(socketserver.BaseRequestHandler):
+            def handle(self) -> None:
+                self.request.settimeout(5)
                 data = b""
-                while chunk := conn.recv(4096):
-                    data += chunk
-                self.received.append(data.decode("utf-8", "replace"))
+                try:
+                    while chunk := self.request.recv(4096):
+                        data += chunk
+                except TimeoutError:
+                    pass  # keep what arrived: an idle peer must not cost the report
+                listener.received.append(data.decode("utf-8", "replace"))
+
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.port = self.server_address[1]
+        threading.Thread(target=self.serve_forever, daemon=True).start()
 
 
 class HeaderRecorder(http.server.ThreadingHTTPServer):
@@ -85,7 +89,8 @@ class HeaderRecorder(http.server.ThreadingHTTPServer):
 def listener() -> Iterator[Listener]:
     server = Listener()
     yield server
-    server.sock.close()
+    server.shutdown()
+    server.server_close()
 
 
 @pytest.fixture
