@@ -272,16 +272,17 @@ def _binds(command: str, declared_path: str, cwd: str, trusted: list[str]) -> tu
         asked.append((f"command {command}", os.path.join(cwd, command)))
     refused = []
     for what, path in asked:
-        hidden = any(_within(form, root) for root in HIDDEN for form in _forms(path))
-        if hidden and os.path.lexists(path) and not (_covered(path, trusted) and _bindable(path)):
+        hidden = [form for form in _forms(path) if any(_within(form, root) for root in HIDDEN)]
+        covered = all(_covered(form, trusted) for form in hidden)
+        if hidden and os.path.lexists(path) and not (covered and _bindable(path)):
             refused.append(what)
     return bound, refused
 
 
-def _covered(path: str, trusted: Iterable[str]) -> bool:
-    """Whether `path`, links resolved, lies within a trusted path (also resolved)."""
-    real = os.path.realpath(path)
-    return any(_within(real, os.path.realpath(t)) for t in trusted)
+def _covered(form: str, trusted: Iterable[str]) -> bool:
+    """Whether `form` (a path as written, or with its links resolved) lies within a trusted path, as written
+    or resolved: a venv's `bin/python` under a bound /tmp folder is there, though it links to /usr."""
+    return any(_within(form, t) or _within(form, os.path.realpath(t)) for t in trusted)
 
 
 def _bindable(path: str) -> bool:

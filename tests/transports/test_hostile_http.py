@@ -87,6 +87,7 @@ def hostile() -> Iterator[Callable[[Behaviour], int]]:
 def silent() -> Iterator[Callable[[], int]]:
     """A socket that accepts connections and never answers a byte."""
     sockets: list[socket.socket] = []
+    threads: list[threading.Thread] = []
     stop = threading.Event()
 
     def start() -> int:
@@ -104,11 +105,16 @@ def silent() -> Iterator[Callable[[], int]]:
                     continue
                 sockets.append(conn)
 
-        threading.Thread(target=accept, daemon=True).start()
+        threads.append(threading.Thread(target=accept, daemon=True))
+        threads[-1].start()
         return int(listener.getsockname()[1])
 
     yield start
     stop.set()
+    # Closed while a thread still waits in accept(), a socket's number can go to a later test's listener,
+    # whose connections that thread would then take: the loops end first.
+    for thread in threads:
+        thread.join(timeout=5)
     for sock in sockets:
         sock.close()
 

@@ -23,7 +23,7 @@ import pytest
 from fixture_repo import Repo
 from test_policy import write_policy
 
-from scanner.transports import cgroup
+from scanner.transports import cgroup, sandbox
 from transports.test_sandbox import add_attacker, described
 
 ROOT = Path(__file__).parents[2]
@@ -203,3 +203,17 @@ def test_a_command_that_cannot_be_executed_is_named(repo: Repo, mode: str) -> No
     result = repo.run("lock")
     assert result.exit_code == 1
     assert "plain: could not be booted: cannot execute ./server.sh: permission denied" in result.output
+
+
+def test_a_command_inside_a_bound_folder_is_not_refused_though_it_links_elsewhere(tmp_path: Path) -> None:
+    # mcp-lock's own venv under /tmp (a CI checkout there): its bin/python links to the base interpreter.
+    venv, elsewhere = tmp_path / "venv", tmp_path / "elsewhere"
+    (venv / "bin").mkdir(parents=True)
+    elsewhere.mkdir()
+    (venv / "bin" / "python3").symlink_to(os.path.realpath(sys.executable))
+    (elsewhere / "server").write_text("#!/bin/sh\n", encoding="utf-8")
+    (venv / "bin" / "escape").symlink_to(elsewhere / "server")  # leads to an unbound /tmp folder
+    trusted = [str(venv)]
+    assert sandbox._binds(str(venv / "bin" / "python3"), "", str(tmp_path), trusted)[1] == []
+    refused = sandbox._binds(str(venv / "bin" / "escape"), "", str(tmp_path), trusted)[1]
+    assert refused == [f"command {venv / 'bin' / 'escape'}"]
