@@ -14,7 +14,6 @@ were left out and where they are. Server text appears only in code (see `markdow
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -26,7 +25,7 @@ from scanner.reporters.interface import SUMMARY_LIMIT, ReportContext
 from scanner.reporters.locate import Locator
 from scanner.reporters.markdown_text import code_span, diff_lines, escape_html, fence_for, html_code
 from scanner.reporters.order import by_server, fair
-from scanner.reporters.text import summary_line
+from scanner.reporters.text import summary_line, update_command
 
 SEVERITY_ICONS = {"critical": "🟥", "high": "🟧", "medium": "🟨", "low": "🟦", "info": "⬜"}
 DEFAULT_LIMIT = SUMMARY_LIMIT
@@ -158,13 +157,9 @@ def repin_command(server: str, group: Sequence[Finding]) -> str | None:
         return None
     if all(f.rule.id == "server-not-pinned" for f in drift):
         return "mcp-lock lock"
-    options = ""
     tools = sorted({f.subject for f in drift if f.kind == "tools" and f.subject})
-    if len(tools) <= TOOLS_NAMED and all(f.kind == "tools" and f.subject for f in drift):
-        options = "".join(f" --tool {shlex.quote(tool)}" for tool in tools)
-    if server.startswith("-"):  # a name, never an option
-        return f"mcp-lock update{options} -- {shlex.quote(server)}"
-    return f"mcp-lock update {shlex.quote(server)}{options}"
+    named = len(tools) <= TOOLS_NAMED and all(f.kind == "tools" and f.subject for f in drift)
+    return update_command([server], tools if named else [])
 
 
 def _row(finding: Finding, locator: Locator) -> str:

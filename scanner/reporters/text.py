@@ -103,8 +103,7 @@ def next_steps(findings: Sequence[Finding]) -> list[str]:
     # Server names are the repository's: quoted, so that the command shown is the command run.
     drifted = sorted({f.server for f in blocking if f.category in _ACCEPTABLE and f.rule.id != "server-not-pinned"})
     if drifted:
-        dashes = ["--"] if any(name.startswith("-") for name in drifted) else []  # a name is never an option
-        command = safe(shlex.join(["mcp-lock", "update", *dashes, *drifted]))
+        command = safe(update_command(drifted))
         steps.append(
             f"review the changes above; if they are expected, run `{command}` "
             "and commit mcp-lock.json"
@@ -141,3 +140,12 @@ def summary_line(findings: Sequence[Finding], fails: Callable[[Finding], bool] =
         held = f", {below} unpinned change(s) below the --fail-on threshold" if below else ""
         return f"ok: {len(findings)} note(s), nothing blocking{held}{accepted}"
     return f"{len(blocking)} blocking finding(s) in {servers} server(s){accepted}"
+
+
+def update_command(servers: Sequence[str], tools: Sequence[str] = ()) -> str:
+    """The `mcp-lock update` that re-pins `servers` (only `tools`, if named), shell-quoted: server names are
+    the repository's, and one that starts with a dash comes after `--`, so it is never read as an option."""
+    options = [word for tool in tools for word in ("--tool", tool)]
+    if any(server.startswith("-") for server in servers):
+        return shlex.join(["mcp-lock", "update", *options, "--", *servers])
+    return shlex.join(["mcp-lock", "update", *servers, *options])
