@@ -155,7 +155,7 @@ def declared_vs_lock(
     return findings, ready
 
 
-def check_offline(workspace: Workspace, shard: Shard | None = None) -> Outcome:
+def check_offline(workspace: Workspace, shard: Shard | None = None, *, rescan_pins: bool = True) -> Outcome:
     """`check --offline`: verify the lock and compare it with the declarations; boot nothing.
 
     Imports nothing of the mcp SDK (it runs as a pre-commit hook). A changed definition on a
@@ -166,7 +166,8 @@ def check_offline(workspace: Workspace, shard: Shard | None = None) -> Outcome:
     findings, _ = declared_vs_lock(workspace, lockfile, offline=True)
     keys = server_keys(workspace, lockfile)
     owned = shard.select(keys) if shard is not None else None
-    findings += pinned_findings(lockfile.servers, [k for k in lockfile.servers if owned is None or k in owned])
+    if rescan_pins:  # see Options.rescan_pins
+        findings += pinned_findings(lockfile.servers, [k for k in lockfile.servers if owned is None or k in owned])
     outcome = Outcome(in_shard(findings, shard, keys))
     outcome.messages.append("offline: nothing was booted; run `mcp-lock check` to compare definitions")
     return outcome

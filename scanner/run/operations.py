@@ -99,8 +99,8 @@ def check(workspace: Workspace, options: Options) -> Outcome:
     findings += settle(plan, booted)
     # Servers that did not boot keep their pinned tools, so shadowing of them is still seen.
     findings += cross_server_findings(lockfile.servers | live, lockfile.servers)
-    # Every pin is rescanned, booted or not: what is pinned stays judged.
-    findings += pinned_findings(lockfile.servers, [k for k in lockfile.servers if owned is None or k in owned])
+    if options.rescan_pins:  # every pin is rescanned, booted or not: what is pinned stays judged
+        findings += pinned_findings(lockfile.servers, [k for k in lockfile.servers if owned is None or k in owned])
     ran = {key: pin.artifact for key, pin in live.items() if pin.artifact is not None}
     return Outcome(unique(in_shard(findings, options.shard, keys)), artifacts=ran)
 

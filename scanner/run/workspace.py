@@ -31,6 +31,8 @@ class Options:
     base_launches: Mapping[str, Mapping[str, object]] | None = None
     edited: frozenset[str] = frozenset()
     bare: frozenset[str] = frozenset()  # servers booted without any pass-through variable
+    # False under `check --base`, whose review rescans every pin itself, telling text new since the base.
+    rescan_pins: bool = True
 
 
 @dataclass

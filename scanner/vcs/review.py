@@ -162,18 +162,18 @@ def check_with_base(
     `changed_only` boots only the servers with a note; the others keep every offline finding.
     """
     notes = review(workspace, ref)
+    # The review rescans every pin, telling text new since the base from text pinned before it, so `check`,
+    # which knows no base, does not.
     if options is None:
-        outcome = check_offline(workspace, shard)
+        outcome = check_offline(workspace, shard, rescan_pins=False)
     else:
         only = frozenset(notes.servers) if changed_only else None
-        reviewed = dataclasses.replace(options, only=only, base_launches=notes.launches, edited=notes.edited)
+        reviewed = dataclasses.replace(
+            options, only=only, base_launches=notes.launches, edited=notes.edited, rescan_pins=False
+        )
         outcome = check(workspace, reviewed)
         if only is not None:
             notes.messages.append(_not_booted(workspace, only, notes.label))
-    # The review rescans every pin, telling text new since the base from text pinned before it: it
-    # replaces the rescan of `check`, which knows no base. A withheld server's pin is scanned by check too
-    # when it cannot boot: one finding, not two.
-    outcome.findings = [f for f in outcome.findings if not is_on_pinned_text(f)]
     outcome.findings = unique([*outcome.findings, *in_shard(notes.findings, shard, notes.keys)])
     outcome.messages = notes.messages + outcome.messages
     return outcome
