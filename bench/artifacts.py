@@ -20,8 +20,8 @@ from typing import Any
 
 import anyio
 
-from scanner.boot import boot_one
-from scanner.sources.model import ResolvedLaunch
+from scanner.run.boot import boot_one
+from scanner.sources.declarations import ResolvedLaunch
 from scanner.transports import local
 
 BIN = str(Path(sys.executable).parent)

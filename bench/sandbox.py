@@ -36,8 +36,8 @@ import anyio
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from scanner.boot import boot_one  # noqa: E402
-from scanner.sources.model import ResolvedLaunch  # noqa: E402
+from scanner.run.boot import boot_one  # noqa: E402
+from scanner.sources.declarations import ResolvedLaunch  # noqa: E402
 from scanner.transports import sandbox  # noqa: E402
 
 RAW_SERVER = ROOT / "tests" / "fixtures" / "servers" / "raw_server.py"

@@ -9,7 +9,7 @@ with its index, so that, as across real servers, most definitions and strings ar
 
 1. boots every server twice in-process through `scanner.run.pinning.boot`: once clean, once with --drift-percent of
    the tools changed (half a sentence appended to the description, half a new required parameter), and keeps
-   what `scanner.boot.boot_servers` returned;
+   what `scanner.run.boot.boot_servers` returned;
 2. replays those boots (boot_servers patched to return them; the rest of pinning.boot still runs) and times
    the rest of the pipeline, --runs times, median per phase: discovery, `operations.lock` (pin = canonicalise +
    hash, render, self-verify, write), `operations.check` clean and drifted (read + verify the lock, pin, diff +
@@ -54,9 +54,9 @@ sys.path[:0] = [str(ROOT), str(HERE)]
 import scale_server  # noqa: E402
 
 import scanner  # noqa: E402
-import scanner.boot  # noqa: E402
-import scanner.cli  # noqa: E402
+import scanner.cli.main  # noqa: E402
 import scanner.lock.render  # noqa: E402
+import scanner.run.boot  # noqa: E402
 from scanner.lock import document, reader, writer  # noqa: E402
 from scanner.reporters.locate import Locator  # noqa: E402
 from scanner.reporters.sarif import render_sarif  # noqa: E402
@@ -138,7 +138,7 @@ def replayed(results: dict[str, Any], phases: Phases) -> Iterator[None]:
         return {s.key: results[s.key] for s in servers}
 
     targets = [
-        (scanner.boot, "boot_servers", "replayed boot", boot_servers),
+        (scanner.run.boot, "boot_servers", "replayed boot", boot_servers),
         (pinning, "boot", "engine.boot", pinning.boot),
         (operations, "config_findings", "config findings", operations.config_findings),
         (offline, "config_findings", "config findings", offline.config_findings),
@@ -246,7 +246,7 @@ def capture(repo: Path, plan: dict[str, str]) -> tuple[dict[str, Any], dict[str,
     ready, _ = offline.bootable(workspace, workspace.discovery.servers)
     walls = []
     boots = []
-    real = scanner.boot.boot_servers
+    real = scanner.run.boot.boot_servers
     for drift in ({}, plan):
         set_drift(repo, drift)
         raw: list[dict[str, Any]] = []
@@ -256,7 +256,7 @@ def capture(repo: Path, plan: dict[str, str]) -> tuple[dict[str, Any], dict[str,
             return raw[0]
 
         started = time.perf_counter()
-        with mock.patch.object(scanner.boot, "boot_servers", keep):
+        with mock.patch.object(scanner.run.boot, "boot_servers", keep):
             pinning.boot(workspace, ready, options)
         walls.append(time.perf_counter() - started)
         results = raw[0]
@@ -313,8 +313,8 @@ OWN_ROWS = ("lock: total", "check: total", "check drifted: total")
 
 
 def main() -> None:
-    if hasattr(scanner.cli, "GC_THRESHOLDS"):  # as the mcp-lock command sets it (--tree may predate it)
-        gc.set_threshold(*scanner.cli.GC_THRESHOLDS)
+    if hasattr(scanner.cli.main, "GC_THRESHOLDS"):  # as the mcp-lock command sets it (--tree may predate it)
+        gc.set_threshold(*scanner.cli.main.GC_THRESHOLDS)
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="20,50,100,200", help="servers per repo, comma-separated")
     parser.add_argument("--tools", type=int, default=50)

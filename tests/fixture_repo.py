@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from scanner.cli import main
+from scanner.cli.main import main
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SPEC_SERVER = FIXTURES / "servers" / "spec_server.py"

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from scanner.cli import main
+from scanner.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTION = ROOT / "action.yml"

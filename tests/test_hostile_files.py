@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from fixture_repo import Repo
 
-from scanner import safe_read
-from scanner.safe_read import LOCK_LIMIT, RefusedFile, read_regular
+from scanner.files import safe_read
+from scanner.files.safe_read import LOCK_LIMIT, RefusedFile, read_regular
 from scanner.sources.interpolate import Context, InterpolationError, resolve
 
 SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from fixture_repo import SPEC_SERVER, Repo, base_spec
 
-from scanner.safe_read import RefusedFile
-from scanner.safe_write import write_file
+from scanner.files.safe_read import RefusedFile
+from scanner.files.safe_write import write_file
 
 VICTIM = "export PATH=/usr/bin\n"
 

@@ -254,7 +254,7 @@ def test_list_leaks_nothing(repo: Repo, leaks: Canaries, tmp_path: Path) -> None
 
 
 def test_masking_unit(tmp_path: Path) -> None:
-    from scanner.redact import MASK, Redactor
+    from scanner.run.redact import MASK, Redactor
 
     secret = canary()
     redactor = Redactor([secret, "short", secret + "x"])
@@ -292,8 +292,8 @@ def test_outside_values(family: str, template: str, outside: dict[str, str]) -> 
 
 
 def test_the_repository_path_is_not_masked(tmp_path: Path) -> None:
-    from scanner.policy import Policy
-    from scanner.redact import MASK, redactor_for
+    from scanner.policy.settings import Policy
+    from scanner.run.redact import MASK, redactor_for
     from scanner.sources.discover import discover
 
     token = canary()
@@ -364,7 +364,7 @@ def test_encoded_secrets_are_masked_too(repo: Repo, leaks: Canaries, tmp_path: P
 
 
 def test_encodings_unit() -> None:
-    from scanner.redact import MASK, Redactor
+    from scanner.run.redact import MASK, Redactor
 
     secret = "s3cr3t/value+with=odd?chars&" + canary()
     redactor = Redactor([secret])

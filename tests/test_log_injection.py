@@ -10,7 +10,7 @@ import pytest
 from fixture_repo import Repo, base_spec
 from test_hostile import add_raw, tool
 
-from scanner.console import printable, safe, safe_line, stderr_progress
+from scanner.reporters.console import printable, safe, safe_line, stderr_progress
 
 INJECTED = (
     "Fine.\n::stop-commands::pwned\n  ::error title=forged::all clear\r\n##[error]also forged\x1b[2K\u2028::warning::x"

@@ -10,11 +10,11 @@ from pathlib import Path
 
 from fixture_repo import Repo
 
-from scanner.lock.model import Lockfile
+from scanner.lock.lockfile import Lockfile
 from scanner.lock.pin import pin_server
 from scanner.lock.writer import write
 from scanner.snapshot import Snapshot
-from scanner.sources.model import LaunchTemplate
+from scanner.sources.declarations import LaunchTemplate
 
 SDK_ROOTS = ("mcp", "anyio", "httpx", "httpx_sse", "pydantic", "starlette", "sse_starlette")
 

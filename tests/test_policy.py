@@ -9,7 +9,7 @@ from pathlib import Path
 from fixture_repo import Repo
 from test_hostile import RAW_SERVER, add_raw, tool
 
-from scanner.policy import Policy, ServerPolicy
+from scanner.policy.settings import Policy, ServerPolicy
 
 
 def write_policy(repo: Repo, text: str) -> None:
@@ -98,7 +98,7 @@ def test_network_default_is_allow_and_a_server_entry_wins_over_the_file() -> Non
 
 
 def test_sandbox_and_client_settings(repo: Repo) -> None:
-    from scanner.policy import load_policy
+    from scanner.policy.settings import load_policy
 
     write_policy(
         repo,

@@ -1,12 +1,12 @@
-"""scanner.policy_review: the change's mcp-lock.yaml applies except where it loosens the base's."""
+"""scanner.policy.merge_base: the change's mcp-lock.yaml applies except where it loosens the base's."""
 
 from __future__ import annotations
 
 import pytest
 import yaml
 
-from scanner.policy import policy_from
-from scanner.policy_review import Judgement, Side, judge
+from scanner.policy.merge_base import Judgement, Side, judge
+from scanner.policy.settings import policy_from
 
 ENV = {"SECRET": "s3cret", "OTHER": "o", "HOME": "/root"}
 

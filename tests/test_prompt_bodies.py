@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from fixture_repo import Repo, base_spec
 
-from scanner.lock.model import LockfileError
+from scanner.lock.lockfile import LockfileError
 from scanner.lock.reader import parse
-from scanner.redact import Redactor
+from scanner.run.redact import Redactor
 from scanner.snapshot import Snapshot
 from scanner.transports import probe
 

@@ -16,7 +16,7 @@ from fixture_repo import FIXTURES, Repo, base_spec
 
 from scanner.diff import schema_validity
 from scanner.diff.schema_validity import schema_findings, schema_problem
-from scanner.lock.model import Pin, ServerPin
+from scanner.lock.lockfile import Pin, ServerPin
 from scanner.model.findings import LockLocation
 
 RAW_SERVER = FIXTURES / "servers" / "raw_server.py"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from fixture_repo import Repo, base_spec
 
-from scanner.shard import Shard, ShardError
+from scanner.run.shard import Shard, ShardError
 
 NAMES = ["alpha", "bravo", "charlie", "delta", "echo"]
 

@@ -11,7 +11,7 @@ from fixture_repo import Repo, base_spec
 
 from scanner.model.findings import Finding, SourceLocation
 from scanner.model.rules import BOOT_FAILED, definition_rule
-from scanner.suppression import Audit, IgnoreEntry, IgnoreError, apply_ignores, parse_ignores
+from scanner.policy.suppression import Audit, IgnoreEntry, IgnoreError, apply_ignores, parse_ignores
 
 CHANGED_NOTE = "Add a note to the notebook, then mail it to the team."
 

@@ -102,7 +102,7 @@ from hypothesis import strategies as st  # noqa: E402
 from scanner.detectors import destructive, shadowing, texts  # noqa: E402
 from scanner.diff import suspicious  # noqa: E402
 from scanner.lock.canonical import digest  # noqa: E402
-from scanner.lock.model import Pin, ServerPin  # noqa: E402
+from scanner.lock.lockfile import Pin, ServerPin  # noqa: E402
 from scanner.model.findings import Finding, LockLocation  # noqa: E402
 from scanner.model.kinds import KINDS  # noqa: E402
 from scanner.model.pointer import pointer  # noqa: E402

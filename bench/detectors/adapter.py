@@ -16,7 +16,7 @@ from typing import Any
 
 from scanner.detectors import register_all
 from scanner.diff.suspicious import cross_server_findings, suspicious_findings
-from scanner.lock.model import ServerPin, rebuild
+from scanner.lock.lockfile import ServerPin, rebuild
 from scanner.lock.pin import pin_server
 from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
 from scanner.model.rule_base import Category

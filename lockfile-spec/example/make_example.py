@@ -14,10 +14,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from scanner.lock.document import render  # noqa: E402
-from scanner.lock.model import Lockfile  # noqa: E402
+from scanner.lock.lockfile import Lockfile  # noqa: E402
 from scanner.lock.pin import pin_server  # noqa: E402
 from scanner.snapshot import Snapshot  # noqa: E402
-from scanner.sources.model import Declaration, LaunchTemplate, SourceLocation  # noqa: E402
+from scanner.sources.declarations import Declaration, LaunchTemplate, SourceLocation  # noqa: E402
 
 _READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 _TZ = "IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no {}timezone provided by the user."  # noqa: E501

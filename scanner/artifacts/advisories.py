@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from scanner.artifacts.osv import AdvisoryError, Package, lookup, packages_of
-from scanner.lock.model import ServerPin
+from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import pointer
 from scanner.model.rules import ADVISORY_LOOKUP_FAILED, KNOWN_ADVISORY, Severity

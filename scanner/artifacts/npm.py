@@ -18,7 +18,7 @@ from typing import Any
 
 from scanner.artifacts.record import NPM
 from scanner.artifacts.view import View
-from scanner.safe_read import MiB, RefusedFile
+from scanner.files.safe_read import MiB, RefusedFile
 
 INSTALL_DIR = re.compile(r"(/[^\0]*?/_npx/[0-9a-f]{16})/")
 RECORD_LIMIT = 32 * MiB  # a package-lock of a few thousand packages is a few MB

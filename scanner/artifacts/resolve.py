@@ -15,7 +15,7 @@ from scanner.artifacts.processes import server_tree
 from scanner.artifacts.script import script_artifact
 from scanner.artifacts.uv import pypi_artifact
 from scanner.artifacts.view import opened_view
-from scanner.sources.model import ResolvedLaunch
+from scanner.sources.declarations import ResolvedLaunch
 from scanner.sources.unpinned import launched
 
 NPM_RUNNERS = frozenset({"npx"})

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from scanner.artifacts.record import FILE
-from scanner.safe_read import MiB, RefusedFile, read_regular
+from scanner.files.safe_read import MiB, RefusedFile, read_regular
 
 SCRIPT_LIMIT = 32 * MiB
 INTERPRETERS = frozenset(

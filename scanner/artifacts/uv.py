@@ -16,7 +16,7 @@ from typing import Any
 from scanner.artifacts.msgpack import MsgpackError, first_value
 from scanner.artifacts.record import PYPI, normalised
 from scanner.artifacts.view import View
-from scanner.safe_read import MiB, RefusedFile
+from scanner.files.safe_read import MiB, RefusedFile
 
 ENVIRONMENT = re.compile(r"(/[^\0]*?/archive-v\d+/[A-Za-z0-9_-]+)/bin/")
 HEADER_LIMIT = 1 * MiB

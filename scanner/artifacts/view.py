@@ -19,7 +19,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from scanner.safe_read import RefusedFile, read_opened
+from scanner.files.safe_read import RefusedFile, read_opened
 
 HOST = "/"
 MAX_SYMLINKS = 40  # the kernel's own bound before ELOOP

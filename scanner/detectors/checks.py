@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from scanner.lock.model import ServerPin
+from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import pointer
 from scanner.model.rules import SUSPICIOUS_TEXT, Rule, Severity, kind_label, register_check

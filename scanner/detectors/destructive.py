@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from scanner.detectors.checks import definition_finding, server_check
-from scanner.lock.model import ServerPin
+from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule, Severity
 

@@ -26,7 +26,7 @@ from scanner.detectors.prefilter import FOLD_ASCII, Screen, alternatives
 from scanner.detectors.shadowing import MAYBE_NAME
 from scanner.detectors.texts import changed_definitions, paths_of
 from scanner.detectors.tool_orders import honest_reason, order_about
-from scanner.lock.model import ServerPin
+from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule
 

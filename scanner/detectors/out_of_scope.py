@@ -15,7 +15,7 @@ from typing import Any
 
 from scanner.detectors.checks import definition_finding, server_check
 from scanner.detectors.prefilter import FOLD_ASCII
-from scanner.lock.model import ServerPin
+from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding
 from scanner.model.pointer import escape
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 
 from scanner.detectors.checks import tool_mention, workspace_check
 from scanner.detectors.texts import changed_definitions, paths_of
-from scanner.lock.model import ServerPin
+from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule
 

@@ -6,7 +6,7 @@ import weakref
 from collections.abc import Iterator, Set
 from typing import Any
 
-from scanner.lock.model import Pin, ServerPin
+from scanner.lock.lockfile import Pin, ServerPin
 from scanner.model.kinds import KIND_KEYS
 from scanner.model.pointer import escape
 

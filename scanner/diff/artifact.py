@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from scanner.artifacts.record import FILE, content, describe, same_artifact
-from scanner.lock.model import ServerPin, launch_diff
+from scanner.lock.lockfile import ServerPin, launch_diff
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import pointer
 from scanner.model.rules import ARTIFACT_BUMPED, ARTIFACT_CHANGED, ARTIFACT_UNRECORDED, LOCAL_CODE_CHANGED
 from scanner.model.transports import is_local
-from scanner.sources.model import LaunchTemplate
+from scanner.sources.declarations import LaunchTemplate
 from scanner.sources.unpinned import unpinned
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from scanner.diff.change import Change, change, most_severe, ordered, same, summary
-from scanner.diff.text import quote, text_changes
-from scanner.lock.model import Pin, ServerPin
+from scanner.diff.text_diff import quote, text_changes
+from scanner.lock.lockfile import Pin, ServerPin
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import pointer
 from scanner.model.rules import definition_rule

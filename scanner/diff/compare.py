@@ -9,9 +9,9 @@ from typing import Any
 from scanner.diff.bodies import body_findings
 from scanner.diff.change import SEVERITY, Change, most_severe, ordered
 from scanner.diff.grade import grade
-from scanner.diff.text import quote, text_changes
+from scanner.diff.text_diff import quote, text_changes
 from scanner.lock.canonical import canonical_bytes
-from scanner.lock.model import Pin, ServerPin
+from scanner.lock.lockfile import Pin, ServerPin
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
 from scanner.model.pointer import pointer

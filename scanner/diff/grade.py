@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from scanner.diff.change import Change, change, ordered, same, summary
-from scanner.diff.schema import diff_schema, output_schema_changes
-from scanner.diff.text import text_changes
+from scanner.diff.schema_diff import diff_schema, output_schema_changes
+from scanner.diff.text_diff import text_changes
 from scanner.model.pointer import escape
 
 TEXT_FIELDS = ("description", "title")

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scanner.diff.metaschema import flat_2020_12
-from scanner.lock.model import ServerPin
+from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import pointer
 from scanner.model.rules import SCHEMA_INVALID

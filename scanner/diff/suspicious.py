@@ -14,7 +14,7 @@ from collections.abc import Collection, Mapping
 
 from scanner.detectors import Hit, run_server_checks, run_workspace_checks, scan_text
 from scanner.detectors.texts import changed_definitions, paths_of, property_names, property_names_of
-from scanner.lock.model import ServerPin
+from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import escape, pointer
 from scanner.model.rules import SUSPICIOUS_TEXT, kind_label

@@ -5,8 +5,8 @@ from __future__ import annotations
 import contextlib
 from typing import Any, NoReturn
 
-from scanner.lock.locate import iter_members
-from scanner.lock.model import DOCUMENT_DEPTH, Lockfile, LockfileError, Pin, ServerPin, format_version
+from scanner.lock.lockfile import DOCUMENT_DEPTH, Lockfile, LockfileError, Pin, ServerPin, format_version
+from scanner.lock.member_lines import iter_members
 from scanner.lock.render import render_string, render_value
 from scanner.model.kinds import KIND_KEYS, KINDS
 

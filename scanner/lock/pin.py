@@ -6,11 +6,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from scanner.lock.canonical import CanonicalisationError, normalise, normalised_digest
-from scanner.lock.model import Pin, ServerPin
+from scanner.lock.lockfile import Pin, ServerPin
 from scanner.lock.render import render_string
 from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
 from scanner.snapshot import Snapshot
-from scanner.sources.model import Declaration
+from scanner.sources.declarations import Declaration
 
 
 def pin_server(

@@ -9,15 +9,15 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, NoReturn
 
+from scanner.files.safe_read import LOCK_LIMIT, MissingFile, RefusedFile, read_regular
 from scanner.lock.canonical import CanonicalisationError, digest, normalise_plain, plain_digest
 from scanner.lock.document import fail_at, from_document, shown
-from scanner.lock.locate import iter_members
-from scanner.lock.model import DOCUMENT_DEPTH, LOCKFILE_VERSION, Lockfile, LockfileError, Pin
+from scanner.lock.lockfile import DOCUMENT_DEPTH, LOCKFILE_VERSION, Lockfile, LockfileError, Pin
+from scanner.lock.member_lines import iter_members
 from scanner.lock.render import find_raw_hidden, render_normal, render_string, render_value
-from scanner.lock.schema import validate_schema
+from scanner.lock.schema_check import validate_schema
 from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
 from scanner.model.pointer import join, unescape
-from scanner.safe_read import LOCK_LIMIT, MissingFile, RefusedFile, read_regular
 
 _REPIN = "hand-edited or corrupted; re-pin with mcp-lock update"
 
@@ -29,7 +29,7 @@ def read(
     """Read and verify a lockfile; raise LockfileError for anything it would be unsafe to trust.
 
     Only a regular file inside `root` (default: the lockfile's folder) is read, up to LOCK_LIMIT bytes
-    (scanner.safe_read); `display` names it in errors. `canonical`: refuse text that is not exactly the
+    (scanner.files.safe_read); `display` names it in errors. `canonical`: refuse text that is not exactly the
     canonical rendering of what it holds, so the diff a reviewer reads is the content.
     """
     source = display or os.fspath(path)

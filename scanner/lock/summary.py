@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scanner.lock.model import ServerPin
+from scanner.lock.lockfile import ServerPin
 from scanner.model.kinds import KIND_KEYS, counted
 
 

@@ -8,14 +8,14 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from scanner.files.safe_read import RefusedFile, refuse_unsafe_target
+from scanner.files.safe_write import replace_atomically
 from scanner.lock.canonical import MAX_SAFE_INTEGER
 from scanner.lock.document import from_document, render, to_document
-from scanner.lock.model import DOCUMENT_DEPTH, Lockfile, LockfileError
+from scanner.lock.lockfile import DOCUMENT_DEPTH, Lockfile, LockfileError
 from scanner.lock.reader import check_version, parse, refuse_raw_hidden, verified
 from scanner.lock.render import render_normal
-from scanner.lock.schema import validate_schema
-from scanner.safe_read import RefusedFile, refuse_unsafe_target
-from scanner.safe_write import replace_atomically
+from scanner.lock.schema_check import validate_schema
 
 
 def write(

@@ -1,6 +1,13 @@
-"""What a stdio server's environment holds besides its declaration: the same on every machine, and no secret."""
+"""The environment a stdio server is started with: minimal, the same on every machine, and no secret.
+
+The tables are read by discovery (what a launch may interpolate without holding a secret) as well as by the
+transports, so they live at the bottom of the import graph.
+"""
 
 from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
 
 # Fixed so that definitions do not depend on whose machine made the pin (mcp-server-time writes
 # the local timezone into its parameter descriptions) and so servers print no colour codes.
@@ -31,3 +38,25 @@ INHERITED = (
 IDENTITY = ("USER", "LOGNAME", "SHELL")
 # Caller variables every stdio server gets: a launch that interpolates one holds no secret by that.
 GIVEN_ANYWAY = frozenset((*INHERITED, *IDENTITY))
+
+def server_environment(
+    declared: Mapping[str, str],
+    passthrough: Iterable[str] = (),
+    caller: Mapping[str, str] | None = None,
+    temp_dir: str | None = None,
+) -> dict[str, str]:
+    """Build the complete environment for one stdio server.
+
+    `declared` is the declaration's own (resolved) env; `passthrough` names extra caller
+    variables the repo policy allows this server to see.
+    """
+    caller = os.environ if caller is None else caller
+    env = {name: caller[name] for name in (*IDENTITY, *INHERITED) if name in caller}
+    env.setdefault("PATH", os.defpath)
+    if temp_dir is not None:
+        env["TMPDIR"] = env["TMP"] = env["TEMP"] = temp_dir
+    env.update(REPRODUCIBLE)
+    # mcp-lock's own variables would tell a server it is being scanned: never passed through.
+    env.update({name: caller[name] for name in passthrough if name in caller and not name.startswith("MCP_LOCK_")})
+    env.update(declared)
+    return env

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from scanner.diff.change import CHANGE_CLASS, Bump, Change, bump_rank, required_bump
 from scanner.diff.compare import compare_server
 from scanner.diff.grade import grade
-from scanner.diff.text import text_changes
-from scanner.lock.model import ServerPin
+from scanner.diff.text_diff import text_changes
+from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding
 from scanner.model.rules import INSTRUCTIONS_CHANGED, definition_rule, kind_label
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from scanner.diff.change import Bump, bump_rank
 from scanner.errors import UsageError
-from scanner.lock.model import Lockfile, LockfileError, ServerPin
+from scanner.lock.lockfile import Lockfile, LockfileError, ServerPin
 from scanner.lock.reader import parse
 from scanner.model.findings import Finding, SourceLocation
 from scanner.model.rules import VERSION_BUMP_TOO_SMALL, VERSION_MISMATCH, VERSION_NOT_SEMVER, Severity
@@ -28,7 +28,7 @@ from scanner.run.offline import bootable, config_findings
 from scanner.run.outcome import Outcome
 from scanner.run.pinning import boot_and_pin
 from scanner.run.workspace import Options, Workspace
-from scanner.sources.model import Server
+from scanner.sources.declarations import Server
 from scanner.vcs.affected import server_places
 from scanner.vcs.base import file_at, head_commit, open_worktree, resolve
 

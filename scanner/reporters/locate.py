@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from scanner.lock.locate import MemberLines
+from scanner.lock.member_lines import MemberLines
 from scanner.model.findings import Location, LockLocation
 
 

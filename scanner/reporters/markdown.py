@@ -17,15 +17,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from scanner.console import safe_line
 from scanner.model.findings import Finding, unique
 from scanner.model.rules import SEVERITIES, Category
+from scanner.reporters.console import safe_line
 from scanner.reporters.headline import change_summary, subject_label
 from scanner.reporters.interface import SUMMARY_LIMIT, ReportContext
 from scanner.reporters.locate import Locator
 from scanner.reporters.markdown_text import code_span, diff_lines, escape_html, fence_for, html_code
 from scanner.reporters.order import by_server, fair
-from scanner.reporters.text import summary_line, update_command
+from scanner.reporters.text_report import summary_line, update_command
 
 SEVERITY_ICONS = {"critical": "🟥", "high": "🟧", "medium": "🟨", "low": "🟦", "info": "⬜"}
 DEFAULT_LIMIT = SUMMARY_LIMIT

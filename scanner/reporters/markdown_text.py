@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from scanner.console import printable
+from scanner.reporters.console import printable
 
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]|~])")
 _NEWLINES = re.compile(r"\r\n|[\r\n\v\f\x85\u2028\u2029]")

@@ -24,9 +24,9 @@ import markupsafe
 from jinja2 import TemplateError, TemplateSyntaxError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from scanner.console import printable, safe
 from scanner.errors import UsageError
 from scanner.model.findings import Finding
+from scanner.reporters.console import printable, safe
 from scanner.reporters.interface import ReportContext
 from scanner.reporters.json_report import build_report
 from scanner.reporters.markdown_text import escape_cell

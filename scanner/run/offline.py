@@ -6,15 +6,15 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable
 
 from scanner.diff.suspicious import pinned_findings
-from scanner.lock.model import Lockfile, ServerPin, launch_diff
+from scanner.lock.lockfile import Lockfile, ServerPin, launch_diff
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import pointer
 from scanner.model.rules import rule
 from scanner.run.outcome import Outcome
-from scanner.run.unpinned import unpinned_findings
+from scanner.run.shard import Shard, in_shard
+from scanner.run.unpinned_findings import unpinned_findings
 from scanner.run.workspace import Workspace, read_lock, server_keys
-from scanner.shard import Shard, in_shard
-from scanner.sources.model import Server
+from scanner.sources.declarations import Server
 
 # Problems that only stop a server from being launched here (a variable or input not set).
 UNRESOLVED_CODES = frozenset({"unresolved-variable", "unresolved-input"})

@@ -10,18 +10,18 @@ from scanner.diff.compare import compare_server
 from scanner.diff.schema_validity import schema_findings
 from scanner.diff.suspicious import cross_server_findings, pinned_findings, suspicious_findings
 from scanner.errors import UsageError
-from scanner.lock.model import Lockfile, ServerPin, rebuild
+from scanner.lock.lockfile import Lockfile, ServerPin, rebuild
 from scanner.model.findings import Finding, unique
 from scanner.model.rules import SUSPICIOUS_TEXT, Severity, severity_rank
+from scanner.policy.suppression import Audit, apply_ignores, today_utc
 from scanner.run.offline import bootable, config_findings, declared_vs_lock, launch_change
 from scanner.run.outcome import Outcome
 from scanner.run.pinning import boot_and_pin
-from scanner.run.unpinned import unpinned_findings
+from scanner.run.shard import in_shard
+from scanner.run.unpinned_findings import unpinned_findings
 from scanner.run.withhold import settle, withhold
 from scanner.run.workspace import Options, Workspace, read_lock, server_keys, server_named, write_lock
-from scanner.shard import in_shard
 from scanner.sources.discover import looked_for
-from scanner.suppression import Audit, apply_ignores, today_utc
 
 MAX_LISTED = 20  # tool names quoted in an error, at most
 # `update` refuses to accept text carrying an unacknowledged detector finding this severe or worse.

@@ -5,17 +5,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from scanner.lock.model import ServerPin
+from scanner.lock.lockfile import ServerPin
 from scanner.lock.pin import pin_server
 from scanner.model.findings import Finding
 from scanner.model.rules import rule
-from scanner.redact import Redactor, redactor_for
 from scanner.run.launchers import launcher_failure
+from scanner.run.redact import Redactor, redactor_for
 from scanner.run.workspace import Options, Workspace
-from scanner.sources.model import Server
+from scanner.sources.declarations import Server
 
 if TYPE_CHECKING:
-    from scanner.boot import BootResult
+    from scanner.run.boot import BootResult
 
 # Known causes of boot failures, recognised in the server's stderr, and what to do about them.
 # Each marker is one traceback form of the same cause.
@@ -53,9 +53,9 @@ def boot(
     `on_unmasked` gets each result before masking, just before `on_result`, with the redactor that masks it:
     for detectors, which must see the text the model would, and mask what they quote.
     """
-    # The one deferred import of a scanner module: scanner.boot loads anyio and the transports, which
+    # The one deferred import of a scanner module: scanner.run.boot loads anyio and the transports, which
     # `check --offline` (a pre-commit hook) and `--version` must not pay for; tests/test_offline.py checks it.
-    from scanner.boot import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, boot_servers
+    from scanner.run.boot import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, boot_servers
 
     # Whatever a server says back (definitions, errors, stderr) is masked here, before anything uses it.
     redactor = redactor_for(servers, workspace.policy, workspace.environ, workspace.repo)

@@ -17,11 +17,11 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from scanner.lock.model import Lockfile, launch_diff
+from scanner.lock.lockfile import Lockfile, launch_diff
 from scanner.model.findings import Finding
 from scanner.model.rules import rule
 from scanner.run.workspace import Options, Workspace
-from scanner.sources.model import Server
+from scanner.sources.declarations import Server
 
 
 @dataclass

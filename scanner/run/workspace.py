@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scanner.errors import UsageError
+from scanner.files.safe_read import containment_root, display_path
 from scanner.lock import reader, writer
-from scanner.lock.model import Lockfile, LockfileError
-from scanner.policy import Policy, PolicyError, load_policy
-from scanner.safe_read import containment_root, display_path
-from scanner.shard import Shard
+from scanner.lock.lockfile import Lockfile, LockfileError
+from scanner.policy.settings import Policy, PolicyError, load_policy
+from scanner.run.shard import Shard
 from scanner.sources.discover import Discovery, discover
 
 LOCKFILE_NAME = "mcp-lock.json"

@@ -8,8 +8,8 @@ import tomllib
 
 from scanner.model.transports import is_local
 from scanner.sources.common import Scan, SourceError, broken, problem, read_text
+from scanner.sources.declarations import ConfigFile
 from scanner.sources.entry import Dialect, Fields, Forward, Launch, Where, finish, parse_entry
-from scanner.sources.model import ConfigFile
 
 CODEX = Dialect("codex", "Codex", headers_key="http_headers")
 PATH = ".codex/config.toml"

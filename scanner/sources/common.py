@@ -9,12 +9,12 @@ from pathlib import Path
 
 import yaml
 
-from scanner import safe_yaml
+from scanner.files import safe_yaml
+from scanner.files.safe_read import CONFIG_LIMIT, RefusedFile, read_regular
 from scanner.model.pointer import join
-from scanner.safe_read import CONFIG_LIMIT, RefusedFile, read_regular
 from scanner.sources import jsonc
+from scanner.sources.declarations import ConfigFile, Problem, Severity, SourceLocation
 from scanner.sources.interpolate import Context
-from scanner.sources.model import ConfigFile, Problem, Severity, SourceLocation
 
 # Config files are small; anything bigger is not a config file we should spend memory on.
 MAX_BYTES = CONFIG_LIMIT
@@ -63,7 +63,7 @@ def broken(rel: str, client: str, err: SourceError) -> ConfigFile:
 
 
 def read_text(repo: Path, rel: str) -> str:
-    """The file as text; raises SourceError when it is unreadable, refused (see scanner.safe_read) or not UTF-8."""
+    """The file as text; raises SourceError when it is unreadable, refused (scanner.files.safe_read) or not UTF-8."""
     try:
         data = read_regular(repo / rel, repo, rel, MAX_BYTES)
     except RefusedFile as exc:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from scanner.sources import interpolate as ip
 from scanner.sources.common import Scan, SourceError, broken, load_yaml, problem
+from scanner.sources.declarations import ConfigFile, Declaration
 from scanner.sources.entry import Dialect, Where, declare
 from scanner.sources.mcpjson import MapFormat
 from scanner.sources.mcpjson import read as read_json
-from scanner.sources.model import ConfigFile, Declaration
 
 CONTINUE = Dialect("continue", "Continue", ip.CONTINUE)
 FOLDER = ".continue/mcpServers"

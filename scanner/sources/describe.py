@@ -7,7 +7,7 @@ import shlex
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from scanner.model.transports import is_local
-from scanner.sources.model import LaunchTemplate
+from scanner.sources.declarations import LaunchTemplate
 
 SECRET_NAME = re.compile(r"token|secret|passw|api[-_]?key|auth|credential|private[-_]?key|bearer", re.I)
 SECRET_VALUE = re.compile(r"^(sk-|ghp_|gho_|github_pat_|xox[abp]-|AKIA|AIza|glpat-)[A-Za-z0-9_\-]{6,}")

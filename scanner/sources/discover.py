@@ -9,9 +9,9 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from scanner.sources import codex, continuedev, mcpb, mcpjson, opencode, registry
+from scanner.sources import codex, continuedev, mcpb, mcpjson, opencode, server_json
 from scanner.sources.common import Scan, problem
-from scanner.sources.model import ConfigFile, Declaration, Server
+from scanner.sources.declarations import ConfigFile, Declaration, Server
 
 Reader = Callable[[Scan, str], ConfigFile | None]
 
@@ -23,7 +23,7 @@ FIXED: dict[str, Reader] = {
 }
 # Files recognised by name anywhere in the repository (bounded walk).
 WALKED: dict[str, Reader] = {
-    registry.FILENAME: registry.read,
+    server_json.FILENAME: server_json.read,
     mcpb.FILENAME: mcpb.read,
     "gemini-extension.json": mcpjson.reader(mcpjson.GEMINI_EXTENSION_FORMAT),
 }

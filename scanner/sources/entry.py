@@ -12,10 +12,18 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from scanner.model.environment import GIVEN_ANYWAY
+from scanner.model.secret_values import recorded_env_value
 from scanner.model.transports import HTTP, SSE, STDIO, is_local
-from scanner.redact import recorded_env_value
 from scanner.sources import jsonc
 from scanner.sources.common import Scan, problem
+from scanner.sources.declarations import (
+    Declaration,
+    LaunchTemplate,
+    ResolvedLaunch,
+    Severity,
+    SourceLocation,
+    Transport,
+)
 from scanner.sources.interpolate import (
     NONE,
     Context,
@@ -24,14 +32,6 @@ from scanner.sources.interpolate import (
     Resolver,
     literal_placeholders,
     normalise,
-)
-from scanner.sources.model import (
-    Declaration,
-    LaunchTemplate,
-    ResolvedLaunch,
-    Severity,
-    SourceLocation,
-    Transport,
 )
 
 # Every transport name some client uses, and what it means.

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from scanner.safe_read import FILE_REF_LIMIT, MissingFile, RefusedFile, read_regular
+from scanner.files.safe_read import FILE_REF_LIMIT, MissingFile, RefusedFile, read_regular
 
 Kind = Literal["env", "workspace", "basename", "home", "sep", "input", "secret", "file", "here"]
 
@@ -113,7 +113,7 @@ class Missing:
 
     kind: Literal["env", "input", "file"]
     name: str
-    refused: str = ""  # a file that exists but is not read: why (scanner.safe_read)
+    refused: str = ""  # a file that exists but is not read: why (scanner.files.safe_read)
 
     def hint(self) -> str:
         if self.kind == "input":

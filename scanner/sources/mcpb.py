@@ -7,9 +7,9 @@ import posixpath
 
 from scanner.sources import interpolate as ip
 from scanner.sources.common import Scan, load_recognised, problem
+from scanner.sources.declarations import ConfigFile, Declaration, SourceLocation
 from scanner.sources.entry import Dialect, Where, declare
 from scanner.sources.mcpjson import syntax_problems
-from scanner.sources.model import ConfigFile, Declaration, SourceLocation
 
 MCPB = Dialect("mcpb", "MCPB", ip.MCPB)
 FILENAME = "manifest.json"

@@ -12,8 +12,8 @@ from scanner.model.transports import HTTP
 from scanner.sources import interpolate as ip
 from scanner.sources import jsonc
 from scanner.sources.common import Scan, SourceError, broken, load_json, problem
+from scanner.sources.declarations import ConfigFile, Declaration, Problem
 from scanner.sources.entry import Dialect, Entry, declare_in
-from scanner.sources.model import ConfigFile, Declaration, Problem
 
 Keys = tuple[str, ...]
 

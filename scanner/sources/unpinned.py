@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from scanner.model.transports import is_local
-from scanner.sources.model import LaunchTemplate, ResolvedLaunch
+from scanner.sources.declarations import LaunchTemplate, ResolvedLaunch
 
 # An exact npm version (SemVer: 1.2.3, 1.2.3-rc.1, 2026.8.31); `1` or `1.2` are ranges to npm.
 NPM_EXACT = re.compile(r"v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?")

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol, cast
 
 from scanner.model.transports import TRANSPORT_BY_NAME, Transport, TransportKind
-from scanner.sources.model import ResolvedLaunch
+from scanner.sources.declarations import ResolvedLaunch
 from scanner.transports.clients import DEFAULT_CLIENT, client_info
 from scanner.transports.isolation import ALLOW
 from scanner.transports.probe import Channel

@@ -16,11 +16,11 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from anyio.abc import Process
 
 from scanner.artifacts.resolve import resolved_artifact
-from scanner.sources.model import ResolvedLaunch
+from scanner.model.environment import server_environment
+from scanner.sources.declarations import ResolvedLaunch
 from scanner.transports import rpc
 from scanner.transports.cgroup import ProcessLimit
 from scanner.transports.channel import BootFailure, ChannelRequest
-from scanner.transports.environment import server_environment
 from scanner.transports.isolation import DENY, OFFLINE_ENV, IsolationUnavailable
 from scanner.transports.reaper import MARKER, kill_marked, new_marker
 from scanner.transports.sandbox import BIND_REFUSED, OFF, launch_command

@@ -22,9 +22,9 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from scanner.model.transports import HTTP, SSE
-from scanner.sources.model import ResolvedLaunch
+from scanner.sources.declarations import ResolvedLaunch
 from scanner.transports.channel import BootFailure, ChannelRequest, first_error
-from scanner.transports.errors import HttpWitness, describe_http
+from scanner.transports.http_errors import HttpWitness, describe_http
 from scanner.transports.listing import ListingBudget
 from scanner.transports.protocol import RpcError
 

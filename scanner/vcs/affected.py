@@ -28,12 +28,12 @@ from pathlib import Path, PurePosixPath
 
 import git
 
-from scanner.lock.model import launch_diff
+from scanner.lock.lockfile import launch_diff
 from scanner.model.findings import Finding
 from scanner.model.rules import rule
 from scanner.model.transports import is_local
+from scanner.sources.declarations import LaunchTemplate, Server
 from scanner.sources.discover import Discovery, discover
-from scanner.sources.model import LaunchTemplate, Server
 from scanner.vcs.base import Worktree, materialise_configs
 
 MANIFESTS = frozenset(

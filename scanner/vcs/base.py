@@ -10,7 +10,7 @@ from pathlib import Path
 import git
 
 from scanner.errors import UsageError
-from scanner.safe_read import CONFIG_LIMIT, LOCK_LIMIT, MiB
+from scanner.files.safe_read import CONFIG_LIMIT, LOCK_LIMIT, MiB
 from scanner.sources.discover import is_config_path, walks_into
 from scanner.vcs.safe_git import EmbeddedGitDir, NoWorktree, find_root, open_repository
 

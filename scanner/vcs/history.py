@@ -13,10 +13,10 @@ from typing import Any
 
 import git
 
-from scanner.console import safe
-from scanner.lock.model import Lockfile, LockfileError
+from scanner.lock.lockfile import Lockfile, LockfileError
 from scanner.lock.reader import parse
 from scanner.model.rules import kind_label
+from scanner.reporters.console import safe
 from scanner.vcs.base import SHALLOW_HINT, VcsError, Worktree, file_at, git_errors, head_commit, open_worktree
 from scanner.vcs.pins import PINNED, PinChange, lock_changes
 

@@ -8,7 +8,7 @@ from typing import Any
 from scanner.artifacts.record import FILE, describe, same_artifact
 from scanner.diff.artifact import artifact_details
 from scanner.diff.compare import compare_server
-from scanner.lock.model import Lockfile, ServerPin, launch_diff
+from scanner.lock.lockfile import Lockfile, ServerPin, launch_diff
 from scanner.model.kinds import KIND_KEYS
 from scanner.model.pointer import pointer
 from scanner.model.rules import ARTIFACT_CHANGED, Severity, kind_label

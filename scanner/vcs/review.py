@@ -9,18 +9,18 @@ import git
 
 from scanner.diff.suspicious import is_on_pinned_text, pinned_findings
 from scanner.errors import UsageError
-from scanner.lock.model import Lockfile, LockfileError
+from scanner.files.safe_read import POLICY_LIMIT
+from scanner.lock.lockfile import Lockfile, LockfileError
 from scanner.lock.reader import parse
 from scanner.model.findings import Finding, LockLocation, unique
 from scanner.model.rules import rule
-from scanner.policy import POLICY_FILE, Policy, PolicyError, parse_yaml, policy_from, policy_source
-from scanner.policy_review import Side, judge, key_lines
+from scanner.policy.merge_base import Side, judge, key_lines
+from scanner.policy.settings import POLICY_FILE, Policy, PolicyError, parse_yaml, policy_from, policy_source
 from scanner.run.offline import check_offline
 from scanner.run.operations import check
 from scanner.run.outcome import Outcome
+from scanner.run.shard import Shard, in_shard
 from scanner.run.workspace import Options, Workspace, judge_by, read_lock, server_keys
-from scanner.safe_read import POLICY_LIMIT
-from scanner.shard import Shard, in_shard
 from scanner.vcs.affected import code_reasons, discover_at, launch_reasons, manifest_reasons
 from scanner.vcs.base import Worktree, changed_paths, file_at, merge_base, open_worktree
 from scanner.vcs.pins import PINNED, PinChange, lock_changes
@@ -91,7 +91,7 @@ def pinned_launches(base_bytes: bytes | None, source: str) -> dict[str, dict[str
 
 def judge_by_base_policy(workspace: Workspace, worktree: Worktree, base: git.Commit, label: str) -> list[Finding]:
     """Judge the run by mcp-lock.yaml at `base` (none there: the defaults) plus what the change tightens;
-    a finding for each difference of the change's file (see scanner.policy_review)."""
+    a finding for each difference of the change's file (see scanner.policy.merge_base)."""
     path = f"{worktree.prefix}/{POLICY_FILE}" if worktree.prefix else POLICY_FILE
     try:
         data = file_at(base, path, POLICY_LIMIT)

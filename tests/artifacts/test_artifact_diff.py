@@ -6,7 +6,7 @@ from pathlib import Path
 
 from scanner.diff.artifact import artifact_findings
 from scanner.lock.document import render
-from scanner.lock.model import Lockfile, ServerPin
+from scanner.lock.lockfile import Lockfile, ServerPin
 from scanner.lock.reader import parse
 from scanner.vcs.pins import lock_changes
 

@@ -6,7 +6,7 @@ import json
 
 from scanner.artifacts.advisories import advisory_findings
 from scanner.artifacts.osv import Package, affects
-from scanner.lock.model import ServerPin
+from scanner.lock.lockfile import ServerPin
 
 
 def ranged(ecosystem: str, name: str, *events: dict[str, str]) -> dict:

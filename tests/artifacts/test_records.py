@@ -15,7 +15,7 @@ from scanner.artifacts.resolve import resolved_artifact
 from scanner.artifacts.script import script_artifact
 from scanner.artifacts.uv import pypi_artifact
 from scanner.artifacts.view import View
-from scanner.sources.model import ResolvedLaunch
+from scanner.sources.declarations import ResolvedLaunch
 
 DIGEST = "sha256:" + "ab" * 32
 FORMAT = "{{json .RepoDigests}}"

@@ -16,7 +16,7 @@ import pytest
 from scanner.artifacts.npm import npx_hash
 from scanner.artifacts.processes import descendants
 from scanner.artifacts.resolve import resolved_artifact
-from scanner.sources.model import ResolvedLaunch
+from scanner.sources.declarations import ResolvedLaunch
 from scanner.transports.caches import PRIVATE, PRIVATE_CACHES
 from scanner.transports.sandbox import BASE_MOUNTS, NAMESPACE_FLAGS, require_bwrap
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from scanner.artifacts.view import View, opened_view
-from scanner.safe_read import RefusedFile
+from scanner.files.safe_read import RefusedFile
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scanner.lock.model import ServerPin
+from scanner.lock.lockfile import ServerPin
 from scanner.lock.pin import pin_server
 from scanner.snapshot import Snapshot
 

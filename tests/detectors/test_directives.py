@@ -6,7 +6,7 @@ from typing import Any
 
 from scanner.detectors import destructive, directives
 from scanner.diff.suspicious import suspicious_findings
-from scanner.lock.model import ServerPin
+from scanner.lock.lockfile import ServerPin
 
 from .pins import server
 

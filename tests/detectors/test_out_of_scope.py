@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scanner.detectors import out_of_scope
-from scanner.lock.model import ServerPin
+from scanner.lock.lockfile import ServerPin
 
 from .pins import server
 

@@ -11,7 +11,7 @@ import pytest
 
 from scanner.detectors import directives, scan_text
 from scanner.diff.suspicious import cross_server_findings, suspicious_findings
-from scanner.lock.model import ServerPin
+from scanner.lock.lockfile import ServerPin
 from scanner.model.rules import REGISTRY
 
 from .pins import server

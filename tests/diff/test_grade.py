@@ -6,7 +6,7 @@ import pytest
 
 from scanner.diff.compare import compare_server
 from scanner.diff.grade import grade
-from scanner.lock.model import Pin, ServerPin
+from scanner.lock.lockfile import Pin, ServerPin
 
 
 def tool(name: str = "add_note", description: str = "Add a note to the notebook.", **extra) -> dict:

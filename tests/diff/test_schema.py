@@ -6,7 +6,7 @@ import pytest
 
 import scanner.diff.change as change_module
 from scanner.diff.change import SEVERITY, TABLE
-from scanner.diff.schema import diff_schema, output_schema_changes
+from scanner.diff.schema_diff import diff_schema, output_schema_changes
 
 
 def obj(props: dict, required: list[str] | None = None, **extra) -> dict:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scanner.diff.text import diff_text, text_changes, word_diff
+from scanner.diff.text_diff import diff_text, text_changes, word_diff
 
 
 def graded(old: str, new: str) -> list[tuple[str, str]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scanner.diff.text import diff_text, sentences, text_changes
+from scanner.diff.text_diff import diff_text, sentences, text_changes
 from scanner.diff.words import TOKEN, _sentences
 
 OLD = "Test server for the MCP protocol.\n\nUse the echo tool to check the connection."

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import time
 
-from scanner.diff.text import text_changes
+from scanner.diff.text_diff import text_changes
 from scanner.diff.words import MAX_HUNKS, first_change, word_diff
 
 VOCABULARY = ["the", "a", "file", "read", "write", "path", "user", "data", "directory", "contents", "list"]

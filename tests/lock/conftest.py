@@ -16,7 +16,7 @@ from lock_helpers import GET_TIME, declaration, snapshot, stdio_launch  # noqa: 
 
 @pytest.fixture
 def time_lock():
-    from scanner.lock.model import Lockfile
+    from scanner.lock.lockfile import Lockfile
     from scanner.lock.pin import pin_server
 
     pin, problems = pin_server([declaration()], stdio_launch(), snapshot(tools=[GET_TIME]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from scanner.snapshot import Snapshot
-from scanner.sources.model import Declaration, LaunchTemplate, SourceLocation
+from scanner.sources.declarations import Declaration, LaunchTemplate, SourceLocation
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "lockfile-spec"

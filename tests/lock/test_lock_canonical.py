@@ -188,7 +188,7 @@ def test_module_has_no_heavy_imports() -> None:
     import subprocess
     import sys
 
-    modules = "scanner.lock.model, scanner.lock.pin, scanner.lock.document, scanner.lock.reader, scanner.lock.writer"
+    modules = "scanner.lock.lockfile, scanner.lock.pin, scanner.lock.document, scanner.lock.reader, scanner.lock.writer"
     code = f"import sys, {modules}; print('jsonschema' in sys.modules)"
     root = Path(__file__).resolve().parents[2]
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)

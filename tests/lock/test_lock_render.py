@@ -13,7 +13,7 @@ from lock_helpers import GET_TIME, SPEC, declaration, snapshot, stdio_launch
 
 from scanner.lock.canonical import digest
 from scanner.lock.document import render, to_document
-from scanner.lock.model import Lockfile
+from scanner.lock.lockfile import Lockfile
 from scanner.lock.pin import pin_server
 from scanner.lock.reader import parse
 from scanner.lock.render import ESCAPED_RANGES, find_raw_hidden, is_escaped, render_string, render_value

@@ -16,7 +16,7 @@ from lock_helpers import GET_TIME, SPEC, declaration, snapshot, stdio_launch
 
 from scanner.lock.canonical import CanonicalisationError, digest
 from scanner.lock.document import line_index, render
-from scanner.lock.model import Lockfile, LockfileError, Pin, ServerPin, rebuild
+from scanner.lock.lockfile import Lockfile, LockfileError, Pin, ServerPin, rebuild
 from scanner.lock.pin import pin_server
 from scanner.lock.reader import parse, read
 from scanner.lock.writer import write

@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scanner.lock.locate import MemberLines, iter_members
+from scanner.lock.member_lines import MemberLines, iter_members
 
 KEYS = st.text(alphabet=st.sampled_from("ab/~ \"\\é\n"), max_size=4)
 VALUES = st.recursive(

@@ -14,9 +14,9 @@ import pytest
 from lock_helpers import ROOT, SPEC
 
 from scanner.lock import reader
-from scanner.lock.model import LockfileError
+from scanner.lock.lockfile import LockfileError
 from scanner.lock.render import render_value
-from scanner.redact import MASK, Redactor, encodings
+from scanner.run.redact import MASK, Redactor, encodings
 
 VECTORS = SPEC / "vectors"
 

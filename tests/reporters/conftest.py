@@ -12,7 +12,7 @@ from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import pointer
 from scanner.model.rules import rule
 from scanner.reporters.locate import Locator
-from scanner.sources.model import SourceLocation
+from scanner.sources.declarations import SourceLocation
 
 # Line numbers matter: the tests assert them.
 LOCK_TEXT = """\

@@ -8,7 +8,7 @@ from typing import Any
 from scanner.diff.compare import compare_server
 from scanner.lock import writer
 from scanner.lock.canonical import digest
-from scanner.lock.model import Lockfile, Pin, ServerPin, rebuild
+from scanner.lock.lockfile import Lockfile, Pin, ServerPin, rebuild
 from scanner.model.findings import Finding
 from scanner.reporters.locate import Locator
 

@@ -5,12 +5,12 @@ import re
 
 from click.testing import CliRunner
 
-from scanner.cli import main
+from scanner.cli.main import main
 from scanner.model.findings import by_severity, ordered
+from scanner.reporters.formats import REPORTER_BY_NAME, REPORTERS
 from scanner.reporters.interface import ReportContext
 from scanner.reporters.json_report import render_json
-from scanner.reporters.registry import REPORTER_BY_NAME, REPORTERS
-from scanner.reporters.text import render_text
+from scanner.reporters.text_report import render_text
 
 
 def test_every_reporter_ends_in_one_newline(findings, locator):

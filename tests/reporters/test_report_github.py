@@ -5,7 +5,7 @@ import pytest
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.rules import rule
 from scanner.reporters.github import command_for, escape_data, escape_property, render_github
-from scanner.sources.model import SourceLocation
+from scanner.sources.declarations import SourceLocation
 
 
 def test_lines_most_severe_first(findings, locator):

@@ -13,7 +13,7 @@ from scanner.detectors import register_all
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.rules import REGISTRY, RULES, Rule, rule
 from scanner.reporters.sarif import artifact_uri, render_sarif
-from scanner.sources.model import SourceLocation
+from scanner.sources.declarations import SourceLocation
 
 DATA = Path(__file__).parent / "data"
 SCHEMA_PATH = DATA / "sarif-schema-2.1.0.json"

@@ -7,8 +7,8 @@ from dataclasses import replace
 from scanner.model.findings import Finding
 from scanner.model.rules import rule
 from scanner.reporters.locate import Locator
-from scanner.reporters.text import next_steps, render_text, summary_line
-from scanner.sources.model import SourceLocation
+from scanner.reporters.text_report import next_steps, render_text, summary_line
+from scanner.sources.declarations import SourceLocation
 
 
 def test_drift_ends_with_the_update_command_for_its_servers(findings: list[Finding], locator: Locator) -> None:

@@ -19,7 +19,7 @@ from scanner.model.rules import REGISTRY, Category, rule
 from scanner.reporters.json_report import build_report
 from scanner.reporters.locate import Locator
 from scanner.reporters.sarif import build_sarif, result_category
-from scanner.reporters.text import render_text
+from scanner.reporters.text_report import render_text
 
 DETECTOR_CATEGORIES = {Category.POISONING, Category.CAPABILITY, Category.CORRECTNESS}
 

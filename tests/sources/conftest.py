@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from scanner.sources.declarations import ConfigFile, Declaration
 from scanner.sources.discover import Discovery, discover
-from scanner.sources.model import ConfigFile, Declaration
 
 DATA = Path(__file__).parent / "data"
 HOME = "/home/ci"

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
+from scanner.sources.declarations import LaunchTemplate
 from scanner.sources.describe import describe_launch
-from scanner.sources.model import LaunchTemplate
 
 
 def test_stdio_launch_masks_secret_arguments():

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from scanner.sources import discover as discover_module
+from scanner.sources.declarations import LaunchTemplate as T
 from scanner.sources.discover import discover
-from scanner.sources.model import LaunchTemplate as T
 
 from .conftest import codes, config, declared, scan
 

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scanner.sources import codex, continuedev, mcpb, mcpjson, opencode, registry
+from scanner.sources import codex, continuedev, mcpb, mcpjson, opencode, server_json
+from scanner.sources.declarations import LaunchTemplate as T
 from scanner.sources.discover import group
 from scanner.sources.entry import Dialect, Where, declare
 from scanner.sources.interpolate import Context
-from scanner.sources.model import LaunchTemplate as T
 
 CTX = Context(environ={"HOME": "/home/ci", "T": "v"}, workspace=Path("/ws"))
 DIALECTS = [
@@ -21,7 +21,7 @@ DIALECTS = [
     codex.CODEX,
     continuedev.CONTINUE,
     opencode.OPENCODE,
-    registry.REGISTRY,
+    server_json.REGISTRY,
     mcpb.MCPB,
 ]
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from scanner.sources.model import ConfigFile, Declaration, ResolvedLaunch
-from scanner.sources.model import LaunchTemplate as T
+from scanner.sources.declarations import ConfigFile, Declaration, ResolvedLaunch
+from scanner.sources.declarations import LaunchTemplate as T
 
 from .conftest import DATA, HOME, codes, config, scan
 from .conftest import declared as declared_with_env
@@ -543,7 +543,7 @@ def test_env_values_are_recorded_as_templates() -> None:
 
 
 def test_literal_secret_env_value_enters_only_as_a_digest() -> None:
-    from scanner.redact import recorded_env_value
+    from scanner.model.secret_values import recorded_env_value
 
     assert recorded_env_value("MODE", "rw") == "rw"
     assert recorded_env_value("API_KEY", "${env:API_KEY}") == "${env:API_KEY}"

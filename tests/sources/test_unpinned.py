@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scanner.sources.model import LaunchTemplate
+from scanner.sources.declarations import LaunchTemplate
 from scanner.sources.unpinned import unpinned
 
 DIGEST = "@sha256:" + "a" * 64

@@ -12,11 +12,11 @@ import anyio
 import pytest
 from test_hostile import RAW_SERVER, tool
 
-from scanner.boot import boot_one
 from scanner.model.transports import HTTP, SSE, STDIO, TRANSPORTS, Transport, is_local
+from scanner.run.boot import boot_one
 from scanner.snapshot import Snapshot
+from scanner.sources.declarations import ResolvedLaunch
 from scanner.sources.entry import TRANSPORTS as CLIENT_SPELLINGS
-from scanner.sources.model import ResolvedLaunch
 from scanner.transports.channel import (
     BootFailure,
     ChannelRequest,
@@ -120,8 +120,8 @@ def _sdk_modules_after(code: str) -> list[str]:
 def test_a_stdio_boot_imports_no_sdk_module(tmp_path: Path) -> None:
     launch = raw_launch(tmp_path, {"pages": [[tool("a")]]})
     boot = (
-        "import anyio\nfrom pathlib import Path\nfrom scanner.boot import boot_one\n"
-        "from scanner.sources.model import ResolvedLaunch\n"
+        "import anyio\nfrom pathlib import Path\nfrom scanner.run.boot import boot_one\n"
+        "from scanner.sources.declarations import ResolvedLaunch\n"
         f"launch = ResolvedLaunch(transport='stdio', command={launch.command!r}, args={launch.args!r})\n"
         f"result = anyio.run(lambda: boot_one('s', launch, Path({str(tmp_path)!r}), timeout=20))\n"
         "assert result.snapshot is not None and result.snapshot.definitions['tools'][0]['name'] == 'a', result.error\n"

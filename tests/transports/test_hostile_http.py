@@ -221,9 +221,9 @@ def endless(content_type: str, chunk: bytes) -> Behaviour:
 
 @pytest.fixture
 def small_cap(monkeypatch: pytest.MonkeyPatch) -> None:
-    from scanner.transports import errors
+    from scanner.transports import http_errors
 
-    monkeypatch.setattr(errors, "MAX_RESPONSE_BYTES", 4 * 1024 * 1024)
+    monkeypatch.setattr(http_errors, "MAX_RESPONSE_BYTES", 4 * 1024 * 1024)
 
 
 def test_endless_response_is_cut_off(repo: Repo, hostile: Any, small_cap: None) -> None:

@@ -14,11 +14,11 @@ import pytest
 from click.testing import CliRunner, Result
 from fixture_repo import SPEC_SERVER, Repo, base_spec
 
-from scanner import boot
-from scanner.cli import main
+from scanner.cli.main import main
 from scanner.lock.document import render
-from scanner.lock.model import Lockfile
-from scanner.sources.model import Server
+from scanner.lock.lockfile import Lockfile
+from scanner.run import boot
+from scanner.sources.declarations import Server
 
 AUTHOR = "Ada Reviewer"
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from fixture_repo import base_spec
 
-from scanner import boot
+from scanner.run import boot
 
 from .gitrepo import GitRepo, git, notes
 

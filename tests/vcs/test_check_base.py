@@ -213,7 +213,7 @@ def test_repo_in_a_subdirectory_of_the_work_tree(tmp_path: Path) -> None:
 
 
 def test_shards_split_the_notes_and_boot_only_their_changed_servers(pr: GitRepo) -> None:
-    from scanner.shard import Shard
+    from scanner.run.shard import Shard
 
     entry = dict(pr.servers["b"])
     pr.add_entry("b", {**entry, "args": [*entry["args"], "--version=2"]})

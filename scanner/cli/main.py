@@ -12,12 +12,12 @@ from scanner import __version__
 
 # Subcommand name -> "module:attribute" of its click command.
 COMMANDS = {
-    "check": "scanner.commands:check",
-    "list": "scanner.commands:list_command",
-    "lock": "scanner.commands:lock",
-    "log": "scanner.commands:log",
-    "semver": "scanner.commands:semver",
-    "update": "scanner.commands:update",
+    "check": "scanner.cli.commands:check",
+    "list": "scanner.cli.commands:list_command",
+    "lock": "scanner.cli.commands:lock",
+    "log": "scanner.cli.commands:log",
+    "semver": "scanner.cli.commands:semver",
+    "update": "scanner.cli.commands:update",
 }
 
 # Pins, locks and findings are hundreds of thousands of acyclic dicts and lists; at the default gen-0

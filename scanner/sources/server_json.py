@@ -10,9 +10,9 @@ from scanner.model.transports import STDIO, is_local
 from scanner.sources import interpolate as ip
 from scanner.sources import jsonc
 from scanner.sources.common import Scan, load_recognised, problem
+from scanner.sources.declarations import ConfigFile, Declaration
 from scanner.sources.entry import TRANSPORTS, Dialect, Fields, Forward, Launch, Where, finish
 from scanner.sources.mcpjson import syntax_problems
-from scanner.sources.model import ConfigFile, Declaration
 
 REGISTRY = Dialect("mcp-registry", "MCP registry", ip.REGISTRY)
 FILENAME = "server.json"

@@ -15,7 +15,7 @@ import os
 import stat
 from pathlib import Path
 
-from scanner.safe_read import RefusedFile, containment_root, refuse_unsafe_target
+from scanner.files.safe_read import RefusedFile, containment_root, refuse_unsafe_target
 
 _APPEND_FLAGS = (
     os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from scanner.artifacts.advisories import advisory_findings
 from scanner.model.findings import Finding
 from scanner.run.outcome import Outcome
+from scanner.run.shard import Shard, in_shard
 from scanner.run.workspace import Workspace, read_lock, server_keys
-from scanner.shard import Shard, in_shard
 
 
 def check_advisories(workspace: Workspace, source: str, outcome: Outcome, shard: Shard | None) -> list[Finding]:

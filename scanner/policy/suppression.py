@@ -21,9 +21,9 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from scanner.detectors import register_all
+from scanner.files.safe_yaml import shown
 from scanner.model.findings import Finding, SourceLocation
 from scanner.model.rules import IGNORE_EXPIRED, IGNORE_UNMATCHED, POLICY_LOOSENED, REGISTRY, RULES_BY_ID
-from scanner.safe_yaml import shown
 
 ENTRY_KEYS = {"rule", "server", "tool", "reason", "until"}
 # Rules an entry may not name: the ones about ignore entries themselves and the policy, and errors that

@@ -15,9 +15,9 @@ from anyio.abc import TaskGroup
 
 from scanner.model.kinds import counted
 from scanner.model.transports import SSE, TRANSPORT_BY_NAME, TransportKind
-from scanner.policy import DEFAULT_TIMEOUT, Policy
+from scanner.policy.settings import DEFAULT_TIMEOUT, Policy
 from scanner.snapshot import Snapshot
-from scanner.sources.model import ResolvedLaunch, Server
+from scanner.sources.declarations import ResolvedLaunch, Server
 from scanner.transports.channel import (
     ChannelRequest,
     Opener,

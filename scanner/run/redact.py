@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-import hashlib
 import re
 import urllib.parse
 from collections.abc import Iterable, Mapping, Sequence
@@ -29,19 +28,16 @@ from typing import TYPE_CHECKING, Any
 from scanner.model.environment import INHERITED
 from scanner.model.findings import Finding
 from scanner.model.locations import LockLocation
+from scanner.model.secret_values import looks_secret
 
 if TYPE_CHECKING:
-    from scanner.boot import BootResult
-    from scanner.policy import Policy
+    from scanner.policy.settings import Policy
+    from scanner.run.boot import BootResult
     from scanner.snapshot import Snapshot
-    from scanner.sources.model import Server
+    from scanner.sources.declarations import Server
 
 MASK = "***"
 MIN_LENGTH = 8
-
-# A canonical placeholder (scanner.sources.interpolate), with one level of nested default.
-_PLACEHOLDER = re.compile(r"\$\{(?:[^{}]|\{[^{}]*\})*\}")
-
 
 class Redactor:
     """Replaces every known secret value by MASK in text and in JSON-like values."""
@@ -156,29 +152,8 @@ def launch_secrets(server: Server, policy: Policy, environ: Mapping[str, str]) -
     for name, value in {**resolved.env, **resolved.headers}.items():
         words = value.split()
         if len(words) == 1 or (len(words) == 2 and name in resolved.headers):
-            values += [words[-1]] if _looks_secret(name, words[-1]) else []
+            values += [words[-1]] if looks_secret(name, words[-1]) else []
     return set(values)
-
-
-_SECRET_NAME = re.compile(r"token|secret|key|pass|auth|cookie|credential|session|bearer|private", re.I)
-_CREDENTIAL = re.compile(r"(?=\S*[A-Za-z])(?=\S*\d)\S{16,}")
-
-
-def recorded_env_value(name: str, template: str) -> str:
-    """What the lock records for env `name` declared as `template` (placeholders canonical, unresolved).
-
-    The template as written, unless its literal text (placeholders aside) looks like a secret: then only
-    its digest, which still shows a change of value and never the value itself.
-    """
-    literal = _PLACEHOLDER.sub("", template)
-    if literal and _looks_secret(name, literal):
-        return "sha256:" + hashlib.sha256(template.encode("utf-8")).hexdigest()
-    return template
-
-
-def _looks_secret(name: str, value: str) -> bool:
-    """A secret-sounding name (API_KEY, Authorization) or a credential-shaped value (16+ letters and digits)."""
-    return bool(_SECRET_NAME.search(name) or _CREDENTIAL.fullmatch(value))
 
 
 def _harmless(value: str, environ: Mapping[str, str], repo: Path) -> bool:

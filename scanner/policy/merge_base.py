@@ -24,8 +24,8 @@ from typing import Any
 
 from scanner.model.findings import Finding, SourceLocation
 from scanner.model.rules import POLICY_CHANGED, POLICY_LOOSENED
-from scanner.policy import DEFAULT_TIMEOUT, POLICY_FILE, Policy, ServerPolicy
-from scanner.suppression import IgnoreEntry
+from scanner.policy.settings import DEFAULT_TIMEOUT, POLICY_FILE, Policy, ServerPolicy
+from scanner.policy.suppression import IgnoreEntry
 from scanner.transports.listing import BYTES_KEY, DEFINITIONS_KEY, ListingCaps
 from scanner.transports.sandbox import DEFAULT_TMPFS_MIB
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from scanner.reporters import github, json_report, markdown, sarif, template, text
+from scanner.reporters import github, json_report, markdown, sarif, template, text_report
 from scanner.reporters.interface import Render
 
 AlsoTo = Literal["file", "append", "stdout"]
@@ -26,7 +26,7 @@ class Reporter:
 
 
 REPORTERS: tuple[Reporter, ...] = (
-    Reporter("text", text.render),
+    Reporter("text", text_report.render),
     Reporter("json", json_report.render, also="--json", also_help="Also write JSON."),
     Reporter("sarif", sarif.render, also="--sarif", also_help="Also write SARIF."),
     Reporter("github", github.render, "--github-annotations", "stdout", "Also print GitHub workflow annotations."),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from scanner.diff.change import Change, change, same, summary
-from scanner.diff.text import text_changes
+from scanner.diff.text_diff import text_changes
 from scanner.lock.canonical import canonical_bytes
 from scanner.model.pointer import escape, unescape
 

@@ -15,11 +15,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from scanner.artifacts.record import normalised
-from scanner.lock.model import ServerPin
+from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding
 from scanner.model.rules import rule
+from scanner.sources.declarations import LaunchTemplate, Server
 from scanner.sources.describe import mask_args
-from scanner.sources.model import LaunchTemplate, Server
 from scanner.sources.unpinned import Unpinned, unpinned
 
 

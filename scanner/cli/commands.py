@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from scanner.command_line import (
+from scanner.cli.options import (
     LOCK_OPTION,
     REPO_OPTION,
     boot_options,
@@ -19,17 +19,17 @@ from scanner.command_line import (
     run_action,
     workspace_at,
 )
-from scanner.console import safe
 from scanner.lock.summary import pin_status
 from scanner.model.kinds import KIND_KEYS
 from scanner.model.rules import SEVERITIES
+from scanner.policy.suppression import Audit
+from scanner.reporters.console import safe
 from scanner.run import operations
 from scanner.run.offline import UNRESOLVED_CODES, check_offline
+from scanner.run.shard import Shard, ShardError
 from scanner.run.workspace import LOCKFILE_NAME, Workspace, read_lock, server_keys
-from scanner.shard import Shard, ShardError
+from scanner.sources.declarations import Problem, Server
 from scanner.sources.describe import describe_launch
-from scanner.sources.model import Problem, Server
-from scanner.suppression import Audit
 
 
 @click.command("list")
@@ -159,7 +159,7 @@ def check(
         raise click.UsageError("--changed-only needs --base REF")
     workspace = workspace_at(repo, lockfile)
     options = None
-    if not offline:  # offline never touches scanner.boot, so no mcp SDK import
+    if not offline:  # offline never touches scanner.run.boot, so no mcp SDK import
         options = boot_settings(timeout, concurrency, quiet)
         options.shard = shard
     if base is not None:
@@ -173,7 +173,7 @@ def check(
         outcome = run_action(lambda: operations.check(workspace, options))
     if advisories:
         # urllib.request (with http.client and ssl) is slow to import, and only --advisories needs it.
-        from scanner.run.advisories import check_advisories
+        from scanner.run.advisory_check import check_advisories
 
         outcome.findings += check_advisories(workspace, advisories, outcome, shard)
     if shard is not None:

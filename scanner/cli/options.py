@@ -11,19 +11,19 @@ from typing import Any
 
 import click
 
-from scanner.console import safe, stderr_progress
 from scanner.errors import EXIT_ERROR, UsageError
+from scanner.files.safe_read import RefusedFile
+from scanner.files.safe_write import write_file
 from scanner.model.findings import Finding
+from scanner.policy.suppression import apply_ignores, today_utc
+from scanner.reporters.console import safe, stderr_progress
+from scanner.reporters.formats import REPORTER_BY_NAME, REPORTERS, Reporter
 from scanner.reporters.interface import SUMMARY_LIMIT, ReportContext
 from scanner.reporters.locate import Locator
-from scanner.reporters.registry import REPORTER_BY_NAME, REPORTERS, Reporter
 from scanner.reporters.template import ReportTemplate
-from scanner.reporters.text import summary_line
+from scanner.reporters.text_report import summary_line
 from scanner.run.outcome import Outcome
 from scanner.run.workspace import Options, Workspace, open_workspace
-from scanner.safe_read import RefusedFile
-from scanner.safe_write import write_file
-from scanner.suppression import apply_ignores, today_utc
 
 REPO_OPTION = click.option(
     "--repo",

@@ -20,7 +20,7 @@
         network: allow
         env: [GITHUB_TOKEN]
         inputs: {pat: {env: GITHUB_PAT}}
-    ignore:                     # accepted findings, still reported as suppressed (see scanner.suppression)
+    ignore:                     # accepted findings, still reported as suppressed (see scanner.policy.suppression)
       - {rule: MCPL-D012, server: github, tool: create_issue, reason: "reviewed", until: 2026-12-31}
 """
 
@@ -34,9 +34,9 @@ from typing import Any
 
 import yaml
 
-from scanner.safe_read import POLICY_LIMIT, MissingFile, RefusedFile, read_regular
-from scanner.safe_yaml import compose, load, shown
-from scanner.suppression import IgnoreEntry, IgnoreError, parse_ignores
+from scanner.files.safe_read import POLICY_LIMIT, MissingFile, RefusedFile, read_regular
+from scanner.files.safe_yaml import compose, load, shown
+from scanner.policy.suppression import IgnoreEntry, IgnoreError, parse_ignores
 from scanner.transports.listing import BYTES_KEY, DEFAULT_CAPS, DEFINITIONS_KEY, ListingCaps
 
 POLICY_FILE = "mcp-lock.yaml"
