@@ -14,7 +14,8 @@ from scanner.artifacts.osv import AdvisoryError, Package, lookup, packages_of
 from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import pointer
-from scanner.model.rules import ADVISORY_LOOKUP_FAILED, KNOWN_ADVISORY, Severity
+from scanner.model.rule_base import Severity
+from scanner.model.rules import ADVISORY_LOOKUP_FAILED, KNOWN_ADVISORY
 
 SEVERITY_WORDS: dict[str, Severity] = {
     "CRITICAL": "critical", "HIGH": "high", "MODERATE": "medium", "MEDIUM": "medium", "LOW": "low",

@@ -12,7 +12,8 @@ from collections.abc import Callable, Mapping
 from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import pointer
-from scanner.model.rules import SUSPICIOUS_TEXT, Rule, Severity, kind_label, register_check
+from scanner.model.rule_base import Severity
+from scanner.model.rules import SUSPICIOUS_TEXT, Rule, kind_label, register_check
 
 ServerCheck = Callable[[str, ServerPin | None, ServerPin], list[Finding]]
 WorkspaceCheck = Callable[[Mapping[str, ServerPin], Mapping[str, ServerPin | None]], list[Finding]]

@@ -7,7 +7,8 @@ import re
 from scanner.detectors.checks import definition_finding, server_check
 from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding
-from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule, Severity
+from scanner.model.rule_base import Severity
+from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule
 
 RULE = Rule(
     "MCPL-D020",

@@ -7,7 +7,8 @@ import re
 from dataclasses import dataclass, field
 from importlib import resources
 
-from scanner.model.rules import SEVERITIES, SUSPICIOUS_TEXT, Category, Rule, Severity, register_check
+from scanner.model.rule_base import Severity
+from scanner.model.rules import SEVERITIES, SUSPICIOUS_TEXT, Category, Rule, register_check
 
 from . import scoring
 from . import unicode_checks as uc

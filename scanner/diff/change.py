@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from scanner.lock.canonical import canonical_bytes
-from scanner.model.rules import Severity, severity_rank
+from scanner.model.rule_base import Severity, severity_rank
 
 TABLE = """\
 class                         severity  bump   output  what changed

@@ -15,7 +15,8 @@ from scanner.lock.lockfile import Pin, ServerPin
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
 from scanner.model.pointer import pointer
-from scanner.model.rules import INSTRUCTIONS_CHANGED, SERVER_INFO_CHANGED, definition_rule, kind_label, severity_rank
+from scanner.model.rule_base import severity_rank
+from scanner.model.rules import INSTRUCTIONS_CHANGED, SERVER_INFO_CHANGED, definition_rule, kind_label
 
 TEXT_PREVIEW = 400
 RENAME_RATIO = 0.9  # descriptions at least this similar (difflib) make a removal + addition a rename

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 from scanner.model.locations import Location, LockLocation, SourceLocation
 from scanner.model.pointer import pointer
-from scanner.model.rules import REGISTRY, Category, Rule, Severity, severity_rank
+from scanner.model.rule_base import Severity, severity_rank
+from scanner.model.rules import REGISTRY, Category, Rule
 
 __all__ = ["Finding", "Location", "LockLocation", "SourceLocation", "by_severity", "ordered", "unique"]
 

@@ -20,7 +20,8 @@ from scanner.errors import UsageError
 from scanner.lock.lockfile import Lockfile, LockfileError, ServerPin
 from scanner.lock.reader import parse
 from scanner.model.findings import Finding, SourceLocation
-from scanner.model.rules import VERSION_BUMP_TOO_SMALL, VERSION_MISMATCH, VERSION_NOT_SEMVER, Severity
+from scanner.model.rule_base import Severity
+from scanner.model.rules import VERSION_BUMP_TOO_SMALL, VERSION_MISMATCH, VERSION_NOT_SEMVER
 from scanner.release.required import Needed, largest, needed_changes
 from scanner.release.tags import choose_base
 from scanner.release.versions import ManifestVersion, bump_made, manifest_versions, parse_version

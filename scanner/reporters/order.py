@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from scanner.model.findings import Finding
-from scanner.model.rules import severity_rank
+from scanner.model.rule_base import severity_rank
 
 
 def rank(finding: Finding) -> tuple[object, ...]:

@@ -13,7 +13,7 @@ def render_rules_doc() -> str:
     lines = [
         "# Rules",
         "",
-        "Generated from the rule registry (`scanner/model/rules.py`, the detector catalogue "
+        "Generated from the rule table (`scanner/model/rules.yaml`, the detector catalogue "
         "`scanner/detectors/catalogue.yaml` and the check modules in `scanner/detectors/`) by "
         "`python -m scanner.reporters.rules_doc`; do not edit by hand.",
         "A *blocking* finding fails `mcp-lock check` (exit 1).",

@@ -39,7 +39,8 @@ from scanner.detectors import register_all
 from scanner.diff.words import visible
 from scanner.model.findings import Finding, ordered, unique
 from scanner.model.kinds import KIND_BY_KEY
-from scanner.model.rules import HELP_BASE, REGISTRY, RULES, Rule, Severity, severity_rank
+from scanner.model.rule_base import HELP_BASE, Severity, severity_rank
+from scanner.model.rules import REGISTRY, RULES, Rule
 from scanner.reporters.headline import headline
 from scanner.reporters.interface import ReportContext
 from scanner.reporters.locate import Locator, Region

@@ -12,7 +12,8 @@ from scanner.diff.suspicious import cross_server_findings, pinned_findings, susp
 from scanner.errors import UsageError
 from scanner.lock.lockfile import Lockfile, ServerPin, rebuild
 from scanner.model.findings import Finding, unique
-from scanner.model.rules import SUSPICIOUS_TEXT, Severity, severity_rank
+from scanner.model.rule_base import Severity, severity_rank
+from scanner.model.rules import SUSPICIOUS_TEXT
 from scanner.policy.suppression import Audit, apply_ignores, today_utc
 from scanner.run.offline import bootable, config_findings, declared_vs_lock, launch_change
 from scanner.run.outcome import Outcome

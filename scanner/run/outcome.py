@@ -7,7 +7,8 @@ from typing import Any
 
 from scanner.errors import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from scanner.model.findings import Finding
-from scanner.model.rules import POLICY_LOOSENED, Severity, severity_rank
+from scanner.model.rule_base import Severity, severity_rank
+from scanner.model.rules import POLICY_LOOSENED
 from scanner.policy.suppression import Audit
 
 

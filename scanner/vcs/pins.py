@@ -11,7 +11,8 @@ from scanner.diff.compare import compare_server
 from scanner.lock.lockfile import Lockfile, ServerPin, launch_diff
 from scanner.model.kinds import KIND_KEYS
 from scanner.model.pointer import pointer
-from scanner.model.rules import ARTIFACT_CHANGED, Severity, kind_label
+from scanner.model.rule_base import Severity
+from scanner.model.rules import ARTIFACT_CHANGED, kind_label
 from scanner.model.transports import is_local
 
 PINNED, UNPINNED, LAUNCH = "pinned", "unpinned", "launch-changed"
