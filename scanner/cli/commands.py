@@ -131,12 +131,12 @@ def lock(
 )
 @click.option(
     "--advisories",
-    metavar="URL|DIR",
+    metavar="osv|URL|DIR",
     envvar="MCP_LOCK_ADVISORIES",
     default=None,
-    help="Look up every pinned npm and PyPI version in OSV: its API at this base URL (one batch request), "
-    "or a local OSV export directory (offline). Default: $MCP_LOCK_ADVISORIES; unset, no lookup. "
-    "See docs/advisories.md.",
+    help="Look up every npm and PyPI package the servers run in OSV: `osv` for OSV's public API, another OSV "
+    "API's base URL (a mirror), or a local OSV export directory (offline). A failed lookup fails the run. "
+    "Default: $MCP_LOCK_ADVISORIES; unset, no lookup. See docs/advisories.md.",
 )
 @boot_options
 @report_options

@@ -1,0 +1,59 @@
+"""JSON answers from a network service (OSV, a package registry) parsed within bounds: their size, nesting depth
+and number of values are checked on the bytes before any object is built, so a hostile answer (a 200,000-deep
+array, a flood of tiny values) is refused in one pass instead of exhausting the stack or the memory.
+
+The check is a scan of the structural characters outside strings; `json.loads` then parses a document known to
+be shallow and small, and the caller gets the parsed value or an `AnswerError` saying which bound it broke.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+# A complete string (its escapes included) or one structural character; strings are skipped whole, so a
+# bracket inside one is not counted. Possessive, so a long string costs one pass and never backtracks.
+_TOKENS = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{},]')
+
+
+class AnswerError(ValueError):
+    """An answer that breaks a bound or is not JSON; the message says which, in one line."""
+
+
+@dataclass(frozen=True)
+class Bounds:
+    bytes: int  # the answer's size
+    depth: int  # arrays/objects that may enclose a value, the outermost counting as 1
+    values: int  # containers opened plus commas: at least the number of values, less than twice it
+
+
+def parse(raw: bytes, bounds: Bounds) -> Any:
+    """`raw` parsed as JSON, once it is known to keep within `bounds`; AnswerError otherwise."""
+    if len(raw) > bounds.bytes:
+        raise AnswerError(f"larger than {_size(bounds.bytes)}")
+    depth = values = 0
+    for match in _TOKENS.finditer(raw):
+        char = match[0]
+        if char in (b"[", b"{"):
+            depth += 1
+            values += 1
+            if depth > bounds.depth:
+                raise AnswerError(f"nested deeper than {bounds.depth} levels")
+        elif char in (b"]", b"}"):
+            depth -= 1
+        elif char == b",":
+            values += 1
+        else:
+            continue
+        if values > bounds.values:
+            raise AnswerError(f"more than {bounds.values:,} values")
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):  # RecursionError cannot happen below the depth bound: belt and braces
+        raise AnswerError("not JSON") from None
+
+
+def _size(count: int) -> str:
+    return f"{count // (1024 * 1024)} MiB" if count >= 1024 * 1024 else f"{count:,} bytes"
