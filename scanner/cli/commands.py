@@ -176,6 +176,11 @@ def check(
         from scanner.run.advisory_check import check_advisories
 
         outcome.findings += check_advisories(workspace, advisories, outcome, shard)
+    if not offline or base is not None:
+        # Package versions new to a server are screened against their registry (urllib, as above: imported here).
+        from scanner.run.release_check import check_releases
+
+        outcome.findings += run_action(lambda: check_releases(workspace, outcome, shard))
     if shard is not None:
         report["category"] = shard.category(report["category"])
         outcome.messages.append(_shard_message(workspace, shard))

@@ -1,0 +1,77 @@
+"""`check`: the package versions new to a server, screened against their registry (scanner.artifacts.release_screen).
+
+New means: not in the lock at the merge base (`check --base`), else not in the lock (a live check saw the
+launch run another version than the one pinned). The screens are judged by `min-release-age` of the policy the
+run is judged by (under `--base`, the merge base's). A run that has nothing new asks no registry.
+"""
+
+from __future__ import annotations
+
+import datetime
+import time
+from collections.abc import Mapping
+
+from scanner.artifacts.inventory import ServerPackage, pin_packages, server_packages
+from scanner.artifacts.packument import RegistryError, Release, registry_for, releases
+from scanner.artifacts.release_screen import NewPackage, new_packages, release_findings
+from scanner.lock.lockfile import ServerPin
+from scanner.model.findings import Finding
+from scanner.run.outcome import Outcome
+from scanner.run.shard import Shard, in_shard
+from scanner.run.workspace import Workspace, read_lock, server_keys
+
+DEADLINE = 300.0  # seconds for every registry question of one run
+REGISTRY_CLIENT = "mcp-registry"  # the client a server.json declaration is recorded under
+
+
+def check_releases(
+    workspace: Workspace, outcome: Outcome, shard: Shard | None, now: datetime.datetime | None = None
+) -> list[Finding]:
+    """The release-age, install-script and mcpName findings of the packages new to this shard's servers."""
+    lockfile = read_lock(workspace)
+    assert lockfile is not None
+    pins = lockfile.servers
+    after = server_packages(pins, outcome.artifacts)
+    before: Mapping[str, list[ServerPackage]]
+    if outcome.base_pins is not None:
+        before = {key: pin_packages(key, pin) for key, pin in outcome.base_pins.items()}
+    else:
+        before = {key: pin_packages(key, pin) for key, pin in pins.items()}
+    keys = server_keys(workspace, lockfile)
+    owned = shard.select(keys) if shard is not None else keys
+    changes = [
+        NewPackage(c.server, c.entry, c.previous, registry_name(pins[c.server]))
+        for c in new_packages(before, after)
+        if c.server in owned and c.server in pins
+    ]
+    if not changes:
+        return []
+    min_age = datetime.timedelta(days=workspace.policy.min_release_age)
+    deadline = time.monotonic() + DEADLINE
+    registries = {key: registry_for(_env(pins[key]), workspace.environ) for key in {c.server for c in changes}}
+
+    def describe(change: NewPackage) -> tuple[Release, Release | None]:
+        registry = registries[change.server]
+        if registry is None:
+            raise RegistryError("no npm registry is configured (npm_config_registry) and npm is not installed")
+        previous = change.previous.package.version if change.previous else None
+        return releases(registry, change.entry.package.name, change.entry.package.version, previous, deadline)
+
+    findings = release_findings(changes, min_age, now or datetime.datetime.now(datetime.UTC), describe)
+    if workspace.policy.min_release_age == 0:
+        findings = [f for f in findings if f.rule.id != "release-too-young"]
+    return in_shard(findings, shard, keys)
+
+
+def registry_name(pin: ServerPin) -> str | None:
+    """The official MCP registry name a server.json declaration gives the server (`io.github.x/y`), if one does:
+    the declaration's name, less the `#npm` suffix a server.json with several packages adds."""
+    for declaration in pin.declarations:
+        if declaration.get("client") == REGISTRY_CLIENT and isinstance(declaration.get("name"), str):
+            return declaration["name"].split("#", 1)[0]
+    return None
+
+
+def _env(pin: ServerPin) -> dict[str, object]:
+    env = pin.launch.get("env")
+    return env if isinstance(env, dict) else {}
