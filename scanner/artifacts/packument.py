@@ -74,7 +74,7 @@ def releases(
     """What `registry`'s packument of `name` says about `version`, and about `previous` (None when it is not
     listed any more, or not asked); RegistryError when it cannot say about `version`."""
     url = registry.rstrip("/") + "/" + urllib.parse.quote(name, safe="@")  # a scoped name as `@scope%2fname`
-    document = _get(url, deadline, clock)
+    document = fetch_json(url, "application/json", deadline, clock)
     if not isinstance(document, dict):
         raise RegistryError(f"the registry's answer for {name} is not a packument")
     found = _release(document, version)
@@ -90,7 +90,7 @@ def _release(document: dict[str, Any], version: str) -> Release | None:
         return None
     times = document.get("time")
     return Release(
-        published=_moment(times.get(version) if isinstance(times, dict) else None),
+        published=moment(times.get(version) if isinstance(times, dict) else None),
         install_script=_runs_install_script(entry),
         mcp_name=entry.get("mcpName") if isinstance(entry.get("mcpName"), str) else None,
     )
@@ -103,7 +103,8 @@ def _runs_install_script(entry: dict[str, Any]) -> bool:
     return isinstance(scripts, dict) and any(isinstance(scripts.get(s), str) for s in INSTALL_SCRIPTS)
 
 
-def _moment(value: Any) -> datetime.datetime | None:
+def moment(value: Any) -> datetime.datetime | None:
+    """An ISO 8601 time from a registry, in UTC; None when it is not one."""
     if not isinstance(value, str) or len(value) > 40:
         return None
     try:
@@ -113,12 +114,13 @@ def _moment(value: Any) -> datetime.datetime | None:
     return moment.astimezone(datetime.UTC) if moment.tzinfo else moment.replace(tzinfo=datetime.UTC)
 
 
-def _get(url: str, deadline: float, clock: Callable[[], float]) -> Any:
+def fetch_json(url: str, accept: str, deadline: float, clock: Callable[[], float]) -> Any:
+    """A registry's JSON answer at `url`, read and parsed within bounds; RegistryError when it cannot be had."""
     shown = _shown(url)
     left = deadline - clock()
     if left <= 0:
         raise RegistryError(f"no time was left to ask {shown}")
-    request = urllib.request.Request(url, headers={"Accept": "application/json"})
+    request = urllib.request.Request(url, headers={"Accept": accept})
     try:
         with urllib.request.urlopen(request, timeout=min(REQUEST_TIMEOUT, left)) as response:
             raw = _read(response, deadline, clock, shown)

@@ -4,9 +4,8 @@ claims in the official MCP registry is the one its `server.json` declaration use
 
 A release younger than `min-release-age` is `release-too-young`: the malicious MCP releases seen so far were
 reported within days, so a young one waits until the community had that time. A package that runs install
-code its previous version did not (npm `hasInstallScript` or lifecycle scripts) is `install-script-added`. A PyPI
-package is not screened yet: it needs its index's upload times and file list (PEP 691/700), and no index address
-is configured for mcp-lock today. Each finding names the
+code its previous version did not (npm `hasInstallScript` or lifecycle scripts; a PyPI version with no wheel,
+which is installed by building its sdist) is `install-script-added`. Each finding names the
 package version, says the date it becomes acceptable or what changed, and gives a next step that works: wait,
 pin another version, or an `ignore:` entry bound to that version (`tool: name@version`).
 """
@@ -48,23 +47,24 @@ def new_packages(
     return found
 
 
-Describe = Callable[[NewPackage], "tuple[Release, Release | None]"]
+Describe = Callable[[NewPackage], "tuple[Release, Release | None] | None"]
 
 
 def release_findings(
     changes: list[NewPackage], min_age: datetime.timedelta, now: datetime.datetime, describe: Describe
 ) -> list[Finding]:
-    """The findings about each new npm package version. `describe` asks its registry about it and the version it
-    replaces (RegistryError: the registry could not say)."""
+    """The findings about each new package version. `describe` asks its registry about it and the version it
+    replaces (RegistryError: the registry could not say; None: no registry is known to ask, not screened)."""
     findings: list[Finding] = []
     for change in changes:
-        if change.entry.package.ecosystem != "npm":
-            continue
         try:
-            release, before = describe(change)
+            described = describe(change)
         except RegistryError as error:
             findings.append(_failed(change, str(error)))
             continue
+        if described is None:
+            continue
+        release, before = described
         findings += _young(change, release, min_age, now)
         findings += _install_script(change, release, before)
         findings += _mcp_name(change, release)
@@ -99,13 +99,16 @@ def _install_script(change: NewPackage, release: Release, before: Release | None
     if before is not None and before.install_script:
         return []  # not new: the version it replaces ran one too
     package = change.entry.package
+    npm = package.ecosystem == "npm"
+    runs = "runs an install script" if npm else "has no wheel, so installing it builds its sdist"
     if change.previous is None:
-        what = "is new to this server and runs an install script"
+        what = f"is new to this server and {runs}"
     else:
-        what = f"runs an install script, which {change.previous.package.spec} did not"
+        what = f"{runs}, which {change.previous.package.spec} did not"
     message = f"{change.server}: {package} {what} (code that runs when it is installed, before the server starts)"
-    steps = [f"next step: read its scripts (`npm view {package.spec} scripts`); pin another version; or, once "
-             "reviewed, " + _ignore(INSTALL_SCRIPT_ADDED.id, change, None)]
+    read = f"read its scripts (`npm view {package.spec} scripts`)" if npm else "read its build (setup.py, pyproject)"
+    steps = [f"next step: {read}; pin another version; or, once reviewed, "
+             + _ignore(INSTALL_SCRIPT_ADDED.id, change, None)]
     return [_finding(INSTALL_SCRIPT_ADDED, change, message, steps)]
 
 
@@ -127,8 +130,8 @@ def _failed(change: NewPackage, reason: str) -> Finding:
     package = change.entry.package
     message = (f"{change.server}: {package} is new here, and its registry could not say how old it is or whether "
                f"it runs an install script: {reason}")
-    steps = ["next step: run the check again; if the registry is unreachable from here, set npm_config_registry "
-             "to one that is (a mirror)"]
+    steps = ["next step: run the check again; if the registry is unreachable from here, point npm_config_registry "
+             "(for PyPI, UV_DEFAULT_INDEX) at one that is (a mirror)"]
     return _finding(PACKAGE_METADATA_FAILED, change, message, steps)
 
 

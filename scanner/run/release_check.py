@@ -11,9 +11,10 @@ import datetime
 import time
 from collections.abc import Mapping
 
-from scanner.artifacts.inventory import ServerPackage, pin_packages, server_packages
+from scanner.artifacts.inventory import Package, ServerPackage, pin_packages, server_packages
 from scanner.artifacts.packument import RegistryError, Release, registry_for, releases
 from scanner.artifacts.release_screen import NewPackage, new_packages, release_findings
+from scanner.artifacts.simple_index import index_for, pypi_releases
 from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding
 from scanner.run.outcome import Outcome
@@ -48,19 +49,36 @@ def check_releases(
         return []
     min_age = datetime.timedelta(days=workspace.policy.min_release_age)
     deadline = time.monotonic() + DEADLINE
-    registries = {key: registry_for(_env(pins[key]), workspace.environ) for key in {c.server for c in changes}}
+    servers = {c.server for c in changes}
+    registries = {key: registry_for(_env(pins[key]), workspace.environ) for key in servers}
+    indexes = {key: index_for(_env(pins[key]), workspace.environ) for key in servers}
 
-    def describe(change: NewPackage) -> tuple[Release, Release | None]:
-        registry = registries[change.server]
-        if registry is None:
-            raise RegistryError("no npm registry is configured (npm_config_registry) and npm is not installed")
+    asked: dict[tuple[str | None, Package, str | None], tuple[Release, Release | None] | None] = {}
+
+    def describe(change: NewPackage) -> tuple[Release, Release | None] | None:
+        package = change.entry.package
         previous = change.previous.package.version if change.previous else None
-        return releases(registry, change.entry.package.name, change.entry.package.version, previous, deadline)
+        pypi = package.ecosystem == "PyPI"
+        source = indexes[change.server] if pypi else registries[change.server]
+        key = (source, package, previous)  # servers that share a package version ask once
+        if key not in asked:
+            asked[key] = _ask(source, package, previous, pypi, deadline)
+        return asked[key]
 
     findings = release_findings(changes, min_age, now or datetime.datetime.now(datetime.UTC), describe)
     if workspace.policy.min_release_age == 0:
         findings = [f for f in findings if f.rule.id != "release-too-young"]
     return in_shard(findings, shard, keys)
+
+
+def _ask(
+    source: str | None, package: Package, previous: str | None, pypi: bool, deadline: float
+) -> tuple[Release, Release | None] | None:
+    if pypi:  # no index configured: mcp-lock names none, so it cannot ask
+        return pypi_releases(source, package.name, package.version, previous, deadline) if source else None
+    if source is None:
+        raise RegistryError("no npm registry is configured (npm_config_registry) and npm is not installed")
+    return releases(source, package.name, package.version, previous, deadline)
 
 
 def registry_name(pin: ServerPin) -> str | None:

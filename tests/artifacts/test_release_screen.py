@@ -13,6 +13,7 @@ import pytest
 from vcs.gitrepo import GitRepo
 
 from artifacts.npm_registry import Registry
+from artifacts.simple_index_server import Index
 from scanner.artifacts.inventory import Package, ServerPackage
 from scanner.artifacts.packument import Release
 from scanner.artifacts.release_screen import NewPackage, release_findings
@@ -199,3 +200,51 @@ def test_a_package_claiming_another_registry_name_is_a_finding() -> None:
     unregistered = NewPackage("mail", entry, None, registry_name=None)  # not declared through a server.json
     assert release_findings([unregistered], datetime.timedelta(days=7), now,
                             lambda _c: (Release(old, False, "io.github.evil/mail"), None)) == []
+
+
+def pypi_bump(tmp_path: Path, index: Index, before: dict[str, Any], after: dict[str, Any]) -> GitRepo:
+    """Server `time` pins mcp-server-x 0.3.0 on main, the change 0.3.1 (each uploaded as `before`/`after` say)."""
+    repo = GitRepo(tmp_path / "top")
+    repo.add_in_dir("time", "time")
+    assert repo.run("lock").exit_code == 0
+    for version, upload in (("0.3.0", before), ("0.3.1", after)):
+        index.upload("mcp-server-x", version, **upload)
+        lock = parse(repo.lock_path.read_text(encoding="utf-8"))
+        lock.servers["time"].artifact = {"type": "pypi", "name": "mcp-server-x", "version": version}
+        repo.lock_path.write_text(render(lock), encoding="utf-8")
+        repo.commit(f"Pin {version}")
+        if version == "0.3.0":
+            repo.branch("feature")
+    return repo
+
+
+def pypi_findings(repo: GitRepo, env: dict[str, str], tmp_path: Path) -> tuple[int, list[dict[str, Any]]]:
+    out = tmp_path / "report.json"
+    check = repo.run("check", "--offline", "--base", "main", "--format", "json", "--output", str(out), env=env)
+    return check.exit_code, [f for f in json.loads(out.read_text())["findings"] if f["rule"] in SCREENS]
+
+
+@pytest.mark.parametrize(
+    ("after", "rules"),
+    [
+        ({"days_ago": 1}, ["release-too-young"]),
+        ({"days_ago": 10, "wheel": False}, ["install-script-added"]),  # sdist only: installing it builds it
+        ({"days_ago": 10}, []),
+    ],
+)
+def test_a_pypi_version_is_screened_in_the_configured_index(
+    tmp_path: Path, simple_index: Index, after: dict[str, Any], rules: list[str]
+) -> None:
+    repo = pypi_bump(tmp_path, simple_index, {"days_ago": 30}, after)
+    code, found = pypi_findings(repo, {"UV_DEFAULT_INDEX": simple_index.url}, tmp_path)
+    assert [f["rule"] for f in found] == rules and code == (1 if rules else 0)
+    assert simple_index.accepts and all("application/vnd.pypi.simple.v1+json" in a for a in simple_index.accepts)
+    if rules == ["install-script-added"]:
+        assert "mcp-server-x@0.3.1 has no wheel" in found[0]["message"] and "0.3.0 did not" in found[0]["message"]
+
+
+def test_without_a_configured_index_a_pypi_version_is_not_screened(tmp_path: Path, simple_index: Index) -> None:
+    repo = pypi_bump(tmp_path, simple_index, {"days_ago": 30}, {"days_ago": 1})
+    env = {name: "" for name in ("UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL")}
+    code, found = pypi_findings(repo, env, tmp_path)
+    assert (code, found, simple_index.accepts) == (0, [], [])  # mcp-lock names no index of its own
