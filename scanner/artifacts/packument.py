@@ -77,13 +77,14 @@ def releases(
     document = fetch_json(url, "application/json", deadline, clock)
     if not isinstance(document, dict):
         raise RegistryError(f"the registry's answer for {name} is not a packument")
-    found = _release(document, version)
+    found = release_of(document, version)
     if found is None:
         raise RegistryError(f"the registry does not list {name}@{version}")
-    return found, _release(document, previous) if previous is not None else None
+    return found, release_of(document, previous) if previous is not None else None
 
 
-def _release(document: dict[str, Any], version: str) -> Release | None:
+def release_of(document: dict[str, Any], version: str) -> Release | None:
+    """What a parsed packument says about `version` (any shape: a field of the wrong type counts as absent)."""
     versions = document.get("versions")
     entry = versions.get(version) if isinstance(versions, dict) else None
     if not isinstance(entry, dict):

@@ -42,13 +42,14 @@ def pypi_releases(
     files = document.get("files") if isinstance(document, dict) else None
     if not isinstance(files, list):
         raise RegistryError(f"the index's answer for {name} is not a JSON simple-API page")
-    found = _release(files, name, version)
+    found = release_of(files, name, version)
     if found is None:
         raise RegistryError(f"the index lists no file of {name} {version}")
-    return found, _release(files, name, previous) if previous is not None else None
+    return found, release_of(files, name, previous) if previous is not None else None
 
 
-def _release(files: list[Any], name: str, version: str) -> Release | None:
+def release_of(files: list[Any], name: str, version: str) -> Release | None:
+    """What a simple-API page's `files` say about `version` (any shape: an entry of the wrong type is skipped)."""
     wheels, sdists, uploaded = 0, 0, []
     for entry in files:
         filename = entry.get("filename") if isinstance(entry, dict) else None

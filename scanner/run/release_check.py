@@ -2,7 +2,8 @@
 
 New means: not in the lock at the merge base (`check --base`), else not in the lock (a live check saw the
 launch run another version than the one pinned). The screens are judged by `min-release-age` of the policy the
-run is judged by (under `--base`, the merge base's). A run that has nothing new asks no registry.
+run is judged by (under `--base`, the merge base's). A run that has nothing new asks no registry. The registry is
+the one the launch fetches from: its declaration's `npm_config_registry` (or PyPI index setting), else mcp-lock's.
 """
 
 from __future__ import annotations
@@ -50,8 +51,9 @@ def check_releases(
     min_age = datetime.timedelta(days=workspace.policy.min_release_age)
     deadline = time.monotonic() + DEADLINE
     servers = {c.server for c in changes}
-    registries = {key: registry_for(_env(pins[key]), workspace.environ) for key in servers}
-    indexes = {key: index_for(_env(pins[key]), workspace.environ) for key in servers}
+    envs = {key: _env(workspace, key) for key in servers}
+    registries = {key: registry_for(envs[key], workspace.environ) for key in servers}
+    indexes = {key: index_for(envs[key], workspace.environ) for key in servers}
 
     asked: dict[tuple[str | None, Package, str | None], tuple[Release, Release | None] | None] = {}
 
@@ -90,6 +92,10 @@ def registry_name(pin: ServerPin) -> str | None:
     return None
 
 
-def _env(pin: ServerPin) -> dict[str, object]:
-    env = pin.launch.get("env")
-    return env if isinstance(env, dict) else {}
+def _env(workspace: Workspace, key: str) -> Mapping[str, str]:
+    """The environment the server's declaration gives its launch, resolved (the lock records only templates, and
+    a value shaped like a credential, such as a registry URL with a port, only as its digest)."""
+    for server in workspace.discovery.servers:
+        if server.key == key and server.resolved is not None:
+            return server.resolved.env
+    return {}

@@ -1,5 +1,6 @@
-"""Properties of the OSV answer parser over arbitrary input: the bounded JSON parse, the querybatch shape check and
-the advisory finding either give a result or their own error, never another exception."""
+"""Properties of the parsers of hostile answers over arbitrary input: the bounded JSON parse, OSV's querybatch
+shape check and advisory finding, an npm packument and a simple-API page either give a result or their own error,
+never another exception."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from scanner.artifacts.advisories import advisory_finding
 from scanner.artifacts.bounded_json import AnswerError, Bounds, parse
 from scanner.artifacts.inventory import Package, ServerPackage
 from scanner.artifacts.osv_api import AdvisoryError, batch_results
+from scanner.artifacts.packument import release_of
+from scanner.artifacts.simple_index import release_of as index_release_of
 
 BOUNDS = Bounds(bytes=64 * 1024, depth=8, values=2_000)
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20)
@@ -98,3 +101,38 @@ def test_an_advisory_of_any_shape_gives_a_finding(advisory: dict[str, Any], unfe
     aliases = advisory.get("aliases") if isinstance(advisory.get("aliases"), list) else []
     if str(advisory["id"]).startswith("MAL-") or any(isinstance(a, str) and a.startswith("MAL-") for a in aliases):
         assert finding.effective_severity == "critical"
+
+
+VERSION_DOC = st.fixed_dictionaries({}, optional={
+    "hasInstallScript": JSON, "scripts": st.dictionaries(st.sampled_from(["install", "postinstall", "test"]), JSON)
+    | JSON, "mcpName": JSON,
+}) | JSON
+PACKUMENT = st.fixed_dictionaries({}, optional={
+    "versions": st.dictionaries(st.sampled_from(["1.0.0", "1.0.1"]), VERSION_DOC) | JSON,
+    "time": st.dictionaries(st.sampled_from(["1.0.0", "1.0.1"]), st.sampled_from(["2026-11-30T12:00:00.000Z"]) | JSON)
+    | JSON,
+})
+FILES = st.lists(st.fixed_dictionaries({}, optional={
+    "filename": st.sampled_from(["x-1.0-py3-none-any.whl", "x-1.0.tar.gz", "y-1.0.zip", "x-1.0.whl"]) | JSON,
+    "upload-time": st.sampled_from(["2026-11-30T12:00:00Z", "later"]) | JSON,
+}) | JSON, max_size=4)
+
+
+@settings(max_examples=300)
+@given(PACKUMENT)
+def test_a_packument_of_any_shape_gives_a_release_or_none(document: dict[str, Any]) -> None:
+    found = release_of(document, "1.0.1")
+    if found is not None:
+        assert isinstance(found.install_script, bool)
+        assert found.mcp_name is None or isinstance(found.mcp_name, str)
+        assert found.published is None or found.published.tzinfo is not None
+
+
+@settings(max_examples=300)
+@given(FILES)
+def test_a_simple_api_page_of_any_shape_gives_a_release_or_none(files: list[Any]) -> None:
+    found = index_release_of(files, "x", "1.0")
+    named = {f.get("filename") for f in files if isinstance(f, dict) and isinstance(f.get("filename"), str)}
+    assert (found is None) == (not {"x-1.0-py3-none-any.whl", "x-1.0.tar.gz"} & named)
+    if found is not None:
+        assert found.install_script == ("x-1.0-py3-none-any.whl" not in named)
