@@ -31,6 +31,9 @@ class NewPackage:
     entry: ServerPackage
     previous: ServerPackage | None  # the version of the same package it ran before, if any
     registry_name: str | None = None  # the official registry name its server.json declaration uses, if any
+    # Nothing was known of the server's packages before (a server pinned for the first time, or a pin that
+    # recorded none): its first pin is reviewed whole, so a package is not "newly" running an install script.
+    fresh: bool = False
 
 
 def new_packages(
@@ -41,9 +44,11 @@ def new_packages(
     for key, entries in after.items():
         old = {e.package: e for e in before.get(key, [])}
         by_name = {(e.package.ecosystem, e.package.name): e for e in before.get(key, [])}
+        fresh = not old
         for entry in entries:
             if entry.package not in old:
-                found.append(NewPackage(key, entry, by_name.get((entry.package.ecosystem, entry.package.name))))
+                previous = by_name.get((entry.package.ecosystem, entry.package.name))
+                found.append(NewPackage(key, entry, previous, fresh=fresh))
     return found
 
 
@@ -94,7 +99,7 @@ def _young(change: NewPackage, release: Release, min_age: datetime.timedelta, no
 
 
 def _install_script(change: NewPackage, release: Release, before: Release | None) -> list[Finding]:
-    if not release.install_script:
+    if not release.install_script or change.fresh:
         return []
     if before is not None and before.install_script:
         return []  # not new: the version it replaces ran one too
@@ -102,7 +107,7 @@ def _install_script(change: NewPackage, release: Release, before: Release | None
     npm = package.ecosystem == "npm"
     runs = "runs an install script" if npm else "has no wheel, so installing it builds its sdist"
     if change.previous is None:
-        what = f"is new to this server and {runs}"
+        what = f"joins what this server runs and {runs}"
     else:
         what = f"{runs}, which {change.previous.package.spec} did not"
     message = f"{change.server}: {package} {what} (code that runs when it is installed, before the server starts)"

@@ -42,7 +42,7 @@ def check_releases(
     keys = server_keys(workspace, lockfile)
     owned = shard.select(keys) if shard is not None else keys
     changes = [
-        NewPackage(c.server, c.entry, c.previous, registry_name(pins[c.server]))
+        NewPackage(c.server, c.entry, c.previous, registry_name(pins[c.server]), c.fresh)
         for c in new_packages(before, after)
         if c.server in owned and c.server in pins
     ]

@@ -178,3 +178,19 @@ def test_without_the_bom_extra_it_says_what_to_install(repo: Repo, monkeypatch: 
     monkeypatch.delitem(sys.modules, "scanner.artifacts.bom", raising=False)
     result = run_bom(repo)
     assert result.exit_code == 2 and "mcp-lock[bom]" in result.output
+
+
+def test_the_spec_s_example_lock_with_a_remote_server_validates(repo: Repo) -> None:
+    example = Path(__file__).resolve().parents[2] / "lockfile-spec" / "example" / "mcp-lock.json"
+    repo.lock_path.write_text(example.read_text(encoding="utf-8"), encoding="utf-8")
+    text, document = bom_of(repo)
+    assert_valid(text)
+    pinned = json.loads(example.read_text(encoding="utf-8"))["servers"]
+    servers = {c["name"]: {p["name"]: p["value"] for p in c["properties"]} for c in document["components"]}
+    assert set(servers) == set(pinned)
+    for key, pin in pinned.items():
+        if pin["launch"]["transport"] != "stdio":
+            assert servers[key]["mcp-lock:url"] == pin["launch"]["url"]
+        for kind, word in (("tools", "tool"), ("prompts", "prompt"), ("resources", "resource")):
+            for name, entry in pin[kind].items():
+                assert servers[key][f"mcp-lock:{word}:{name}"] == entry["digest"]

@@ -248,3 +248,32 @@ def test_without_a_configured_index_a_pypi_version_is_not_screened(tmp_path: Pat
     env = {name: "" for name in ("UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL")}
     code, found = pypi_findings(repo, env, tmp_path)
     assert (code, found, simple_index.accepts) == (0, [], [])  # mcp-lock names no index of its own
+
+
+def test_a_server_pinned_for_the_first_time_is_not_newly_running_its_install_script(
+    tmp_path: Path, npm_registry: Registry
+) -> None:
+    repo = GitRepo(tmp_path / "top")
+    repo.add_in_dir("other", "other")
+    assert repo.run("lock").exit_code == 0
+    repo.commit("Pin another server")
+    repo.branch("feature")
+    repo.add_in_dir("mail", "mail")
+    assert repo.run("lock").exit_code == 0
+    pin_artifact(repo, "1.0.0", npm_registry.publish(PACKAGE, "1.0.0", "one", days_ago=30, hasInstallScript=True))
+    repo.commit("Adopt mail")
+    code, found = findings(repo, npm_registry, tmp_path, *SCREENS)
+    assert (code, found) == (0, [])  # reviewed whole as newly pinned; a young release would still be reported
+
+
+def test_another_package_joining_a_pinned_server_with_an_install_script_is_reported(
+    bump: GitRepo, npm_registry: Registry, tmp_path: Path
+) -> None:
+    lock = parse(bump.lock_path.read_text(encoding="utf-8"))
+    data = npm_registry.publish("mail-helper", "2.0.0", "helper", days_ago=40, scripts={"install": "node-gyp rebuild"})
+    lock.servers["mail"].artifact = {"type": "npm", "name": "mail-helper", "version": "2.0.0", "integrity": data}
+    bump.lock_path.write_text(render(lock), encoding="utf-8")
+    bump.commit("Mail runs another package")
+    code, (added,) = findings(bump, npm_registry, tmp_path, *SCREENS)
+    assert code == 1 and added["rule"] == "install-script-added" and added["subject"] == "mail-helper@2.0.0"
+    assert "joins what this server runs" in added["message"]
