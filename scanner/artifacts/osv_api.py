@@ -9,6 +9,7 @@ advisory id the batch named is reported even when its details were not fetched.
 
 from __future__ import annotations
 
+import http.client
 import json
 import re
 import time
@@ -177,7 +178,7 @@ def _request(url: str, body: dict[str, Any] | None, bounds: Bounds, deadline: fl
     except TimeoutError:
         raise AdvisoryError(f"OSV's API timed out at {_shown(url)} (no answer within {REQUEST_TIMEOUT:.0f} s, or the "
                             f"lookup's {DEADLINE:.0f} s were up)") from None
-    except (urllib.error.URLError, OSError, ValueError) as error:
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as error:
         reason = getattr(error, "reason", None) or error
         raise AdvisoryError(f"OSV's API could not be reached at {_shown(url)}: {reason}") from None
     try:
@@ -197,6 +198,8 @@ def _read(response: Any, limit: int, deadline: float, clock: Callable[[], float]
         if clock() > deadline:
             raise AdvisoryError(f"OSV's answer from {_shown(url)} took longer than the lookup's {DEADLINE:.0f} s")
         chunks.append(chunk)
+    if getattr(response, "length", None):  # bytes its Content-Length promised that never came
+        raise AdvisoryError(f"OSV's answer from {_shown(url)} was cut off before its end")
     return b"".join(chunks)
 
 

@@ -11,6 +11,7 @@ value bound (scanner.artifacts.bounded_json), and a field of the wrong type coun
 from __future__ import annotations
 
 import datetime
+import http.client
 import shutil
 import subprocess
 import time
@@ -129,7 +130,7 @@ def fetch_json(url: str, accept: str, deadline: float, clock: Callable[[], float
         raise RegistryError(f"the registry answered HTTP {error.code} for {shown}") from None
     except TimeoutError:
         raise RegistryError(f"the registry did not answer in time at {shown}") from None
-    except (urllib.error.URLError, OSError, ValueError) as error:
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as error:
         reason = getattr(error, "reason", None) or error
         raise RegistryError(f"the registry could not be reached at {shown}: {reason}") from None
     try:
@@ -149,6 +150,8 @@ def _read(response: Any, deadline: float, clock: Callable[[], float], shown: str
         if clock() > deadline:
             raise RegistryError(f"the registry's answer from {shown} did not arrive in time")
         chunks.append(chunk)
+    if getattr(response, "length", None):  # bytes its Content-Length promised that never came
+        raise RegistryError(f"the registry's answer from {shown} was cut off before its end")
     return b"".join(chunks)
 
 

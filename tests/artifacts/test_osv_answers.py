@@ -4,6 +4,8 @@ hit is never lost, a failed lookup blocks), never a traceback and never a silent
 from __future__ import annotations
 
 import json
+import socket
+import threading
 from pathlib import Path
 
 import pytest
@@ -123,3 +125,33 @@ def test_endless_pages_stop_at_the_page_cap_and_keep_what_was_found(
     rules = sorted(f["rule"] for f in findings)
     assert code == 1 and rules == ["advisory-lookup-failed", "known-advisory"]
     assert len(osv_api.batches) == 3
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        (b"garbage\r\n\r\n", "could not be reached"),  # not an HTTP status line
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{\"results\": [", "cut off"),  # short of its length
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "could not be reached"),  # no chunk size
+    ],
+)
+def test_a_broken_http_answer_is_a_finding(repo: Repo, tmp_path: Path, answer: bytes, said: str) -> None:
+    pinned(repo, {"mail": NPM})
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+
+        def answer_once() -> None:
+            connection, _ = listener.accept()
+            with connection:
+                connection.recv(65536)
+                connection.sendall(answer)
+
+        thread = threading.Thread(target=answer_once, daemon=True)
+        thread.start()
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        out = tmp_path / "report.json"
+        check = repo.run("check", "--offline", "--advisories", url, "--format", "json", "--output", str(out))
+        thread.join(timeout=10)
+    (failed,) = [f for f in json.loads(out.read_text())["findings"] if f["rule"] == "advisory-lookup-failed"]
+    assert check.exit_code == 1 and said in failed["message"]
