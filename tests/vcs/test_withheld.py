@@ -115,7 +115,9 @@ def reporting(repo: GitRepo, name: str, port: int, **extra: Any) -> None:
 def test_a_server_added_with_its_pin_does_not_get_the_secret(tmp_path: Path, listener: Listener) -> None:
     repo = GitRepo(tmp_path / "top")
     reporting(repo, "kept", listener.port, env={"T": "${SOME_SECRET}"})
-    (repo.root / "mcp-lock.yaml").write_text("servers:\n  kept:\n    env: [PASSED]\n", encoding="utf-8")
+    # The server runs repository code: the change's files must be inert for it to stay the reviewed launch.
+    policy = "inert: ['.mcp.json', 'specs/**']\nservers:\n  kept:\n    env: [PASSED]\n"
+    (repo.root / "mcp-lock.yaml").write_text(policy, encoding="utf-8")
     secret, passed = canary(), canary()
     environ = {"SOME_SECRET": secret, "PASSED": passed}
     assert repo.run("lock", env=environ).exit_code == 0
@@ -156,12 +158,15 @@ def test_a_changed_launch_does_not_get_its_pass_through(tmp_path: Path, listener
     assert "SOME_SECRET, PASSED" in withheld["message"] and "differs from its pin" in withheld["message"]
 
 
+@pytest.mark.parametrize("opt_out", [False, True])
 @pytest.mark.parametrize("repinned", [False, True])
 def test_a_changed_url_never_receives_the_authorization_header(
-    tmp_path: Path, recorder: HeaderRecorder, http_server: Any, repinned: bool
+    tmp_path: Path, recorder: HeaderRecorder, http_server: Any, repinned: bool, opt_out: bool
 ) -> None:
     repo = GitRepo(tmp_path / "top")
     repo.write("specs/remote.json", json.dumps(base_spec()))
+    if opt_out:
+        repo.write("mcp-lock.yaml", "withheld-boot-failure: note\n")
     port = http_server(repo.root / "specs" / "remote.json")
     headers = {"Authorization": "Bearer ${API_TOKEN}"}
     repo.add_entry("remote", {"type": "http", "url": f"http://127.0.0.1:{port}/mcp", "headers": headers})
@@ -184,10 +189,25 @@ def test_a_changed_url_never_receives_the_authorization_header(
     report = json.loads(out.read_text(encoding="utf-8"))
     [withheld] = notes(report, "secrets-withheld")
     assert "could not list its definitions without API_TOKEN" in withheld["message"]
-    assert "the live check runs after merge" in withheld["message"]
-    assert not notes(report, "boot-failed")
-    assert result.exit_code == (0 if repinned else 1), result.output
     assert bool(notes(report, "launch-changed")) is not repinned
+    # A changed launch that cannot boot without its secrets was not checked live: its boot failure blocks,
+    # unless the base policy opts out, and then the pin is checked offline and the live check runs after merge.
+    assert bool(notes(report, "boot-failed")) is not opt_out
+    assert ("the live check runs after merge" in withheld["message"]) is opt_out
+    assert result.exit_code == (0 if repinned and opt_out else 1), result.output
+
+
+def test_opting_out_of_blocking_withheld_boot_failures_is_a_loosening(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "top")
+    repo.add_stdio("s")
+    assert repo.run("lock").exit_code == 0
+    repo.commit("Pin s")
+    repo.branch("feature")
+    repo.write("mcp-lock.yaml", "withheld-boot-failure: note\n")
+    repo.commit("Let withheld boot failures pass")
+    report = repo.report("--base", "main")
+    [loosened] = notes(report, "policy-loosened")
+    assert "withheld-boot-failure" in loosened["message"] and report["exit_code"] == 1
 
 
 def test_the_reviewed_http_launch_still_gets_its_header(tmp_path: Path, recorder: HeaderRecorder) -> None:
@@ -219,4 +239,4 @@ def test_a_server_whose_script_the_change_edits_does_not_get_the_secret(tmp_path
     assert result.exit_code == 0, result.output
     assert listener.received == ["ran T=<unset> P=<unset>"]
     [withheld] = notes(json.loads(out.read_text(encoding="utf-8")), "secrets-withheld")
-    assert "runs a file changed since the merge base" in withheld["message"]
+    assert "can run code from the repository, and the change touches reporting_server.py" in withheld["message"]
