@@ -1,6 +1,8 @@
 """Each server's launch as the merge base declares it (its closure, names and declarations), and the policy
 bound to the servers that had each name there: what scanner.run.withhold compares a launch with under
-`check --base`."""
+`check --base`. A launch whose declaration is the base's but which resolves differently (an input default,
+a policy `inputs:` literal, the variable a header reads, a `{file:…}`'s contents) changed in a way no re-pin
+shows in the lock: a blocking `closure-changed` finding names what differs."""
 
 from __future__ import annotations
 
@@ -11,10 +13,12 @@ import git
 
 from scanner.errors import UsageError
 from scanner.files.safe_read import FILE_REF_LIMIT, MissingFile, RefusedFile, read_regular
-from scanner.lock.lockfile import Lockfile
+from scanner.lock.lockfile import Lockfile, launch_diff
+from scanner.model.findings import Finding
+from scanner.model.rules import CLOSURE_CHANGED
 from scanner.policy.settings import Policy
 from scanner.run.workspace import Workspace, adopt_pinned_keys
-from scanner.sources.closure import LaunchView, file_refs, view_of
+from scanner.sources.closure import LaunchView, differences, file_refs, view_of
 from scanner.sources.declarations import Server
 from scanner.sources.discover import Discovery
 from scanner.vcs.affected import discover_at
@@ -69,3 +73,24 @@ def bind_policy(servers: Iterable[Server], views: Mapping[str, LaunchView]) -> N
     owner = {name: key for key, view in views.items() for name in view.names}
     for server in servers:
         server.bound = tuple(name for name in server.names if owner.get(name, server.key) == server.key)
+
+
+def closure_findings(current: Iterable[Server], before: Discovery, label: str) -> list[Finding]:
+    """A `closure-changed` finding for each server declared as at the base `label` that resolves differently."""
+    base = {server.key: server for server in before.servers}
+    findings: list[Finding] = []
+    for server in current:
+        was = base.get(server.key)
+        if was is None or was.template is None or server.template is None:
+            continue
+        if launch_diff(was.template.spec(), server.template.spec()) is not None:
+            continue  # the declared launch changed: the lock's re-pin shows it (changed-since-base)
+        fields = differences(was.primary.closure, server.primary.closure)
+        if fields:
+            message = (
+                f"{server.key}: declared as at the base {label}, but resolves differently ({', '.join(fields)}); "
+                "what it runs or contacts changed although no re-pin shows it"
+            )
+            details = [f"{field}: differs from the base (values are not shown)" for field in fields]
+            findings.append(Finding(CLOSURE_CHANGED, server.key, message, server.primary.location, details=details))
+    return findings

@@ -25,7 +25,7 @@ from scanner.run.workspace import Options, Workspace, judge_by, read_lock, serve
 from scanner.sources.closure import LaunchView
 from scanner.vcs.affected import code_reasons, launch_reasons, manifest_reasons
 from scanner.vcs.base import Worktree, changed_paths, file_at, merge_base, open_worktree
-from scanner.vcs.base_views import bind_policy, discover_base, views_of
+from scanner.vcs.base_views import bind_policy, closure_findings, discover_base, views_of
 from scanner.vcs.pins import PINNED, PinChange, lock_changes
 from scanner.vcs.weakened import weakenings
 
@@ -75,7 +75,7 @@ def review(workspace: Workspace, ref: str) -> Review:
     declared = workspace.discovery.servers
     bind_policy(declared, views)
     repo_dir = workspace.repo.resolve()
-    findings = launch_reasons(declared, before, label)
+    findings = launch_reasons(declared, before, label) + closure_findings(declared, before, label)
     findings += manifest_reasons(declared, changed, worktree, repo_dir, label)
     findings += code_reasons(declared, changed, worktree, repo_dir, label)
     findings += repin_findings(lockfile, base_lock, invalid)

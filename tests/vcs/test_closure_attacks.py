@@ -3,8 +3,9 @@
 Each attack is a one-commit pull request checked with `check --base main` and a secret in the caller's
 environment. The launch template stays the same; what it resolves to moves the secret elsewhere: an input's
 default, a policy `inputs:` literal, the variable a header reads, a script chosen through an input, the file
-behind opencode's `{file:…}`. The controls: a change of documents only, and a re-pin of a launch that did not
-change, still give the pinned server its secret and exit 0.
+behind opencode's `{file:…}`. Each boots without its secret and fails the run with a `closure-changed` finding
+naming what differs (the lock shows no change for a reviewer to see). The controls: a change of documents
+only, and a re-pin of a launch that did not change, still give the pinned server its secret and exit 0.
 """
 
 from __future__ import annotations
@@ -64,6 +65,13 @@ def assert_never_sent(secret: str, recorder: HeaderRecorder) -> None:
     assert secret not in recorder.text(), recorder.requests
 
 
+def closure_changed(report: dict[str, object], server: str, field: str) -> None:
+    """The blocking finding that names what the launch resolves to differently (no re-pin shows it)."""
+    found = [f for f in report["findings"] if f["rule"] == "closure-changed" and f["server"] == server]  # type: ignore[index, union-attr]
+    assert len(found) == 1 and field in found[0]["message"] and found[0]["blocking"], report["output"]
+    assert report["exit_code"] == 1
+
+
 def test_an_input_default_that_moves_the_url(tmp_path: Path, recorder: HeaderRecorder) -> None:
     repo, secret = GitRepo(tmp_path / "top"), canary()
     environ = {"API_TOKEN": secret}
@@ -80,7 +88,7 @@ def test_an_input_default_that_moves_the_url(tmp_path: Path, recorder: HeaderRec
     assert_never_sent(secret, recorder)
     note = withheld(report, "docs")
     assert "input:host" in note["message"] and "url" in note["message"]
-    assert report["exit_code"] == 1  # it cannot boot without its header: no verdict, so no pass
+    closure_changed(report, "docs", "input:host")
 
 
 def test_a_policy_input_literal_that_moves_the_url(tmp_path: Path, recorder: HeaderRecorder) -> None:
@@ -99,7 +107,7 @@ def test_a_policy_input_literal_that_moves_the_url(tmp_path: Path, recorder: Hea
     assert recorder.requests, report["output"]
     assert_never_sent(secret, recorder)
     assert "input:host" in withheld(report, "docs")["message"]
-    assert report["exit_code"] == 1
+    closure_changed(report, "docs", "input:host")
 
 
 def test_a_header_that_reads_another_variable(tmp_path: Path) -> None:
@@ -123,7 +131,7 @@ def test_a_header_that_reads_another_variable(tmp_path: Path) -> None:
         recorder.shutdown()
         recorder.server_close()
     assert "headers.authorization" in withheld(report, "docs")["message"]
-    assert report["exit_code"] == 1
+    closure_changed(report, "docs", "headers.authorization")
 
 
 def test_a_script_chosen_through_an_input(tmp_path: Path, listener: Listener) -> None:
@@ -147,6 +155,7 @@ def test_a_script_chosen_through_an_input(tmp_path: Path, listener: Listener) ->
     assert secret not in listener.text()
     message = withheld(report, "s")["message"]
     assert "input:script" in message and "SOME_SECRET" in message
+    closure_changed(report, "s", "input:script")
 
 
 def test_the_file_behind_an_opencode_file_reference(tmp_path: Path, recorder: HeaderRecorder) -> None:
@@ -164,7 +173,7 @@ def test_the_file_behind_an_opencode_file_reference(tmp_path: Path, recorder: He
     report = check_pull_request(repo, environ, "Move the docs URL")
     assert_never_sent(secret, recorder)
     assert "file:url.txt" in withheld(report, "docs")["message"]
-    assert report["exit_code"] == 1
+    closure_changed(report, "docs", "file:url.txt")
 
 
 # -- controls: reviewed launches keep their secrets --------------------------------------------------------
