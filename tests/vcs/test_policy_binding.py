@@ -85,3 +85,19 @@ def test_a_second_name_does_not_borrow_a_skip(tmp_path: Path, listener: Listener
     assert "tool-changed" in rules(report, "mail"), report["output"]
     assert report["exit_code"] == 1
     assert "server-skipped" in rules(report, "deploy")  # deploy itself is still skipped
+
+
+def test_a_declaration_that_merges_with_a_pinned_one_is_a_launch_change(tmp_path: Path, listener: Listener) -> None:
+    repo, secret = GitRepo(tmp_path / "top"), canary()
+    environ = {"MAIL_SECRET": secret}
+    mail = two_servers(repo, listener.port, "")
+    repo.add_entry("mail", {**mail, "env": {"T": "${MAIL_SECRET}"}})
+    pin_on_main(repo, environ)
+    # The same name and launch in another client's file: one server, now declared twice.
+    again = {"type": "stdio", **mail, "env": {"T": "${env:MAIL_SECRET}"}}
+    write_json(repo, ".vscode/mcp.json", {"servers": {"mail": again}})
+    listener.received.clear()
+    report = check_pull_request(repo, environ, "Declare mail for VS Code too")
+    assert secret not in listener.text(), report["output"]
+    message = withheld(report, "mail")["message"]
+    assert "declared again" in message and "mail in .vscode/mcp.json" in message
