@@ -36,8 +36,7 @@ def two_servers(repo: GitRepo, port: int, policy: str) -> dict[str, object]:
     mail = {"command": sys.executable, "args": ["srv.py", str(port), "specs/mail.json"]}
     repo.add_entry("mail", mail)
     repo.add_entry("deploy", {"command": sys.executable, "args": ["srv.py", str(port), "specs/deploy.json"]})
-    # Config files are inert here, so the only thing the second declaration changes is which entry applies.
-    repo.write("mcp-lock.yaml", "inert: ['.vscode/**']\n" + policy)
+    repo.write("mcp-lock.yaml", policy)
     return mail
 
 
@@ -53,8 +52,8 @@ def test_a_second_name_does_not_borrow_a_pass_through_secret(tmp_path: Path, lis
     second_name(repo, mail)
     listener.received.clear()
     report = check_pull_request(repo, environ, "Also call mail deploy")
-    assert f"ran ro {secret}" in listener.received  # deploy, the reviewed launch, still gets it
-    assert listener.received.count("ran ro ") == 1, (listener.received, report["output"])  # mail does not
+    # Neither gets it here: the new config file is outside the inert set, and both run repository code.
+    assert len(listener.received) == 2 and secret not in listener.text(), report["output"]
     message = withheld(report, "mail")["message"]
     assert "newly given" in message and "deploy" in message
 
@@ -90,7 +89,8 @@ def test_a_second_name_does_not_borrow_a_skip(tmp_path: Path, listener: Listener
 def test_a_declaration_that_merges_with_a_pinned_one_is_a_launch_change(tmp_path: Path, listener: Listener) -> None:
     repo, secret = GitRepo(tmp_path / "top"), canary()
     environ = {"MAIL_SECRET": secret}
-    mail = two_servers(repo, listener.port, "")
+    # With config files inert, only the merged declaration can make mail's launch a changed one.
+    mail = two_servers(repo, listener.port, "inert: ['.vscode/**']\n")
     repo.add_entry("mail", {**mail, "env": {"T": "${MAIL_SECRET}"}})
     pin_on_main(repo, environ)
     # The same name and launch in another client's file: one server, now declared twice.
