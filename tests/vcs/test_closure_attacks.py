@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from fixture_repo import base_spec
 
 from .exfil import (
@@ -32,22 +30,6 @@ from .exfil import (
     write_json,
 )
 from .gitrepo import GitRepo
-
-
-@pytest.fixture
-def listener() -> Iterator[Listener]:
-    server = Listener()
-    yield server
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture
-def recorder() -> Iterator[HeaderRecorder]:
-    server = HeaderRecorder()
-    yield server
-    server.shutdown()
-    server.server_close()
 
 
 def upstream(tmp_path: Path) -> SpecOverHttp:

@@ -9,22 +9,12 @@ change: it borrows nothing, and the launch gets no secret.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from fixture_repo import base_spec
 
 from .exfil import LEAK_SERVER, Listener, canary, check_pull_request, pin_on_main, rules, withheld, write_json
 from .gitrepo import GitRepo
-
-
-@pytest.fixture
-def listener() -> Iterator[Listener]:
-    server = Listener()
-    yield server
-    server.shutdown()
-    server.server_close()
 
 
 def two_servers(repo: GitRepo, port: int, policy: str) -> dict[str, object]:

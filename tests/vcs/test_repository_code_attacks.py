@@ -109,14 +109,6 @@ CASES = {
 }
 
 
-@pytest.fixture
-def listener() -> Iterator[Listener]:
-    server = Listener()
-    yield server
-    server.shutdown()
-    server.server_close()
-
-
 @pytest.mark.parametrize("name", list(CASES))
 def test_code_the_launch_runs_is_changed(tmp_path: Path, listener: Listener, name: str) -> None:
     case = CASES[name]

@@ -7,19 +7,15 @@ endpoint that records the headers mcp-lock sends to a changed URL.
 
 from __future__ import annotations
 
-import http.server
 import json
-import secrets
-import socketserver
 import sys
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fixture_repo import SPEC_SERVER, base_spec
 
+from .exfil import HeaderRecorder, Listener, canary
 from .gitrepo import GitRepo, notes
 
 # Reports the value of T (and that it ran) to the listener on 127.0.0.1:PORT, then serves its spec.
@@ -31,78 +27,6 @@ with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
 sys.argv = [{str(SPEC_SERVER)!r}, spec]
 runpy.run_path({str(SPEC_SERVER)!r}, run_name="__main__")
 """
-
-
-class Listener(socketserver.ThreadingTCPServer):
-    """A TCP listener on 127.0.0.1 that keeps everything it is sent, one connection per thread.
-
-    `shutdown()` stops its accept loop before `server_close()` closes the socket: a thread still blocked in
-    `accept()` on a closed socket would go on accepting on whatever socket later reuses its descriptor (a later
-    test's listener or recorder) and steal that connection."""
-
-    daemon_threads = True
-
-    def __init__(self) -> None:
-        self.received: list[str] = []
-        listener = self
-
-        class Handler(socketserver.BaseRequestHandler):
-            def handle(self) -> None:
-                self.request.settimeout(5)
-                data = b""
-                try:
-                    while chunk := self.request.recv(4096):
-                        data += chunk
-                except TimeoutError:
-                    pass  # keep what arrived: an idle peer must not cost the report
-                listener.received.append(data.decode("utf-8", "replace"))
-
-        super().__init__(("127.0.0.1", 0), Handler)
-        self.port = self.server_address[1]
-        threading.Thread(target=self.serve_forever, daemon=True).start()
-
-
-class HeaderRecorder(http.server.ThreadingHTTPServer):
-    """An HTTP endpoint on 127.0.0.1 that records every request's headers and answers 404."""
-
-    def __init__(self) -> None:
-        self.requests: list[dict[str, str]] = []
-        recorder = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def _record(self) -> None:
-                recorder.requests.append({k.lower(): v for k, v in self.headers.items()})
-                self.send_response(404)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            do_GET = do_POST = do_DELETE = _record
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        super().__init__(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.serve_forever, daemon=True).start()
-
-
-@pytest.fixture
-def listener() -> Iterator[Listener]:
-    server = Listener()
-    yield server
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture
-def recorder() -> Iterator[HeaderRecorder]:
-    server = HeaderRecorder()
-    yield server
-    server.shutdown()
-    server.server_close()
-
-
-def canary() -> str:
-    return "SECRET" + secrets.token_hex(16)
 
 
 def reporting(repo: GitRepo, name: str, port: int, **extra: Any) -> None:
