@@ -243,7 +243,9 @@ ORDER_CUES: dict[str, list[tuple[float, str]]] = {
               r"|provides|says|picks)|\bauch wenn (?:der|die) (?:nutzer|benutzer)|\bm[êe]me si l'utilisateur"
               r"|\baunque el usuario|ユーザーが[^。]{0,20}(?:指定|要求|選択)しても"
               r"|사용자가[^.]{0,20}(?:요청|지정)하더라도"),
-        (1.5, r"\binstead of (?:the |what )|\b(?:replace|override|substitute|change|rewrite)\b[^.!?\n]{0,40}?\b"
+        # "a placeholder is shown instead of the full transcript" documents a flag: not a replaced value
+        (1.5, r"(?<!shown )(?<!returned )(?<!displayed )(?<!rendered )(?<!used )\binstead of (?:the |what )"
+              r"|\b(?:replace|override|substitute|change|rewrite)\b[^.!?\n]{0,40}?\b"
               r"(?:recipient|destination|number|address|account|path|branch|region|to_account|iban|cc|bcc)\b"
               r"|\b(?:add|set|must target)\b[^.!?\n]{0,40}?\b(?:cc|bcc|to_account|iban|branch|region)\b"
               r"|\btreat the request as|\busers rarely mean|바꾸어|置き換え|替换为|\bremplacez\b|\bersetzt\b"
