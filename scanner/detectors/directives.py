@@ -42,8 +42,10 @@ RULE = Rule(
     "and, in the same sentence, orders something about it: call it before or after, set or change its "
     "arguments, use this tool instead, treat it as deprecated or broken, send it the output. A data dependency "
     "of this tool's own parameters (\"call X first to get the ID\"), session set-up, an ordering note about "
-    "this tool, an order about a tool of the same server, and a name in another spelling are reported only "
-    "with a payload (a secret path, the conversation, a destination). Measured: fires on 0 of 6,576 real "
+    "this tool, an order about a tool of the same server, a former name or a package of the same vendor, and a "
+    "name in another spelling are reported only with a payload (a secret path, the conversation, a destination). "
+    "The finding names the declared server that lists the tool, or, for a name only widely installed servers "
+    "list, every candidate (ambiguous when several do). Measured: fires on 0 of 6,576 real "
     "benign definitions (bench/detectors/README.md). Filed as suspicious-text.",
     reported_as=SUSPICIOUS_TEXT.id,
 )

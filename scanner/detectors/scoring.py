@@ -42,8 +42,8 @@ RULE = Rule(
     "authority, of the user's consent or of role play, skipped confirmations, destruction at scale, "
     "concealment. Each family counts once at its strongest cue; the text is "
     f"reported when the sum reaches {THRESHOLD:g}. The evidence lists every cue and its weight. Cue lists in "
-    "English, Chinese, Japanese, Korean, Spanish, German and French. Measured: fires on 15 of 6,576 real "
-    "benign definitions (0.23%; bench/detectors/README.md).",
+    "English, Chinese, Japanese, Korean, Spanish, German and French. Measured: fires on 11 of 6,576 real "
+    "benign definitions (0.17%; bench/detectors/README.md).",
     reported_as=SUSPICIOUS_TEXT.id,
 )
 register_check(RULE)
