@@ -5,6 +5,7 @@ the run prints the `ignore:` entry that acknowledges it, and that entry, given a
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from fixture_repo import Repo
 from test_hostile import add_raw
@@ -59,3 +60,18 @@ def test_wording_alone_is_shown_at_the_first_pin_and_blocks_when_a_change_brings
     assert "`mcp-lock update` refuses to re-pin notes" in check.output
     update = repo.run("update", "notes")
     assert update.exit_code == 1 and "not written" in update.output
+
+
+def test_the_readme_walkthrough_of_a_false_positive_is_what_lock_prints_and_its_entry_works(repo: Repo) -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    shown = re.search(r"```console\n\$ mcp-lock lock -q\n(.*?)\n```", readme, re.S)
+    assert shown is not None, "no walkthrough of `mcp-lock lock -q` in README.md"
+    add_raw(repo, "backup", {"pages": [[BACKUP]], "capabilities": {"tools": {}}})
+    first = repo.run("lock")
+    assert first.exit_code == 1
+    assert first.output.strip() == shown[1].strip()
+    (repo.root / "mcp-lock.yaml").write_text(printed_entry(first.output), encoding="utf-8")
+    check = repo.run("check")
+    assert check.exit_code == 0, check.output
+    assert "ok: 2 note(s), nothing blocking, 2 suppressed by mcp-lock.yaml" in check.output
+    assert "ok: 2\nnote(s), nothing blocking, 2 suppressed by mcp-lock.yaml" in readme
