@@ -110,7 +110,7 @@ def next_steps(findings: Sequence[Finding]) -> list[str]:
         )
     detected = [f for f in blocking if f.rule.id == SUSPICIOUS_TEXT.id]  # every detector files its hits there
     # Where a detector finding at or above REFUSE_AT stands, `update` refuses: it is not the way out there.
-    refusing = {f.server for f in detected if severity_rank(f.effective_severity) <= severity_rank(REFUSE_AT)}
+    refusing = {f.server for f in detected if refuses_update(f)}
     drifted = sorted({f.server for f in blocking if f.rule.id not in (SUSPICIOUS_TEXT.id, "server-not-pinned")
                       and f.category in _ACCEPTABLE})
     # Server names are the repository's: quoted, so that the command shown is the command run.
@@ -158,6 +158,13 @@ def next_steps(findings: Sequence[Finding]) -> list[str]:
     if any(f.rule.id == "ignore-unmatched" for f in findings):
         steps.append("remove the ignore entries that matched nothing from mcp-lock.yaml")
     return steps
+
+
+def refuses_update(finding: Finding) -> bool:
+    """Whether `update` would refuse to re-pin this finding's server while it stands: an unacknowledged detector
+    finding at or above REFUSE_AT (a wording-only one on unchanged text is graded below that)."""
+    return (finding.rule.id == SUSPICIOUS_TEXT.id and finding.blocking
+            and severity_rank(finding.effective_severity) <= severity_rank(REFUSE_AT))
 
 
 def ignore_entries(findings: Sequence[Finding]) -> str:
