@@ -5,6 +5,10 @@ Every definition is scored as `mcp-lock check` scores a definition that is new s
 positive counts as caught when any poisoning rule fires. Proportions come with Wilson 95% intervals.
 
 Run: python bench/detectors/run.py [--verbose] [--json OUT.json]
+     python bench/detectors/run.py --tuning   # what tuning may look at, and nothing held out is even scored
+
+`--tuning` scores only the tuning servers (of `data/benign` and `data/benign_fresh`, by `per_server.held_out`)
+and the attack sets tuned on, and lists every blocked tuning server and every definition flagged on them.
 
 The positives are written by the project itself: recall on them overestimates recall on attacks
 written by others.
@@ -24,10 +28,20 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from adapter import Detection, category, detections, detections_for_new, each_added, is_poisoning, server_pin, without
+from adapter import (
+    Detection,
+    category,
+    detections,
+    detections_for_new,
+    each_added,
+    first_lock,
+    is_poisoning,
+    server_pin,
+    without,
+)
 from corpus import DATA, BenignServer, Example, load_benign, load_examples, wilson
 from hard_benign import hard_benign
-from per_server import blocked_at_first_lock, line, score_servers
+from per_server import ServerTally, blocked_at_first_lock, held_out, line, score_servers
 from servers import WIDELY_INSTALLED
 
 # Rules that can fire because the adapter's neighbour server owns the tool name a definition mentions (see
@@ -168,6 +182,7 @@ def evaluate() -> dict[str, Any]:
                               "fresh": fresh, "older": older, "fresh_servers": len(FRESH & {s.label for s in servers}),
                               "hard_negatives": hard, "hard_real": hard_real, "hard_real_alone": hard_real_alone}
     result["servers_tuning"], result["servers_heldout"] = score_servers(servers)
+    result["fresh_tuning"], result["fresh_heldout"] = score_servers(load_benign(DATA / "benign_fresh"))
     for key, folder, _title, _tuned in POSITIVE_SETS:
         groups = score_examples(load_examples(DATA / folder), first=True)
         result[key], result[key + "_all"] = groups, _total(groups)
@@ -199,6 +214,8 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         "shown, not blocking), each declared alone   blocked/n   rate   [Wilson 95%]",
         line("held-out half", result["servers_heldout"]),
         line("tuning half", result["servers_tuning"]),
+        line("fresh held-out part", result["fresh_heldout"]),
+        line("fresh tuning part", result["fresh_tuning"]),
         "hard real benign set (must stay clean)",
         f"  beside its own server   {_both(result['hard_real'].summary())}",
         f"  as a server of its own  {_both(result['hard_real_alone'].summary())}",
@@ -260,14 +277,48 @@ def as_json(result: dict[str, Any]) -> dict[str, Any]:
         "categories": {rule_id: category(rule_id) for rule_id in sorted(result["benign"].per_rule)},
         "servers_first_lock_tuning": result["servers_tuning"].summary(),
         "servers_first_lock_heldout": result["servers_heldout"].summary(),
+        "fresh_servers_first_lock_tuning": result["fresh_tuning"].summary(),
+        "fresh_servers_first_lock_heldout": result["fresh_heldout"].summary(),
     }
+
+
+def tuning_report() -> str:
+    """Only what tuning may see: the tuning servers (old and fresh; held-out ones are not even scored), the
+    definitions flagged on them, and recall at blocking severity on the attack sets tuned on."""
+    lines = ["per server, tuning servers only: blocked at first `lock`"]
+    flagged = Tally()
+    for name, folder in (("tuning half", "benign"), ("fresh tuning part", "benign_fresh")):
+        tally = ServerTally()
+        for server in load_benign(DATA / folder):
+            if held_out(server.package):
+                continue
+            tally.add(server.label, first_lock(server.definitions, server.package))
+            for kind, key, found, alone in each_added(server.definitions, server.package):
+                flagged.add(f"{server.label} {kind}/{key}", found, alone)
+        lines.append(line(name, tally))
+        lines += [f"    BLOCKED {label}: " + "; ".join(f"{d.rule_id} {d.evidence[:160]!r}" for d in found)
+                  for label, found in tally.labels]
+    lines += ["definitions flagged on tuning servers (any poisoning rule, as new to their server):"]
+    lines += [f"    FP {label}: " + "; ".join(f"{d.rule_id} {d.evidence[:120]!r}" for d in found)
+              for label, found in flagged.hits]
+    lines += ["recall at blocking severity, declared alone, attack sets tuned on: on a change / first `lock`"]
+    for key, folder, _title, tuned in POSITIVE_SETS:
+        if tuned:
+            total = _total(score_examples(load_examples(DATA / folder), first=True))
+            lines.append(f"  {key:22s} {total.blocked_alone:4d}/{total.n:<4d} {total.blocked_alone / total.n:7.2%}"
+                         f"   first lock {total.first_lock:4d} {(total.first_lock or 0) / total.n:7.2%}")
+    return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--verbose", action="store_true", help="list every false positive and every miss")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    parser.add_argument("--tuning", action="store_true", help="score only what tuning may look at")
     opts = parser.parse_args()
+    if opts.tuning:
+        print(tuning_report())
+        return
     result = evaluate()
     print(report(result, opts.verbose))
     if opts.json:
