@@ -22,8 +22,9 @@ ORDER_CUES: dict[str, list[tuple[float, str]]] = {
               r"ived|were given|given)"
               r" (?:at|on) (?:startup|start|the start)|\b(?:rules|configuration|instructions)\b[^.!?\n]{0,40}\b(?:are|i"
               r"s) (?:replaced"
-              r"|superseded|overridden) by\b|\b(?:original|initial|earlier|prior) (?:configuration|instructions|setup|r"
-              r"ules)\b"
+              r"|superseded|overridden) by\b|\b(?:original|earlier|prior) (?:configuration|instructions|setup|rules)\b"
+              # "initial setup/configuration" is how honest docs name a first-run step (knip, tauri, hyperbrowser)
+              r"|\binitial (?:instructions|rules)\b"
               r"|\bsustituyen? a cualquier\b|\bmette da parte\b|\bsupersedes?\b|보다 우선|より優先"),
         # precedence claimed over the user's request or the system (the English forms are MCPL-D013's)
         (5.0, r"优先级?(?:高于|大于|高过|超过)(?:用户|使用者|系统)|優先度?(?:高於|高于)(?:用戶|使用者|系統)"

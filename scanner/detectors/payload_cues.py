@@ -81,8 +81,10 @@ PAYLOAD_CUES: dict[str, list[tuple[float, str]]] = {
               r"|tell|inform|mention)\b|\breporting this would\b|\bsans en informer\b|\bdiscr[èe]tement\b|\bdiscreetly"
               r"\b"
               r"|\bunnoticed\b|응답에는 생략|\bohne (?:den )?(?:benutzer|nutzer) zu informieren"),
+        # "accept silently without notifying the organizer" documents a flag about a third party: only the user counts
         (2.0, r"\b(?:do not|don'?t|never) (?:mention|tell|inform|notify|alert)\b|\bsecretly\b"
-              r"|\bwithout (?:telling|informing|notifying|asking)\b|\bnot (?:need )?to be told\b"
+              r"|\bwithout (?:telling|informing|asking)\b|\bwithout notifying (?:the )?(?:user|me|them|anyone)\b"
+              r"|\bnot (?:need )?to be told\b"
               r"|\bverschweige|\bsin avisar|\bno le digas|\bsans (?:le dire|informer|pr[ée]venir)"
               r"|알리지 마|知らせない|伝えない|不要告诉|不要通知|\bnicht erw[äa]hnen"
               r"|\bne (?:le |la )?mentionne[sz]? pas"
