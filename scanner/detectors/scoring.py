@@ -57,6 +57,12 @@ PAYLOAD_WEIGHTS: dict[str, float] = {
 }
 
 
+# "Visit https://…/docs/migration" links the reader to a page (heroui's react-mcp 1.1.2): a link verb sends data
+# to its destination only when the URL carries some, as a query template (`?uid={user_email}&term=`).
+_LINK_VERB = re.compile(r"(?:visit|open)\s+https?://")
+_URL_DATA = re.compile(r"[?&][\w-]+=")
+
+
 @dataclass(frozen=True)
 class Score:
     total: float
@@ -66,7 +72,11 @@ class Score:
         """Whether a cue that counted is a payload by itself: a secret path, an instruction override or an override
         of the user's request, concealment from the user, a shell payload, or data sent to a destination."""
         weights = {family: weight for family, weight, _text in self.cues}
-        if "transmit" in weights and "destination" in weights:
+        quoted = {family: text for family, _weight, text in self.cues}
+        if "transmit" in weights and "destination" in weights and (
+            not _LINK_VERB.match(quoted["transmit"])
+            or _URL_DATA.search(f'{quoted["destination"]} {quoted.get("url_template", "")}')
+        ):
             return True
         return any(weights.get(family, 0.0) >= least for family, least in PAYLOAD_WEIGHTS.items())
 
