@@ -167,14 +167,13 @@ def _adjacent(sentence: str, span: list[re.Match[str]]) -> bool:
     return all(sentence[a.end() : b.start()] == " " for a, b in itertools.pairwise(span))
 
 
-@workspace_check(RULE)
+@workspace_check(RULE, screened=True)
 def directive_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, ServerPin | None]) -> list[Finding]:
     """New text naming a known tool other than its own definition, in a sentence that orders something about it."""
     known = _known(live)
     if not known:
         return []
     findings: list[Finding] = []
-    screened: dict[str, bool] = {}  # text -> whether it may direct: schemas repeat descriptions and enum values
     for key, server in sorted(live.items()):
         siblings = frozenset(name_key(tool) for tool in server.tools)
         for kind, name, definition, texts, old in changed_definitions(server, baseline.get(key)):
@@ -183,12 +182,7 @@ def directive_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, Ser
             for index, text in enumerate(texts):
                 if text in old:
                     continue
-                may = screened.get(text)
-                if may is None:
-                    # An exact name holds a separator or an inner capital; any other mention needs a payload.
-                    may = screened[text] = (len(text) >= 12 and bool(MAYBE_NAME.search(text) or _has_payload(text))
-                                            and bool(_ORDER.search(text)))
-                if not may:
+                if not may_direct(text):
                     continue
                 if parameters is None:
                     parameters = _parameters(definition)
@@ -201,6 +195,14 @@ def directive_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, Ser
                 findings.append(tool_mention(RULE, key, kind, name, path, says, owner, evidence[0][:200]))
                 break  # one finding per definition: the first directive quoted
     return findings
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def may_direct(text: str) -> bool:
+    """Whether `text` could hold a directive, whatever the tool names: once per distinct text (schemas repeat
+    descriptions and enum values). An exact name holds a separator or an inner capital; any other mention
+    needs a payload; every directive an order word."""
+    return len(text) >= 12 and bool(MAYBE_NAME.search(text) or _has_payload(text)) and bool(_ORDER.search(text))
 
 
 def _parameters(definition: object) -> list[str]:

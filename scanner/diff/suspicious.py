@@ -13,9 +13,13 @@ import functools
 from collections.abc import Collection, Mapping
 
 from scanner.detectors import Hit, run_server_checks, run_workspace_checks, scan_text
-from scanner.detectors.texts import changed_definitions, paths_of, property_names, property_names_of
-from scanner.lock.lockfile import ServerPin
+from scanner.detectors.directives import may_direct
+from scanner.detectors.out_of_scope import demands
+from scanner.detectors.texts import changed_definitions, paths_of, pin_texts, property_names, property_names_of
+from scanner.detectors.verdict_cache import Verdicts
+from scanner.lock.lockfile import Pin, ServerPin
 from scanner.model.findings import Finding, LockLocation
+from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
 from scanner.model.pointer import escape, pointer
 from scanner.model.rules import SUSPICIOUS_TEXT, kind_label
 
@@ -28,8 +32,15 @@ PINNED_DETAIL = (
 )
 
 
-def suspicious_findings(key: str, pinned: ServerPin | None, live: ServerPin) -> list[Finding]:
-    """Detector hits on text in `live` that `pinned` did not already contain (all text when unpinned)."""
+def suspicious_findings(
+    key: str, pinned: ServerPin | None, live: ServerPin, verdicts: Verdicts | None = None
+) -> list[Finding]:
+    """Detector hits on text in `live` that `pinned` did not already contain (all text when unpinned).
+
+    `verdicts`: with `pinned` None, the definitions they hold as clean are not scanned again (they gave
+    nothing under these very detectors)."""
+    if pinned is None and verdicts is not None:
+        live = _unjudged(live, verdicts)
     findings = run_server_checks(key, pinned, live)
     if live.instructions and (pinned is None or pinned.instructions != live.instructions):
         findings += _scan(key, live.instructions, "instructions", None, None, LockLocation(pointer("servers", key)))
@@ -105,19 +116,77 @@ def _scan(
     ]
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=1 << 17)
 def _hits(text: str) -> tuple[Hit, ...]:
     """`scan_text`, once per distinct text: schemas repeat the same descriptions, types and enum values."""
     return tuple(scan_text(text))
 
 
-def cross_server_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, ServerPin | None]) -> list[Finding]:
-    """Every workspace check (tool shadowing) over new text; `baseline[key]` is what was pinned (None: all new)."""
-    return run_workspace_checks(live, baseline)
+def cross_server_findings(
+    live: Mapping[str, ServerPin], baseline: Mapping[str, ServerPin | None], verdicts: Verdicts | None = None
+) -> list[Finding]:
+    """Every workspace check (tool shadowing) over new text; `baseline[key]` is what was pinned (None: all new).
+
+    `verdicts`: the checks whose reading of a definition `judged_clean` screens skip the definitions they
+    hold as clean (as if pinned before); the others, which read names against every server, scan them all."""
+    if verdicts is None:
+        return run_workspace_checks(live, baseline)
+    screened = {key: _judged(live[key], verdicts) if pin is None else pin for key, pin in baseline.items()}
+    return run_workspace_checks(live, baseline, screened)
+
+
+# --- verdicts kept across runs (scanner.detectors.verdict_cache) ---
+
+
+def judged_clean(kind: str, pin: Pin) -> bool:
+    """Whether every per-definition detector finds nothing in `pin`, whatever the other servers hold: no text
+    or long property name with a hit, no D024 demand, no text a cross-tool directive could be made of."""
+    texts = pin_texts(pin)
+    if any(map(_hits, texts)) or any(map(may_direct, texts)):
+        return False
+    if any(_hits(name) for name in property_names_of(pin.definition) if len(name) >= MIN_NAME):
+        return False
+    return kind != "tools" or next(demands(pin.definition), None) is None
+
+
+def learn(verdicts: Verdicts, servers: Mapping[str, ServerPin], keys: Collection[str]) -> None:
+    """Remember the definitions of `keys` (pins just judged in full) that gave nothing."""
+    for key in keys:
+        for kind in KIND_KEYS:
+            for pin in servers[key].pins(kind).values():
+                if not verdicts.is_clean(kind, pin.digest) and judged_clean(kind, pin):
+                    verdicts.add(kind, pin.digest)
+
+
+def _clean_pins(server: ServerPin, verdicts: Verdicts, clean: bool) -> dict[str, dict[str, Pin]]:
+    return {
+        kind: {name: pin for name, pin in server.pins(kind).items() if verdicts.is_clean(kind, pin.digest) == clean}
+        for kind in KIND_KEYS
+    }
+
+
+def _with_pins(server: ServerPin, pins: dict[str, dict[str, Pin]]) -> ServerPin:
+    """`server` holding only `pins` (its surface digest is not recomputed: a view for the detectors only)."""
+    return dataclasses.replace(server, **{KIND_BY_KEY[kind].attribute: chosen for kind, chosen in pins.items()})
+
+
+def _unjudged(server: ServerPin, verdicts: Verdicts) -> ServerPin:
+    """`server` without the definitions `verdicts` hold as clean."""
+    if verdicts.empty:
+        return server
+    return _with_pins(server, _clean_pins(server, verdicts, False))
+
+
+def _judged(server: ServerPin, verdicts: Verdicts) -> ServerPin:
+    """Only the definitions of `server` that `verdicts` hold as clean, as a baseline: nothing in them is new."""
+    return dataclasses.replace(_with_pins(server, _clean_pins(server, verdicts, True)), instructions=None)
 
 
 def pinned_findings(
-    servers: Mapping[str, ServerPin], scan: Collection[str], before: Mapping[str, ServerPin] | None = None
+    servers: Mapping[str, ServerPin],
+    scan: Collection[str],
+    before: Mapping[str, ServerPin] | None = None,
+    verdicts: Verdicts | None = None,
 ) -> list[Finding]:
     """Every detector over the whole of each pin in `scan` (keys of `servers`), across all of `servers`.
 
@@ -125,13 +194,16 @@ def pinned_findings(
     one on text new since `before` reads as `suspicious_findings` words it. Nothing is cached in the lock:
     a detector release that recognises a pinned poison fails the next run.
     """
-    full = [f for key in sorted(scan) for f in suspicious_findings(key, None, servers[key])]
-    full += cross_server_findings(servers, {key: None if key in scan else pin for key, pin in servers.items()})
+    full = [f for key in sorted(scan) for f in suspicious_findings(key, None, servers[key], verdicts)]
+    baseline = {key: None if key in scan else pin for key, pin in servers.items()}
+    full += cross_server_findings(servers, baseline, verdicts)
+    if verdicts is not None:
+        learn(verdicts, servers, scan)
     if before is None:
         return [on_pinned_text(f) for f in full]
     new = [f for key in sorted(scan) for f in suspicious_findings(key, before.get(key), servers[key])]
-    baseline = {key: before.get(key) if key in scan else pin for key, pin in servers.items()}
-    new += cross_server_findings(servers, baseline)
+    since = {key: before.get(key) if key in scan else pin for key, pin in servers.items()}
+    new += cross_server_findings(servers, since)
     fresh = {_identity(f) for f in new}
     return [on_pinned_text(f) for f in full if _identity(f) not in fresh] + new
 

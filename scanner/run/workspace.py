@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scanner.detectors.verdict_cache import Verdicts, cache_dir
 from scanner.errors import UsageError
 from scanner.files.safe_read import containment_root, display_path
 from scanner.lock import reader, writer
@@ -169,3 +170,8 @@ def write_lock(workspace: Workspace, lockfile: Lockfile) -> None:
 def server_keys(workspace: Workspace, lockfile: Lockfile) -> set[str]:
     """Every declared or pinned server: what `--shard` splits."""
     return {s.key for s in workspace.discovery.servers} | lockfile.servers.keys()
+
+
+def kept_verdicts(workspace: Workspace) -> Verdicts:
+    """The clean verdicts this user's earlier runs kept (scanner.detectors.verdict_cache); never the repository's."""
+    return Verdicts(cache_dir(workspace.environ), workspace.repo)
