@@ -32,6 +32,7 @@ import gc
 import io
 import json
 import os
+import pickle
 import pstats
 import re
 import shutil
@@ -274,6 +275,20 @@ def capture(repo: Path, plan: dict[str, str]) -> tuple[dict[str, Any], dict[str,
     return boots[0], boots[1], statistics.median(walls)
 
 
+def captured(repo: Path, plan: dict[str, str], reuse: bool) -> tuple[dict[str, Any], dict[str, Any], float]:
+    """`capture`, or (--reuse-boots) what an earlier run captured at this size: booting 400 servers for real is
+    most of a run's time on a busy machine, and the own work after the boot is what is measured."""
+    kept = CACHE / f"{repo.name}.boots.pickle"
+    if reuse and kept.exists():
+        with kept.open("rb") as handle:
+            found: tuple[dict[str, Any], dict[str, Any], float] = pickle.load(handle)  # our own file
+            return found
+    found = capture(repo, plan)
+    with kept.open("wb") as handle:
+        pickle.dump(found, handle)
+    return found
+
+
 # --- subprocess: the real commands -----------------------------------------------------------------
 
 
@@ -331,6 +346,8 @@ def main() -> None:
     parser.add_argument("--only-subprocess", action="store_true", help="skip the in-process measurements")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--tree", help="import scanner from this directory instead of the working tree")
+    parser.add_argument("--reuse-boots", action="store_true",
+                        help="replay the boots an earlier run captured at the same size (bench/.cache/scale/)")
     parser.add_argument("--cold", action="store_true", help="no detector verdict kept from an earlier command")
     args = parser.parse_args()
     os.environ["MCP_LOCK_CACHE_DIR"] = str(VERDICTS)
@@ -348,7 +365,7 @@ def main() -> None:
         plan = drift_plan(servers, args.tools, args.drift_percent)
         row: dict[str, float] = {"drifted tools": len(plan)}
         if not args.only_subprocess:
-            clean, drifted, boot_wall = capture(repo, plan)
+            clean, drifted, boot_wall = captured(repo, plan, args.reuse_boots)
             samples = in_process(repo, clean, drifted, args.runs)
             row |= {key: statistics.median(values) for key, values in samples.items()}
             row["boot (in-process, real)"] = boot_wall
