@@ -21,7 +21,7 @@ WorkspaceCheck = Callable[[Mapping[str, ServerPin], Mapping[str, ServerPin | Non
 SERVER_CHECKS: list[tuple[Rule, ServerCheck]] = []
 WORKSPACE_CHECKS: list[tuple[Rule, WorkspaceCheck]] = []
 # Workspace checks that find nothing in a definition the verdict cache holds as clean (`verdict_cache`): what
-# they read of it is screened by `suspicious.judged_clean`, whatever the other servers' names.
+# they read of it is screened by `suspicious.judged(NO_DIRECTIVE, …)`, whatever the other servers' names.
 SCREENED: set[WorkspaceCheck] = set()
 
 

@@ -127,8 +127,8 @@ def cross_server_findings(
 ) -> list[Finding]:
     """Every workspace check (tool shadowing) over new text; `baseline[key]` is what was pinned (None: all new).
 
-    `verdicts`: the checks whose reading of a definition `judged_clean` screens skip the definitions they
-    hold as clean (as if pinned before); the others, which read names against every server, scan them all."""
+    `verdicts`: the SCREENED checks (D022) skip the definitions held as NO_DIRECTIVE (as if pinned before);
+    the others, which read names against every server, scan them all."""
     if verdicts is None:
         return run_workspace_checks(live, baseline)
     screened = {key: _judged(live[key], verdicts) if pin is None else pin for key, pin in baseline.items()}
@@ -138,11 +138,19 @@ def cross_server_findings(
 # --- verdicts kept across runs (scanner.detectors.verdict_cache) ---
 
 
-def judged_clean(kind: str, pin: Pin) -> bool:
-    """Whether every per-definition detector finds nothing in `pin`, whatever the other servers hold: no text
-    or long property name with a hit, no D024 demand, no text a cross-tool directive could be made of."""
+# A verdict has two parts, kept apart: a definition whose texts hold a sentence that might order another tool
+# about is scanned by the cross-tool check on every run (its verdict depends on every server's names), but it
+# need not be scanned by the text detectors again.
+TEXT = "text"  # the text detectors, property names and D024 found nothing
+NO_DIRECTIVE = "no-directive"  # no text a cross-tool directive (D022) could be made of, whatever the names
+
+
+def judged(part: str, kind: str, pin: Pin) -> bool:
+    """Whether `pin` earns the verdict `part` (TEXT or NO_DIRECTIVE)."""
     texts = pin_texts(pin)
-    if any(map(_hits, texts)) or any(map(may_direct, texts)):
+    if part == NO_DIRECTIVE:
+        return not any(map(may_direct, texts))
+    if any(map(_hits, texts)):
         return False
     if any(_hits(name) for name in property_names_of(pin.definition) if len(name) >= MIN_NAME):
         return False
@@ -150,17 +158,21 @@ def judged_clean(kind: str, pin: Pin) -> bool:
 
 
 def learn(verdicts: Verdicts, servers: Mapping[str, ServerPin], keys: Collection[str]) -> None:
-    """Remember the definitions of `keys` (pins just judged in full) that gave nothing."""
+    """Remember the verdicts the definitions of `keys` (pins just judged in full) earned."""
     for key in keys:
         for kind in KIND_KEYS:
             for pin in servers[key].pins(kind).values():
-                if not verdicts.is_clean(kind, pin.digest) and judged_clean(kind, pin):
-                    verdicts.add(kind, pin.digest)
+                for part in (TEXT, NO_DIRECTIVE):
+                    if not verdicts.is_clean(f"{part}:{kind}", pin.digest) and judged(part, kind, pin):
+                        verdicts.add(f"{part}:{kind}", pin.digest)
 
 
-def _clean_pins(server: ServerPin, verdicts: Verdicts, clean: bool) -> dict[str, dict[str, Pin]]:
+def _pins_where(server: ServerPin, verdicts: Verdicts, part: str, clean: bool) -> dict[str, dict[str, Pin]]:
     return {
-        kind: {name: pin for name, pin in server.pins(kind).items() if verdicts.is_clean(kind, pin.digest) == clean}
+        kind: {
+            name: pin for name, pin in server.pins(kind).items()
+            if verdicts.is_clean(f"{part}:{kind}", pin.digest) == clean
+        }
         for kind in KIND_KEYS
     }
 
@@ -171,15 +183,15 @@ def _with_pins(server: ServerPin, pins: dict[str, dict[str, Pin]]) -> ServerPin:
 
 
 def _unjudged(server: ServerPin, verdicts: Verdicts) -> ServerPin:
-    """`server` without the definitions `verdicts` hold as clean."""
+    """`server` without the definitions `verdicts` hold as TEXT-clean: what the text detectors still read."""
     if verdicts.empty:
         return server
-    return _with_pins(server, _clean_pins(server, verdicts, False))
+    return _with_pins(server, _pins_where(server, verdicts, TEXT, False))
 
 
 def _judged(server: ServerPin, verdicts: Verdicts) -> ServerPin:
-    """Only the definitions of `server` that `verdicts` hold as clean, as a baseline: nothing in them is new."""
-    return dataclasses.replace(_with_pins(server, _clean_pins(server, verdicts, True)), instructions=None)
+    """Only the definitions of `server` held as NO_DIRECTIVE, as a baseline: nothing in them is new to D022."""
+    return dataclasses.replace(_with_pins(server, _pins_where(server, verdicts, NO_DIRECTIVE, True)), instructions=None)
 
 
 def pinned_findings(

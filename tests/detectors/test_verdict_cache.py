@@ -37,6 +37,7 @@ def _servers() -> dict[str, ServerPin]:
             "city": {"type": "string", "description": "The city name"}}}},
         {"name": "add_note", "description": POISON},
         {"name": "notify", "description": ORDER},  # a D022 directive: names another server's tools
+        {"name": "open_doc", "description": "Set the doc_path first, then open it."},  # an order, no finding
         prompts=({"name": "brief", "description": HONEST},),
     )
     mail = _server({"name": "send_email", "description": "Sends an email."},
@@ -57,11 +58,17 @@ def test_a_warm_cache_gives_the_findings_of_a_full_scan(tmp_path: Path) -> None:
     assert _messages(servers, cold) == expected
     cold.save()
     warm = Verdicts(tmp_path)
-    assert warm.is_clean("tools", servers["weather"].tools["forecast"].digest)
-    assert warm.is_clean("prompts", servers["weather"].prompts["brief"].digest)
-    # What gave a finding, or could give one against other servers' names, is scanned on every run.
-    for name in ("add_note", "notify"):
-        assert not warm.is_clean("tools", servers["weather"].tools[name].digest)
+    weather = servers["weather"]
+    for part in (suspicious.TEXT, suspicious.NO_DIRECTIVE):
+        assert warm.is_clean(f"{part}:tools", weather.tools["forecast"].digest)
+        assert warm.is_clean(f"{part}:prompts", weather.prompts["brief"].digest)
+        # What gave a finding is scanned on every run.
+        assert not warm.is_clean(f"{part}:tools", weather.tools["add_note"].digest)
+    # A sentence that orders another tool about is read against every server's names on every run; the text
+    # detectors, which found nothing else in it, need not read it again.
+    assert warm.is_clean(f"{suspicious.TEXT}:tools", weather.tools["open_doc"].digest)
+    assert not warm.is_clean(f"{suspicious.NO_DIRECTIVE}:tools", weather.tools["open_doc"].digest)
+    assert not warm.is_clean(f"{suspicious.NO_DIRECTIVE}:tools", weather.tools["notify"].digest)
     assert _messages(servers, warm) == expected
 
 
