@@ -1,7 +1,7 @@
 """How mcp-lock's own work grows with the number of pinned definitions (issue 5).
 
     python bench/scale.py [--sizes 20,50,100,200] [--tools 50] [--runs 5] [--drift-percent 1]
-                          [--no-subprocess] [--profile] [--tree DIR]
+                          [--no-subprocess] [--profile] [--tree DIR] [--cold] [--reuse-boots] [--no-heap]
 
 For each size it writes a repo under bench/.cache/scale/ declaring SIZE copies of bench/scale_server.py (a
 fast stdio server without the SDK, TOOLS realistic tools each; each copy varies its names, texts and schemas
@@ -13,8 +13,12 @@ with its index, so that, as across real servers, most definitions and strings ar
 2. replays those boots (boot_servers patched to return them; the rest of pinning.boot still runs) and times
    the rest of the pipeline, --runs times, median per phase: discovery, `operations.lock` (pin = canonicalise +
    hash, render, self-verify, write), `operations.check` clean and drifted (read + verify the lock, pin, diff +
-   grade, detectors) and SARIF render. Caches keyed on text or schema are emptied before each command, as
-   each real command is a new process. Phase times are exclusive (a nested phase is not counted in its parent);
+   grade, detectors) and SARIF render, in CPU seconds of this process (`time.process_time`). In-process caches
+   keyed on text or schema are emptied before each command, as each real command is a new process; the
+   detector verdicts the commands keep across runs (scanner/detectors/verdict_cache.py) live in
+   bench/.cache/verdicts and are warm after the first command, as on a machine that ran mcp-lock before, or
+   emptied before each command with --cold. Phase times are exclusive (a nested phase is not counted in its
+   parent). Beside them: the floor of a clean check (`floor_cpu`) and the load average at the start and end;
 3. the same pipeline once under tracemalloc: peak Python heap above the captured boots;
 4. unless --no-subprocess, the real commands as subprocesses, booting for real: `mcp-lock lock`,
    `mcp-lock check --sarif F` clean and drifted; wall time and peak RSS (wait4 ru_maxrss, which also covers
