@@ -11,8 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scanner.detectors import verdict_cache
-from scanner.detectors.verdict_cache import Verdicts, cache_dir
+from scanner.detectors.verdict_cache import Verdicts
 from scanner.diff import suspicious
+from scanner.files import kept
+from scanner.files.kept import cache_dir
 from scanner.lock.canonical import digest
 from scanner.lock.lockfile import Pin, ServerPin
 from scanner.model.kinds import KINDS
@@ -105,10 +107,10 @@ def test_a_damaged_file_is_not_used(tmp_path: Path, damage: str) -> None:
     elif damage == "empty":
         data = bytearray()
     else:  # a consistent checksum over a body whose count is wrong
-        head = len(verdict_cache.MAGIC) + 32
+        head = len(kept._head("clean", verdict_cache.detector_key()))
         data = data[:-32]
         data[head : head + 8] = (3).to_bytes(8, "big")
-        data += verdict_cache.hashlib.sha256(bytes(data)).digest()
+        data += kept.hashlib.sha256(bytes(data)).digest()
     path.write_bytes(bytes(data))
     assert Verdicts(tmp_path).empty
 
