@@ -1,7 +1,7 @@
 """How mcp-lock's own work grows with the number of pinned definitions (issue 5).
 
     python bench/scale.py [--sizes 20,50,100,200] [--tools 50] [--runs 5] [--drift-percent 1]
-                          [--no-subprocess] [--profile] [--tree DIR]
+                          [--no-subprocess] [--profile] [--tree DIR] [--cold] [--reuse-boots] [--no-heap]
 
 For each size it writes a repo under bench/.cache/scale/ declaring SIZE copies of bench/scale_server.py (a
 fast stdio server without the SDK, TOOLS realistic tools each; each copy varies its names, texts and schemas
@@ -13,8 +13,12 @@ with its index, so that, as across real servers, most definitions and strings ar
 2. replays those boots (boot_servers patched to return them; the rest of pinning.boot still runs) and times
    the rest of the pipeline, --runs times, median per phase: discovery, `operations.lock` (pin = canonicalise +
    hash, render, self-verify, write), `operations.check` clean and drifted (read + verify the lock, pin, diff +
-   grade, detectors) and SARIF render. Caches keyed on text or schema are emptied before each command, as
-   each real command is a new process. Phase times are exclusive (a nested phase is not counted in its parent);
+   grade, detectors) and SARIF render, in CPU seconds of this process (`time.process_time`). In-process caches
+   keyed on text or schema are emptied before each command, as each real command is a new process; the
+   detector verdicts the commands keep across runs (scanner/detectors/verdict_cache.py) live in
+   bench/.cache/verdicts and are warm after the first command, as on a machine that ran mcp-lock before, or
+   emptied before each command with --cold. Phase times are exclusive (a nested phase is not counted in its
+   parent). Beside them: the floor of a clean check (`floor_cpu`) and the load average at the start and end;
 3. the same pipeline once under tracemalloc: peak Python heap above the captured boots;
 4. unless --no-subprocess, the real commands as subprocesses, booting for real: `mcp-lock lock`,
    `mcp-lock check --sarif F` clean and drifted; wall time and peak RSS (wait4 ru_maxrss, which also covers
@@ -29,9 +33,11 @@ import argparse
 import contextlib
 import cProfile
 import gc
+import hashlib
 import io
 import json
 import os
+import pickle
 import pstats
 import re
 import shutil
@@ -64,6 +70,10 @@ from scanner.run import offline, operations, pinning  # noqa: E402
 from scanner.run.workspace import LOCKFILE_NAME, Options, open_workspace  # noqa: E402
 
 CACHE = HERE / ".cache" / "scale"
+# The detector verdicts the commands keep across runs (scanner/detectors/verdict_cache.py): kept here, not in the
+# user's cache; --cold empties it before each command.
+VERDICTS = HERE / ".cache" / "verdicts"
+COLD = "--cold" in sys.argv
 SERVER = HERE / "scale_server.py"
 
 
@@ -111,11 +121,11 @@ class Phases:
             key = f"{self._stack[-1][0]} > {label}" if self._stack else label
             children = [0.0]
             self._stack.append((key, children))
-            started = time.perf_counter()
+            started = time.process_time()
             try:
                 return function(*args, **kwargs)
             finally:
-                elapsed = time.perf_counter() - started
+                elapsed = time.process_time() - started
                 self._stack.pop()
                 self.totals[key] += elapsed - children[0]
                 if self._stack:
@@ -172,7 +182,8 @@ def fresh_caches() -> None:
     # The detectors' pre-filter (its token and decision caches live on the screen) and compiled cue searches
     # are rebuilt as a new process builds them; the loaded catalogue, whose rules register once, is kept.
     names = ("scanner.diff.suspicious", "scanner.diff.schema_validity", "scanner.detectors.engine",
-             "scanner.detectors.scoring", "scanner.detectors.prefilter")
+             "scanner.detectors.scoring", "scanner.detectors.prefilter", "scanner.detectors.directives",
+             "scanner.detectors.out_of_scope")
     for module in filter(None, map(sys.modules.get, names)):
         for value in vars(module).values():
             if (
@@ -196,8 +207,10 @@ def pipeline(repo: Path, clean: dict[str, Any], drifted: dict[str, Any], phases:
     seen: dict[str, Any] = {}
     for op, results in (("lock", clean), ("check", clean), ("check drifted", drifted)):
         fresh_caches()
+        if COLD:  # what a first run on this machine pays: no verdict kept by an earlier one
+            shutil.rmtree(VERDICTS, ignore_errors=True)
         op_phases = Phases()
-        started = time.perf_counter()
+        started = time.process_time()
         with replayed(results, op_phases):
             workspace = op_phases.time("discovery", open_workspace, repo, None)
             run = operations.lock if op == "lock" else operations.check
@@ -205,7 +218,7 @@ def pipeline(repo: Path, clean: dict[str, Any], drifted: dict[str, Any], phases:
             locator = Locator(workspace.lock_path, workspace.lock_display)
             sarif = op_phases.time("SARIF render", render_sarif, outcome.findings, locator)
             (repo / f"{op.replace(' ', '-')}.sarif").write_text(sarif, encoding="utf-8")
-        op_phases.totals["total"] = time.perf_counter() - started
+        op_phases.totals["total"] = time.process_time() - started
         schema = sum(v for k, v in op_phases.totals.items() if k.endswith("schema validity"))
         if schema:
             op_phases.totals["total without schema validity"] = op_phases.totals["total"] - schema
@@ -267,6 +280,57 @@ def capture(repo: Path, plan: dict[str, str]) -> tuple[dict[str, Any], dict[str,
     return boots[0], boots[1], statistics.median(walls)
 
 
+def captured(repo: Path, plan: dict[str, str], reuse: bool) -> tuple[dict[str, Any], dict[str, Any], float]:
+    """`capture`, or (--reuse-boots) what an earlier run captured at this size: booting 400 servers for real is
+    most of a run's time on a busy machine, and the own work after the boot is what is measured."""
+    kept = CACHE / f"{repo.name}.boots.pickle"
+    if reuse and kept.exists():
+        with kept.open("rb") as handle:
+            found: tuple[dict[str, Any], dict[str, Any], float] = pickle.load(handle)  # our own file
+            return found
+    found = capture(repo, plan)
+    with kept.open("wb") as handle:
+        pickle.dump(found, handle)
+    return found
+
+
+# The floor of a clean check (issue 31): what any gate that judges every pin must do at the least. Read the lock,
+# load it with json's C decoder, recompute every definition's digest with C `json.dumps`, walk every string, and
+# scan the case-folded texts once for a few dozen cue words in one case-sensitive alternation.
+_FLOOR_CUES = re.compile("|".join([
+    "ignore", "instead", "before", "after", "always", "never", "password", "secret", "token", "ssh", "send",
+    "http", "upload", "delete", "override", "system", "admin", "priority", "must", "confirm", "hidden", "tell",
+    "user", "call", "env", "key", "credential", "forward", "bcc", "deprecated", "only", "do not", "secretly",
+    "conversation", "history", "previous", "instructions", "important", "note", "urgent",
+]))
+
+
+def floor_cpu(repo: Path) -> float:
+    started = time.process_time()
+    document = json.loads((repo / LOCKFILE_NAME).read_bytes().decode("utf-8"))
+    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode
+    texts: list[str] = []
+    for server in document["servers"].values():
+        for kind in ("tools", "prompts", "resources", "resourceTemplates"):
+            for pin in server.get(kind, {}).values():
+                hashlib.sha256(encode(pin["definition"]).encode("utf-8")).hexdigest()
+                _strings(pin["definition"], texts)
+    for text in texts:
+        _FLOOR_CUES.search(text.lower())
+    return time.process_time() - started
+
+
+def _strings(value: Any, out: list[str]) -> None:
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, dict):
+        for child in value.values():
+            _strings(child, out)
+    elif isinstance(value, list):
+        for child in value:
+            _strings(child, out)
+
+
 # --- subprocess: the real commands -----------------------------------------------------------------
 
 
@@ -324,12 +388,18 @@ def main() -> None:
     parser.add_argument("--only-subprocess", action="store_true", help="skip the in-process measurements")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--tree", help="import scanner from this directory instead of the working tree")
+    parser.add_argument("--reuse-boots", action="store_true",
+                        help="replay the boots an earlier run captured at the same size (bench/.cache/scale/)")
+    parser.add_argument("--no-heap", action="store_true", help="skip the tracemalloc run (CI)")
+    parser.add_argument("--cold", action="store_true", help="no detector verdict kept from an earlier command")
     args = parser.parse_args()
+    os.environ["MCP_LOCK_CACHE_DIR"] = str(VERDICTS)
     sizes = [int(s) for s in args.sizes.split(",")]
     load = os.getloadavg()
     print(f"scanner from {Path(scanner.__file__).parent}")
     print(f"nproc={os.cpu_count()}, python {sys.version.split()[0]}, load average {load[0]:.2f} {load[1]:.2f}, "
-          f"{args.tools} tools per server, {args.drift_percent:g}% drifted, median of {args.runs}")
+          f"{args.tools} tools per server, {args.drift_percent:g}% drifted, median of {args.runs}, CPU seconds, "
+          f"verdict cache {'cold' if COLD else 'warm'}")
 
     table: dict[int, dict[str, float]] = {}
     all_keys: list[str] = []
@@ -338,11 +408,13 @@ def main() -> None:
         plan = drift_plan(servers, args.tools, args.drift_percent)
         row: dict[str, float] = {"drifted tools": len(plan)}
         if not args.only_subprocess:
-            clean, drifted, boot_wall = capture(repo, plan)
+            clean, drifted, boot_wall = captured(repo, plan, args.reuse_boots)
             samples = in_process(repo, clean, drifted, args.runs)
             row |= {key: statistics.median(values) for key, values in samples.items()}
             row["boot (in-process, real)"] = boot_wall
-            row["heap peak MB (tracemalloc)"] = heap_peak(repo, clean, drifted)
+            row["floor of a clean check (CPU)"] = statistics.median(floor_cpu(repo) for _ in range(args.runs))
+            if not args.no_heap:  # the pipeline once more under tracemalloc, at about three times the cost
+                row["heap peak MB (tracemalloc)"] = heap_peak(repo, clean, drifted)
             row["lock file MB"] = (repo / LOCKFILE_NAME).stat().st_size / 2**20
             done = ", ".join(f"{k.split(':')[0]} {row[k]:.2f}s" for k in OWN_ROWS)
             print(f"  {servers} servers ({servers * args.tools} definitions): own work {done}", flush=True)
@@ -368,6 +440,10 @@ def main() -> None:
         print(f"{key:<58}" + "".join(f"{table[n][key] / (n * args.tools / 1000):>10.3f}" for n in sizes))
     print(f"{'lock+check drifted+SARIF vs target 2 s':<58}"
           + "".join(f"{max(table[n][k] for k in OWN_ROWS):>10.2f}" for n in sizes))
+    print(f"{'check (clean) / its floor (floor_cpu)':<58}"
+          + "".join(f"{table[n]['check: total'] / table[n]['floor of a clean check (CPU)']:>10.2f}" for n in sizes))
+    end = os.getloadavg()
+    print(f"load average at the end {end[0]:.2f} {end[1]:.2f}")
     print(f"(sizes relative to {smallest * args.tools}: "
           + ", ".join(f"{n / smallest:g}x" for n in sizes) + ")")
 

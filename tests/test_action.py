@@ -173,12 +173,34 @@ def test_nothing_from_the_venv_runs_after_mcp_lock_returns() -> None:
     assert script.lstrip().startswith("scan() {") and script.rstrip().endswith("scan\nexit")
 
 
-def test_pip_runs_with_a_minimal_environment() -> None:
+def test_installers_run_with_a_minimal_environment() -> None:
     [install] = [s["run"] for s in steps() if "pip install" in s.get("run", "")]
-    pip_lines = [line for line in install.splitlines() if "-m pip" in line or "-m venv" in line]
-    assert len(pip_lines) == 4 and all(line.strip().startswith('env -i "${clean[@]}"') for line in pip_lines)
+    lines = [line.strip() for line in install.splitlines()]
+    python_lines = [line for line in lines if "-m pip" in line or "-m venv" in line]
+    assert len(python_lines) == 4
+    assert all(line.removeprefix("if ! ").startswith('env -i "${clean[@]}"') for line in python_lines)
+    assert 'uv=(env -i "${clean[@]}" UV_SYSTEM_CERTS=1 "$tools/bin/uv" pip)' in lines
+    uv_lines = [line for line in lines if '"${uv[@]}"' in line]
+    assert len(uv_lines) == 3 and all("--no-config" in line for line in uv_lines)  # no uv.toml of the repository
+    assert not [line for line in lines if "bin/uv" in line and not line.startswith("uv=(env -i")]
+
+
+def test_the_install_is_hashed_and_compiles_nothing() -> None:
+    install = step_named("Install mcp-lock from the hashed lock")["run"]
+    assert '--require-hashes --no-deps --only-binary :all: --target "$tools" -r "$GITHUB_ACTION_PATH/action/uv.txt"' \
+        in install
     assert '--require-hashes --no-deps -r "$GITHUB_ACTION_PATH/action/requirements.txt"' in install
     assert '--no-index --no-deps --no-build-isolation "$GITHUB_ACTION_PATH"' in install
+    assert '"${uv[@]}" check --no-config --python "$MCPL_VENV/bin/python"' in install  # pip check's equivalent
+    assert '-m venv --without-pip -- "$MCPL_VENV"' in install  # no ensurepip in the venv that is cached
+    assert "--no-compile" in install and "--compile" not in install.replace("--no-compile", "")
+
+
+def test_uv_is_pinned_by_hash() -> None:
+    text = (ROOT / "action" / "uv.txt").read_text(encoding="utf-8")
+    entries = re.findall(r"^([a-z0-9-]+)==(\S+) \\\n((?:\s+--hash=sha256:[0-9a-f]{64}(?: \\)?\n)+)", text, re.M)
+    assert [(name, version) for name, version, _ in entries] == [("uv", entries[0][1])]
+    assert len(re.findall(r"sha256:[0-9a-f]{64}", entries[0][2])) >= 5  # a wheel per platform
 
 
 def test_the_apparmor_profile_is_the_bwrap_only_one() -> None:
@@ -310,26 +332,33 @@ def test_the_lock_is_in_sync_with_pyproject() -> None:
 
 @pytest.mark.network  # the locked distributions come from the package index
 @pytest.mark.slow
-def test_the_lock_installs_with_require_hashes_in_a_fresh_venv(tmp_path: Path) -> None:
-    """What the action's two install steps do, on a copy of the action's checkout."""
+def test_the_install_step_installs_a_working_mcp_lock(tmp_path: Path) -> None:
+    """The action's install step itself (bash, its script, its env), on a copy of the action's checkout, with
+    an empty HOME: a runner's cache miss."""
     action_path = tmp_path / "action"
     action_path.mkdir()
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, action_path / name)
-    shutil.copytree(ROOT / "scanner", action_path / "scanner", ignore=shutil.ignore_patterns("__pycache__"))
-    venv = tmp_path / "venv"
-    python = venv / "bin" / "python"
-    quiet = ("--quiet", "--disable-pip-version-check", "--no-input")
-    for command in (
-        [sys.executable, "-m", "venv", venv],
-        [python, "-m", "pip", "install", *quiet, "--require-hashes", "--no-deps", "-r", LOCK],
-        [python, "-m", "pip", "install", *quiet, "--no-index", "--no-deps", "--no-build-isolation", action_path],
-        [python, "-m", "pip", "check"],
-        [venv / "bin" / "mcp-lock", "--version"],
-    ):
-        result = subprocess.run([str(c) for c in command], capture_output=True, text=True, timeout=600)
-        assert result.returncode == 0, f"{command}: {result.stdout}{result.stderr}"
-    assert "mcp-lock, version" in result.stdout
+    for name in ("scanner", "action"):
+        shutil.copytree(ROOT / name, action_path / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    (tmp_path / "home").mkdir()
+    (tmp_path / "runner").mkdir()
+    venv = tmp_path / "runner" / "venv"
+    passed = ("PATH", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "HTTPS_PROXY", "https_proxy")
+    env = {name: os.environ[name] for name in passed if name in os.environ} | {
+        "HOME": str(tmp_path / "home"), "GITHUB_ACTION_PATH": str(action_path), "RUNNER_TEMP": str(tmp_path / "runner"),
+        "MCPL_PYTHON": getattr(sys, "_base_executable", sys.executable), "MCPL_VENV": str(venv),
+    }
+    script = step_named("Install mcp-lock from the hashed lock")["run"]
+    result = subprocess.run(["bash", "-e", "-c", script], env=env, cwd=tmp_path, capture_output=True, text=True,
+                            timeout=900)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "mcp-lock, version" in result.stdout and "All installed packages are compatible" in result.stderr
+    # Nothing byte-compiled at install: what nothing has imported yet (the build imports setuptools) has no .pyc.
+    (site,) = venv.glob("lib/python3.*/site-packages")
+    assert list((site / "jinja2").glob("*.py")) and not list((site / "jinja2").rglob("*.pyc"))
+    assert not (venv / "bin" / "pip").exists()
+    assert not (tmp_path / "runner" / "mcp-lock-uv").exists()
 
 
 @pytest.mark.network  # downloads one small locked distribution

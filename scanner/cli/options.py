@@ -7,7 +7,7 @@ import functools
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -20,10 +20,12 @@ from scanner.reporters.console import safe, stderr_progress
 from scanner.reporters.formats import REPORTER_BY_NAME, REPORTERS, Reporter
 from scanner.reporters.interface import SUMMARY_LIMIT, ReportContext
 from scanner.reporters.locate import Locator
-from scanner.reporters.template import ReportTemplate
 from scanner.reporters.text_report import summary_line
 from scanner.run.outcome import Outcome
 from scanner.run.workspace import Options, Workspace, open_workspace
+
+if TYPE_CHECKING:  # loaded by name, with Jinja2, only when --format template is used (reporters.formats)
+    from scanner.reporters.template import ReportTemplate
 
 REPO_OPTION = click.option(
     "--repo",
@@ -134,7 +136,9 @@ def compiled_template(report: dict[str, Any]) -> ReportTemplate | None:
         return None
     if report["output_format"] != "template":
         raise click.UsageError("--template is for --format template")
-    return run_action(lambda: ReportTemplate(report["template"]))
+    reporter = REPORTER_BY_NAME["template"].load()
+    template: ReportTemplate = run_action(lambda: reporter.ReportTemplate(report["template"]))
+    return template
 
 
 def finish(workspace: Workspace, outcome: Outcome, report: dict[str, Any]) -> None:

@@ -20,6 +20,9 @@ WorkspaceCheck = Callable[[Mapping[str, ServerPin], Mapping[str, ServerPin | Non
 
 SERVER_CHECKS: list[tuple[Rule, ServerCheck]] = []
 WORKSPACE_CHECKS: list[tuple[Rule, WorkspaceCheck]] = []
+# Workspace checks that find nothing in a definition the verdict cache holds as clean (`verdict_cache`): what
+# they read of it is screened by `suspicious.judged(NO_DIRECTIVE, …)`, whatever the other servers' names.
+SCREENED: set[WorkspaceCheck] = set()
 
 
 def server_check(rule: Rule) -> Callable[[ServerCheck], ServerCheck]:
@@ -33,12 +36,14 @@ def server_check(rule: Rule) -> Callable[[ServerCheck], ServerCheck]:
     return add
 
 
-def workspace_check(rule: Rule) -> Callable[[WorkspaceCheck], WorkspaceCheck]:
-    """Register `rule` and the decorated function as a check across every server."""
+def workspace_check(rule: Rule, *, screened: bool = False) -> Callable[[WorkspaceCheck], WorkspaceCheck]:
+    """Register `rule` and the decorated function as a check across every server (`screened`: see SCREENED)."""
     register_check(rule)
 
     def add(check: WorkspaceCheck) -> WorkspaceCheck:
         WORKSPACE_CHECKS.append((rule, check))
+        if screened:
+            SCREENED.add(check)
         return check
 
     return add
@@ -48,8 +53,17 @@ def run_server_checks(key: str, pinned: ServerPin | None, live: ServerPin) -> li
     return [finding for _, check in SERVER_CHECKS for finding in check(key, pinned, live)]
 
 
-def run_workspace_checks(live: Mapping[str, ServerPin], baseline: Mapping[str, ServerPin | None]) -> list[Finding]:
-    return [finding for _, check in WORKSPACE_CHECKS for finding in check(live, baseline)]
+def run_workspace_checks(
+    live: Mapping[str, ServerPin],
+    baseline: Mapping[str, ServerPin | None],
+    screened: Mapping[str, ServerPin | None] | None = None,
+) -> list[Finding]:
+    """`screened`, when given, is `baseline` plus the definitions known clean: what the SCREENED checks skip."""
+    return [
+        finding
+        for _, check in WORKSPACE_CHECKS
+        for finding in check(live, screened if screened is not None and check in SCREENED else baseline)
+    ]
 
 
 def definition_finding(

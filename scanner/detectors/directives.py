@@ -220,14 +220,13 @@ class Directive:
     payload: bool  # the sentence quotes a payload (a secret, the conversation, a destination)
 
 
-@workspace_check(RULE)
+@workspace_check(RULE, screened=True)
 def directive_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, ServerPin | None]) -> list[Finding]:
     """New text naming a known tool other than its own definition, in a sentence that orders something about it."""
     known = _known(live)
     if not known:
         return []
     findings: list[Finding] = []
-    screened: dict[str, bool] = {}  # text -> whether it may direct: schemas repeat descriptions and enum values
     for key, server in sorted(live.items()):
         before = baseline.get(key)
         # Its own tools and its former names (what the lock pinned under this server) are never another's.
@@ -239,12 +238,7 @@ def directive_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, Ser
             for index, text in enumerate(texts):
                 if text in old:
                     continue
-                may = screened.get(text)
-                if may is None:
-                    # An exact name holds a separator or an inner capital; any other mention needs a payload.
-                    may = screened[text] = (len(text) >= 12 and bool(MAYBE_NAME.search(text) or _has_payload(text))
-                                            and bool(_ORDER.search(text)))
-                if not may:
+                if not may_direct(text):
                     continue
                 if parameters is None:
                     parameters = _parameters(definition)
@@ -276,6 +270,14 @@ class _Own:
             if owner != self.key and (self.family is None or not owner.endswith(_UNDECLARED)
                                       or family(owner) != self.family)
         )
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def may_direct(text: str) -> bool:
+    """Whether `text` could hold a directive, whatever the tool names: once per distinct text (schemas repeat
+    descriptions and enum values). An exact name holds a separator or an inner capital; any other mention
+    needs a payload; every directive an order word."""
+    return len(text) >= 12 and bool(MAYBE_NAME.search(text) or _has_payload(text)) and bool(_ORDER.search(text))
 
 
 def _parameters(definition: object) -> list[str]:

@@ -94,7 +94,8 @@ def load_catalogue() -> tuple[CatalogueEntry, ...]:
     import yaml
 
     text = resources.files(__package__).joinpath("catalogue.yaml").read_text(encoding="utf-8")
-    entries = _parse(yaml.safe_load(text))
+    # libyaml's safe loader when PyYAML has it: a tenth of the pure-Python parser's time
+    entries = _parse(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
     for entry in entries:
         register_check(entry.rule)
     return entries

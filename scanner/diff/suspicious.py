@@ -13,11 +13,15 @@ import functools
 from collections.abc import Collection, Mapping
 
 from scanner.detectors import Hit, run_server_checks, run_workspace_checks, scan_text, scoring
+from scanner.detectors.directives import may_direct
 from scanner.detectors.engine import score_hit
-from scanner.detectors.texts import changed_definitions, paths_of, property_names, property_names_of
+from scanner.detectors.out_of_scope import demands
+from scanner.detectors.texts import changed_definitions, paths_of, pin_texts, property_names, property_names_of
 from scanner.detectors.unicode_checks import Normalised
-from scanner.lock.lockfile import ServerPin
+from scanner.detectors.verdict_cache import Verdicts
+from scanner.lock.lockfile import Pin, ServerPin
 from scanner.model.findings import WORDING, Finding, LockLocation, evidence_kind_line
+from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
 from scanner.model.pointer import escape, pointer
 from scanner.model.rule_base import Severity, severity_rank
 from scanner.model.rules import SUSPICIOUS_TEXT, kind_label
@@ -32,8 +36,15 @@ PINNED_BLOCKS = (
 )
 
 
-def suspicious_findings(key: str, pinned: ServerPin | None, live: ServerPin) -> list[Finding]:
-    """Detector hits on text in `live` that `pinned` did not already contain (all text when unpinned)."""
+def suspicious_findings(
+    key: str, pinned: ServerPin | None, live: ServerPin, verdicts: Verdicts | None = None
+) -> list[Finding]:
+    """Detector hits on text in `live` that `pinned` did not already contain (all text when unpinned).
+
+    `verdicts`: with `pinned` None, the definitions they hold as clean are not scanned again (they gave
+    nothing under these very detectors)."""
+    if pinned is None and verdicts is not None:
+        live = _unjudged(live, verdicts)
     findings = run_server_checks(key, pinned, live)
     own = frozenset(n.lower() for n in (*live.tools, *(pinned.tools if pinned is not None else ())))
     if live.instructions and (pinned is None or pinned.instructions != live.instructions):
@@ -125,19 +136,89 @@ def _own_hits(text: str, own: frozenset[str], name: str) -> tuple[Hit, ...]:
     return (*kept, score_hit(rescored))
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=1 << 17)
 def _hits(text: str) -> tuple[Hit, ...]:
     """`scan_text`, once per distinct text: schemas repeat the same descriptions, types and enum values."""
     return tuple(scan_text(text))
 
 
-def cross_server_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, ServerPin | None]) -> list[Finding]:
-    """Every workspace check (tool shadowing) over new text; `baseline[key]` is what was pinned (None: all new)."""
-    return run_workspace_checks(live, baseline)
+def cross_server_findings(
+    live: Mapping[str, ServerPin], baseline: Mapping[str, ServerPin | None], verdicts: Verdicts | None = None
+) -> list[Finding]:
+    """Every workspace check (tool shadowing) over new text; `baseline[key]` is what was pinned (None: all new).
+
+    `verdicts`: the SCREENED checks (D022) skip the definitions held as NO_DIRECTIVE (as if pinned before);
+    the others, which read names against every server, scan them all."""
+    if verdicts is None:
+        return run_workspace_checks(live, baseline)
+    screened = {key: _judged(live[key], verdicts) if pin is None else pin for key, pin in baseline.items()}
+    return run_workspace_checks(live, baseline, screened)
+
+
+# --- verdicts kept across runs (scanner.detectors.verdict_cache) ---
+
+
+# A verdict has two parts, kept apart: a definition whose texts hold a sentence that might order another tool
+# about is scanned by the cross-tool check on every run (its verdict depends on every server's names), but it
+# need not be scanned by the text detectors again.
+TEXT = "text"  # the text detectors, property names and D024 found nothing
+NO_DIRECTIVE = "no-directive"  # no text a cross-tool directive (D022) could be made of, whatever the names
+
+
+def judged(part: str, kind: str, pin: Pin) -> bool:
+    """Whether `pin` earns the verdict `part` (TEXT or NO_DIRECTIVE)."""
+    texts = pin_texts(pin)
+    if part == NO_DIRECTIVE:
+        return not any(map(may_direct, texts))
+    if any(map(_hits, texts)):
+        return False
+    if any(_hits(name) for name in property_names_of(pin.definition) if len(name) >= MIN_NAME):
+        return False
+    return kind != "tools" or next(demands(pin.definition), None) is None
+
+
+def learn(verdicts: Verdicts, servers: Mapping[str, ServerPin], keys: Collection[str]) -> None:
+    """Remember the verdicts the definitions of `keys` (pins just judged in full) earned."""
+    for key in keys:
+        for kind in KIND_KEYS:
+            for pin in servers[key].pins(kind).values():
+                for part in (TEXT, NO_DIRECTIVE):
+                    if not verdicts.is_clean(f"{part}:{kind}", pin.digest) and judged(part, kind, pin):
+                        verdicts.add(f"{part}:{kind}", pin.digest)
+
+
+def _pins_where(server: ServerPin, verdicts: Verdicts, part: str, clean: bool) -> dict[str, dict[str, Pin]]:
+    return {
+        kind: {
+            name: pin for name, pin in server.pins(kind).items()
+            if verdicts.is_clean(f"{part}:{kind}", pin.digest) == clean
+        }
+        for kind in KIND_KEYS
+    }
+
+
+def _with_pins(server: ServerPin, pins: dict[str, dict[str, Pin]]) -> ServerPin:
+    """`server` holding only `pins` (its surface digest is not recomputed: a view for the detectors only)."""
+    return dataclasses.replace(server, **{KIND_BY_KEY[kind].attribute: chosen for kind, chosen in pins.items()})
+
+
+def _unjudged(server: ServerPin, verdicts: Verdicts) -> ServerPin:
+    """`server` without the definitions `verdicts` hold as TEXT-clean: what the text detectors still read."""
+    if verdicts.empty:
+        return server
+    return _with_pins(server, _pins_where(server, verdicts, TEXT, False))
+
+
+def _judged(server: ServerPin, verdicts: Verdicts) -> ServerPin:
+    """Only the definitions of `server` held as NO_DIRECTIVE, as a baseline: nothing in them is new to D022."""
+    return dataclasses.replace(_with_pins(server, _pins_where(server, verdicts, NO_DIRECTIVE, True)), instructions=None)
 
 
 def pinned_findings(
-    servers: Mapping[str, ServerPin], scan: Collection[str], before: Mapping[str, ServerPin] | None = None
+    servers: Mapping[str, ServerPin],
+    scan: Collection[str],
+    before: Mapping[str, ServerPin] | None = None,
+    verdicts: Verdicts | None = None,
 ) -> list[Finding]:
     """Every detector over the whole of each pin in `scan` (keys of `servers`), across all of `servers`.
 
@@ -145,13 +226,16 @@ def pinned_findings(
     one on text new since `before` reads as `suspicious_findings` words it. Nothing is cached in the lock:
     a detector release that recognises a pinned poison fails the next run.
     """
-    full = [f for key in sorted(scan) for f in suspicious_findings(key, None, servers[key])]
-    full += cross_server_findings(servers, {key: None if key in scan else pin for key, pin in servers.items()})
+    full = [f for key in sorted(scan) for f in suspicious_findings(key, None, servers[key], verdicts)]
+    baseline = {key: None if key in scan else pin for key, pin in servers.items()}
+    full += cross_server_findings(servers, baseline, verdicts)
+    if verdicts is not None:
+        learn(verdicts, servers, scan)
     if before is None:
         return [on_pinned_text(f) for f in full]
     new = [f for key in sorted(scan) for f in suspicious_findings(key, before.get(key), servers[key])]
-    baseline = {key: before.get(key) if key in scan else pin for key, pin in servers.items()}
-    new += cross_server_findings(servers, baseline)
+    since = {key: before.get(key) if key in scan else pin for key, pin in servers.items()}
+    new += cross_server_findings(servers, since)
     fresh = {_identity(f) for f in new}
     return [on_pinned_text(f) for f in full if _identity(f) not in fresh] + new
 

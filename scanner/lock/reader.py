@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
 import json
 import os
+import sys
 from itertools import pairwise
 from pathlib import Path
 from typing import Any, NoReturn
 
+from scanner.files.kept import Kept
 from scanner.files.safe_read import LOCK_LIMIT, MissingFile, RefusedFile, read_regular
 from scanner.lock.canonical import CanonicalisationError, digest, normalise_plain, plain_digest
 from scanner.lock.document import fail_at, from_document, shown
@@ -24,7 +28,7 @@ _REPIN = "hand-edited or corrupted; re-pin with mcp-lock update"
 
 def read(
     path: str | os.PathLike[str], *, root: str | os.PathLike[str] | None = None, display: str | None = None,
-    canonical: bool = True,
+    canonical: bool = True, known: Kept | None = None,
 ) -> Lockfile:
     """Read and verify a lockfile; raise LockfileError for anything it would be unsafe to trust.
 
@@ -44,16 +48,17 @@ def read(
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise LockfileError(source, f"not UTF-8 (byte offset {e.start})") from None
-    return parse(text, source, canonical=canonical)
+    return parse(text, source, canonical=canonical, known=known)
 
 
-def parse(text: str, source: str = "mcp-lock.json", *, canonical: bool = False) -> Lockfile:
+def parse(text: str, source: str = "mcp-lock.json", *, canonical: bool = False, known: Kept | None = None) -> Lockfile:
     """Verify and load lockfile text (e.g. from another git revision); `source` names it in errors.
 
-    `canonical`: refuse text that is not the canonical rendering of its content (see `read`).
+    `canonical`: refuse text that is not the canonical rendering of its content (see `read`). `known`: the
+    texts this user's earlier runs proved canonical (`_parse_canonical`); every digest is verified either way.
     """
     if canonical:
-        lock = _parse_canonical(text, source)
+        lock = _parse_canonical(text, source, known)
         if lock is not None:
             return lock
     refuse_raw_hidden(text, source)
@@ -77,7 +82,23 @@ def parse(text: str, source: str = "mcp-lock.json", *, canonical: bool = False) 
 RERENDER_COMMAND = "mcp-lock update --rerender"
 
 
-def _parse_canonical(text: str, source: str) -> Lockfile | None:
+@functools.cache
+def rendering_key() -> bytes:
+    """A digest of the code that decides whether a text is canonical: the key of `known` canonical texts."""
+    h = hashlib.sha256(f"mcp-lock canonical texts v1\0{sys.version}\0".encode())
+    for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
+        data = path.read_bytes()
+        h.update(f"{path.name}\0{len(data)}\0".encode())
+        h.update(data)
+    return h.digest()
+
+
+def text_entry(text_digest: bytes, plain: bool) -> bytes:
+    """The entry of a canonical text (its SHA-256) in `known`, with whether its document is plain."""
+    return hashlib.sha256(text_digest + (b"plain" if plain else b"odd")).digest()
+
+
+def _parse_canonical(text: str, source: str, known: Kept | None = None) -> Lockfile | None:
     """What `parse` returns, when `text` is exactly the canonical rendering of what plain `json.loads` reads
     from it; None otherwise, and `parse`'s strict path finds the error.
 
@@ -94,12 +115,32 @@ def _parse_canonical(text: str, source: str) -> Lockfile | None:
     if not isinstance(document, dict):
         return None
     check_version(document, source)
-    rendered = render_normal(document, max_depth=DOCUMENT_DEPTH)
-    if rendered is None or rendered[0] + "\n" != text:
-        return None
+    # A text this user's mcp-lock (this very rendering code) proved canonical before is the rendering of what
+    # json.loads reads from it; rendering 20 MB again is most of reading a large lock. Digests are still checked.
+    text_digest = hashlib.sha256(text.encode("utf-8")).digest() if known is not None else b""
+    plain = _known_plain(text_digest, known)
+    if plain is None:
+        rendered = render_normal(document, max_depth=DOCUMENT_DEPTH)
+        if rendered is None or rendered[0] + "\n" != text:
+            return None
+        plain = rendered[1]
     # render_normal accepted the document: normalising it would give an equal value, so that walk is skipped.
     validate_schema(document, text, source)
-    return verified(from_document(document), text, source, rendered[1])
+    lock = verified(from_document(document), text, source, plain)
+    if known is not None:
+        known.add(text_entry(text_digest, plain))
+    return lock
+
+
+def _known_plain(text_digest: bytes, known: Kept | None) -> bool | None:
+    """Whether `known` holds the text as canonical with a plain document (True) or not plain (False); None:
+    unknown."""
+    if known is None or known.empty:
+        return None
+    for plain in (True, False):
+        if text_entry(text_digest, plain) in known:
+            return plain
+    return None
 
 
 def refuse_non_canonical(document: dict[str, Any], text: str, source: str) -> None:

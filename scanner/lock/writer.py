@@ -2,32 +2,35 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import stat
 from pathlib import Path
 from typing import Any
 
+from scanner.files.kept import Kept
 from scanner.files.safe_read import RefusedFile, refuse_unsafe_target
 from scanner.files.safe_write import replace_atomically
 from scanner.lock.canonical import MAX_SAFE_INTEGER
 from scanner.lock.document import from_document, render, to_document
 from scanner.lock.lockfile import DOCUMENT_DEPTH, Lockfile, LockfileError
-from scanner.lock.reader import check_version, parse, refuse_raw_hidden, verified
+from scanner.lock.reader import check_version, parse, refuse_raw_hidden, text_entry, verified
 from scanner.lock.render import render_normal
 from scanner.lock.schema_check import validate_schema
 
 
 def write(
     path: str | os.PathLike[str], lock: Lockfile, *, root: str | os.PathLike[str] | None = None,
-    display: str | None = None,
+    display: str | None = None, known: Kept | None = None,
 ) -> None:
     """Write the lock atomically: readers see the old file or the new one, never a mix.
 
     Refuses (LockfileError, nothing written) a lock that its own reader would refuse, or whose text would
     not read back as the lock, and a path that is a symlink, not a regular file, or in a folder outside `root`
     (default: its own folder). Keeps an existing file's permission bits; a new file gets the usual umask-based
-    mode.
+    mode. `known` (canonical texts kept across runs, reader.read) learns the text: it is the rendering of what
+    it reads back as, which is what the reader would otherwise prove by rendering it again.
     """
     source = display or os.fspath(path)
     target = os.path.abspath(path)
@@ -44,6 +47,8 @@ def write(
         else:
             text = rendered[0] + "\n"
             _reads_back(text, document, rendered[1], source)
+            if known is not None:
+                known.add(text_entry(hashlib.sha256(text.encode("utf-8")).digest(), rendered[1]))
     except LockfileError as e:
         raise LockfileError(source, f"not written: {e.reason}") from None
     directory, name = os.path.split(target)

@@ -31,7 +31,12 @@ class RulesDataError(ValueError):
     """rules.yaml (or text given in its place) is not a valid rule table."""
 
 
-class _StrictLoader(yaml.SafeLoader):
+# libyaml's parser when PyYAML has it (a tenth of the pure-Python one's time: every command loads this table);
+# the constructor, which the duplicate check below overrides, is the safe one either way.
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _StrictLoader(_SAFE_LOADER):  # type: ignore[misc,valid-type]
     """The safe loader, refusing a key given twice in one mapping (PyYAML would keep the last one silently)."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:

@@ -13,7 +13,7 @@ from scanner.model.rules import rule
 from scanner.run.outcome import Outcome
 from scanner.run.shard import Shard, in_shard
 from scanner.run.unpinned_findings import unpinned_findings
-from scanner.run.workspace import Workspace, read_lock, server_keys
+from scanner.run.workspace import Workspace, kept_verdicts, read_lock, server_keys
 from scanner.sources.declarations import Server
 
 # Problems that only stop a server from being launched here (a variable or input not set).
@@ -167,7 +167,10 @@ def check_offline(workspace: Workspace, shard: Shard | None = None, *, rescan_pi
     keys = server_keys(workspace, lockfile)
     owned = shard.select(keys) if shard is not None else None
     if rescan_pins:  # see Options.rescan_pins
-        findings += pinned_findings(lockfile.servers, [k for k in lockfile.servers if owned is None or k in owned])
+        verdicts = kept_verdicts(workspace)
+        scan = [k for k in lockfile.servers if owned is None or k in owned]
+        findings += pinned_findings(lockfile.servers, scan, verdicts=verdicts)
+        verdicts.save()
     outcome = Outcome(in_shard(findings, shard, keys))
     outcome.messages.append("offline: nothing was booted; run `mcp-lock check` to compare definitions")
     return outcome

@@ -5,10 +5,17 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection, Sequence
 
+from scanner.detectors.verdict_cache import Verdicts
 from scanner.diff.artifact import artifact_findings
 from scanner.diff.compare import compare_server
 from scanner.diff.schema_validity import schema_findings
-from scanner.diff.suspicious import cross_server_findings, first_pinned, pinned_findings, suspicious_findings
+from scanner.diff.suspicious import (
+    cross_server_findings,
+    first_pinned,
+    learn,
+    pinned_findings,
+    suspicious_findings,
+)
 from scanner.errors import UsageError
 from scanner.lock.lockfile import Lockfile, ServerPin, rebuild
 from scanner.model.findings import Finding, unique
@@ -21,7 +28,15 @@ from scanner.run.pinning import boot_and_pin
 from scanner.run.shard import in_shard
 from scanner.run.unpinned_findings import unpinned_findings
 from scanner.run.withhold import settle, withhold
-from scanner.run.workspace import Options, Workspace, read_lock, server_keys, server_named, write_lock
+from scanner.run.workspace import (
+    Options,
+    Workspace,
+    kept_verdicts,
+    read_lock,
+    server_keys,
+    server_named,
+    write_lock,
+)
 from scanner.sources.discover import looked_for
 
 MAX_LISTED = 20  # tool names quoted in an error, at most
@@ -48,13 +63,21 @@ def lock(workspace: Workspace, options: Options, names: Sequence[str] = ()) -> O
     kept = [s.key for s in declared if s.key in lockfile.servers]
     new = [s for s in declared if s.key not in lockfile.servers]
     ready, skipped = bootable(workspace, new)
-    live, booted = boot_and_pin(workspace, ready, options, _new_server_findings)
+    verdicts = kept_verdicts(workspace)
+
+    def analyse(key: str, server_pin: ServerPin) -> list[Finding]:
+        return _new_server_findings(key, server_pin, verdicts)
+
+    live, booted = boot_and_pin(workspace, ready, options, analyse)
     findings += skipped + booted
     lockfile.servers.update(live)
     pinned = list(live)
     baseline = {key: (None if key in pinned else pin) for key, pin in lockfile.servers.items()}
-    findings += [first_pinned(f) for f in cross_server_findings(lockfile.servers, baseline)]
-    findings += pinned_findings(lockfile.servers, kept)  # the pins it keeps are judged as `check` judges them
+    findings += [first_pinned(f) for f in cross_server_findings(lockfile.servers, baseline, verdicts)]
+    # the pins it keeps are judged as `check` judges them
+    findings += pinned_findings(lockfile.servers, kept, verdicts=verdicts)
+    learn(verdicts, lockfile.servers, pinned)  # judged in full above
+    verdicts.save()
     findings += unpinned_findings(workspace.policy.unpinned_launch, declared, lockfile.servers)
     outcome = Outcome(findings)
     if kept:
@@ -101,14 +124,17 @@ def check(workspace: Workspace, options: Options) -> Outcome:
     # Servers that did not boot keep their pinned tools, so shadowing of them is still seen.
     findings += cross_server_findings(lockfile.servers | live, lockfile.servers)
     if options.rescan_pins:  # every pin is rescanned, booted or not: what is pinned stays judged
-        findings += pinned_findings(lockfile.servers, [k for k in lockfile.servers if owned is None or k in owned])
+        verdicts = kept_verdicts(workspace)
+        scan = [k for k in lockfile.servers if owned is None or k in owned]
+        findings += pinned_findings(lockfile.servers, scan, verdicts=verdicts)
+        verdicts.save()
     ran = {key: pin.artifact for key, pin in live.items() if pin.artifact is not None}
     return Outcome(unique(in_shard(findings, options.shard, keys)), artifacts=ran)
 
 
-def _new_server_findings(key: str, server_pin: ServerPin) -> list[Finding]:
+def _new_server_findings(key: str, server_pin: ServerPin, verdicts: Verdicts) -> list[Finding]:
     """What `lock` reports on a server it pins for the first time: wording-only detector findings do not block."""
-    detected = [first_pinned(finding) for finding in suspicious_findings(key, None, server_pin)]
+    detected = [first_pinned(finding) for finding in suspicious_findings(key, None, server_pin, verdicts)]
     return detected + schema_findings(key, None, server_pin)
 
 

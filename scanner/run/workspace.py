@@ -8,7 +8,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scanner.detectors.verdict_cache import Verdicts
 from scanner.errors import UsageError
+from scanner.files.kept import Kept, cache_dir
 from scanner.files.safe_read import containment_root, display_path
 from scanner.lock import reader, writer
 from scanner.lock.lockfile import Lockfile, LockfileError
@@ -118,10 +120,14 @@ def read_lock(workspace: Workspace, *, missing_ok: bool = False, canonical: bool
     if identity is not None and workspace.read_cache is not None and workspace.read_cache[0] == identity:
         return workspace.read_cache[1]
     root = containment_root(workspace.repo, workspace.lock_path)
+    known = _known_canonical(workspace)
     try:
-        lockfile = reader.read(workspace.lock_path, root=root, display=workspace.lock_display, canonical=canonical)
+        lockfile = reader.read(
+            workspace.lock_path, root=root, display=workspace.lock_display, canonical=canonical, known=known
+        )
     except LockfileError as error:
         raise UsageError(str(error)) from None
+    known.save()
     if identity is not None and canonical:
         workspace.read_cache = (identity, lockfile)
     adopt_pinned_keys(workspace.discovery, lockfile)
@@ -165,12 +171,24 @@ def server_named(workspace: Workspace, name: str) -> str:
 def write_lock(workspace: Workspace, lockfile: Lockfile) -> None:
     workspace.read_cache = None  # lock and update changed the object it holds
     root = containment_root(workspace.repo, workspace.lock_path)
+    known = _known_canonical(workspace)
     try:
-        writer.write(workspace.lock_path, lockfile, root=root, display=workspace.lock_display)
+        writer.write(workspace.lock_path, lockfile, root=root, display=workspace.lock_display, known=known)
     except LockfileError as error:
         raise UsageError(str(error)) from None
+    known.save()
 
 
 def server_keys(workspace: Workspace, lockfile: Lockfile) -> set[str]:
     """Every declared or pinned server: what `--shard` splits."""
     return {s.key for s in workspace.discovery.servers} | lockfile.servers.keys()
+
+
+def kept_verdicts(workspace: Workspace) -> Verdicts:
+    """The clean verdicts this user's earlier runs kept (scanner.detectors.verdict_cache); never the repository's."""
+    return Verdicts(cache_dir(workspace.environ), workspace.repo)
+
+
+def _known_canonical(workspace: Workspace) -> Kept:
+    """The lock texts this user's earlier runs proved canonical (reader.read); never the repository's."""
+    return Kept(cache_dir(workspace.environ), workspace.repo, "canonical", reader.rendering_key())

@@ -53,3 +53,12 @@ def test_span_is_the_quoted_key_or_the_nearest_ancestors() -> None:
                          ("/servers/a b/tools/missing", '"tools"'), ("/nothing", "{")):
         line, start, end = lines.span(pointer)
         assert text.splitlines()[line - 1][start - 1 : end - 1] == key, pointer
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab\n", max_size=200), st.lists(st.integers(0, 200), max_size=30))
+def test_lines_of_offsets_in_any_order_are_counted_exactly(text: str, offsets: list[int]) -> None:
+    lines = MemberLines(text)
+    for offset in offsets:
+        offset = min(offset, len(text))
+        assert lines._line(offset) == text.count("\n", 0, offset) + 1

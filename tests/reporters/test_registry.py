@@ -43,3 +43,20 @@ def test_most_severe_first_keeps_the_report_order_within_a_severity(findings):
     highs = [f for f in regrouped if f.effective_severity == "high"]
     assert highs == [f for f in ordered(findings) if f.effective_severity == "high"]
     assert [f.rule.id for f in highs] == ["tool-added", "tool-changed"]
+
+
+def test_a_format_s_dependencies_load_only_with_it():
+    """Jinja2 (and markupsafe) load only when `--format template` is used: every other run skips their import."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, scanner.cli.commands, scanner.run.operations, scanner.run.offline\n"
+        "from scanner.reporters.formats import REPORTER_BY_NAME as by_name\n"
+        "[by_name[name].load() for name in by_name if name != 'template']\n"
+        "print(sorted(m for m in ('jinja2', 'markupsafe') if m in sys.modules))\n"
+        "by_name['template'].load()\n"
+        "print(sorted(m for m in ('jinja2', 'markupsafe') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["[]", "['jinja2', 'markupsafe']"]

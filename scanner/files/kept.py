@@ -1,0 +1,149 @@
+"""Verdicts kept across runs in the user's cache folder: sets of 32-byte entries, one file per name and key.
+
+Why: some of mcp-lock's judgements of what a repository holds are pure functions of bytes and of mcp-lock's own
+code (a detector's verdict on a definition, whether a lock text is its canonical rendering), and recomputing them
+on every run is most of a check at thousands of definitions. Such a judgement is kept under a key binding the
+code that made it (the caller's `key`: a digest of its source) and an entry binding what it judged (a digest the
+caller computed from the bytes themselves). Only a favourable judgement is kept, so a missing entry means "judge
+again", never "bad".
+
+The file lives in the user's cache folder ($MCP_LOCK_CACHE_DIR, else $XDG_CACHE_HOME/mcp-lock, else
+~/.cache/mcp-lock), never in the repository (a cache folder inside it is not used) and never in the lock. It is
+self-checked (magic, name, key, entry count, SHA-256 of the whole) and read only when it is a regular file owned by
+this user and writable by nobody else, in such a folder, without following a link: a corrupted, truncated,
+foreign-version or unsafe file is ignored and everything is judged again, so a bad file costs time only. A forged
+file needs the user's own write access, which could as well replace mcp-lock itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import stat
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from scanner.files.safe_write import replace_atomically
+
+MAGIC = b"mcp-lock kept verdicts v1\n"
+ENTRY = 32  # bytes: a SHA-256
+MAX_ENTRIES = 1 << 20  # 32 MiB at most; a larger file is not read
+STALE_DAYS = 30  # files of other code versions untouched this long are removed on write
+CACHE_ENV = "MCP_LOCK_CACHE_DIR"
+
+
+def cache_dir(environ: Mapping[str, str]) -> Path | None:
+    """Where verdicts are kept for this user, or None (`MCP_LOCK_CACHE_DIR` set empty: nowhere)."""
+    if CACHE_ENV in environ:
+        return Path(environ[CACHE_ENV]) if environ[CACHE_ENV] else None
+    base = environ.get("XDG_CACHE_HOME") or ""
+    if not os.path.isabs(base):  # the XDG rule: a relative value is ignored
+        home = environ.get("HOME") or os.path.expanduser("~")
+        if not os.path.isabs(home):
+            return None
+        base = os.path.join(home, ".cache")
+    return Path(base) / "mcp-lock"
+
+
+class Kept:
+    """The entries kept under `name` by the code whose digest is `key`, read from `folder` (None: keep none)."""
+
+    def __init__(self, folder: Path | None, repo: Path | None, name: str, key: bytes) -> None:
+        self.folder = folder if folder is not None and _outside(folder, repo) else None
+        self.name, self.key = name, key
+        self._known: set[bytes] = set()
+        self._added: set[bytes] = set()
+        self._path = self.folder / f"{name}-{key.hex()[:32]}.bin" if self.folder else None
+        if self._path is not None:
+            with contextlib.suppress(OSError, ValueError):
+                self._known = _read(self._path, name, key)
+
+    @property
+    def empty(self) -> bool:
+        return not self._known
+
+    def __contains__(self, entry: bytes) -> bool:
+        return entry in self._known
+
+    def add(self, entry: bytes) -> None:
+        if entry not in self._known:
+            self._added.add(entry)
+
+    def save(self) -> None:
+        """Write what was learnt (atomically); a failure to write costs the next run time, nothing else."""
+        if self._path is None or not self._added:
+            return
+        entries = sorted(self._known | self._added)[-MAX_ENTRIES:]
+        with contextlib.suppress(OSError):
+            _make_private_folder(self._path.parent)
+            replace_atomically(str(self._path.parent), self._path.name, _encode(entries, self.name, self.key), 0o600)
+            self._known |= self._added
+            self._added.clear()
+            _remove_stale(self._path, self.name)
+
+
+def _outside(folder: Path, repo: Path | None) -> bool:
+    """Never inside the repository: its files are the change under review's to write."""
+    if repo is None:
+        return True
+    here, there = os.path.realpath(folder), os.path.realpath(repo)
+    return os.path.commonpath([here, there]) != there
+
+
+def _head(name: str, key: bytes) -> bytes:
+    return MAGIC + name.encode() + b"\0" + key
+
+
+def _encode(entries: Iterable[bytes], name: str, key: bytes) -> bytes:
+    body = b"".join(entries)
+    head = _head(name, key) + (len(body) // ENTRY).to_bytes(8, "big")
+    return head + body + hashlib.sha256(head + body).digest()
+
+
+def _read(path: Path, name: str, key: bytes) -> set[bytes]:
+    """The entries of a sound file, or an empty set: anything doubtful is not used."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return set()
+    expected = _head(name, key)
+    head = len(expected) + 8
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not (_private(info) and stat.S_ISREG(info.st_mode) and _private(os.stat(path.parent))):
+            return set()
+        if info.st_size > head + MAX_ENTRIES * ENTRY + ENTRY:
+            return set()
+        data = handle.read(info.st_size + 1)
+    body, check = data[:-ENTRY], data[-ENTRY:]
+    if len(data) < head + ENTRY or hashlib.sha256(body).digest() != check or body[: len(expected)] != expected:
+        return set()
+    count = int.from_bytes(body[head - 8 : head], "big")
+    entries = body[head:]
+    if len(entries) != count * ENTRY:
+        return set()
+    return {entries[i : i + ENTRY] for i in range(0, len(entries), ENTRY)}
+
+
+def _private(info: os.stat_result) -> bool:
+    """Owned by this user and writable by nobody else (as ssh asks of its files)."""
+    getuid = getattr(os, "getuid", None)
+    return (getuid is None or info.st_uid == getuid()) and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def _make_private_folder(folder: Path) -> None:
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = os.lstat(folder)
+    if not stat.S_ISDIR(info.st_mode) or not _private(info):
+        raise OSError(f"{folder}: not a private folder")
+
+
+def _remove_stale(current: Path, name: str) -> None:
+    cutoff = time.time() - STALE_DAYS * 86400
+    for other in current.parent.glob(f"{name}-*.bin"):
+        with contextlib.suppress(OSError):
+            if other != current and other.lstat().st_mtime < cutoff:
+                other.unlink()
