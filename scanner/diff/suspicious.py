@@ -14,8 +14,10 @@ from collections.abc import Collection, Mapping
 
 from scanner.detectors import Hit, run_server_checks, run_workspace_checks, scan_text
 from scanner.detectors.texts import changed_definitions, paths_of, property_names, property_names_of
+from scanner.lock.canonical import digest
 from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding, LockLocation
+from scanner.model.kinds import KIND_KEYS
 from scanner.model.pointer import escape, pointer
 from scanner.model.rules import SUSPICIOUS_TEXT, kind_label
 
@@ -29,21 +31,36 @@ PINNED_DETAIL = (
 
 
 def suspicious_findings(key: str, pinned: ServerPin | None, live: ServerPin) -> list[Finding]:
-    """Detector hits on text in `live` that `pinned` did not already contain (all text when unpinned)."""
-    findings = run_server_checks(key, pinned, live)
+    """Detector hits on text in `live` that `pinned` did not already contain (all text when unpinned).
+
+    Each hit carries the digest of what it was found in (the definition, the prompt body, the instructions):
+    an `ignore:` entry accepts that content only, so a rewrite of it is judged afresh."""
+    findings = about_definitions(run_server_checks(key, pinned, live), {key: live})
     if live.instructions and (pinned is None or pinned.instructions != live.instructions):
-        findings += _scan(key, live.instructions, "instructions", None, None, LockLocation(pointer("servers", key)))
+        location = LockLocation(pointer("servers", key))
+        findings += _scan(key, live.instructions, "instructions", None, None, location, digest(live.instructions))
     for kind, name, definition, texts, known in changed_definitions(live, pinned):
         paths: list[str] | None = None
+        about = live.pins(kind)[name].digest
         for index, text in enumerate(texts):
             if text in known or not _hits(text):
                 continue
             paths = paths or paths_of(definition)
             location = LockLocation(pointer("servers", key, kind, name))
-            findings += _scan(key, text, f"{kind_label(kind)} `{name}` {paths[index]}", name, kind, location)
+            findings += _scan(key, text, f"{kind_label(kind)} `{name}` {paths[index]}", name, kind, location, about)
         old = pinned.pins(kind).get(name) if pinned is not None else None
-        findings += _scan_property_names(key, kind, name, definition, old.definition if old else None)
+        findings += _scan_property_names(key, kind, name, definition, old.definition if old else None, about)
     return findings + _scan_prompt_bodies(key, pinned, live)
+
+
+def about_definitions(findings: list[Finding], servers: Mapping[str, ServerPin]) -> list[Finding]:
+    """`findings`, each about a definition of `servers` carrying that definition's digest where it has none."""
+    for finding in findings:
+        pin = servers.get(finding.server)
+        if finding.digest is None and pin is not None and finding.kind and finding.subject is not None:
+            definition = pin.pins(finding.kind).get(finding.subject) if finding.kind in KIND_KEYS else None
+            finding.digest = definition.digest if definition is not None else None
+    return findings
 
 
 def _scan_prompt_bodies(key: str, pinned: ServerPin | None, live: ServerPin) -> list[Finding]:
@@ -57,7 +74,8 @@ def _scan_prompt_bodies(key: str, pinned: ServerPin | None, live: ServerPin) -> 
         location = LockLocation(pointer("servers", key, "promptBodies", name))
         for path, text in _strings(body.definition):
             if text not in known and _hits(text):
-                findings += _scan(key, text, f"prompt `{name}` prompts/get {path}", name, "prompts", location)
+                where = f"prompt `{name}` prompts/get {path}"
+                findings += _scan(key, text, where, name, "prompts", location, body.digest)
     return findings
 
 
@@ -72,7 +90,9 @@ def _strings(value: object, path: str = "") -> list[tuple[str, str]]:
     return []
 
 
-def _scan_property_names(key: str, kind: str, name: str, definition: object, old: object) -> list[Finding]:
+def _scan_property_names(
+    key: str, kind: str, name: str, definition: object, old: object, about: str
+) -> list[Finding]:
     """Schema property names are read by the model like any text: scan the new ones (keys are not in `texts_of`)."""
     findings: list[Finding] = []
     known = set(property_names_of(old)) if old is not None else set()
@@ -83,12 +103,13 @@ def _scan_property_names(key: str, kind: str, name: str, definition: object, old
     paths = [path for path, _ in property_names(definition)]  # pointers only for a hit
     for path, prop in ((paths[i], names[i]) for i in new):
         location = LockLocation(pointer("servers", key, kind, name))
-        findings += _scan(key, prop, f"{kind_label(kind)} `{name}` {path} (property name)", name, kind, location)
+        where = f"{kind_label(kind)} `{name}` {path} (property name)"
+        findings += _scan(key, prop, where, name, kind, location, about)
     return findings
 
 
 def _scan(
-    key: str, text: str, where: str, subject: str | None, kind: str | None, location: LockLocation
+    key: str, text: str, where: str, subject: str | None, kind: str | None, location: LockLocation, about: str
 ) -> list[Finding]:
     return [
         Finding(
@@ -100,6 +121,7 @@ def _scan(
             kind=kind,
             details=[f"evidence: {hit.evidence}"],
             severity=hit.severity,
+            digest=about,
         )
         for hit in _hits(text)
     ]
@@ -113,7 +135,7 @@ def _hits(text: str) -> tuple[Hit, ...]:
 
 def cross_server_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, ServerPin | None]) -> list[Finding]:
     """Every workspace check (tool shadowing) over new text; `baseline[key]` is what was pinned (None: all new)."""
-    return run_workspace_checks(live, baseline)
+    return about_definitions(run_workspace_checks(live, baseline), live)
 
 
 def pinned_findings(

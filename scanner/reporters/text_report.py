@@ -7,6 +7,7 @@ import shlex
 from collections.abc import Callable, Sequence
 from itertools import groupby
 
+from scanner.model.acknowledgement import suggested_entries
 from scanner.model.findings import Finding, ordered
 from scanner.model.rules import Category
 from scanner.reporters.console import safe
@@ -38,7 +39,7 @@ def render_text(findings: Sequence[Finding], locator: Locator, *, colour: bool =
             lines += [f"           {safe(detail)}" for detail in finding.details]
     steps = next_steps(findings)
     if steps:
-        lines += ["", "next steps:", *(f"  - {step}" for step in steps)]
+        lines += ["", "next steps:", *(f"  - {step}".replace("\n", "\n      ") for step in steps)]
     return "\n".join(lines) + "\n"
 
 
@@ -108,10 +109,13 @@ def next_steps(findings: Sequence[Finding]) -> list[str]:
             f"review the changes above; if they are expected, run `{command}` "
             "and commit mcp-lock.json"
         )
-    if categories & _DETECTED:
+    detected = [f for f in blocking if f.category in _DETECTED]
+    if detected:
+        # The exact entries: each accepts the text as it is now (its digest), so a later change is judged again.
+        entries = "\n".join(safe(line) for line in ["ignore:", *suggested_entries(detected)])
         steps.append(
-            "to accept a reviewed false positive instead, add an `ignore:` entry (rule, server, tool, reason) "
-            "to mcp-lock.yaml"
+            "to accept a reviewed false positive instead, write its reason into this entry and add it to "
+            f"mcp-lock.yaml (it accepts that text as it is now, nothing added later):\n{entries}"
         )
     if "boot-failed" in rules:
         steps.append("fix the launch or environment of each server that did not boot, or `skip:` it in mcp-lock.yaml")
@@ -119,6 +123,11 @@ def next_steps(findings: Sequence[Finding]) -> list[str]:
         steps.append("raise the version numbers as the findings above say, then release")
     if "ignore-expired" in rules:
         steps.append("review the expired ignore entries again, then renew their `until:` or remove them")
+    if any(f.rule.id == "ignore-unbound" for f in findings):
+        steps.append(
+            "review again what each ignore entry without `digest:` names, then replace it with the entry its "
+            "`ignore-unbound` note quotes (or remove it)"
+        )
     if any(f.rule.id == "ignore-unmatched" for f in findings):
         steps.append("remove the ignore entries that matched nothing from mcp-lock.yaml")
     return steps

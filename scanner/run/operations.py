@@ -11,6 +11,7 @@ from scanner.diff.schema_validity import schema_findings
 from scanner.diff.suspicious import cross_server_findings, pinned_findings, suspicious_findings
 from scanner.errors import UsageError
 from scanner.lock.lockfile import Lockfile, ServerPin, rebuild
+from scanner.model.acknowledgement import suggested_entries
 from scanner.model.findings import Finding, unique
 from scanner.model.rule_base import Severity, severity_rank
 from scanner.model.rules import SUSPICIOUS_TEXT
@@ -157,8 +158,10 @@ def update(
         outcome.messages.append(
             f"not written: {len(refused)} detector finding(s) at or above {REFUSE_AT} in what would be pinned "
             f"({', '.join(sorted({f.server for f in refused}))}); fix the server, or acknowledge a reviewed false "
-            f"positive with an `ignore:` entry and its reason in {workspace.policy.path or 'mcp-lock.yaml'}"
+            f"positive with an `ignore:` entry and its reason in {workspace.policy.path or 'mcp-lock.yaml'}; "
+            "each entry below accepts that text as it is now (write its reason first):"
         )
+        outcome.messages += ["ignore:", *suggested_entries(refused)]
         return outcome
     write_lock(workspace, lockfile)
     outcome.lock_written = True
