@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from scanner.artifacts.osv import AdvisoryError, Package, lookup, packages_of
+from scanner.lock.canonical import digest
 from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import pointer
@@ -64,6 +65,9 @@ def _finding(key: str, package: Package, advisory: dict[str, Any]) -> Finding:
         LockLocation(pointer("servers", key, "launch", "artifact")),
         subject=advisory_id,
         details=details,
+        # What an `ignore:` entry accepts: this advisory on this version (not its summary or fixed list, which
+        # the database edits); another version is judged afresh.
+        digest=digest({"advisory": advisory_id, "package": [package.ecosystem, package.name, package.version]}),
         severity="critical" if malicious else _severity(advisory),
     )
 

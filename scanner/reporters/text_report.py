@@ -117,6 +117,13 @@ def next_steps(findings: Sequence[Finding]) -> list[str]:
             "to accept a reviewed false positive instead, write its reason into this entry and add it to "
             f"mcp-lock.yaml (it accepts that text as it is now, nothing added later):\n{entries}"
         )
+    advisories = [f for f in blocking if f.rule.id == "known-advisory"]
+    if advisories:
+        entries = "\n".join(safe(line) for line in ["ignore:", *suggested_entries(advisories)])
+        steps.append(
+            "move to a version no advisory lists; or, to accept the risk of this version, write the reason into "
+            f"this entry and add it to mcp-lock.yaml:\n{entries}"
+        )
     if "boot-failed" in rules:
         steps.append("fix the launch or environment of each server that did not boot, or `skip:` it in mcp-lock.yaml")
     if Category.RELEASE in categories:

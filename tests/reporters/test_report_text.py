@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from scanner.lock.canonical import digest
 from scanner.model.findings import Finding
 from scanner.model.rules import rule
 from scanner.reporters.locate import Locator
@@ -39,8 +40,14 @@ def test_each_kind_of_problem_has_its_step() -> None:
     steps = next_steps([boot, hit, expired])
     assert steps == [
         "review the changes above; if they are expected, run `mcp-lock update notes` and commit mcp-lock.json",
-        "to accept a reviewed false positive instead, add an `ignore:` entry (rule, server, tool, reason) "
-        "to mcp-lock.yaml",
+        "to accept a reviewed false positive instead, write its reason into this entry and add it to "
+        "mcp-lock.yaml (it accepts that text as it is now, nothing added later):\n"
+        "ignore:\n"
+        f"  - rule: {(hit.check or hit.rule).id}\n"  # the detector's id once the catalogue is loaded
+        '    server: "notes"\n'
+        '    tool: "search"\n'
+        f"    digest: {digest({'rule': 'suspicious-text', 'message': hit.message, 'details': []})}\n"
+        '    reason: ""                   # required: why it is harmless, who reviewed it, when',
         "fix the launch or environment of each server that did not boot, or `skip:` it in mcp-lock.yaml",
         "review the expired ignore entries again, then renew their `until:` or remove them",
     ]
