@@ -34,6 +34,7 @@ from pathlib import Path
 
 from scanner.transports.caches import LAUNCHER_CACHES, NPM_CACHE, private_cache, real_launcher, seeded
 from scanner.transports.isolation import DENY, IsolationUnavailable, isolated
+from scanner.transports.project_config import LAUNCHER_ENV, covered, mask_mounts
 
 ON = "on"
 OFF = "off"
@@ -163,7 +164,8 @@ def sandboxed(
     bwrap = require_bwrap()
     cwd = os.path.abspath(cwd)  # bwrap resolves a relative --chdir inside the sandbox, not here
     caller = os.environ if caller is None else caller
-    trusted = [*map(os.path.abspath, readable), *_callers_installations(caller)]
+    readable = [os.path.abspath(path) for path in readable]
+    trusted = [*readable, *_callers_installations(caller)]
     if any(_within(form, root) for root in HIDDEN for form in _forms(cwd)) and not _covered(cwd, trusted):
         raise BindRefused(f"{WORKDIR_REFUSED.format(cwd=cwd)}; not started")
     bound, denied = _binds(argv[0], env.get("PATH", ""), cwd, trusted)
@@ -183,7 +185,10 @@ def sandboxed(
     if layer is not None:
         server_env[layer.variable] = layer.path  # never a declared host folder: the server writes its cache
         server_env.update(_launcher_config(argv[0], caller, server_env))
+        server_env.update(LAUNCHER_ENV)
         mounts += layer.mounts
+        # The repository's package-manager configuration and installs never choose what a package launch runs.
+        mounts += mask_mounts(covered(cwd, readable))
         command = seeded(command, layer)
     # A new cgroup namespace: /proc/self/cgroup shows "/", not the per-boot cgroup mcp-lock made.
     flags = [*NAMESPACE_FLAGS, "--unshare-cgroup-try", *(["--unshare-net"] if network == DENY else [])]
