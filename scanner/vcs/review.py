@@ -23,6 +23,7 @@ from scanner.run.shard import Shard, in_shard
 from scanner.run.workspace import Options, Workspace, judge_by, read_lock, server_keys
 from scanner.vcs.affected import code_reasons, discover_at, launch_reasons, manifest_reasons
 from scanner.vcs.base import Worktree, changed_paths, file_at, merge_base, open_worktree
+from scanner.vcs.package_config import package_config_findings
 from scanner.vcs.pins import PINNED, PinChange, lock_changes
 
 
@@ -69,6 +70,7 @@ def review(workspace: Workspace, ref: str) -> Review:
     changed = changed_paths(worktree, base)
     findings += manifest_reasons(declared, changed, worktree, repo_dir, label)
     findings += code_reasons(declared, changed, worktree, repo_dir, label)
+    findings += package_config_findings(changed, worktree, base, label)
     lock_path = worktree.rel(workspace.lock_path)
     base_bytes = file_at(base, lock_path)
     findings += repin_findings(lockfile, base_bytes, lock_path, label)
