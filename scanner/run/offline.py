@@ -10,6 +10,7 @@ from scanner.lock.lockfile import Lockfile, ServerPin, launch_diff
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import pointer
 from scanner.model.rules import rule
+from scanner.run.lock_attributes import hidden_lock_diff
 from scanner.run.outcome import Outcome
 from scanner.run.shard import Shard, in_shard
 from scanner.run.unpinned_findings import unpinned_findings
@@ -50,7 +51,7 @@ def config_findings(
                 message += " (not needed: this run launches only " + ", ".join(sorted(needed or ())) + ")"
             rule_id = "config-error" if error else "config-warning"
             findings.append(Finding(rule(rule_id), server or config.path, message, problem.location))
-    return findings
+    return findings + hidden_lock_diff(workspace)
 
 
 def _declared_at(workspace: Workspace, which: Callable[[Server], bool]) -> set[tuple[str, int]]:
