@@ -28,7 +28,9 @@ def test_an_attribute_that_hides_the_lock_diff_fails_the_check(repo: Repo, line:
     assert finding["blocking"] and finding["location"] == {"file": ".gitattributes", "line": 2}
 
 
-@pytest.mark.parametrize("line", ["mcp-lock.json text eol=lf", "*.png binary", "mcp-lock.json linguist-generated=false"])
+@pytest.mark.parametrize(
+    "line", ["mcp-lock.json text eol=lf", "*.png binary", "mcp-lock.json linguist-generated=false"]
+)
 def test_other_attributes_are_fine(repo: Repo, line: str) -> None:
     repo.add_stdio("notes")
     assert repo.run("lock").exit_code == 0
