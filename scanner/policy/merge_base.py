@@ -25,6 +25,7 @@ from typing import Any
 
 from scanner.model.findings import Finding, SourceLocation
 from scanner.model.rules import POLICY_CHANGED, POLICY_LOOSENED
+from scanner.policy.allowlist import tightest
 from scanner.policy.settings import DEFAULT_TIMEOUT, POLICY_FILE, Policy, ServerPolicy
 from scanner.policy.suppression import IgnoreEntry
 from scanner.transports.listing import BYTES_KEY, DEFINITIONS_KEY, ListingCaps
@@ -73,6 +74,8 @@ def judge(base: Side, change: Side, environ: Mapping[str, str]) -> Judgement:
         for name in sorted(set(base.policy.servers) | set(change.policy.servers))
     }
     ignores = _ignores(base.policy.ignores, change.policy.ignores, out)
+    lists, changes = tightest(base.policy.lists, change.policy.lists)
+    out += [Difference(key, (key,), POLICY_FILE, loosens, says) for key, loosens, says in changes]
     version_b, version_c = base.data.get("version"), change.data.get("version")
     if version_b != version_c:
         out.append(Difference("version", ("version",), POLICY_FILE, False, _says(version_c, version_b)))
@@ -95,6 +98,7 @@ def judge(base: Side, change: Side, environ: Mapping[str, str]) -> Judgement:
         unpinned_launch=top.unpinned_launch,
         caps=top.caps,
         tmpfs_mib=top.tmpfs_mib,
+        lists=lists,
     )
     return Judgement(policy, out)
 

@@ -36,13 +36,14 @@ import yaml
 
 from scanner.files.safe_read import POLICY_LIMIT, MissingFile, RefusedFile, read_regular
 from scanner.files.safe_yaml import compose, load, shown
+from scanner.policy.allowlist import AllowlistError, Lists, policy_lists
 from scanner.policy.suppression import IgnoreEntry, IgnoreError, parse_ignores
 from scanner.transports.listing import BYTES_KEY, DEFAULT_CAPS, DEFINITIONS_KEY, ListingCaps
 
 POLICY_FILE = "mcp-lock.yaml"
 TOP_KEYS = {
     "version", "timeout", "network", "sandbox", "client", "env", "inputs", "servers", "ignore", "unpinned-launch",
-    "tmpfs-mib",
+    "tmpfs-mib", "allow", "deny",
 } | {DEFINITIONS_KEY, BYTES_KEY}
 SERVER_KEYS = {"skip", "timeout", "network", "sandbox", "client", "env", "inputs", "tmpfs-mib"} | {
     DEFINITIONS_KEY,
@@ -88,6 +89,7 @@ class Policy:
     unpinned_launch: str = "warn"  # one of UNPINNED_LAUNCH_MODES
     caps: ListingCaps = DEFAULT_CAPS
     tmpfs_mib: int | None = None  # the default for every server; None means 512
+    lists: Lists = field(default_factory=Lists)  # `allow:` and `deny:`: which servers may be declared
 
     def for_server(self, *names: str) -> ServerPolicy:
         """The settings of the server called `names` (its key first, then its other declared names)."""
@@ -138,7 +140,15 @@ def policy_from(data: Any, text: str, environ: Mapping[str, str]) -> Policy:
         unpinned_launch=_unpinned_launch(mapping.get("unpinned-launch"), where),
         caps=caps,
         tmpfs_mib=_tmpfs_mib(mapping.get("tmpfs-mib"), where),
+        lists=_lists(mapping, where),
     )
+
+
+def _lists(mapping: Mapping[str, Any], where: str) -> Lists:
+    try:
+        return policy_lists(mapping.get("allow"), mapping.get("deny"), where)
+    except AllowlistError as error:
+        raise PolicyError(str(error)) from None
 
 
 # A problem quotes a character ('\t') or a tag or anchor name from the file: only the short quotes stay.
