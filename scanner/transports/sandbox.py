@@ -130,10 +130,11 @@ def launch_command(
         raise FileNotFoundError(argv[0])
     if os.sep in argv[0] and not os.access(os.path.join(cwd, argv[0]), os.X_OK):
         raise PermissionError(argv[0])
-    if sandbox == OFF and network != DENY:
-        return argv, env
     if sandbox == OFF:
-        return isolated(argv), env
+        # Nothing can be hidden without the sandbox; uv and pip can at least be told to read no project config.
+        if real_launcher(argv[0], env.get("PATH", os.defpath), cwd, os.environ):
+            env = {**env, **LAUNCHER_ENV}
+        return (argv, env) if network != DENY else (isolated(argv), env)
     return sandboxed(argv, env=env, cwd=cwd, network=network, readable=readable, tmpfs_mib=tmpfs_mib, refused=refused)
 
 
