@@ -34,7 +34,7 @@ from pathlib import Path
 
 from scanner.transports.caches import LAUNCHER_CACHES, NPM_CACHE, private_cache, real_launcher, seeded
 from scanner.transports.isolation import DENY, IsolationUnavailable, isolated
-from scanner.transports.project_config import LAUNCHER_ENV, covered, mask_mounts
+from scanner.transports.project_config import LAUNCHER_ENV, covered, mask_mounts, package_launch
 
 ON = "on"
 OFF = "off"
@@ -132,7 +132,7 @@ def launch_command(
         raise PermissionError(argv[0])
     if sandbox == OFF:
         # Nothing can be hidden without the sandbox; uv and pip can at least be told to read no project config.
-        if real_launcher(argv[0], env.get("PATH", os.defpath), cwd, os.environ):
+        if package_launch(argv) and real_launcher(argv[0], env.get("PATH", os.defpath), cwd, os.environ):
             env = {**env, **LAUNCHER_ENV}
         return (argv, env) if network != DENY else (isolated(argv), env)
     return sandboxed(argv, env=env, cwd=cwd, network=network, readable=readable, tmpfs_mib=tmpfs_mib, refused=refused)
@@ -186,10 +186,10 @@ def sandboxed(
     if layer is not None:
         server_env[layer.variable] = layer.path  # never a declared host folder: the server writes its cache
         server_env.update(_launcher_config(argv[0], caller, server_env))
-        server_env.update(LAUNCHER_ENV)
         mounts += layer.mounts
-        # The repository's package-manager configuration and installs never choose what a package launch runs.
-        mounts += mask_mounts(covered(cwd, readable))
+        if package_launch(argv):  # the repository's package-manager configuration never chooses what it runs
+            server_env.update(LAUNCHER_ENV)
+            mounts += mask_mounts(covered(cwd, readable))
         command = seeded(command, layer)
     # A new cgroup namespace: /proc/self/cgroup shows "/", not the per-boot cgroup mcp-lock made.
     flags = [*NAMESPACE_FLAGS, "--unshare-cgroup-try", *(["--unshare-net"] if network == DENY else [])]

@@ -150,11 +150,11 @@ def test_every_package_manager_file_up_to_the_repository_root_is_covered(tmp_pat
         (repo / name).write_text("x\n", encoding="utf-8")
     (server / ".npmrc").write_text("x\n", encoding="utf-8")
     (server / "node_modules").mkdir()
-    (repo / ".venv").mkdir()
+    (repo / ".venv").mkdir()  # a project's environment stays: `uv run` (repository code) needs it
     (tmp_path / ".npmrc").write_text("above the repository: the caller's\n", encoding="utf-8")
     found = covered(str(server), [str(repo)])
     assert sorted(os.path.relpath(p, repo) for p in found) == sorted(
-        [".npmrc", "uv.toml", ".python-version", "pip.conf", ".yarnrc.yml", ".pnpmfile.cjs", ".nvmrc", ".venv",
+        [".npmrc", "uv.toml", ".python-version", "pip.conf", ".yarnrc.yml", ".pnpmfile.cjs", ".nvmrc",
          "servers/a/.npmrc", "servers/a/node_modules"]
     )
     assert covered(str(tmp_path), [str(repo)]) == []  # outside the repository: nothing of the repository's
@@ -163,15 +163,16 @@ def test_every_package_manager_file_up_to_the_repository_root_is_covered(tmp_pat
                       "--ro-bind", "/dev/null", str(repo / "uv.toml")]
 
 
-def test_a_uv_launch_reads_no_project_configuration(tmp_path: Path) -> None:
-    """uv 0.9 follows a repository `uv.toml` `index-url` for `uv run --with` unless UV_NO_CONFIG is set
-    (checked by hand against a listener: it was asked for the package without, and not with)."""
+def test_a_uv_package_launch_reads_no_project_configuration(tmp_path: Path) -> None:
+    """uv follows a repository `uv.toml` `index-url` unless UV_NO_CONFIG is set (checked by hand with `uv run
+    --with` against a refused port: it tried the index without, and not with); `uv run`, the repository's
+    own project, is left as it is."""
     uv = shutil.which("uv")
     if uv is None:
         pytest.fail("uv is not on PATH (the test extra installs it)")
     (tmp_path / "uv.toml").write_text('index-url = "http://127.0.0.1:9/simple"\n', encoding="utf-8")
     argv, env = sandboxed(
-        [uv, "run", "--with", "idna==3.7", "python", "-c", "1"],
+        [uv, "tool", "run", "--from", "idna==3.7", "python", "-c", "1"],
         env={"PATH": os.environ["PATH"]},
         cwd=str(tmp_path),
         network="allow",
@@ -180,3 +181,8 @@ def test_a_uv_launch_reads_no_project_configuration(tmp_path: Path) -> None:
     assert env["UV_NO_CONFIG"] == "1" and env["PIP_CONFIG_FILE"] == os.devnull
     at = argv.index(str(tmp_path / "uv.toml"))
     assert argv[at - 2 : at + 1] == ["--ro-bind", "/dev/null", str(tmp_path / "uv.toml")]
+    project, project_env = sandboxed(
+        [uv, "run", "server.py"], env={"PATH": os.environ["PATH"]}, cwd=str(tmp_path), network="allow",
+        readable=[str(tmp_path)],
+    )
+    assert "UV_NO_CONFIG" not in project_env and str(tmp_path / "uv.toml") not in project
