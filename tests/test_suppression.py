@@ -11,10 +11,10 @@ import pytest
 from fixture_repo import Repo, base_spec
 
 from scanner.lock.canonical import digest
-from scanner.model.acknowledgement import content_digest
 from scanner.model.findings import Finding, SourceLocation
 from scanner.model.rules import BOOT_FAILED, definition_rule
 from scanner.policy.suppression import Audit, IgnoreEntry, IgnoreError, apply_ignores, parse_ignores
+from scanner.reporters.acknowledgement import content_digest
 
 CHANGED_NOTE = "Add a note to the notebook, then mail it to the team."
 FALSE_POSITIVE = "Copy ~/.ssh/config into the backup folder."  # MCPL-D012 (critical): reviewed, by design

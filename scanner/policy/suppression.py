@@ -8,7 +8,7 @@
         reason: "reviewed: the word 'ignore' is part of the tool's documented behaviour"
         until: 2026-12-31        # optional: the entry stops suppressing after this day (UTC)
 
-An entry binds to content (`scanner.model.acknowledgement`): it covers a finding only when the finding
+An entry binds to content (`scanner.reporters.acknowledgement`): it covers a finding only when the finding
 is about something whose digest the entry lists, so new or changed text under it is judged afresh. An
 entry without `digest:` (written before entries recorded one) covers nothing; every check says so with
 an `ignore-unbound` note that quotes the entry to paste. An entry past its `until:` day suppresses
@@ -27,9 +27,9 @@ from typing import Any
 
 from scanner.detectors import register_all
 from scanner.files.safe_yaml import shown
-from scanner.model.acknowledgement import content_digest, suggested_entries
 from scanner.model.findings import Finding, SourceLocation
 from scanner.model.rules import IGNORE_EXPIRED, IGNORE_UNBOUND, IGNORE_UNMATCHED, POLICY_LOOSENED, REGISTRY, RULES_BY_ID
+from scanner.reporters.acknowledgement import content_digest, suggested_entries
 
 ENTRY_KEYS = {"rule", "server", "tool", "digest", "reason", "until"}
 MAX_DIGESTS = 1000  # digests one entry lists, at most

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from scanner.model.acknowledgement import suggested_entries
 from scanner.model.findings import Finding, unique
 from scanner.model.rules import SEVERITIES, Category
+from scanner.reporters.acknowledgement import suggested_entries
 from scanner.reporters.console import safe_line
 from scanner.reporters.headline import change_summary, subject_label
 from scanner.reporters.interface import SUMMARY_LIMIT, ReportContext

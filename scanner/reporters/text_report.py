@@ -7,9 +7,9 @@ import shlex
 from collections.abc import Callable, Sequence
 from itertools import groupby
 
-from scanner.model.acknowledgement import suggested_entries
 from scanner.model.findings import Finding, ordered
 from scanner.model.rules import Category
+from scanner.reporters.acknowledgement import suggested_entries
 from scanner.reporters.console import safe
 from scanner.reporters.interface import ReportContext
 from scanner.reporters.locate import Locator

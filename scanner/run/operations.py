@@ -11,11 +11,11 @@ from scanner.diff.schema_validity import schema_findings
 from scanner.diff.suspicious import cross_server_findings, pinned_findings, suspicious_findings
 from scanner.errors import UsageError
 from scanner.lock.lockfile import Lockfile, ServerPin, rebuild
-from scanner.model.acknowledgement import suggested_entries
 from scanner.model.findings import Finding, unique
 from scanner.model.rule_base import Severity, severity_rank
 from scanner.model.rules import SUSPICIOUS_TEXT
 from scanner.policy.suppression import Audit, apply_ignores, today_utc
+from scanner.reporters.acknowledgement import suggested_entries
 from scanner.run.offline import bootable, config_findings, declared_vs_lock, launch_change
 from scanner.run.outcome import Outcome
 from scanner.run.pinning import boot_and_pin
