@@ -55,6 +55,9 @@ def test_the_guide_shows_the_gate_the_nightly_and_the_matrix() -> None:
     assert not any(re.search(r"pip3? install[^\n]*mcp-lock(?![-/\w])", t) for t in texts)
     release = next(t for t in texts if '"$MCPL" semver ' in t)
     assert "MCPL: ${{ steps.mcp-lock.outputs.cli }}" in release
+    # The release gate boots the release commit's code: never on a pull request, whose author names the branch.
+    triggers = yaml.safe_load(release)[True]  # YAML 1.1 reads the `on:` key as true
+    assert set(triggers) == {"push"} and "head_ref" not in release
     assert not any("pull_request_target" in t for t in texts)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from scanner.artifacts.inventory import Package, ServerPackage, distinct
 from scanner.artifacts.osv import listed, lookup
 from scanner.artifacts.osv_api import AdvisoryError, is_malicious
+from scanner.lock.canonical import digest
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.rule_base import Severity
 from scanner.model.rules import ADVISORY_LOOKUP_FAILED, KNOWN_ADVISORY
@@ -80,6 +81,9 @@ def advisory_finding(key: str, entry: ServerPackage, advisory: dict[str, Any], u
         LockLocation(entry.location),
         subject=advisory_id,
         details=details,
+        # What an `ignore:` entry accepts: this advisory on this version (not its summary or fixed list, which
+        # the database edits); another version is judged afresh.
+        digest=digest({"advisory": advisory_id, "package": [package.ecosystem, package.name, package.version]}),
         severity="critical" if malicious else _severity(advisory),
     )
 

@@ -27,7 +27,7 @@ from scanner.reporters.console import safe
 from scanner.run import operations
 from scanner.run.offline import UNRESOLVED_CODES, check_offline
 from scanner.run.shard import Shard, ShardError
-from scanner.run.workspace import LOCKFILE_NAME, Workspace, read_lock, server_keys
+from scanner.run.workspace import LOCKFILE_NAME, Workspace, read_lock, read_managed, server_keys
 from scanner.sources.declarations import Problem, Server
 from scanner.sources.describe import describe_launch
 
@@ -138,6 +138,14 @@ def lock(
     "API's base URL (a mirror), or a local OSV export directory (offline). A failed lookup fails the run. "
     "Default: $MCP_LOCK_ADVISORIES; unset, no lookup. See docs/advisories.md.",
 )
+@click.option(
+    "--managed-settings",
+    metavar="FILE",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="An enterprise managed-settings.json whose allowedMcpServers/deniedMcpServers say which servers may "
+    "be declared (default: $MCP_LOCK_MANAGED_SETTINGS; unset, none). A server outside it fails the run.",
+)
 @boot_options
 @report_options
 def check(
@@ -149,6 +157,7 @@ def check(
     base: str | None,
     changed_only: bool,
     advisories: str | None,
+    managed_settings: Path | None,
     timeout: float | None,
     concurrency: int | None,
     quiet: bool,
@@ -158,6 +167,8 @@ def check(
     if changed_only and base is None:
         raise click.UsageError("--changed-only needs --base REF")
     workspace = workspace_at(repo, lockfile)
+    if managed_settings is not None:
+        workspace.managed = run_action(lambda: read_managed(managed_settings))
     options = None
     if not offline:  # offline never touches scanner.run.boot, so no mcp SDK import
         options = boot_settings(timeout, concurrency, quiet)

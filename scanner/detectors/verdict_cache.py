@@ -4,7 +4,7 @@ scan an unchanged definition again under unchanged detectors.
 
 The key binds the detectors: the bytes of their code, catalogue and word lists, the caller that decides what
 they are run on, and the Python and Unicode versions their regexes run on. An entry binds a verdict's part and
-kind (scanner/diff/suspicious.py) and the definition's canonical digest, which the caller has recomputed from the
+kind (scanner/diff/verdicts.py) and the definition's canonical digest, which the caller has recomputed from the
 definition itself (the lock reader verifies every digest; a live pin's is computed). Only "nothing found" is
 kept: a definition with any hit is scanned on every run.
 """
@@ -21,7 +21,7 @@ from scanner.files.kept import Kept
 
 # What the verdicts depend on: the detectors' own files, and the caller that decides what they are run on.
 _PACKAGE = Path(__file__).resolve().parent
-_CALLERS = (_PACKAGE.parent / "diff" / "suspicious.py",)
+_CALLERS = tuple(_PACKAGE.parent / "diff" / name for name in ("suspicious.py", "verdicts.py", "text_hits.py"))
 
 
 @functools.cache

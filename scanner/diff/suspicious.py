@@ -9,24 +9,23 @@ without being told.
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections.abc import Collection, Mapping
 
-from scanner.detectors import Hit, run_server_checks, run_workspace_checks, scan_text, scoring
-from scanner.detectors.directives import may_direct
+from scanner.detectors import Hit, run_server_checks, run_workspace_checks, scoring
 from scanner.detectors.engine import score_hit
-from scanner.detectors.out_of_scope import demands
-from scanner.detectors.texts import changed_definitions, paths_of, pin_texts, property_names, property_names_of
+from scanner.detectors.texts import changed_definitions, paths_of, property_names, property_names_of
 from scanner.detectors.unicode_checks import Normalised
 from scanner.detectors.verdict_cache import Verdicts
-from scanner.lock.lockfile import Pin, ServerPin
+from scanner.diff.text_hits import MIN_NAME, hits
+from scanner.diff.verdicts import clean_of_directives, learn, unjudged
+from scanner.lock.canonical import digest
+from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import WORDING, Finding, LockLocation, evidence_kind_line
-from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
+from scanner.model.kinds import KIND_KEYS
 from scanner.model.pointer import escape, pointer
 from scanner.model.rule_base import Severity, severity_rank
 from scanner.model.rules import SUSPICIOUS_TEXT, kind_label
 
-MIN_NAME = 16  # shorter property names (query, recipient_id) hold no sentence
 # How a finding on text the lock already pinned says so: it is not drift, and stays until acknowledged.
 PINNED_MARK = "on pinned text: "
 PINNED_DETAIL = "pinned text: this is in mcp-lock.json already, not a change"
@@ -42,24 +41,39 @@ def suspicious_findings(
     """Detector hits on text in `live` that `pinned` did not already contain (all text when unpinned).
 
     `verdicts`: with `pinned` None, the definitions they hold as clean are not scanned again (they gave
-    nothing under these very detectors)."""
+    nothing under these very detectors). Each hit carries the digest of what it was found in (the definition, the
+    prompt body, the instructions): an `ignore:` entry accepts that content only, so a rewrite is judged afresh."""
     if pinned is None and verdicts is not None:
-        live = _unjudged(live, verdicts)
-    findings = run_server_checks(key, pinned, live)
+        live = unjudged(live, verdicts)
+    findings = about_definitions(run_server_checks(key, pinned, live), {key: live})
     own = frozenset(n.lower() for n in (*live.tools, *(pinned.tools if pinned is not None else ())))
     if live.instructions and (pinned is None or pinned.instructions != live.instructions):
-        findings += _scan(key, live.instructions, "instructions", None, None, LockLocation(pointer("servers", key)))
+        location = LockLocation(pointer("servers", key))
+        findings += _scan(key, live.instructions, "instructions", None, None, location, digest(live.instructions))
     for kind, name, definition, texts, known in changed_definitions(live, pinned):
         paths: list[str] | None = None
+        about = live.pins(kind)[name].digest
         for index, text in enumerate(texts):
-            if text in known or not _hits(text):
+            if text in known or not hits(text):
                 continue
             paths = paths or paths_of(definition)
             location = LockLocation(pointer("servers", key, kind, name))
-            findings += _scan(key, text, f"{kind_label(kind)} `{name}` {paths[index]}", name, kind, location, own)
+            findings += _scan(
+                key, text, f"{kind_label(kind)} `{name}` {paths[index]}", name, kind, location, about, own
+            )
         old = pinned.pins(kind).get(name) if pinned is not None else None
-        findings += _scan_property_names(key, kind, name, definition, old.definition if old else None)
+        findings += _scan_property_names(key, kind, name, definition, old.definition if old else None, about)
     return findings + _scan_prompt_bodies(key, pinned, live)
+
+
+def about_definitions(findings: list[Finding], servers: Mapping[str, ServerPin]) -> list[Finding]:
+    """`findings`, each about a definition of `servers` carrying that definition's digest where it has none."""
+    for finding in findings:
+        pin = servers.get(finding.server)
+        if finding.digest is None and pin is not None and finding.kind and finding.subject is not None:
+            definition = pin.pins(finding.kind).get(finding.subject) if finding.kind in KIND_KEYS else None
+            finding.digest = definition.digest if definition is not None else None
+    return findings
 
 
 def _scan_prompt_bodies(key: str, pinned: ServerPin | None, live: ServerPin) -> list[Finding]:
@@ -72,8 +86,9 @@ def _scan_prompt_bodies(key: str, pinned: ServerPin | None, live: ServerPin) -> 
         known = {text for _, text in _strings(old.definition)} if old is not None else set()
         location = LockLocation(pointer("servers", key, "promptBodies", name))
         for path, text in _strings(body.definition):
-            if text not in known and _hits(text):
-                findings += _scan(key, text, f"prompt `{name}` prompts/get {path}", name, "prompts", location)
+            if text not in known and hits(text):
+                where = f"prompt `{name}` prompts/get {path}"
+                findings += _scan(key, text, where, name, "prompts", location, body.digest)
     return findings
 
 
@@ -88,23 +103,26 @@ def _strings(value: object, path: str = "") -> list[tuple[str, str]]:
     return []
 
 
-def _scan_property_names(key: str, kind: str, name: str, definition: object, old: object) -> list[Finding]:
+def _scan_property_names(
+    key: str, kind: str, name: str, definition: object, old: object, about: str
+) -> list[Finding]:
     """Schema property names are read by the model like any text: scan the new ones (keys are not in `texts_of`)."""
     findings: list[Finding] = []
     known = set(property_names_of(old)) if old is not None else set()
     names = property_names_of(definition)
-    new = [i for i, prop in enumerate(names) if prop not in known and len(prop) >= MIN_NAME and _hits(prop)]
+    new = [i for i, prop in enumerate(names) if prop not in known and len(prop) >= MIN_NAME and hits(prop)]
     if not new:
         return findings
     paths = [path for path, _ in property_names(definition)]  # pointers only for a hit
     for path, prop in ((paths[i], names[i]) for i in new):
         location = LockLocation(pointer("servers", key, kind, name))
-        findings += _scan(key, prop, f"{kind_label(kind)} `{name}` {path} (property name)", name, kind, location)
+        where = f"{kind_label(kind)} `{name}` {path} (property name)"
+        findings += _scan(key, prop, where, name, kind, location, about)
     return findings
 
 
 def _scan(
-    key: str, text: str, where: str, subject: str | None, kind: str | None, location: LockLocation,
+    key: str, text: str, where: str, subject: str | None, kind: str | None, location: LockLocation, about: str,
     own: frozenset[str] = frozenset(),
 ) -> list[Finding]:
     if subject is not None:
@@ -120,26 +138,21 @@ def _scan(
             details=[f"evidence: {hit.evidence}", evidence_kind_line(hit.evidence_kind)],
             severity=hit.severity,
             evidence_kind=hit.evidence_kind,
+            digest=about,
         )
         for hit in _own_hits(text, own, (subject or '').lower())
     ]
 
 
 def _own_hits(text: str, own: frozenset[str], name: str) -> tuple[Hit, ...]:
-    hits = _hits(text)
-    if not (own or name) or not any(h.rule_id == scoring.RULE.id for h in hits):
-        return hits
+    found = hits(text)
+    if not (own or name) or not any(h.rule_id == scoring.RULE.id for h in found):
+        return found
     rescored = scoring.flagged(text if text.isascii() else Normalised(text).text, None, own, name)
-    kept = tuple(h for h in hits if h.rule_id != scoring.RULE.id)
+    kept = tuple(h for h in found if h.rule_id != scoring.RULE.id)
     if rescored is None:
         return kept
     return (*kept, score_hit(rescored))
-
-
-@functools.lru_cache(maxsize=1 << 17)
-def _hits(text: str) -> tuple[Hit, ...]:
-    """`scan_text`, once per distinct text: schemas repeat the same descriptions, types and enum values."""
-    return tuple(scan_text(text))
 
 
 def cross_server_findings(
@@ -150,68 +163,9 @@ def cross_server_findings(
     `verdicts`: the SCREENED checks (D022) skip the definitions held as NO_DIRECTIVE (as if pinned before);
     the others, which read names against every server, scan them all."""
     if verdicts is None:
-        return run_workspace_checks(live, baseline)
-    screened = {key: _judged(live[key], verdicts) if pin is None else pin for key, pin in baseline.items()}
-    return run_workspace_checks(live, baseline, screened)
-
-
-# --- verdicts kept across runs (scanner.detectors.verdict_cache) ---
-
-
-# A verdict has two parts, kept apart: a definition whose texts hold a sentence that might order another tool
-# about is scanned by the cross-tool check on every run (its verdict depends on every server's names), but it
-# need not be scanned by the text detectors again.
-TEXT = "text"  # the text detectors, property names and D024 found nothing
-NO_DIRECTIVE = "no-directive"  # no text a cross-tool directive (D022) could be made of, whatever the names
-
-
-def judged(part: str, kind: str, pin: Pin) -> bool:
-    """Whether `pin` earns the verdict `part` (TEXT or NO_DIRECTIVE)."""
-    texts = pin_texts(pin)
-    if part == NO_DIRECTIVE:
-        return not any(map(may_direct, texts))
-    if any(map(_hits, texts)):
-        return False
-    if any(_hits(name) for name in property_names_of(pin.definition) if len(name) >= MIN_NAME):
-        return False
-    return kind != "tools" or next(demands(pin.definition), None) is None
-
-
-def learn(verdicts: Verdicts, servers: Mapping[str, ServerPin], keys: Collection[str]) -> None:
-    """Remember the verdicts the definitions of `keys` (pins just judged in full) earned."""
-    for key in keys:
-        for kind in KIND_KEYS:
-            for pin in servers[key].pins(kind).values():
-                for part in (TEXT, NO_DIRECTIVE):
-                    if not verdicts.is_clean(f"{part}:{kind}", pin.digest) and judged(part, kind, pin):
-                        verdicts.add(f"{part}:{kind}", pin.digest)
-
-
-def _pins_where(server: ServerPin, verdicts: Verdicts, part: str, clean: bool) -> dict[str, dict[str, Pin]]:
-    return {
-        kind: {
-            name: pin for name, pin in server.pins(kind).items()
-            if verdicts.is_clean(f"{part}:{kind}", pin.digest) == clean
-        }
-        for kind in KIND_KEYS
-    }
-
-
-def _with_pins(server: ServerPin, pins: dict[str, dict[str, Pin]]) -> ServerPin:
-    """`server` holding only `pins` (its surface digest is not recomputed: a view for the detectors only)."""
-    return dataclasses.replace(server, **{KIND_BY_KEY[kind].attribute: chosen for kind, chosen in pins.items()})
-
-
-def _unjudged(server: ServerPin, verdicts: Verdicts) -> ServerPin:
-    """`server` without the definitions `verdicts` hold as TEXT-clean: what the text detectors still read."""
-    if verdicts.empty:
-        return server
-    return _with_pins(server, _pins_where(server, verdicts, TEXT, False))
-
-
-def _judged(server: ServerPin, verdicts: Verdicts) -> ServerPin:
-    """Only the definitions of `server` held as NO_DIRECTIVE, as a baseline: nothing in them is new to D022."""
-    return dataclasses.replace(_with_pins(server, _pins_where(server, verdicts, NO_DIRECTIVE, True)), instructions=None)
+        return about_definitions(run_workspace_checks(live, baseline), live)
+    screened = {key: clean_of_directives(live[key], verdicts) if pin is None else pin for key, pin in baseline.items()}
+    return about_definitions(run_workspace_checks(live, baseline, screened), live)
 
 
 def pinned_findings(

@@ -7,7 +7,8 @@ else the default). Where the change's value loosens the base's, the base's stays
 blocking `policy-loosened` finding; every other difference applies at once and is a `policy-changed` note.
 After the merge, the change's file is the committed policy and judges every later run.
 
-Loosening: a new or widened `ignore:` entry (a later or no `until:`) or `skip:`, `sandbox: off`,
+Loosening: a new or widened `ignore:` entry (a later or no `until:`, a digest the base's entry does not
+list) or `skip:`, `sandbox: off`,
 `network: allow`, a new `env:` name, an `inputs:` entry newly read from the environment, a longer
 `timeout`, a laxer `unpinned-launch` (error, warn, off), a larger `tmpfs-mib`, `max-definitions` or
 `max-listing-bytes`, a smaller `min-release-age`, a new `inert:` glob, `withheld-boot-failure: note`, and any change
@@ -25,6 +26,7 @@ from typing import Any
 
 from scanner.model.findings import Finding, SourceLocation
 from scanner.model.rules import POLICY_CHANGED, POLICY_LOOSENED
+from scanner.policy.allowlist import tightest
 from scanner.policy.settings import DEFAULT_TIMEOUT, POLICY_FILE, Policy, ServerPolicy
 from scanner.policy.suppression import IgnoreEntry
 from scanner.transports.listing import BYTES_KEY, DEFINITIONS_KEY, ListingCaps
@@ -74,6 +76,8 @@ def judge(base: Side, change: Side, environ: Mapping[str, str]) -> Judgement:
         for name in sorted(set(base.policy.servers) | set(change.policy.servers))
     }
     ignores = _ignores(base.policy.ignores, change.policy.ignores, out)
+    lists, changes = tightest(base.policy.lists, change.policy.lists)
+    out += [Difference(key, (key,), POLICY_FILE, loosens, says) for key, loosens, says in changes]
     version_b, version_c = base.data.get("version"), change.data.get("version")
     if version_b != version_c:
         out.append(Difference("version", ("version",), POLICY_FILE, False, _says(version_c, version_b)))
@@ -99,6 +103,7 @@ def judge(base: Side, change: Side, environ: Mapping[str, str]) -> Judgement:
         caps=top.caps,
         tmpfs_mib=top.tmpfs_mib,
         min_release_age=top.min_release_age,
+        lists=lists,
     )
     return Judgement(policy, out)
 
@@ -286,12 +291,15 @@ def _ignores(
 
 
 def _same(a: IgnoreEntry, b: IgnoreEntry) -> bool:
-    return (a.rule, a.server, a.tool) == (b.rule, b.server, b.tool)
+    return (a.rule, a.server, a.tool, set(a.digests)) == (b.rule, b.server, b.tool, set(b.digests))
 
 
 def _covers(wide: IgnoreEntry, narrow: IgnoreEntry) -> bool:
-    """Whether `wide` accepts every finding `narrow` does (its `until:` aside)."""
-    return (wide.rule, wide.server) == (narrow.rule, narrow.server) and wide.tool in (None, narrow.tool)
+    """Whether `wide` accepts every finding `narrow` does (its `until:` aside): the same rule and server, the
+    same definition or all of them, and every content `narrow` accepted (a digest the base never recorded is
+    text nobody reviewed there)."""
+    scope = (wide.rule, wide.server) == (narrow.rule, narrow.server) and wide.tool in (None, narrow.tool)
+    return scope and set(narrow.digests) <= set(wide.digests)
 
 
 def _earliest(a: date | None, b: date | None) -> date | None:
@@ -342,6 +350,8 @@ def _entry(entry: IgnoreEntry) -> str:
     fields = {"rule": entry.rule, "server": entry.server}
     if entry.tool is not None:
         fields["tool"] = entry.tool
+    if entry.digests:
+        fields["digest"] = entry.digests[0] if len(entry.digests) == 1 else list(entry.digests)
     fields["reason"] = entry.reason
     if entry.until is not None:
         fields["until"] = entry.until.isoformat()

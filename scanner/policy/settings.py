@@ -39,6 +39,7 @@ import yaml
 
 from scanner.files.safe_read import POLICY_LIMIT, MissingFile, RefusedFile, read_regular
 from scanner.files.safe_yaml import compose, load, shown
+from scanner.policy.allowlist import AllowlistError, Lists, policy_lists
 from scanner.policy.suppression import IgnoreEntry, IgnoreError, parse_ignores
 from scanner.transports.listing import BYTES_KEY, DEFAULT_CAPS, DEFINITIONS_KEY, ListingCaps
 
@@ -46,7 +47,7 @@ POLICY_FILE = "mcp-lock.yaml"
 TOP_KEYS = {
     "version", "timeout", "network", "sandbox", "client", "env", "inputs", "servers", "ignore", "unpinned-launch",
     "inert", "withheld-boot-failure",
-    "tmpfs-mib", "min-release-age",
+    "tmpfs-mib", "min-release-age", "allow", "deny",
 } | {DEFINITIONS_KEY, BYTES_KEY}
 SERVER_KEYS = {"skip", "timeout", "network", "sandbox", "client", "env", "inputs", "tmpfs-mib"} | {
     DEFINITIONS_KEY,
@@ -97,6 +98,7 @@ class Policy:
     caps: ListingCaps = DEFAULT_CAPS
     tmpfs_mib: int | None = None  # the default for every server; None means 512
     min_release_age: int = DEFAULT_MIN_RELEASE_AGE  # days; 0 turns the release-age screen off
+    lists: Lists = field(default_factory=Lists)  # `allow:` and `deny:`: which servers may be declared
 
     def for_server(self, *names: str) -> ServerPolicy:
         """The settings of the server called `names` (its key first, then its other declared names)."""
@@ -150,7 +152,15 @@ def policy_from(data: Any, text: str, environ: Mapping[str, str]) -> Policy:
         caps=caps,
         tmpfs_mib=_tmpfs_mib(mapping.get("tmpfs-mib"), where),
         min_release_age=_min_release_age(mapping.get("min-release-age"), where),
+        lists=_lists(mapping, where),
     )
+
+
+def _lists(mapping: Mapping[str, Any], where: str) -> Lists:
+    try:
+        return policy_lists(mapping.get("allow"), mapping.get("deny"), where)
+    except AllowlistError as error:
+        raise PolicyError(str(error)) from None
 
 
 # A problem quotes a character ('\t') or a tag or anchor name from the file: only the short quotes stay.

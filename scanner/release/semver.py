@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import git
+
 from scanner.diff.change import Bump, bump_rank
 from scanner.errors import UsageError
 from scanner.lock.lockfile import Lockfile, LockfileError, ServerPin
@@ -25,9 +27,11 @@ from scanner.model.rules import VERSION_BUMP_TOO_SMALL, VERSION_MISMATCH, VERSIO
 from scanner.release.required import Needed, largest, needed_changes
 from scanner.release.tags import choose_base
 from scanner.release.versions import ManifestVersion, bump_made, manifest_versions, parse_version
+from scanner.release.withheld import release_withholding
 from scanner.run.offline import bootable, config_findings
 from scanner.run.outcome import Outcome
 from scanner.run.pinning import boot_and_pin
+from scanner.run.withhold import settle
 from scanner.run.workspace import Options, Workspace
 from scanner.sources.declarations import Server
 from scanner.vcs.affected import server_places
@@ -44,6 +48,7 @@ class Base:
     lock: Lockfile
     notes: list[str] = field(default_factory=list)  # how the base was chosen, when that needs saying
     adopted: bool = True  # False: no lockfile at the base, the first release since mcp-lock was adopted
+    commit: git.Commit | None = None  # the tag's commit: what changed since it boots without secrets
 
 
 def semver_gate(
@@ -76,8 +81,10 @@ def semver_gate(
         findings, lines[key] = release_findings(declared[key], base, live, workspace.repo)
         return findings
 
-    _, booted = boot_and_pin(workspace, ready, options, against_base)
-    outcome.findings += skipped + booted
+    # The live surface is code changed since the tag: secrets only for launches reviewed at the tag.
+    plan, bare = release_withholding(workspace, ready, base.lock, base.commit, base.label, options)
+    _, booted = boot_and_pin(workspace, plan.servers, bare, against_base)
+    outcome.findings += skipped + settle(plan, booted)
     outcome.messages += [lines[s.key] for s in ready if s.key in lines]
     return outcome
 
@@ -117,7 +124,7 @@ def read_base(workspace: Workspace, ref: str | None, tag_pattern: str | None = N
         raise UsageError(f"{workspace.lock_display} at {label} is not UTF-8") from None
     except LockfileError as error:
         raise UsageError(str(error)) from None
-    return Base(ref, label, lock, notes)
+    return Base(ref, label, lock, notes, commit=commit)
 
 
 def _first_release(head_tag: str) -> Base:

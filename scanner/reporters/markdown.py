@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from scanner.model.findings import Finding, unique
 from scanner.model.rules import SEVERITIES, Category
+from scanner.reporters.acknowledgement import suggested_entries
 from scanner.reporters.console import safe_line
 from scanner.reporters.headline import change_summary, subject_label
 from scanner.reporters.interface import SUMMARY_LIMIT, ReportContext
@@ -37,14 +38,9 @@ FOOTER_RESERVE = 400  # bytes kept for the closing line
 MORE_RESERVE = 80  # bytes budgeted per server for its "N more finding(s)" line
 NUMBER_RESERVE = 8  # bytes budgeted for a row's or block's number beyond its `#N` placeholder
 TABLE_HEAD = "| # | Severity | Rule | Subject | Change | Location |\n|---|---|---|---|---|---|\n"
-SUPPRESS_EXAMPLE = """\
-ignore:
-  - rule: tool-changed        # the rule id in the table
-    server: SERVER
-    tool: NAME                # optional: one tool only
-    reason: reviewed in PR #123
-    until: 2026-12-31         # optional: the entry expires
-"""
+# What an `ignore:` entry may accept instead of a re-pin: a change or a detector's verdict on a definition.
+ACKNOWLEDGED = frozenset({Category.DRIFT, Category.POISONING, Category.CAPABILITY, Category.CORRECTNESS})
+ENTRIES_SHOWN = 10  # suggested `ignore:` entries in the next step, at most (the rest are counted)
 
 
 def render_markdown(
@@ -86,16 +82,32 @@ def _head(findings: Sequence[Finding], title: str) -> str:
     if any(f.rule.category == Category.DRIFT and f.blocking for f in active):
         text += (
             "\n**Next step.** Review each change below. If it is expected, re-pin with the `mcp-lock update` "
-            "command shown under its server and commit `mcp-lock.json`. To accept a finding without "
-            "re-pinning, add an `ignore:` entry to `mcp-lock.yaml`:\n\n```yaml\n" + SUPPRESS_EXAMPLE + "```\n"
+            "command shown under its server and commit `mcp-lock.json`."
         )
     if any(refuses_update(f) for f in active):
         text += (
             "\n**Detector findings.** A re-pin does not fix them, and `mcp-lock update` refuses to re-pin a server "
             "while one at or above high stands: report the text to the server's maintainers, or, once reviewed, "
-            "add the entry `mcp-lock check` prints under *next steps* to `mcp-lock.yaml`.\n"
+            "add its entry (below) to `mcp-lock.yaml`.\n"
         )
+    text += _entries([f for f in active if f.blocking and f.category in ACKNOWLEDGED and f.subject is not None])
     return text
+
+
+def _entries(findings: Sequence[Finding]) -> str:
+    """The exact `ignore:` entries that accept `findings` as they are now (their digests), to paste."""
+    if not findings:
+        return "\n"
+    shown = findings[:ENTRIES_SHOWN]
+    lines = ["ignore:", *suggested_entries(shown)]
+    more = len({(f.server, f.subject) for f in findings}) - len({(f.server, f.subject) for f in shown})
+    rest = f"\n{more} more definition(s): see the text report's next steps.\n" if more > 0 else ""
+    fence = fence_for(lines)
+    return (
+        " To accept a finding without re-pinning, write its reason into its entry and add it to `mcp-lock.yaml`; "
+        "each accepts the text as it is now, nothing added later:\n\n"
+        f"{fence}yaml\n" + "\n".join(lines) + f"\n{fence}\n{rest}"
+    )
 
 
 @dataclass

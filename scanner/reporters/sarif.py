@@ -318,7 +318,9 @@ def message_text(finding: Finding) -> str:
 
 def fingerprint_of(finding: Finding, file: str) -> str:
     """What the finding is about, hashed: no line number, so it holds when the lock's lines move."""
-    about = finding.digest or "\n".join([finding.message, *finding.details])
+    # A detector hit is about its evidence: several hits on one definition share the definition's digest.
+    text = "\n".join([finding.message, *finding.details])
+    about = text if finding.check is not None else finding.digest or text
     parts = [finding.server, finding.kind or "", finding.subject or "", finding.rule.id, file, about]
     return hashlib.sha256("\x00".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import shlex
 from collections.abc import Callable, Sequence
 from itertools import groupby
@@ -12,6 +11,7 @@ from scanner.diff.suspicious import is_unchanged_text
 from scanner.model.findings import Finding, ordered
 from scanner.model.rule_base import Severity, severity_rank
 from scanner.model.rules import SUSPICIOUS_TEXT, Category
+from scanner.reporters.acknowledgement import suggested_entries
 from scanner.reporters.console import safe
 from scanner.reporters.interface import ReportContext
 from scanner.reporters.locate import Locator
@@ -41,7 +41,7 @@ def render_text(findings: Sequence[Finding], locator: Locator, *, colour: bool =
             lines += [f"           {safe(detail)}" for detail in finding.details]
     steps = next_steps(findings)
     if steps:
-        lines += ["", "next steps:", *(f"  - {step}" for step in steps)]
+        lines += ["", "next steps:", *(f"  - {step}".replace("\n", "\n      ") for step in steps)]
     return "\n".join(lines) + "\n"
 
 
@@ -141,15 +141,20 @@ def next_steps(findings: Sequence[Finding]) -> list[str]:
             "lock already holds it): a re-pin does not fix it. Report it to the server's maintainers, or, once "
             "reviewed, acknowledge it with its `ignore:` entry (below)"
         )
-    if detected:
+    acknowledgeable = [f for f in blocking if f.category in _DETECTED]
+    if acknowledgeable:
+        # The exact entries: each accepts the text as it is now (its digest), so a later change is judged again.
+        entries = "\n".join(safe(line) for line in ["ignore:", *suggested_entries(acknowledgeable)])
         steps.append(
-            "each reviewed false positive's entry, for mcp-lock.yaml (write the reason; `until:` is optional):\n"
-            + ignore_entries(detected)
+            "each reviewed false positive's entry, for mcp-lock.yaml: write its reason into it (it accepts that text "
+            f"as it is now, nothing added later; `until:` is optional):\n{entries}"
         )
-    elif categories & _DETECTED:
+    advisories = [f for f in blocking if f.rule.id == "known-advisory"]
+    if advisories:
+        entries = "\n".join(safe(line) for line in ["ignore:", *suggested_entries(advisories)])
         steps.append(
-            "to accept a reviewed false positive instead, add an `ignore:` entry (rule, server, tool, reason) "
-            "to mcp-lock.yaml"
+            "move to a version no advisory lists; or, to accept the risk of this version, write the reason into "
+            f"this entry and add it to mcp-lock.yaml:\n{entries}"
         )
     if rules & _PACKAGE_SCREENS:
         steps.append(
@@ -163,6 +168,11 @@ def next_steps(findings: Sequence[Finding]) -> list[str]:
         steps.append("raise the version numbers as the findings above say, then release")
     if "ignore-expired" in rules:
         steps.append("review the expired ignore entries again, then renew their `until:` or remove them")
+    if any(f.rule.id == "ignore-unbound" for f in findings):
+        steps.append(
+            "review again what each ignore entry without `digest:` names, then replace it with the entry its "
+            "`ignore-unbound` note quotes (or remove it)"
+        )
     if any(f.rule.id == "ignore-unmatched" for f in findings):
         steps.append("remove the ignore entries that matched nothing from mcp-lock.yaml")
     return steps
@@ -173,28 +183,6 @@ def refuses_update(finding: Finding) -> bool:
     finding at or above REFUSE_AT (a wording-only one on unchanged text is graded below that)."""
     return (finding.rule.id == SUSPICIOUS_TEXT.id and finding.blocking
             and severity_rank(finding.effective_severity) <= severity_rank(REFUSE_AT))
-
-
-def ignore_entries(findings: Sequence[Finding]) -> str:
-    """The `ignore:` entries that acknowledge detector `findings`, one per check, server and definition, as YAML
-    lines in today's entry format (rule, server, tool, reason). Names are the servers': written as JSON strings,
-    which YAML reads as the same strings, and shown through `safe`."""
-    entries: list[tuple[str, str, str | None]] = []
-    for finding in findings:
-        entry = (finding.check_tag or finding.rule.id, finding.server, finding.subject)
-        if entry not in entries:
-            entries.append(entry)
-    lines = ["      ignore:"]
-    for rule_id, server, tool in entries[:ENTRIES_PRINTED]:
-        lines.append(f"        - rule: {rule_id}")
-        lines.append(f"          server: {safe(json.dumps(server, ensure_ascii=False))}")
-        if tool is not None:
-            lines.append(f"          tool: {safe(json.dumps(tool, ensure_ascii=False))}")
-        lines.append('          reason: "reviewed YYYY-MM-DD by NAME: why this text is harmless"')
-    more = len(entries) - ENTRIES_PRINTED
-    if more > 0:
-        lines.append(f"      # and {more} more: one per rule, server and tool listed above")
-    return "\n".join(lines)
 
 
 def render(findings: Sequence[Finding], context: ReportContext) -> str:

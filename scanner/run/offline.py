@@ -10,6 +10,8 @@ from scanner.lock.lockfile import Lockfile, ServerPin, launch_diff
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import pointer
 from scanner.model.rules import rule
+from scanner.policy.allowlist import Lists, refusal
+from scanner.run.lock_attributes import hidden_lock_diff
 from scanner.run.outcome import Outcome
 from scanner.run.shard import Shard, in_shard
 from scanner.run.unpinned_findings import unpinned_findings
@@ -50,7 +52,22 @@ def config_findings(
                 message += " (not needed: this run launches only " + ", ".join(sorted(needed or ())) + ")"
             rule_id = "config-error" if error else "config-warning"
             findings.append(Finding(rule(rule_id), server or config.path, message, problem.location))
+    return findings + hidden_lock_diff(workspace) + not_allowed(workspace)
+
+
+def not_allowed(workspace: Workspace) -> list[Finding]:
+    """A `server-not-allowed` finding for each declared server outside the allowlists (see allowlist)."""
+    findings = []
+    for server in workspace.discovery.servers:
+        why = refusal(_lists(workspace), server)
+        if why is not None:
+            message = f"{server.key}: may not be declared here: {why}; it is not booted"
+            findings.append(Finding(rule("server-not-allowed"), server.key, message, server.primary.location))
     return findings
+
+
+def _lists(workspace: Workspace) -> list[Lists]:
+    return [workspace.policy.lists, *([workspace.managed] if workspace.managed is not None else [])]
 
 
 def _declared_at(workspace: Workspace, which: Callable[[Server], bool]) -> set[tuple[str, int]]:
@@ -80,8 +97,8 @@ def bootable(workspace: Workspace, servers: Iterable[Server]) -> tuple[list[Serv
             findings.append(
                 Finding(rule("server-skipped"), server.key, f"{server.key}: skipped: {reason}", server.primary.location)
             )
-        elif server.resolved is not None and not server.errors:
-            ready.append(server)
+        elif server.resolved is not None and not server.errors and refusal(_lists(workspace), server) is None:
+            ready.append(server)  # a server outside the allowlist never runs: config_findings names it
     return ready, findings
 
 

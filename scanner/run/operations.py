@@ -9,19 +9,15 @@ from scanner.detectors.verdict_cache import Verdicts
 from scanner.diff.artifact import artifact_findings
 from scanner.diff.compare import compare_server
 from scanner.diff.schema_validity import schema_findings
-from scanner.diff.suspicious import (
-    cross_server_findings,
-    first_pinned,
-    learn,
-    pinned_findings,
-    suspicious_findings,
-)
+from scanner.diff.suspicious import cross_server_findings, first_pinned, pinned_findings, suspicious_findings
+from scanner.diff.verdicts import learn
 from scanner.errors import UsageError
 from scanner.lock.lockfile import Lockfile, ServerPin, rebuild
 from scanner.model.findings import Finding, unique
 from scanner.model.rule_base import Severity, severity_rank
 from scanner.model.rules import SUSPICIOUS_TEXT
 from scanner.policy.suppression import Audit, apply_ignores, today_utc
+from scanner.reporters.acknowledgement import suggested_entries
 from scanner.run.offline import bootable, config_findings, declared_vs_lock, launch_change
 from scanner.run.outcome import Outcome
 from scanner.run.pinning import boot_and_pin
@@ -185,8 +181,10 @@ def update(
         outcome.messages.append(
             f"not written: {len(refused)} detector finding(s) at or above {REFUSE_AT} in what would be pinned "
             f"({', '.join(sorted({f.server for f in refused}))}); fix the server, or acknowledge a reviewed false "
-            f"positive with an `ignore:` entry and its reason in {workspace.policy.path or 'mcp-lock.yaml'}"
+            f"positive with an `ignore:` entry and its reason in {workspace.policy.path or 'mcp-lock.yaml'}; "
+            "each entry below accepts that text as it is now (write its reason first):"
         )
+        outcome.messages += ["ignore:", *suggested_entries(refused)]
         return outcome
     write_lock(workspace, lockfile)
     outcome.lock_written = True

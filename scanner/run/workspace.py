@@ -14,12 +14,14 @@ from scanner.files.kept import Kept, cache_dir
 from scanner.files.safe_read import containment_root, display_path
 from scanner.lock import reader, writer
 from scanner.lock.lockfile import Lockfile, LockfileError
+from scanner.policy.allowlist import AllowlistError, Lists, managed_lists
 from scanner.policy.settings import Policy, PolicyError, load_policy
 from scanner.run.shard import Shard
 from scanner.sources.closure import LaunchView
 from scanner.sources.discover import Discovery, discover
 
 LOCKFILE_NAME = "mcp-lock.json"
+MANAGED_SETTINGS = "MCP_LOCK_MANAGED_SETTINGS"  # the CI's setting, never the repository's
 
 
 @dataclass
@@ -49,6 +51,8 @@ class Workspace:
     discovery: Discovery
     policy: Policy
     environ: Mapping[str, str] = field(default_factory=dict)
+    # The enterprise allowlist the CI names ($MCP_LOCK_MANAGED_SETTINGS, `check --managed-settings`), if any.
+    managed: Lists | None = None
     # The last lock read, by the file's identity: `check --base` reads it in review() and check().
     read_cache: tuple[tuple[int, int, int], Lockfile] | None = field(default=None, repr=False, compare=False)
 
@@ -67,7 +71,18 @@ def open_workspace(repo: Path, lock_path: Path | None, environ: Mapping[str, str
         raise UsageError(str(error)) from None
     discovery = _discover(repo, environ, policy)
     _refuse_undeclared_policy_entries(policy, discovery)
-    return Workspace(repo, lock_path or repo / LOCKFILE_NAME, discovery, policy, environ)
+    managed = environ.get(MANAGED_SETTINGS)
+    workspace = Workspace(repo, lock_path or repo / LOCKFILE_NAME, discovery, policy, environ)
+    workspace.managed = read_managed(Path(managed)) if managed else None
+    return workspace
+
+
+def read_managed(path: Path) -> Lists:
+    """An enterprise managed-settings.json's allowlist; a usage error (exit 2) when it cannot be used."""
+    try:
+        return managed_lists(path)
+    except AllowlistError as error:
+        raise UsageError(str(error)) from None
 
 
 def _discover(repo: Path, environ: Mapping[str, str], policy: Policy) -> Discovery:

@@ -27,12 +27,15 @@ WALKED: dict[str, Reader] = {
     mcpb.FILENAME: mcpb.read,
     "gemini-extension.json": mcpjson.reader(mcpjson.GEMINI_EXTENSION_FORMAT),
 }
+WALKED_LOWER = {name.lower(): read for name, read in WALKED.items()}
+FIXED_LOWER = {rel.lower(): rel for rel in FIXED}
 SKIP_DIRS = frozenset({"node_modules", "venv", "dist", "build", "__pycache__", "target", "vendor"})
 # server.json and manifest.json are publishing files; copies under test folders are fixtures.
 SKIP_DIRS |= {"test", "tests", "testdata", "fixtures", "__tests__", "__fixtures__"}
 # Hidden folders are skipped, except the clients' own and the NuGet template's `.mcp`.
 HIDDEN_OK = frozenset({".mcp", continuedev.FOLDER.split("/")[0]} | {p.split("/")[0] for p in FIXED if "/" in p})
 MAX_DEPTH = 6
+MAX_VARIANTS = 16  # spellings of one fixed path read, at most (a folder can hold .MCP.json, .mcp.JSON, …)
 MAX_ENTRIES = 20_000  # directory entries looked at; keeps a huge monorepo fast
 
 
@@ -63,10 +66,12 @@ def looked_for() -> list[str]:
 
 
 def candidates(repo: Path) -> Iterator[tuple[str, Reader]]:
-    """Repo-relative POSIX paths that may hold servers, each with its reader."""
+    """Repo-relative POSIX paths that may hold servers, each with its reader. Names are matched ignoring
+    case, as clients on macOS and Windows (case-insensitive filesystems) open them: `.cursor/MCP.json` is
+    read there as `.cursor/mcp.json`, so it is read here too (and warned about, see `_read`)."""
     for rel, read in FIXED.items():
-        if os.path.lexists(repo / rel):
-            yield rel, read
+        for found in _any_case(repo, rel):
+            yield found, read
     folder = repo / continuedev.FOLDER
     if folder.is_dir() and not _resolves_inside(folder, repo):
         yield continuedev.FOLDER, _outside_folder  # not listed: its file names are not the repository's
@@ -75,12 +80,13 @@ def candidates(repo: Path) -> Iterator[tuple[str, Reader]]:
             if name.endswith(continuedev.SUFFIXES):
                 yield f"{continuedev.FOLDER}/{name}", continuedev.read
     for rel in walk(repo, frozenset(WALKED)):
-        yield rel, WALKED[rel.rsplit("/", 1)[-1]]
+        yield rel, WALKED_LOWER[rel.rsplit("/", 1)[-1].lower()]
 
 
 def walk(repo: Path, names: frozenset[str]) -> Iterator[str]:
     """Files called one of `names`, breadth first, within MAX_DEPTH and MAX_ENTRIES."""
     queue: deque[tuple[str, int]] = deque([("", 0)])
+    lowered = {name.lower() for name in names}
     seen = 0
     while queue and seen < MAX_ENTRIES:
         rel_dir, depth = queue.popleft()
@@ -92,7 +98,7 @@ def walk(repo: Path, names: frozenset[str]) -> Iterator[str]:
         for entry in entries[: MAX_ENTRIES - seen]:
             seen += 1
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-            if entry.name in names and not _is_dir(entry):
+            if entry.name.lower() in lowered and not _is_dir(entry):
                 yield rel
             elif walks_into(rel) and _is_dir(entry):
                 queue.append((rel, depth + 1))
@@ -107,7 +113,7 @@ def walks_into(rel_dir: str) -> bool:
 
 def is_config_path(rel: str) -> bool:
     """Whether discovery reads the file at `rel` (repo-relative POSIX) when it finds it: what `candidates` yields."""
-    if rel in FIXED or rel.rpartition("/")[2] in WALKED:
+    if rel.lower() in FIXED_LOWER or rel.rpartition("/")[2].lower() in WALKED_LOWER:
         return True
     folder, _, name = rel.rpartition("/")
     return folder == continuedev.FOLDER and name.endswith(continuedev.SUFFIXES)
@@ -140,10 +146,37 @@ def _listdir(folder: Path) -> list[str]:
 
 def _read(read: Reader, scan: Scan, rel: str) -> ConfigFile | None:
     try:
-        return read(scan, rel)
+        found = read(scan, rel)
     except Exception as exc:  # one odd file must not stop discovery of the others
         message = f"mcp-lock failed to read {rel} ({type(exc).__name__}: {exc}); please report this"
         return ConfigFile(rel, "unknown", problems=[problem("error", "internal-error", message, rel)])
+    canonical = FIXED_LOWER.get(rel.lower()) or _walked_name(rel)
+    if found is not None and canonical is not None and canonical != rel:
+        message = (
+            f"{rel} is a case variant of {canonical}: clients on case-insensitive filesystems (macOS, Windows) "
+            f"read it as {canonical}, so its servers are discovered and pinned like that file's; rename it to "
+            f"{canonical} so every machine reads the same file"
+        )
+        found.problems.append(problem("warning", "case-variant", message, rel))
+    return found
+
+
+def _walked_name(rel: str) -> str | None:
+    folder, _, name = rel.rpartition("/")
+    spelled = next((known for known in WALKED if known.lower() == name.lower()), None)
+    return None if spelled is None else f"{folder}/{spelled}" if folder else spelled
+
+
+def _any_case(repo: Path, rel: str) -> list[str]:
+    """Every existing path that spells `rel` in any case, each folder listed at most once (bounded)."""
+    found = [""]
+    for part in rel.split("/"):
+        following: list[str] = []
+        for prefix in found:
+            names = _listdir(repo / prefix) if prefix else _listdir(repo)
+            following += [f"{prefix}/{n}" if prefix else n for n in sorted(names) if n.lower() == part.lower()]
+        found = following[:MAX_VARIANTS]
+    return found
 
 
 # -- grouping ---------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from scanner.transports.caches import LAUNCHER_CACHES, NPM_CACHE, private_cache, real_launcher, seeded
 from scanner.transports.isolation import DENY, IsolationUnavailable, isolated
+from scanner.transports.project_config import LAUNCHER_ENV, covered, mask_mounts, package_launch
 
 ON = "on"
 OFF = "off"
@@ -129,10 +130,11 @@ def launch_command(
         raise FileNotFoundError(argv[0])
     if os.sep in argv[0] and not os.access(os.path.join(cwd, argv[0]), os.X_OK):
         raise PermissionError(argv[0])
-    if sandbox == OFF and network != DENY:
-        return argv, env
     if sandbox == OFF:
-        return isolated(argv), env
+        # Nothing can be hidden without the sandbox; uv and pip can at least be told to read no project config.
+        if package_launch(argv) and real_launcher(argv[0], env.get("PATH", os.defpath), cwd, os.environ):
+            env = {**env, **LAUNCHER_ENV}
+        return (argv, env) if network != DENY else (isolated(argv), env)
     return sandboxed(argv, env=env, cwd=cwd, network=network, readable=readable, tmpfs_mib=tmpfs_mib, refused=refused)
 
 
@@ -163,7 +165,8 @@ def sandboxed(
     bwrap = require_bwrap()
     cwd = os.path.abspath(cwd)  # bwrap resolves a relative --chdir inside the sandbox, not here
     caller = os.environ if caller is None else caller
-    trusted = [*map(os.path.abspath, readable), *_callers_installations(caller)]
+    readable = [os.path.abspath(path) for path in readable]
+    trusted = [*readable, *_callers_installations(caller)]
     if any(_within(form, root) for root in HIDDEN for form in _forms(cwd)) and not _covered(cwd, trusted):
         raise BindRefused(f"{WORKDIR_REFUSED.format(cwd=cwd)}; not started")
     bound, denied = _binds(argv[0], env.get("PATH", ""), cwd, trusted)
@@ -184,6 +187,9 @@ def sandboxed(
         server_env[layer.variable] = layer.path  # never a declared host folder: the server writes its cache
         server_env.update(_launcher_config(argv[0], caller, server_env))
         mounts += layer.mounts
+        if package_launch(argv):  # the repository's package-manager configuration never chooses what it runs
+            server_env.update(LAUNCHER_ENV)
+            mounts += mask_mounts(covered(cwd, readable))
         command = seeded(command, layer)
     # A new cgroup namespace: /proc/self/cgroup shows "/", not the per-boot cgroup mcp-lock made.
     flags = [*NAMESPACE_FLAGS, "--unshare-cgroup-try", *(["--unshare-net"] if network == DENY else [])]

@@ -35,6 +35,7 @@ from scanner.model.transports import is_local
 from scanner.policy.settings import Policy
 from scanner.sources.declarations import LaunchTemplate, Server
 from scanner.sources.discover import Discovery, discover
+from scanner.transports.project_config import CONFIG_FILES, INSTALL_FOLDERS
 from scanner.vcs.base import Worktree, materialise_configs
 
 MANIFESTS = frozenset(
@@ -56,8 +57,24 @@ WORKSPACE = "${workspaceFolder}"
 
 
 def is_manifest(path: str) -> bool:
+    """A file that decides what a package launch from its folder runs: a manifest or lock, the package
+    manager's configuration (`.npmrc`, `uv.toml`, …), or anything in a committed install (`node_modules/`)."""
     name = PurePosixPath(path).name
-    return name in MANIFESTS or (name.startswith("requirements") and name.endswith(".txt"))
+    if name in MANIFESTS or name in CONFIG_FILES or _install_folder(path) is not None:
+        return True
+    return name.startswith("requirements") and name.endswith(".txt")
+
+
+def manifest_folder(root: Path, path: str) -> Path:
+    """The folder a manifest governs: its own, or for a file of a committed install, the install's parent."""
+    install = _install_folder(path)
+    return (root / install).parent if install is not None else (root / path).parent
+
+
+def _install_folder(path: str) -> str | None:
+    parts = PurePosixPath(path).parts
+    at = next((i for i, part in enumerate(parts[:-1]) if part in INSTALL_FOLDERS), None)
+    return "/".join(parts[: at + 1]) if at is not None else None
 
 
 def discover_at(
@@ -115,7 +132,7 @@ def manifest_reasons(
         if server.template is None:
             continue
         places = server_places(server.template, repo_dir)
-        hits = [m for m in manifests if any(_inside(place, (worktree.root / m).parent) for place in places)]
+        hits = [m for m in manifests if any(_inside(place, manifest_folder(worktree.root, m)) for place in places)]
         if not hits:
             continue
         shown = [_relative(worktree.root / m, repo_dir) for m in hits]
@@ -142,7 +159,7 @@ def code_reasons(
         if server.template is None:
             continue
         places = server_places(server.template, repo_dir)
-        reported = {m for m in manifests if any(_inside(place, (worktree.root / m).parent) for place in places)}
+        reported = {m for m in manifests if any(_inside(place, manifest_folder(worktree.root, m)) for place in places)}
         scopes = code_scopes(server.template, repo_dir)
         hits = [
             (path, why)

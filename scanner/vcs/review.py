@@ -26,6 +26,7 @@ from scanner.sources.closure import LaunchView
 from scanner.vcs.affected import code_reasons, launch_reasons, manifest_reasons
 from scanner.vcs.base import Worktree, changed_paths, file_at, merge_base, open_worktree
 from scanner.vcs.base_views import bind_policy, closure_findings, discover_base, views_of
+from scanner.vcs.package_config import package_config_findings
 from scanner.vcs.pins import PINNED, PinChange, lock_changes
 from scanner.vcs.weakened import weakenings
 
@@ -80,6 +81,7 @@ def review(workspace: Workspace, ref: str) -> Review:
     findings = launch_reasons(declared, before, label) + closure_findings(declared, before, label)
     findings += manifest_reasons(declared, changed, worktree, repo_dir, label)
     findings += code_reasons(declared, changed, worktree, repo_dir, label)
+    findings += package_config_findings(changed, worktree, base, label)
     findings += repin_findings(lockfile, base_lock, invalid)
     if base_lock is not None:
         findings += weakenings(base_lock, lockfile, {s.key for s in declared}, lock_path, label)

@@ -57,11 +57,18 @@ def test_the_vulnerability_takes_the_advisorys_severity_and_an_ignore_entry_acce
     assert check.exit_code == 1, check.output
     (hit,) = [f for f in json.loads(report.read_text())["findings"] if f["rule"] == "known-advisory"]
     assert hit["severity"] == "medium"
-    (repo.root / "mcp-lock.yaml").write_text(
+    # The entry the next steps print accepts this advisory on this version; without its digest, nothing.
+    text = repo.run("check", "--offline", "--advisories", osv_api.url).output
+    quoted = [line.strip() for line in text.splitlines() if line.strip().startswith("digest: sha256:")]
+    assert len(quoted) == 1, text
+    policy = repo.root / "mcp-lock.yaml"
+    entry = (
         "ignore:\n  - rule: known-advisory\n    server: files\n    tool: GHSA-aaaa-bbbb-cccc\n"
-        "    reason: read_file is not exposed to untrusted paths here\n",
-        encoding="utf-8",
+        "    reason: read_file is not exposed to untrusted paths here\n"
     )
+    policy.write_text(entry, encoding="utf-8")
+    assert repo.run("check", "--offline", "--advisories", osv_api.url).exit_code == 1
+    policy.write_text(entry + f"    {quoted[0]}\n", encoding="utf-8")
     assert repo.run("check", "--offline", "--advisories", osv_api.url).exit_code == 0
 
 

@@ -51,8 +51,8 @@ def test_next_step_names_the_repin_command_and_the_ignore_syntax(findings, locat
     text = render_markdown(findings, locator)
     assert "After review, re-pin: ` mcp-lock update time --tool get_current_time --tool new_tool `" in text
     assert "After review, re-pin: ` mcp-lock update weather `" in text
-    assert "ignore:\n  - rule: tool-changed" in text
-    assert "    reason: " in text and "    until: " in text
+    assert "ignore:\n  - rule: tool-changed\n    server: \"time\"\n    tool: \"get_current_time\"\n" in text
+    assert '    digest: sha256:' in text and '    reason: ""' in text
 
 
 def test_repin_command_quotes_hostile_names():
@@ -93,11 +93,15 @@ def test_hostile_text_stays_in_code(locator):
     # A code span one backtick longer than the message's own run, padded: mentions and URLs stay inert.
     assert change.startswith("`` ") and change.endswith(" ``")
     assert "@org/team https://evil.example/x" in change
-    # HTML from the server appears only inside code: the row's spans and the re-pin command's.
+    # HTML from the server appears only inside code: the row's spans, the suggested ignore: entry's fenced
+    # block and the re-pin command's span.
     assert [line for line in text.splitlines() if "<b>" in line or "<img" in line] == [
+        '    tool: "t`<b>"',
         row,
         "After review, re-pin: `` mcp-lock update ev --tool 't`<b>' ``",
     ]
+    fenced = text.split("```yaml\n", 1)[1].split("\n```\n", 1)[0]
+    assert '    tool: "t`<b>"' in fenced.splitlines()
     summary = next(line for line in text.splitlines() if line.startswith("<details>"))
     assert "<code>t`&lt;b&gt;</code>" in summary
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from scanner.lock.canonical import digest
 from scanner.model.findings import Finding
 from scanner.model.rules import rule
 from scanner.reporters.locate import Locator
@@ -40,12 +41,14 @@ def test_each_kind_of_problem_has_its_step() -> None:
     assert steps == [
         "a detector finding on text new since the pin: do not re-pin it; find out who changed the server. "
         "If you reviewed it and it is harmless, acknowledge it with its `ignore:` entry (below)",
-        "each reviewed false positive's entry, for mcp-lock.yaml (write the reason; `until:` is optional):\n"
-        "      ignore:\n"
-        "        - rule: MCPL-D012\n"
-        '          server: "notes"\n'
-        '          tool: "search"\n'
-        '          reason: "reviewed YYYY-MM-DD by NAME: why this text is harmless"',
+        "each reviewed false positive's entry, for mcp-lock.yaml: write its reason into it (it accepts that text "
+        "as it is now, nothing added later; `until:` is optional):\n"
+        "ignore:\n"
+        f"  - rule: {(hit.check or hit.rule).id}\n"  # the detector's id once the catalogue is loaded
+        '    server: "notes"\n'
+        '    tool: "search"\n'
+        f"    digest: {digest({'rule': 'suspicious-text', 'message': hit.message, 'details': []})}\n"
+        '    reason: ""                   # required: why it is harmless, who reviewed it, when',
         "fix the launch or environment of each server that did not boot, or `skip:` it in mcp-lock.yaml",
         "review the expired ignore entries again, then renew their `until:` or remove them",
     ]

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from fixture_repo import base_spec
 
+from scanner.lock.canonical import digest
 from scanner.lock.document import line_index
 from scanner.model.rules import RULES
 
@@ -254,7 +255,9 @@ def repin_poison(repo: GitRepo, server: str) -> None:
     """Re-pin `server`'s poisoned text as a hostile change would: `update` refuses it, so accept it under an
     `ignore:` entry, then drop the entry (the lock alone carries the poison)."""
     policy = repo.root / "mcp-lock.yaml"
-    policy.write_text(f"ignore:\n  - {{rule: suspicious-text, server: {server}, reason: accepted}}\n", encoding="utf-8")
+    tool = json.loads((repo.root / f"{server}/spec.json").read_text(encoding="utf-8"))["tools"][0]
+    entry = f"{{rule: suspicious-text, server: {server}, digest: '{digest(tool)}', reason: accepted}}"
+    policy.write_text(f"ignore:\n  - {entry}\n", encoding="utf-8")
     assert repo.run("update", server).exit_code == 0
     policy.unlink()
 
