@@ -25,8 +25,8 @@ def printed_entry(output: str) -> str:
     block = re.search(r"^      ignore:\n(?:^        .*\n?)+", output, re.MULTILINE)
     assert block is not None, output
     text = "\n".join(line[6:] for line in block.group().splitlines())
-    return text.replace("reviewed YYYY-MM-DD by NAME: why this text is harmless",
-                        "reviewed 2026-12-01 by @alice: it backs up ~/.ssh/config, by design") + "\n"
+    reason = '"reviewed 2026-12-01 by @alice: it backs up ~/.ssh/config, by design"'
+    return re.sub(r'reason: "" +# required.*', f"reason: {reason}", text) + "\n"
 
 
 def test_the_printed_ignore_entry_lets_a_reviewed_payload_finding_pass(repo: Repo) -> None:

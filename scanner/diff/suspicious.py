@@ -43,10 +43,11 @@ def suspicious_findings(
     `verdicts`: with `pinned` None, the definitions they hold as clean are not scanned again (they gave
     nothing under these very detectors). Each hit carries the digest of what it was found in (the definition, the
     prompt body, the instructions): an `ignore:` entry accepts that content only, so a rewrite is judged afresh."""
+    # A server's own tool names re-score its hits: taken from the whole server, before cached verdicts trim it.
+    own = frozenset(n.lower() for n in (*live.tools, *(pinned.tools if pinned is not None else ())))
     if pinned is None and verdicts is not None:
         live = unjudged(live, verdicts)
     findings = about_definitions(run_server_checks(key, pinned, live), {key: live})
-    own = frozenset(n.lower() for n in (*live.tools, *(pinned.tools if pinned is not None else ())))
     if live.instructions and (pinned is None or pinned.instructions != live.instructions):
         location = LockLocation(pointer("servers", key))
         findings += _scan(key, live.instructions, "instructions", None, None, location, digest(live.instructions))

@@ -29,8 +29,7 @@ def content_digest(finding: Finding) -> str:
 
 def entry_rule(finding: Finding) -> str:
     """The rule an entry names for `finding`: the detector's own id for a detector hit (narrower), else the rule's."""
-    check = finding.check
-    return check.id if check is not None else finding.rule.id
+    return finding.check_tag or finding.rule.id  # what scanner.policy.suppression matches an entry's rule against
 
 
 def suggested_entries(findings: Iterable[Finding]) -> list[str]:

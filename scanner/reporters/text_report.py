@@ -144,17 +144,15 @@ def next_steps(findings: Sequence[Finding]) -> list[str]:
     acknowledgeable = [f for f in blocking if f.category in _DETECTED]
     if acknowledgeable:
         # The exact entries: each accepts the text as it is now (its digest), so a later change is judged again.
-        entries = "\n".join(safe(line) for line in ["ignore:", *suggested_entries(acknowledgeable)])
         steps.append(
             "each reviewed false positive's entry, for mcp-lock.yaml: write its reason into it (it accepts that text "
-            f"as it is now, nothing added later; `until:` is optional):\n{entries}"
+            f"as it is now, nothing added later; `until:` is optional):\n{entry_block(acknowledgeable)}"
         )
     advisories = [f for f in blocking if f.rule.id == "known-advisory"]
     if advisories:
-        entries = "\n".join(safe(line) for line in ["ignore:", *suggested_entries(advisories)])
         steps.append(
             "move to a version no advisory lists; or, to accept the risk of this version, write the reason into "
-            f"this entry and add it to mcp-lock.yaml:\n{entries}"
+            f"this entry and add it to mcp-lock.yaml:\n{entry_block(advisories)}"
         )
     if rules & _PACKAGE_SCREENS:
         steps.append(
@@ -183,6 +181,17 @@ def refuses_update(finding: Finding) -> bool:
     finding at or above REFUSE_AT (a wording-only one on unchanged text is graded below that)."""
     return (finding.rule.id == SUSPICIOUS_TEXT.id and finding.blocking
             and severity_rank(finding.effective_severity) <= severity_rank(REFUSE_AT))
+
+
+def entry_block(findings: Sequence[Finding]) -> str:
+    """The `ignore:` entries that acknowledge `findings` (scanner.reporters.acknowledgement), shown through `safe`:
+    the first ENTRIES_PRINTED in full, the rest counted."""
+    lines = suggested_entries(findings)
+    starts = [index for index, line in enumerate(lines) if line.startswith("  - ")]
+    block = ["ignore:", *(lines[: starts[ENTRIES_PRINTED]] if len(starts) > ENTRIES_PRINTED else lines)]
+    if len(starts) > ENTRIES_PRINTED:
+        block.append(f"# and {len(starts) - ENTRIES_PRINTED} more: one per rule, server and tool listed above")
+    return "\n".join(safe(line) for line in block)  # the text report indents a step's lines under it
 
 
 def render(findings: Sequence[Finding], context: ReportContext) -> str:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from scanner.detectors import verdict_cache
 from scanner.detectors.verdict_cache import Verdicts
 from scanner.diff import suspicious
+from scanner.diff import verdicts as verdict_parts
 from scanner.files import kept
 from scanner.files.kept import cache_dir
 from scanner.lock.canonical import digest
@@ -61,16 +62,16 @@ def test_a_warm_cache_gives_the_findings_of_a_full_scan(tmp_path: Path) -> None:
     cold.save()
     warm = Verdicts(tmp_path)
     weather = servers["weather"]
-    for part in (suspicious.TEXT, suspicious.NO_DIRECTIVE):
+    for part in (verdict_parts.TEXT, verdict_parts.NO_DIRECTIVE):
         assert warm.is_clean(f"{part}:tools", weather.tools["forecast"].digest)
         assert warm.is_clean(f"{part}:prompts", weather.prompts["brief"].digest)
         # What gave a finding is scanned on every run.
         assert not warm.is_clean(f"{part}:tools", weather.tools["add_note"].digest)
     # A sentence that orders another tool about is read against every server's names on every run; the text
     # detectors, which found nothing else in it, need not read it again.
-    assert warm.is_clean(f"{suspicious.TEXT}:tools", weather.tools["open_doc"].digest)
-    assert not warm.is_clean(f"{suspicious.NO_DIRECTIVE}:tools", weather.tools["open_doc"].digest)
-    assert not warm.is_clean(f"{suspicious.NO_DIRECTIVE}:tools", weather.tools["notify"].digest)
+    assert warm.is_clean(f"{verdict_parts.TEXT}:tools", weather.tools["open_doc"].digest)
+    assert not warm.is_clean(f"{verdict_parts.NO_DIRECTIVE}:tools", weather.tools["open_doc"].digest)
+    assert not warm.is_clean(f"{verdict_parts.NO_DIRECTIVE}:tools", weather.tools["notify"].digest)
     assert _messages(servers, warm) == expected
 
 

@@ -44,7 +44,7 @@ def test_each_kind_of_problem_has_its_step() -> None:
         "each reviewed false positive's entry, for mcp-lock.yaml: write its reason into it (it accepts that text "
         "as it is now, nothing added later; `until:` is optional):\n"
         "ignore:\n"
-        f"  - rule: {(hit.check or hit.rule).id}\n"  # the detector's id once the catalogue is loaded
+        "  - rule: MCPL-D012\n"
         '    server: "notes"\n'
         '    tool: "search"\n'
         f"    digest: {digest({'rule': 'suspicious-text', 'message': hit.message, 'details': []})}\n"
@@ -66,7 +66,7 @@ def test_update_is_never_suggested_where_it_would_refuse() -> None:
                        "mcp-lock.json"
     assert not any("`mcp-lock update mail`" in step for step in steps)
     assert steps[1].startswith("`mcp-lock update` refuses to re-pin mail while a detector finding")
-    assert "        - rule: MCPL-D011\n" in steps[-1] and '          tool: "send"\n' in steps[-1]
+    assert "  - rule: MCPL-D011\n" in steps[-1] and '    tool: "send"\n' in steps[-1]
 
 
 def test_a_detector_finding_on_text_nobody_changed_asks_for_upstream_or_the_entry() -> None:
@@ -78,7 +78,7 @@ def test_a_detector_finding_on_text_nobody_changed_asks_for_upstream_or_the_entr
     assert steps[0].startswith("a detector finding on text no change of yours brought")
     assert "Report it to the server's maintainers" in steps[0]
     assert not any("mcp-lock update" in step for step in steps)
-    assert "        - rule: MCPL-D016\n" in steps[1]
+    assert "  - rule: MCPL-D016\n" in steps[1]
 
 
 def test_the_printed_entries_quote_names_and_stop_after_a_few() -> None:
@@ -86,6 +86,6 @@ def test_the_printed_entries_quote_names_and_stop_after_a_few() -> None:
     hits = [Finding(rule("suspicious-text"), "odd: name", f"odd: name: tool `t{n}` … [MCPL-D016]", where, f"t{n}",
                     "tools") for n in range(7)]
     (_, entries) = next_steps(hits)
-    assert '          server: "odd: name"\n' in entries
-    assert entries.count("- rule: MCPL-D016") == 5 and entries.endswith("# and 2 more: one per rule, server and tool "
-                                                                       "listed above")
+    assert '    server: "odd: name"\n' in entries
+    assert entries.count("- rule: MCPL-D016") == 5
+    assert entries.endswith("# and 2 more: one per rule, server and tool listed above")
