@@ -9,7 +9,7 @@ After the merge, the change's file is the committed policy and judges every late
 
 Loosening: a new or widened `ignore:` entry (a later or no `until:`) or `skip:`, `sandbox: off`,
 `network: allow`, a new `env:` name, an `inputs:` entry newly read from the environment, a longer
-`timeout`, a laxer `unpinned-launch` (error, warn, off), a larger `tmpfs-mib`, `max-definitions` or
+`timeout`, a laxer `unpinned-launch` (error, warn, off), a larger `tmpfs-mib`, `memory-mib`, `max-definitions` or
 `max-listing-bytes`, and any change of `client:`.
 """
 
@@ -26,6 +26,7 @@ from scanner.model.findings import Finding, SourceLocation
 from scanner.model.rules import POLICY_CHANGED, POLICY_LOOSENED
 from scanner.policy.settings import DEFAULT_TIMEOUT, POLICY_FILE, Policy, ServerPolicy
 from scanner.policy.suppression import IgnoreEntry
+from scanner.transports.cgroup import DEFAULT_MEMORY_MIB
 from scanner.transports.listing import BYTES_KEY, DEFINITIONS_KEY, ListingCaps
 from scanner.transports.sandbox import DEFAULT_TMPFS_MIB
 
@@ -94,6 +95,7 @@ def judge(base: Side, change: Side, environ: Mapping[str, str]) -> Judgement:
         unpinned_launch=top.unpinned_launch,
         caps=top.caps,
         tmpfs_mib=top.tmpfs_mib,
+        memory_mib=top.memory_mib,
     )
     return Judgement(policy, out)
 
@@ -113,6 +115,7 @@ class _Top:
             out, "unpinned-launch", (), where, b.unpinned_launch, c.unpinned_launch, lambda v: UNPINNED_RANK[v]
         )
         self.tmpfs_mib = _ordered(out, "tmpfs-mib", (), where, b.tmpfs_mib, c.tmpfs_mib, _tmpfs_rank)
+        self.memory_mib = _ordered(out, "memory-mib", (), where, b.memory_mib, c.memory_mib, _memory_rank)
         self.caps = _caps(out, "", (), where, b.caps, c.caps)
         if _client(b.client) != _client(c.client):
             out.append(Difference("client", ("client",), where, True, _says(_client(c.client), _client(b.client))))
@@ -159,10 +162,13 @@ def _server(
         inputs_log, f"{key}.inputs", (*path, "inputs"), name, own_specs_b, own_specs_c,
         {**base_top, **own_specs_b}, {**change_top, **own_specs_c},
     )
-    own_sizes = own_b.caps != own_c.caps or own_b.tmpfs_mib != own_c.tmpfs_mib
+    own_sizes = (own_b.caps, own_b.tmpfs_mib, own_b.memory_mib) != (own_c.caps, own_c.tmpfs_mib, own_c.memory_mib)
     sizes_log = records if own_sizes else []
     caps = _caps(sizes_log, f"{key}.", path, name, res_b.caps, res_c.caps)
     tmpfs_mib = _ordered(sizes_log, f"{key}.tmpfs-mib", path, name, res_b.tmpfs_mib, res_c.tmpfs_mib, _tmpfs_rank)
+    memory_mib = _ordered(
+        sizes_log, f"{key}.memory-mib", path, name, res_b.memory_mib, res_c.memory_mib, _memory_rank
+    )
     server = ServerPolicy(
         skip=skip,
         # None falls back to the file-wide timeout: right only while that is the default too.
@@ -173,12 +179,17 @@ def _server(
         client=res_b.client,
         caps=caps,
         tmpfs_mib=tmpfs_mib,
+        memory_mib=memory_mib,
     )
     return server, specs
 
 
 def _tmpfs_rank(mib: int | None) -> int:
     return DEFAULT_TMPFS_MIB if mib is None else mib
+
+
+def _memory_rank(mib: int | None) -> int:
+    return DEFAULT_MEMORY_MIB if mib is None else mib
 
 
 def _caps(out: list[Difference], prefix: str, path: Path, server: str, b: ListingCaps, c: ListingCaps) -> ListingCaps:

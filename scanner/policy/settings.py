@@ -4,6 +4,7 @@
     network: allow              # or deny: stdio servers run without network (default allow)
     sandbox: on                 # or off: stdio servers run in a bubblewrap sandbox (default on)
     tmpfs-mib: 512              # MiB for each of a sandboxed server's private /tmp and /run (default 512)
+    memory-mib: 2048            # MiB of memory one stdio server may hold, all its processes (default 2048)
     client: {name: claude-code, version: 2.0.14}   # the clientInfo servers are shown (default: the
                                 # declaring client's own, see scanner.transports.clients)
     env: [HTTPS_PROXY]          # caller variables every stdio server may see
@@ -42,15 +43,16 @@ from scanner.transports.listing import BYTES_KEY, DEFAULT_CAPS, DEFINITIONS_KEY,
 POLICY_FILE = "mcp-lock.yaml"
 TOP_KEYS = {
     "version", "timeout", "network", "sandbox", "client", "env", "inputs", "servers", "ignore", "unpinned-launch",
-    "tmpfs-mib",
+    "tmpfs-mib", "memory-mib",
 } | {DEFINITIONS_KEY, BYTES_KEY}
-SERVER_KEYS = {"skip", "timeout", "network", "sandbox", "client", "env", "inputs", "tmpfs-mib"} | {
+SERVER_KEYS = {"skip", "timeout", "network", "sandbox", "client", "env", "inputs", "tmpfs-mib", "memory-mib"} | {
     DEFINITIONS_KEY,
     BYTES_KEY,
 }
 NETWORK_MODES = ("allow", "deny")  # scanner.transports.isolation.ALLOW / DENY
 SANDBOX_MODES = ("on", "off")  # scanner.transports.sandbox.ON / OFF
 UNPINNED_LAUNCH_MODES = ("warn", "error", "off")
+MIN_MEMORY_MIB = 16  # below this not even an interpreter starts: a typo, not a limit
 DEFAULT_TIMEOUT = 90.0  # seconds per server when neither --timeout nor the policy says; npx/uvx cold starts: 6-59 s
 
 
@@ -69,6 +71,7 @@ class ServerPolicy:
     client: Mapping[str, str] | None = None  # clientInfo {name, version}; None: the declaring client's
     caps: ListingCaps | None = None  # None: the file's (from for_server: resolved, defaults filled in)
     tmpfs_mib: int | None = None  # MiB of the sandbox's private /tmp and /run; None: the file's (or 512)
+    memory_mib: int | None = None  # MiB of memory for the server's processes; None: the file's (or 2048)
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,7 @@ class Policy:
     unpinned_launch: str = "warn"  # one of UNPINNED_LAUNCH_MODES
     caps: ListingCaps = DEFAULT_CAPS
     tmpfs_mib: int | None = None  # the default for every server; None means 512
+    memory_mib: int | None = None  # the default for every server; None means 2048
 
     def for_server(self, *names: str) -> ServerPolicy:
         """The settings of the server called `names` (its key first, then its other declared names)."""
@@ -102,6 +106,7 @@ class Policy:
             client=own.client or self.client,
             caps=own.caps or self.caps,
             tmpfs_mib=own.tmpfs_mib or self.tmpfs_mib,
+            memory_mib=own.memory_mib or self.memory_mib,
         )
 
 
@@ -138,6 +143,7 @@ def policy_from(data: Any, text: str, environ: Mapping[str, str]) -> Policy:
         unpinned_launch=_unpinned_launch(mapping.get("unpinned-launch"), where),
         caps=caps,
         tmpfs_mib=_tmpfs_mib(mapping.get("tmpfs-mib"), where),
+        memory_mib=_mib(mapping.get("memory-mib"), where, "memory-mib", MIN_MEMORY_MIB),
     )
 
 
@@ -264,6 +270,7 @@ def _server(value: Any, where: str, environ: Mapping[str, str], defaults: Listin
         client=_client(mapping.get("client"), where),
         caps=_caps(mapping, where, defaults),
         tmpfs_mib=_tmpfs_mib(mapping.get("tmpfs-mib"), where),
+        memory_mib=_mib(mapping.get("memory-mib"), where, "memory-mib", MIN_MEMORY_MIB),
     )
 
 
@@ -303,10 +310,14 @@ def _timeout(value: Any, where: str) -> float | None:
 
 
 def _tmpfs_mib(value: Any, where: str) -> int | None:
+    return _mib(value, where, "tmpfs-mib", 1)
+
+
+def _mib(value: Any, where: str, key: str, low: int) -> int | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1024 * 1024:
-        raise PolicyError(f"{where}: tmpfs-mib must be a whole number of MiB from 1 to 1048576")
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= 1024 * 1024:
+        raise PolicyError(f"{where}: {key} must be a whole number of MiB from {low} to 1048576")
     return value
 
 

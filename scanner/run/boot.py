@@ -18,6 +18,7 @@ from scanner.model.transports import SSE, TRANSPORT_BY_NAME, TransportKind
 from scanner.policy.settings import DEFAULT_TIMEOUT, Policy
 from scanner.snapshot import Snapshot
 from scanner.sources.declarations import ResolvedLaunch, Server
+from scanner.transports.cgroup import DEFAULT_MEMORY_MIB
 from scanner.transports.channel import (
     ChannelRequest,
     Opener,
@@ -103,6 +104,7 @@ async def _boot_all(
                 modules=modules,
                 caps=server_policy.caps or DEFAULT_CAPS,
                 tmpfs_mib=server_policy.tmpfs_mib or DEFAULT_TMPFS_MIB,
+                memory_mib=server_policy.memory_mib or DEFAULT_MEMORY_MIB,
                 declared_by=server.primary.client,
             )
         results[server.key] = result
@@ -189,6 +191,7 @@ async def boot_one(
     modules: TransportModules | None = None,
     caps: ListingCaps = DEFAULT_CAPS,
     tmpfs_mib: int = DEFAULT_TMPFS_MIB,
+    memory_mib: int = DEFAULT_MEMORY_MIB,
     declared_by: str | None = None,
 ) -> BootResult:
     """Boot one server and probe it; never raises for anything the server does.
@@ -210,6 +213,7 @@ async def boot_one(
             launch, repo, scratch, errlog, tuple(passthrough), network, sandbox, shown, modules or TransportModules(),
             caps,
             tmpfs_mib,
+            memory_mib,
             client_hello(declared_by),
         )
         snapshot, error = await attempt.run(kinds, timeout)
@@ -241,6 +245,7 @@ class _Attempt:
     modules: TransportModules
     caps: ListingCaps = DEFAULT_CAPS
     tmpfs_mib: int = DEFAULT_TMPFS_MIB
+    memory_mib: int = DEFAULT_MEMORY_MIB
     hello: tuple[str, dict[str, Any]] = field(default_factory=lambda: client_hello(None))
     sandbox_notes: list[tuple[str, str]] = field(default_factory=list)
 
@@ -278,6 +283,7 @@ class _Attempt:
             client=self.client,
             on_artifact=artifacts.append,
             tmpfs_mib=self.tmpfs_mib,
+            memory_mib=self.memory_mib,
             capabilities=dict(self.hello[1]),
             sandbox_notes=self.sandbox_notes,
         )

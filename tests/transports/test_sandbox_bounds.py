@@ -167,7 +167,8 @@ def test_a_fork_bomb_is_held_to_the_process_limit(repo: Repo, monkeypatch: pytes
     monkeypatch.setattr(cgroup, "PIDS_MAX", 24)
     made: list[cgroup.ProcessLimit] = []
     create = cgroup.ProcessLimit.create
-    monkeypatch.setattr(cgroup.ProcessLimit, "create", classmethod(lambda cls, *a: made.append(create(*a)) or made[-1]))
+    recorded = classmethod(lambda cls, *a, **kw: made.append(create(*a, **kw)) or made[-1])
+    monkeypatch.setattr(cgroup.ProcessLimit, "create", recorded)
     add_attacker(repo, "bomb", {"fork": 200})
     write_policy(repo, f"sandbox: {mode}\n")
     result = repo.run("lock")
