@@ -9,8 +9,8 @@ After the merge, the change's file is the committed policy and judges every late
 
 Loosening: a new or widened `ignore:` entry (a later or no `until:`) or `skip:`, `sandbox: off`,
 `network: allow`, a new `env:` name, an `inputs:` entry newly read from the environment, a longer
-`timeout`, a laxer `unpinned-launch` (error, warn, off), a larger `tmpfs-mib`, `memory-mib`, `max-definitions` or
-`max-listing-bytes`, and any change of `client:`.
+`timeout`, a laxer `unpinned-launch` (error, warn, off), a larger `tmpfs-mib`, `memory-mib`,
+`tmpfs-budget-mib`, `max-definitions` or `max-listing-bytes`, and any change of `client:`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from scanner.policy.settings import DEFAULT_TIMEOUT, POLICY_FILE, Policy, Server
 from scanner.policy.suppression import IgnoreEntry
 from scanner.transports.cgroup import DEFAULT_MEMORY_MIB
 from scanner.transports.listing import BYTES_KEY, DEFINITIONS_KEY, ListingCaps
-from scanner.transports.sandbox import DEFAULT_TMPFS_MIB
+from scanner.transports.sandbox import DEFAULT_TMPFS_BUDGET_MIB, DEFAULT_TMPFS_MIB
 
 # Lower is stricter. None (not set) is the default, the first value after it in each comment.
 NETWORK_RANK = {"deny": 0, "allow": 1}  # default allow
@@ -96,6 +96,7 @@ def judge(base: Side, change: Side, environ: Mapping[str, str]) -> Judgement:
         caps=top.caps,
         tmpfs_mib=top.tmpfs_mib,
         memory_mib=top.memory_mib,
+        tmpfs_budget_mib=top.tmpfs_budget_mib,
     )
     return Judgement(policy, out)
 
@@ -116,6 +117,10 @@ class _Top:
         )
         self.tmpfs_mib = _ordered(out, "tmpfs-mib", (), where, b.tmpfs_mib, c.tmpfs_mib, _tmpfs_rank)
         self.memory_mib = _ordered(out, "memory-mib", (), where, b.memory_mib, c.memory_mib, _memory_rank)
+        self.tmpfs_budget_mib = _ordered(
+            out, "tmpfs-budget-mib", (), where, b.tmpfs_budget_mib, c.tmpfs_budget_mib,
+            lambda v: DEFAULT_TMPFS_BUDGET_MIB if v is None else v,
+        )
         self.caps = _caps(out, "", (), where, b.caps, c.caps)
         if _client(b.client) != _client(c.client):
             out.append(Difference("client", ("client",), where, True, _says(_client(c.client), _client(b.client))))

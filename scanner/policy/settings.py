@@ -3,8 +3,9 @@
     timeout: 90                 # seconds, for every server
     network: allow              # or deny: stdio servers run without network (default allow)
     sandbox: on                 # or off: stdio servers run in a bubblewrap sandbox (default on)
-    tmpfs-mib: 512              # MiB for each of a sandboxed server's private /tmp and /run (default 512)
+    tmpfs-mib: 512              # MiB of a sandboxed server's private /tmp (default 512)
     memory-mib: 2048            # MiB of memory one stdio server may hold, all its processes (default 2048)
+    tmpfs-budget-mib: 4096      # MiB of tmpfs (/tmp, /run, /dev/shm) of all sandboxes booting at once (default 4096)
     client: {name: claude-code, version: 2.0.14}   # the clientInfo servers are shown (default: the
                                 # declaring client's own, see scanner.transports.clients)
     env: [HTTPS_PROXY]          # caller variables every stdio server may see
@@ -43,7 +44,7 @@ from scanner.transports.listing import BYTES_KEY, DEFAULT_CAPS, DEFINITIONS_KEY,
 POLICY_FILE = "mcp-lock.yaml"
 TOP_KEYS = {
     "version", "timeout", "network", "sandbox", "client", "env", "inputs", "servers", "ignore", "unpinned-launch",
-    "tmpfs-mib", "memory-mib",
+    "tmpfs-mib", "memory-mib", "tmpfs-budget-mib",
 } | {DEFINITIONS_KEY, BYTES_KEY}
 SERVER_KEYS = {"skip", "timeout", "network", "sandbox", "client", "env", "inputs", "tmpfs-mib", "memory-mib"} | {
     DEFINITIONS_KEY,
@@ -70,7 +71,7 @@ class ServerPolicy:
     sandbox: str | None = None  # "on" or "off"; None: the file's default (from for_server: resolved)
     client: Mapping[str, str] | None = None  # clientInfo {name, version}; None: the declaring client's
     caps: ListingCaps | None = None  # None: the file's (from for_server: resolved, defaults filled in)
-    tmpfs_mib: int | None = None  # MiB of the sandbox's private /tmp and /run; None: the file's (or 512)
+    tmpfs_mib: int | None = None  # MiB of the sandbox's private /tmp; None: the file's (or 512)
     memory_mib: int | None = None  # MiB of memory for the server's processes; None: the file's (or 2048)
 
 
@@ -92,6 +93,7 @@ class Policy:
     caps: ListingCaps = DEFAULT_CAPS
     tmpfs_mib: int | None = None  # the default for every server; None means 512
     memory_mib: int | None = None  # the default for every server; None means 2048
+    tmpfs_budget_mib: int | None = None  # every sandbox booting at once, together; None means 4096
 
     def for_server(self, *names: str) -> ServerPolicy:
         """The settings of the server called `names` (its key first, then its other declared names)."""
@@ -144,6 +146,7 @@ def policy_from(data: Any, text: str, environ: Mapping[str, str]) -> Policy:
         caps=caps,
         tmpfs_mib=_tmpfs_mib(mapping.get("tmpfs-mib"), where),
         memory_mib=_mib(mapping.get("memory-mib"), where, "memory-mib", MIN_MEMORY_MIB),
+        tmpfs_budget_mib=_mib(mapping.get("tmpfs-budget-mib"), where, "tmpfs-budget-mib", 1),
     )
 
 

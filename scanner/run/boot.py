@@ -16,6 +16,7 @@ from anyio.abc import TaskGroup
 from scanner.model.kinds import counted
 from scanner.model.transports import SSE, TRANSPORT_BY_NAME, TransportKind
 from scanner.policy.settings import DEFAULT_TIMEOUT, Policy
+from scanner.run.budget import OverBudget, TmpfsBudget
 from scanner.snapshot import Snapshot
 from scanner.sources.declarations import ResolvedLaunch, Server
 from scanner.transports.cgroup import DEFAULT_MEMORY_MIB
@@ -31,7 +32,7 @@ from scanner.transports.clients import DEFAULT_CLIENT, client_hello, client_info
 from scanner.transports.isolation import ALLOW, DENY
 from scanner.transports.listing import DEFAULT_CAPS, ListingCaps
 from scanner.transports.probe import probe
-from scanner.transports.sandbox import DEFAULT_TMPFS_MIB, ON
+from scanner.transports.sandbox import DEFAULT_TMPFS_BUDGET_MIB, DEFAULT_TMPFS_MIB, ON, tmpfs_total_mib
 from scanner.transports.stage import Stage
 from scanner.transports.stdio import StderrTail
 
@@ -87,26 +88,33 @@ async def _boot_all(
     limiter = anyio.CapacityLimiter(max(1, concurrency))
     started = time.monotonic()
     modules = TransportModules()
+    budget = TmpfsBudget(policy.tmpfs_budget_mib or DEFAULT_TMPFS_BUDGET_MIB)
 
     async def run(server: Server) -> None:
         async with limiter:
             server_policy = policy.for_server(*server.names)
             assert server.resolved is not None
-            result = await boot_one(
-                server.key,
-                server.resolved,
-                repo,
-                timeout=server_policy.timeout or timeout,
-                passthrough=() if server.key in bare else server_policy.env,
-                network=server_policy.network,
-                sandbox=server_policy.sandbox,
-                client=client_info(server.primary.client, server_policy.client),
-                modules=modules,
-                caps=server_policy.caps or DEFAULT_CAPS,
-                tmpfs_mib=server_policy.tmpfs_mib or DEFAULT_TMPFS_MIB,
-                memory_mib=server_policy.memory_mib or DEFAULT_MEMORY_MIB,
-                declared_by=server.primary.client,
-            )
+            tmpfs_mib = server_policy.tmpfs_mib or DEFAULT_TMPFS_MIB
+            sandboxed = server_policy.sandbox == ON and _local(server.resolved)
+            try:
+                async with budget.room(tmpfs_total_mib(tmpfs_mib) if sandboxed else 0):
+                    result = await boot_one(
+                        server.key,
+                        server.resolved,
+                        repo,
+                        timeout=server_policy.timeout or timeout,
+                        passthrough=() if server.key in bare else server_policy.env,
+                        network=server_policy.network,
+                        sandbox=server_policy.sandbox,
+                        client=client_info(server.primary.client, server_policy.client),
+                        modules=modules,
+                        caps=server_policy.caps or DEFAULT_CAPS,
+                        tmpfs_mib=tmpfs_mib,
+                        memory_mib=server_policy.memory_mib or DEFAULT_MEMORY_MIB,
+                        declared_by=server.primary.client,
+                    )
+            except OverBudget as refused:
+                result = BootResult(server.key, None, str(refused), "", 0.0)
         results[server.key] = result
         if progress:
             progress(_done_line(result))
@@ -123,6 +131,11 @@ async def _boot_all(
                 boots.start_soon(run, server)
         reporter.cancel_scope.cancel()
     return results
+
+
+def _local(launch: ResolvedLaunch) -> bool:
+    """Whether `launch` starts a local process (its sandbox holds tmpfs for as long as it runs)."""
+    return any(kind.local for name in transports_of(launch) if (kind := TRANSPORT_BY_NAME.get(name)) is not None)
 
 
 def _transports_needed(servers: Sequence[Server]) -> list[TransportKind]:

@@ -32,8 +32,8 @@ BOOT_HINTS: tuple[tuple[tuple[str, ...], str], ...] = (
     ),
     (
         ("No space left on device", "ENOSPC"),
-        "hint: a sandboxed server's private /tmp and /run hold 512 MiB each unless mcp-lock.yaml sets "
-        "`tmpfs-mib` higher (its npx/uvx cache is there too)",
+        "hint: a sandboxed server's private /tmp holds 512 MiB unless mcp-lock.yaml sets `tmpfs-mib` higher "
+        "(its npx/uvx cache is there too)",
     ),
 )
 

@@ -46,7 +46,7 @@ class ChannelRequest:
     # Told what a local launch ran (scanner.artifacts.record), read once the server has listed.
     on_artifact: Callable[[dict[str, Any]], None] | None = None
     capabilities: dict[str, Any] = field(default_factory=dict)  # the client capabilities shown in initialize
-    tmpfs_mib: int = DEFAULT_TMPFS_MIB  # the size of a sandboxed server's private /tmp and /run
+    tmpfs_mib: int = DEFAULT_TMPFS_MIB  # the size of a sandboxed server's private /tmp
     memory_mib: int = DEFAULT_MEMORY_MIB  # the memory a local server's processes may hold together
     sandbox_notes: list[tuple[str, str]] = field(default_factory=list)  # (rule id, message) the transport adds
 
