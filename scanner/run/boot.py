@@ -32,6 +32,7 @@ from scanner.transports.clients import DEFAULT_CLIENT, client_hello, client_info
 from scanner.transports.isolation import ALLOW, DENY
 from scanner.transports.listing import DEFAULT_CAPS, ListingCaps
 from scanner.transports.probe import probe
+from scanner.transports.reaper import adopting_orphans
 from scanner.transports.sandbox import DEFAULT_TMPFS_BUDGET_MIB, DEFAULT_TMPFS_MIB, ON, tmpfs_total_mib
 from scanner.transports.stage import Stage
 from scanner.transports.stdio import StderrTail
@@ -71,7 +72,8 @@ def boot_servers(
     `bare` get none of the caller variables the policy passes through.
     """
     _quiet_sdk_logging()
-    return anyio.run(_boot_all, servers, repo, policy, timeout, concurrency, progress, on_result, frozenset(bare))
+    with adopting_orphans():  # every process of the run is waited for, and none outlives it
+        return anyio.run(_boot_all, servers, repo, policy, timeout, concurrency, progress, on_result, frozenset(bare))
 
 
 async def _boot_all(
