@@ -54,14 +54,17 @@ def list_command(repo: Path, lockfile: Path | None) -> None:
         else:
             click.echo(safe("    " + pin_status(pinned.servers.get(server.key) if pinned else None, lock_name)))
         for problem in _listed_problems(server, skipped=bool(skip)):
-            click.echo(safe(f"    {problem.severity}: {problem.message}"))
+            if problem.code in UNRESOLVED_CODES:  # only a boot needs it: `list` boots nothing, so no failure
+                click.echo(safe(f"    to boot it: {problem.message} (or `skip:` it in mcp-lock.yaml)"))
+            else:
+                click.echo(safe(f"    {problem.severity}: {problem.message}"))
     for config in workspace.discovery.files:
         for problem in config.problems:
             click.echo(safe(f"{problem.severity}: {problem.location}: {problem.message}"), err=True)
     if not servers:
         click.echo("no MCP servers declared in this repository", err=True)
     bad = any(p.severity == "error" for c in workspace.discovery.files for p in c.problems) or any(
-        p.severity == "error"
+        p.severity == "error" and p.code not in UNRESOLVED_CODES
         for s in servers
         for p in _listed_problems(s, skipped=bool(workspace.policy.for_server(*s.names).skip))
     )

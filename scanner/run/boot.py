@@ -50,6 +50,7 @@ class BootResult:
     seconds: float
     # What the sandbox refused or bounded for this server: (rule id, message), each a finding.
     sandbox_notes: list[tuple[str, str]] = field(default_factory=list)
+    exit_code: int | None = None  # a local server's own exit status, when it exited before it was ended
 
 
 Progress = Callable[[str], None]
@@ -233,7 +234,7 @@ async def boot_one(
         )
         snapshot, error = await attempt.run(kinds, timeout)
     notes = list(dict.fromkeys(attempt.sandbox_notes))
-    return BootResult(key, snapshot, error, errlog.text(), time.monotonic() - started, notes)
+    return BootResult(key, snapshot, error, errlog.text(), time.monotonic() - started, notes, errlog.exit_code)
 
 
 def transports_of(launch: ResolvedLaunch) -> list[str]:

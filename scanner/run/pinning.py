@@ -9,6 +9,7 @@ from scanner.lock.lockfile import ServerPin
 from scanner.lock.pin import pin_server
 from scanner.model.findings import Finding
 from scanner.model.rules import rule
+from scanner.run.boot_advice import advice
 from scanner.run.launchers import launcher_failure
 from scanner.run.redact import Redactor, redactor_for
 from scanner.run.workspace import Options, Workspace
@@ -83,11 +84,13 @@ def boot(
 
 
 def boot_failure(server: Server, result: BootResult) -> Finding:
-    details = [f"stderr: {line}" for line in result.stderr_tail.splitlines()[-10:]]
-    details += [hint for markers, hint in BOOT_HINTS if any(m in result.stderr_tail for m in markers)]
+    """The step that failed, how the server exited, its last stderr lines and a fix for the cause."""
     command = server.template.command if server.template else None
-    lead, launcher_hints = launcher_failure(command, result.error, result.stderr_tail)
-    details += launcher_hints
+    lead, launcher_hints = launcher_failure(command, result.error or "", result.stderr_tail)
+    steps = advice(command, result.error or "", result.stderr_tail, result.exit_code, lead is not None)
+    details = [steps[0], *(f"stderr: {line}" for line in result.stderr_tail.splitlines()[-10:])]
+    details += [hint for markers, hint in BOOT_HINTS if any(m in result.stderr_tail for m in markers)]
+    details += launcher_hints or steps[1:]
     return Finding(
         rule("boot-failed"),
         server.key,

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from scanner.model.environment import GIVEN_ANYWAY
+from scanner.model.environment import GIVEN_ANYWAY, UNLAUNCHABLE
 from scanner.model.secret_values import recorded_env_value
 from scanner.model.transports import HTTP, SSE, STDIO, is_local
 from scanner.sources import jsonc
@@ -358,7 +358,7 @@ def _report_missing(decl: Declaration, missing: list[Missing]) -> None:
     for code, kinds in (("unresolved-variable", ("env", "file")), ("unresolved-input", ("input",))):
         hints = [m.hint() for m in unique if m.kind in kinds]
         if hints:
-            message = f"server '{decl.name}' cannot be launched here: " + "; ".join(hints)
+            message = f"server '{decl.name}' {UNLAUNCHABLE}: " + "; ".join(hints)
             decl.problems.append(problem("error", code, message, decl.location.file, decl.location.line))
 
 
