@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from scanner.cli.help_text import command
 from scanner.cli.options import (
     LOCK_OPTION,
     REPO_OPTION,
@@ -32,7 +33,7 @@ from scanner.sources.declarations import Problem, Server
 from scanner.sources.describe import describe_launch
 
 
-@click.command("list")
+@command("list")
 @REPO_OPTION
 @LOCK_OPTION
 def list_command(repo: Path, lockfile: Path | None) -> None:
@@ -76,7 +77,7 @@ def _listed_problems(server: Server, *, skipped: bool) -> list[Problem]:
     return [p for p in server.problems if not (skipped and p.code in UNRESOLVED_CODES)]
 
 
-@click.command()
+@command()
 @click.argument("servers", nargs=-1)
 @REPO_OPTION
 @LOCK_OPTION
@@ -97,7 +98,7 @@ def lock(
     finish(workspace, outcome, report)
 
 
-@click.command()
+@command()
 @REPO_OPTION
 @LOCK_OPTION
 @click.option(
@@ -198,7 +199,7 @@ def _audit(workspace: Workspace, *, offline: bool, shard: Shard | None, partial:
     return Audit(expiry=True, unmatched=not (offline or partial or shard), servers=owned)
 
 
-@click.command()
+@command()
 @click.argument("servers", nargs=-1)
 @click.option("--tool", "tools", multiple=True, help="Re-pin only this tool (repeatable).")
 @click.option("--rerender", is_flag=True, help="Boot nothing: verify the lock's digests, rewrite it in canonical form.")
@@ -229,7 +230,7 @@ def update(
     finish(workspace, outcome, report)
 
 
-@click.command()
+@command()
 @click.argument("servers", nargs=-1)
 @click.option(
     "--base",
@@ -285,7 +286,7 @@ def _shard(value: str | None) -> Shard | None:
         raise click.BadParameter(str(error)) from None
 
 
-@click.command("log")
+@command("log")
 @click.argument("target", required=False, metavar="[SERVER[/NAME]]")
 @REPO_OPTION
 @LOCK_OPTION
