@@ -304,8 +304,10 @@ class _Attempt:
             sandbox_notes=self.sandbox_notes,
         )
         try:
+            # Importing the transport (the SDK, in a worker thread) is mcp-lock's own time, not the server's:
+            # on a loaded runner it took seconds, and a short timeout failed the server for it.
+            open_channel = await self.modules.opener(kind)
             with anyio.fail_after(remaining):
-                open_channel = await self.modules.opener(kind)
                 async with open_channel(request) as channel:
                     snapshot = await probe(channel, stage, self.client, caps=self.caps, hello=self.hello)
         except TimeoutError:
