@@ -21,6 +21,7 @@ STEP_TEXT = {
 LAUNCHED_START = (
     "install or start: {command} installs the package (on a cold runner, downloads it) before the server starts"
 )
+KILLED = 128 + 9  # a shell's (and bwrap's) status for a child killed by SIGKILL, as the kernel's OOM killer does
 WRAPPER_FAILED = 125  # the wrapper shell's status when it could not join the per-boot cgroup
 
 LOGIN = re.compile(
@@ -56,8 +57,11 @@ def failed_step(error: str, command: str | None, launcher_failed: bool) -> str:
     return START
 
 
-def advice(command: str | None, error: str, stderr: str, exit_code: int | None, launcher_failed: bool) -> list[str]:
-    """The step line, then the first fix that fits, for a boot that failed with `error`."""
+def advice(
+    command: str | None, error: str, stderr: str, exit_code: int | None, launcher_failed: bool, limited: str = ""
+) -> list[str]:
+    """The step line, then the first fix that fits, for a boot that failed with `error`; `limited` is the
+    sandbox's own message when it stopped the server at a limit."""
     step = failed_step(error, command, launcher_failed)
     launcher = launcher_of(command)
     name = (command or "").rsplit("/", 1)[-1]
@@ -68,9 +72,12 @@ def advice(command: str | None, error: str, stderr: str, exit_code: int | None, 
     if exit_code == WRAPPER_FAILED and not stderr.strip():
         shown += "; the sandbox wrapper could not start it (exit code 125)"
     elif exit_code is not None:
-        shown += f"; the server exited with code {exit_code}"
+        killed = " (killed by SIGKILL)" if exit_code in (KILLED, -9) else ""
+        shown += f"; the server exited with code {exit_code}{killed}"
     lines = [f"failed at: {shown}"]
-    if LOGIN.search(stderr):
+    if limited:
+        lines.append(f"hint: {limited}")
+    elif LOGIN.search(stderr):
         lines.append(LOGIN_HINT)
     elif timed_out and launcher and step in (START, HANDSHAKE):
         lines.append(COLD_HINT.format(command=name))

@@ -87,7 +87,8 @@ def boot_failure(server: Server, result: BootResult) -> Finding:
     """The step that failed, how the server exited, its last stderr lines and a fix for the cause."""
     command = server.template.command if server.template else None
     lead, launcher_hints = launcher_failure(command, result.error or "", result.stderr_tail)
-    steps = advice(command, result.error or "", result.stderr_tail, result.exit_code, lead is not None)
+    limited = next((message for rule_id, message in result.sandbox_notes if rule_id == "sandbox-limit-hit"), "")
+    steps = advice(command, result.error or "", result.stderr_tail, result.exit_code, lead is not None, limited)
     details = [steps[0], *(f"stderr: {line}" for line in result.stderr_tail.splitlines()[-10:])]
     details += [hint for markers, hint in BOOT_HINTS if any(m in result.stderr_tail for m in markers)]
     details += launcher_hints or steps[1:]

@@ -38,6 +38,10 @@ def test_a_server_taking_3_gib_is_stopped_at_the_default_2_gib_with_a_finding(re
     assert "Traceback" not in result.output
     (message,) = findings(tmp_path / "report.json", "sandbox-limit-hit")
     assert "more than the 2048 MiB of memory its sandbox allows" in message
+    report = json.loads((tmp_path / "report.json").read_text())
+    (failed,) = [f for f in report["findings"] if f["rule"] == "boot-failed"]
+    assert failed["details"][0].endswith("; the server exited with code 137 (killed by SIGKILL)")
+    assert failed["details"][-1].startswith("hint: the server used more than the 2048 MiB of memory")
     assert not repo.lock_path.exists()  # nothing half-listed was pinned
 
 
