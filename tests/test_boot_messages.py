@@ -65,7 +65,7 @@ def test_npx_without_yes_is_named_as_the_cause_with_the_fix(repo: Repo, tmp_path
     assert "closed the connection" not in message
     assert lines[0] == (
         "failed at: install: the launcher could not fetch or install the package, so no server started; "
-        "the server exited with code 1"
+        "`npx` exited with code 1"
     )
     assert any("add `-y` before the package" in line for line in lines)
 

@@ -73,7 +73,8 @@ def advice(
         shown += "; the sandbox wrapper could not start it (exit code 125)"
     elif exit_code is not None:
         killed = " (killed by SIGKILL)" if exit_code in (KILLED, -9) else ""
-        shown += f"; the server exited with code {exit_code}{killed}"
+        who = f"`{name}`" if step == INSTALL else "the server"
+        shown += f"; {who} exited with code {exit_code}{killed}"
     lines = [f"failed at: {shown}"]
     if limited:
         lines.append(f"hint: {limited}")
