@@ -11,8 +11,10 @@ cgroup removed.
 
 Where no pids controller is writable (no cgroup mount, a non-root user without a delegated cgroup) there is
 no process limit: `ProcessLimit.unavailable` says why, and the README names the gap. Where no memory
-controller is writable, the server's address space is limited instead (RLIMIT_AS, set by the wrapper
-shell): an allocation past it fails inside the server rather than the kernel killing it.
+controller is writable, the server's data size is limited instead (RLIMIT_DATA, set by the wrapper shell):
+an allocation past it fails inside the server rather than the kernel killing it. Not RLIMIT_AS: Node's
+WebAssembly (undici's HTTP parser, behind `fetch`) reserves far more address space than it uses, and under
+an address-space limit of even 16 GiB it cannot start; reserved, unwritable memory is not data.
 """
 
 from __future__ import annotations
@@ -32,13 +34,13 @@ CGROUP_ROOT = Path("/sys/fs/cgroup")
 MOUNTS = Path("/proc/self/mounts")
 OWN = Path("/proc/self/cgroup")
 REMOVE_WAIT = 2.0  # seconds to wait for the killed processes to leave before giving up on rmdir
-# What a server that ran out of an address-space limit says on stderr (Python, Node, C libraries).
+# What a server that ran out of its data-size limit says on stderr (Python, Node, C libraries).
 OUT_OF_MEMORY = re.compile(r"MemoryError|out of memory|Cannot allocate memory|ENOMEM|bad_alloc", re.I)
 
 
 class ProcessLimit:
     """One server's cgroups (`path`: the pids one, None when there is none, `unavailable` saying why;
-    `memory_path`: the memory one, None when the address-space limit stands in for it)."""
+    `memory_path`: the memory one, None when the data-size limit stands in for it)."""
 
     def __init__(
         self, path: Path | None, limit: int, unavailable: str = "", memory_path: Path | None = None,
@@ -66,10 +68,10 @@ class ProcessLimit:
 
     def wrap(self, argv: list[str]) -> list[str]:
         """`argv`, started so that its first process joins these cgroups (or, without a memory cgroup, takes
-        the address-space limit) before anything else runs."""
+        the data-size limit) before anything else runs."""
         steps = [f"echo $$ > {shlex.quote(str(p / 'cgroup.procs'))} || exit 125" for p in self._paths()]
         if self.memory_path is None:
-            steps.append(f"ulimit -v {self.memory_mib * 1024} || exit 125")  # KiB
+            steps.append(f"ulimit -d {self.memory_mib * 1024} || exit 125")  # KiB
         return ["/bin/sh", "-c", "; ".join([*steps, 'exec "$@"']), "sh", *argv]
 
     def hit(self) -> bool:

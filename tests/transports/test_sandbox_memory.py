@@ -1,9 +1,11 @@
-"""Memory per boot: a server's processes together hold at most `memory-mib` (cgroup memory controller, else an
-address-space limit), and running into it is a `sandbox-limit-hit` finding, never a crash of mcp-lock."""
+"""Memory per boot: a server's processes together hold at most `memory-mib` (cgroup memory controller, else a
+data-size limit per process), and running into it is a `sandbox-limit-hit` finding, never a crash of mcp-lock."""
 
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -64,7 +66,7 @@ def test_a_server_may_raise_its_own_memory_limit(repo: Repo) -> None:
     assert described(repo, "big", "allocate") == f"allocated {128 * MIB}"
 
 
-def test_without_a_memory_cgroup_the_address_space_is_limited(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_a_memory_cgroup_the_data_size_is_limited(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     parents = cgroup._parents
     monkeypatch.setattr(cgroup, "_parents", lambda controller: [] if controller == "memory" else parents(controller))
     add_attacker(repo, "hog", {"allocate": 512 * MIB})
@@ -80,3 +82,15 @@ def test_a_policy_memory_limit_below_an_interpreter_is_an_error(repo: Repo) -> N
     result = repo.run("lock")
     assert result.exit_code == 2
     assert "memory-mib must be a whole number of MiB from 16 to 1048576" in result.output
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
+def test_the_fallback_limit_lets_nodes_fetch_start_and_still_refuses_a_large_buffer() -> None:
+    """Under an address-space limit (even 16 GiB) Node's WebAssembly, behind `fetch`, cannot start."""
+    limit = cgroup.ProcessLimit(None, cgroup.PIDS_MAX, "no memory cgroup", None, 512)
+    script = (
+        "fetch('http://127.0.0.1:9').catch(() => console.log('fetch ran'));"
+        "try { Buffer.alloc(1024 * 1024 * 1024, 1); console.log('allocated') } catch (e) { console.log('refused') }"
+    )
+    done = subprocess.run(limit.wrap(["node", "-e", script]), capture_output=True, text=True, timeout=60)
+    assert done.stdout.splitlines() == ["refused", "fetch ran"], done.stdout + done.stderr
