@@ -26,7 +26,7 @@ from scanner.model.rules import SEVERITIES
 from scanner.policy.suppression import Audit
 from scanner.reporters.console import safe
 from scanner.run import operations
-from scanner.run.offline import UNRESOLVED_CODES, check_offline
+from scanner.run.offline import BOOT_ONLY_CODES, UNRESOLVED_CODES, check_offline
 from scanner.run.shard import Shard, ShardError
 from scanner.run.workspace import LOCKFILE_NAME, Workspace, read_lock, server_keys
 from scanner.sources.declarations import Problem, Server
@@ -55,7 +55,7 @@ def list_command(repo: Path, lockfile: Path | None) -> None:
         else:
             click.echo(safe("    " + pin_status(pinned.servers.get(server.key) if pinned else None, lock_name)))
         for problem in _listed_problems(server, skipped=bool(skip)):
-            if problem.code in UNRESOLVED_CODES:  # only a boot needs it: `list` boots nothing, so no failure
+            if problem.code in BOOT_ONLY_CODES:  # only a boot needs it: `list` boots nothing, so no failure
                 click.echo(safe(f"    to boot it: {problem.message} (or `skip:` it in mcp-lock.yaml)"))
             else:
                 click.echo(safe(f"    {problem.severity}: {problem.message}"))
@@ -65,7 +65,7 @@ def list_command(repo: Path, lockfile: Path | None) -> None:
     if not servers:
         click.echo("no MCP servers declared in this repository", err=True)
     bad = any(p.severity == "error" for c in workspace.discovery.files for p in c.problems) or any(
-        p.severity == "error" and p.code not in UNRESOLVED_CODES
+        p.severity == "error" and p.code not in BOOT_ONLY_CODES
         for s in servers
         for p in _listed_problems(s, skipped=bool(workspace.policy.for_server(*s.names).skip))
     )

@@ -355,8 +355,15 @@ def _forward(forwards: Mapping[str, Forward], ctx: Context, resolver: Resolver) 
 
 def _report_missing(decl: Declaration, missing: list[Missing]) -> None:
     unique = list(dict.fromkeys(missing))
-    for code, kinds in (("unresolved-variable", ("env", "file")), ("unresolved-input", ("input",))):
-        hints = [m.hint() for m in unique if m.kind in kinds]
+    # A file that exists but is refused (outside the repository, a device) is no value a run could supply:
+    # `list` reports it as an error, where an unset variable or input is only what a boot needs.
+    groups = (
+        ("unresolved-variable", lambda m: m.kind == "env" or (m.kind == "file" and not m.refused)),
+        ("refused-file", lambda m: m.kind == "file" and bool(m.refused)),
+        ("unresolved-input", lambda m: m.kind == "input"),
+    )
+    for code, wanted in groups:
+        hints = [m.hint() for m in unique if wanted(m)]
         if hints:
             message = f"server '{decl.name}' {UNLAUNCHABLE}: " + "; ".join(hints)
             decl.problems.append(problem("error", code, message, decl.location.file, decl.location.line))
