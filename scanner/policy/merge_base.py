@@ -10,7 +10,8 @@ After the merge, the change's file is the committed policy and judges every late
 Loosening: a new or widened `ignore:` entry (a later or no `until:`) or `skip:`, `sandbox: off`,
 `network: allow`, a new `env:` name, an `inputs:` entry newly read from the environment, a longer
 `timeout`, a laxer `unpinned-launch` (error, warn, off), a larger `tmpfs-mib`, `memory-mib`,
-`tmpfs-budget-mib`, `max-definitions` or `max-listing-bytes`, and any change of `client:`.
+`tmpfs-budget-mib`, `max-definitions` or `max-listing-bytes`, a smaller `min-release-age`, a new `inert:`
+glob, `withheld-boot-failure: note`, and any change of `client:`.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from scanner.transports.sandbox import DEFAULT_TMPFS_BUDGET_MIB, DEFAULT_TMPFS_M
 NETWORK_RANK = {"deny": 0, "allow": 1}  # default allow
 SANDBOX_RANK = {"on": 0, "off": 1}  # default on
 UNPINNED_RANK = {"error": 0, "warn": 1, "off": 2}  # default warn
+WITHHELD_RANK = {"block": 0, "note": 1}  # default block
 Spec = tuple[str, str]  # an input: ("literal", value) or ("env", VARIABLE)
 Path = tuple[str | int, ...]  # keys and indices into the file, e.g. ("servers", "mail", "skip")
 
@@ -93,10 +95,13 @@ def judge(base: Side, change: Side, environ: Mapping[str, str]) -> Judgement:
         ignores=ignores,
         input_vars=_unset_vars([top_specs, *server_specs.values()], environ),
         unpinned_launch=top.unpinned_launch,
+        inert=top.inert,
+        withheld_boot_failure=top.withheld_boot_failure,
         caps=top.caps,
         tmpfs_mib=top.tmpfs_mib,
         memory_mib=top.memory_mib,
         tmpfs_budget_mib=top.tmpfs_budget_mib,
+        min_release_age=top.min_release_age,
     )
     return Judgement(policy, out)
 
@@ -116,11 +121,24 @@ class _Top:
             out, "unpinned-launch", (), where, b.unpinned_launch, c.unpinned_launch, lambda v: UNPINNED_RANK[v]
         )
         self.tmpfs_mib = _ordered(out, "tmpfs-mib", (), where, b.tmpfs_mib, c.tmpfs_mib, _tmpfs_rank)
-        self.memory_mib = _ordered(out, "memory-mib", (), where, b.memory_mib, c.memory_mib, _memory_rank)
+        self.memory_mib = _ordered(out, "memory-mib", (), where, b.memory_mib, c.memory_mib, _or(DEFAULT_MEMORY_MIB))
         self.tmpfs_budget_mib = _ordered(
-            out, "tmpfs-budget-mib", (), where, b.tmpfs_budget_mib, c.tmpfs_budget_mib,
-            lambda v: DEFAULT_TMPFS_BUDGET_MIB if v is None else v,
+            out, "tmpfs-budget-mib", (), where, b.tmpfs_budget_mib, c.tmpfs_budget_mib, _or(DEFAULT_TMPFS_BUDGET_MIB)
         )
+        self.min_release_age = _ordered(
+            out, "min-release-age", (), where, b.min_release_age, c.min_release_age, lambda days: -days
+        )
+        self.withheld_boot_failure = _ordered(
+            out, "withheld-boot-failure", (), where, b.withheld_boot_failure, c.withheld_boot_failure,
+            lambda v: WITHHELD_RANK[v],
+        )
+        # A glob the base does not have widens the inert set: fewer changes withhold secrets.
+        added = [g for g in c.inert if g not in b.inert]
+        if added:
+            out.append(Difference("inert", ("inert",), where, True, f"adds {_json(added)} (the base does not)"))
+        if [g for g in b.inert if g not in c.inert]:
+            out.append(Difference("inert", ("inert",), where, False, _says(list(c.inert), list(b.inert))))
+        self.inert = tuple(g for g in c.inert if g in b.inert)
         self.caps = _caps(out, "", (), where, b.caps, c.caps)
         if _client(b.client) != _client(c.client):
             out.append(Difference("client", ("client",), where, True, _says(_client(c.client), _client(b.client))))
@@ -171,9 +189,8 @@ def _server(
     sizes_log = records if own_sizes else []
     caps = _caps(sizes_log, f"{key}.", path, name, res_b.caps, res_c.caps)
     tmpfs_mib = _ordered(sizes_log, f"{key}.tmpfs-mib", path, name, res_b.tmpfs_mib, res_c.tmpfs_mib, _tmpfs_rank)
-    memory_mib = _ordered(
-        sizes_log, f"{key}.memory-mib", path, name, res_b.memory_mib, res_c.memory_mib, _memory_rank
-    )
+    memory_rank = _or(DEFAULT_MEMORY_MIB)
+    memory_mib = _ordered(sizes_log, f"{key}.memory-mib", path, name, res_b.memory_mib, res_c.memory_mib, memory_rank)
     server = ServerPolicy(
         skip=skip,
         # None falls back to the file-wide timeout: right only while that is the default too.
@@ -193,8 +210,9 @@ def _tmpfs_rank(mib: int | None) -> int:
     return DEFAULT_TMPFS_MIB if mib is None else mib
 
 
-def _memory_rank(mib: int | None) -> int:
-    return DEFAULT_MEMORY_MIB if mib is None else mib
+def _or(default: int) -> Callable[[int | None], int]:
+    """The rank of a size: its value, or `default` where the file does not set it."""
+    return lambda mib: default if mib is None else mib
 
 
 def _caps(out: list[Difference], prefix: str, path: Path, server: str, b: ListingCaps, c: ListingCaps) -> ListingCaps:

@@ -4,12 +4,13 @@
     network: allow              # or deny: stdio servers run without network (default allow)
     sandbox: on                 # or off: stdio servers run in a bubblewrap sandbox (default on)
     tmpfs-mib: 512              # MiB of a sandboxed server's private /tmp (default 512)
-    memory-mib: 2048            # MiB of memory one stdio server may hold, all its processes (default 2048)
-    tmpfs-budget-mib: 4096      # MiB of tmpfs (/tmp, /run, /dev/shm) of all sandboxes booting at once (default 4096)
     client: {name: claude-code, version: 2.0.14}   # the clientInfo servers are shown (default: the
                                 # declaring client's own, see scanner.transports.clients)
     env: [HTTPS_PROXY]          # caller variables every stdio server may see
     unpinned-launch: warn       # or error (fails check) or off: a launch fetching a package without an exact version
+    min-release-age: 7          # days a package version new to a server must have been published (default 7; 0: off)
+    inert: ["site/**"]          # more files a change may touch and keep launches reviewed (scanner.policy.inert)
+    withheld-boot-failure: block   # or note: a changed server that cannot boot without its withheld secrets
     max-definitions: 10000      # per server, all kinds (default 10,000); also under servers.NAME
     max-listing-bytes: 67108864 # per listing across its pages (default 64 MiB); also under servers.NAME
     inputs:                     # values for VS Code-style ${input:ID} placeholders
@@ -44,7 +45,8 @@ from scanner.transports.listing import BYTES_KEY, DEFAULT_CAPS, DEFINITIONS_KEY,
 POLICY_FILE = "mcp-lock.yaml"
 TOP_KEYS = {
     "version", "timeout", "network", "sandbox", "client", "env", "inputs", "servers", "ignore", "unpinned-launch",
-    "tmpfs-mib", "memory-mib", "tmpfs-budget-mib",
+    "inert", "withheld-boot-failure",
+    "tmpfs-mib", "min-release-age", "memory-mib", "tmpfs-budget-mib",
 } | {DEFINITIONS_KEY, BYTES_KEY}
 SERVER_KEYS = {"skip", "timeout", "network", "sandbox", "client", "env", "inputs", "tmpfs-mib", "memory-mib"} | {
     DEFINITIONS_KEY,
@@ -54,6 +56,8 @@ NETWORK_MODES = ("allow", "deny")  # scanner.transports.isolation.ALLOW / DENY
 SANDBOX_MODES = ("on", "off")  # scanner.transports.sandbox.ON / OFF
 UNPINNED_LAUNCH_MODES = ("warn", "error", "off")
 MIN_MEMORY_MIB = 16  # below this not even an interpreter starts: a typo, not a limit
+DEFAULT_MIN_RELEASE_AGE = 7  # days: the malicious MCP releases seen so far were reported within nine
+WITHHELD_BOOT_MODES = ("block", "note")
 DEFAULT_TIMEOUT = 90.0  # seconds per server when neither --timeout nor the policy says; npx/uvx cold starts: 6-59 s
 
 
@@ -90,10 +94,13 @@ class Policy:
     # a missing input then names the variable to set rather than asking for the mapping already there.
     input_vars: Mapping[str, str] = field(default_factory=dict)
     unpinned_launch: str = "warn"  # one of UNPINNED_LAUNCH_MODES
+    inert: tuple[str, ...] = ()  # globs added to the inert set (scanner.policy.inert)
+    withheld_boot_failure: str = "block"  # one of WITHHELD_BOOT_MODES
     caps: ListingCaps = DEFAULT_CAPS
     tmpfs_mib: int | None = None  # the default for every server; None means 512
     memory_mib: int | None = None  # the default for every server; None means 2048
     tmpfs_budget_mib: int | None = None  # every sandbox booting at once, together; None means 4096
+    min_release_age: int = DEFAULT_MIN_RELEASE_AGE  # days; 0 turns the release-age screen off
 
     def for_server(self, *names: str) -> ServerPolicy:
         """The settings of the server called `names` (its key first, then its other declared names)."""
@@ -143,10 +150,13 @@ def policy_from(data: Any, text: str, environ: Mapping[str, str]) -> Policy:
         ignores=_ignores(mapping.get("ignore"), text),
         input_vars=input_vars,
         unpinned_launch=_unpinned_launch(mapping.get("unpinned-launch"), where),
+        inert=_globs(mapping.get("inert"), where),
+        withheld_boot_failure=_withheld_boot(mapping.get("withheld-boot-failure"), where),
         caps=caps,
-        tmpfs_mib=_tmpfs_mib(mapping.get("tmpfs-mib"), where),
+        tmpfs_mib=_mib(mapping.get("tmpfs-mib"), where, "tmpfs-mib"),
         memory_mib=_mib(mapping.get("memory-mib"), where, "memory-mib", MIN_MEMORY_MIB),
-        tmpfs_budget_mib=_mib(mapping.get("tmpfs-budget-mib"), where, "tmpfs-budget-mib", 1),
+        tmpfs_budget_mib=_mib(mapping.get("tmpfs-budget-mib"), where, "tmpfs-budget-mib"),
+        min_release_age=_min_release_age(mapping.get("min-release-age"), where),
     )
 
 
@@ -231,6 +241,22 @@ def _unpinned_launch(value: Any, where: str) -> str:
     return str(value)
 
 
+def _globs(value: Any, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise PolicyError(f"{where}: inert must be a list of path globs, e.g. inert: [\"site/**\"]")
+    return tuple(value)
+
+
+def _withheld_boot(value: Any, where: str) -> str:
+    if value is None:
+        return "block"
+    if value not in WITHHELD_BOOT_MODES:
+        raise PolicyError(f"{where}: withheld-boot-failure must be block or note, got {shown(value)}")
+    return str(value)
+
+
 def _unset_input_vars(mapping: dict[str, Any], environ: Mapping[str, str]) -> dict[str, str]:
     sections = [mapping, *(v for v in (mapping.get("servers") or {}).values() if isinstance(v, dict))]
     found: dict[str, str] = {}
@@ -272,7 +298,7 @@ def _server(value: Any, where: str, environ: Mapping[str, str], defaults: Listin
         sandbox=_sandbox(mapping.get("sandbox"), where),
         client=_client(mapping.get("client"), where),
         caps=_caps(mapping, where, defaults),
-        tmpfs_mib=_tmpfs_mib(mapping.get("tmpfs-mib"), where),
+        tmpfs_mib=_mib(mapping.get("tmpfs-mib"), where, "tmpfs-mib"),
         memory_mib=_mib(mapping.get("memory-mib"), where, "memory-mib", MIN_MEMORY_MIB),
     )
 
@@ -312,15 +338,17 @@ def _timeout(value: Any, where: str) -> float | None:
     return float(value)
 
 
-def _tmpfs_mib(value: Any, where: str) -> int | None:
-    return _mib(value, where, "tmpfs-mib", 1)
-
-
-def _mib(value: Any, where: str, key: str, low: int) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= 1024 * 1024:
+def _mib(value: Any, where: str, key: str, low: int = 1) -> int | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not low <= value <= 1 << 20):
         raise PolicyError(f"{where}: {key} must be a whole number of MiB from {low} to 1048576")
+    return value
+
+
+def _min_release_age(value: Any, where: str) -> int:
+    if value is None:
+        return DEFAULT_MIN_RELEASE_AGE
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3650:
+        raise PolicyError(f"{where}: min-release-age must be a whole number of days from 0 to 3650, got {shown(value)}")
     return value
 
 

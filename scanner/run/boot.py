@@ -95,7 +95,7 @@ async def _boot_all(
 
     async def run(server: Server) -> None:
         async with limiter:
-            server_policy = policy.for_server(*server.names)
+            server_policy = policy.for_server(*server.policy_names)
             assert server.resolved is not None
             tmpfs_mib = server_policy.tmpfs_mib or DEFAULT_TMPFS_MIB
             sandboxed = server_policy.sandbox == ON and _local(server.resolved)

@@ -97,7 +97,7 @@ def check(workspace: Workspace, options: Options) -> Outcome:
     plan = withhold(workspace, ready, lockfile, options)
     bare = dataclasses.replace(options, bare=frozenset(plan.withheld))
     live, booted = boot_and_pin(workspace, plan.servers, bare, against_pin)
-    findings += settle(plan, booted)
+    findings += settle(plan, booted, block=workspace.policy.withheld_boot_failure == "block")
     # Servers that did not boot keep their pinned tools, so shadowing of them is still seen.
     findings += cross_server_findings(lockfile.servers | live, lockfile.servers)
     if options.rescan_pins:  # every pin is rescanned, booted or not: what is pinned stays judged

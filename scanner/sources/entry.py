@@ -15,6 +15,7 @@ from scanner.model.environment import GIVEN_ANYWAY, UNLAUNCHABLE
 from scanner.model.secret_values import recorded_env_value
 from scanner.model.transports import HTTP, SSE, STDIO, is_local
 from scanner.sources import jsonc
+from scanner.sources.closure import Sealed, closure_of
 from scanner.sources.common import Scan, problem
 from scanner.sources.declarations import (
     Declaration,
@@ -295,6 +296,8 @@ def finish(decl: Declaration, launch: Launch, dialect: Dialect, ctx: Context) ->
         sse_fallback=launch.sse_fallback,
     )
     _warn_literals(decl, launch, dialect)
+    sealed = Sealed(fam, ctx)  # its context names every value from outside the repository instead
+    decl.closure = closure_of(decl, _resolve(launch, sealed.ctx, sealed), sealed.sources)
     resolver = Resolver(fam, ctx)
     resolved = _resolve(launch, ctx, resolver)
     if resolver.missing:
@@ -355,14 +358,11 @@ def _forward(forwards: Mapping[str, Forward], ctx: Context, resolver: Resolver) 
 
 def _report_missing(decl: Declaration, missing: list[Missing]) -> None:
     unique = list(dict.fromkeys(missing))
-    # A file that exists but is refused (outside the repository, a device) is no value a run could supply:
-    # `list` reports it as an error, where an unset variable or input is only what a boot needs.
-    groups = (
+    for code, wanted in (
         ("unresolved-variable", lambda m: m.kind == "env" or (m.kind == "file" and not m.refused)),
-        ("refused-file", lambda m: m.kind == "file" and bool(m.refused)),
+        ("refused-file", lambda m: m.kind == "file" and bool(m.refused)),  # no value a run could supply
         ("unresolved-input", lambda m: m.kind == "input"),
-    )
-    for code, wanted in groups:
+    ):
         hints = [m.hint() for m in unique if wanted(m)]
         if hints:
             message = f"server '{decl.name}' {UNLAUNCHABLE}: " + "; ".join(hints)

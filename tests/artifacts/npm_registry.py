@@ -1,9 +1,12 @@
 """A minimal npm registry on 127.0.0.1: one packument per package (`GET /<name>`) and its tarballs, in the
-registry's published format (name, dist-tags, versions with dist.tarball/shasum/integrity)."""
+registry's published format (name, dist-tags, versions with dist.tarball/shasum/integrity, `time` with each
+version's publish time). A version document can carry more (`scripts`, `hasInstallScript`, `mcpName`), and a
+test can make a packument hostile (its bytes given verbatim)."""
 
 from __future__ import annotations
 
 import base64
+import datetime
 import hashlib
 import io
 import json
@@ -62,12 +65,21 @@ class Registry:
     url: str = ""
     packages: dict[str, dict[str, bytes]] = field(default_factory=dict)  # name -> version -> tarball
     latest: dict[str, str] = field(default_factory=dict)
+    published: dict[str, dict[str, str]] = field(default_factory=dict)  # name -> version -> ISO 8601 time
+    manifest: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # more of a version document
+    raw: dict[str, bytes] = field(default_factory=dict)  # name -> the packument's bytes, verbatim
 
-    def publish(self, name: str, version: str, marker: str, reported: str = "0.0.1") -> str:
-        """Publish a release and make it `latest`; returns its integrity."""
+    def publish(
+        self, name: str, version: str, marker: str, reported: str = "0.0.1", days_ago: float = 0.0, **manifest: Any
+    ) -> str:
+        """Publish a release `days_ago` and make it `latest`; returns its integrity. `manifest` adds to its
+        version document (e.g. `scripts={"postinstall": "node x.js"}`, `mcpName="io.github.x/y"`)."""
         data = tarball(name, version, marker, reported)
         self.packages.setdefault(name, {})[version] = data
         self.latest[name] = version
+        moment = datetime.datetime.now(datetime.UTC) - datetime.timedelta(days=days_ago)
+        self.published.setdefault(name, {})[version] = moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        self.manifest[name, version] = manifest
         return integrity(data)
 
     def packument(self, name: str) -> dict[str, Any]:
@@ -82,10 +94,12 @@ class Registry:
                     "shasum": hashlib.sha1(data).hexdigest(),
                     "integrity": integrity(data),
                 },
+                **self.manifest.get((name, version), {}),
             }
             for version, data in self.packages[name].items()
         }
-        return {"name": name, "dist-tags": {"latest": self.latest[name]}, "versions": versions}
+        times = dict(self.published.get(name, {}))
+        return {"name": name, "dist-tags": {"latest": self.latest[name]}, "versions": versions, "time": times}
 
 
 def serve(registry: Registry) -> ThreadingHTTPServer:
@@ -98,7 +112,9 @@ def serve(registry: Registry) -> ThreadingHTTPServer:
                 body = registry.packages.get(name, {}).get(version)
                 kind = "application/octet-stream"
             else:
-                body = json.dumps(registry.packument(path)).encode() if path in registry.packages else None
+                body = registry.raw.get(path) or (
+                    json.dumps(registry.packument(path)).encode() if path in registry.packages else None
+                )
                 kind = "application/json"
             if body is None:
                 self.send_error(404)
