@@ -31,7 +31,7 @@ def test_report_and_boot_options_are_grouped_after_the_commands_own(command: str
     assert report < shown.index("--format") < shown.index("--sarif FILE") < shown.index("--summary-limit")
 
 
-@pytest.mark.parametrize("command", ["list", "log"])
+@pytest.mark.parametrize("command", ["list", "log", "bom"])
 def test_commands_that_report_nothing_show_no_report_options(command: str) -> None:
     shown = help_of(command)
     assert "Report options:" not in shown and "--sarif" not in shown

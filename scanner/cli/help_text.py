@@ -31,11 +31,17 @@ EXAMPLES = {
     ),
     "semver": ("mcp-lock semver", "mcp-lock semver notes --base v1.2.0"),
     "log": ("mcp-lock log", "mcp-lock log notes/add_note --verbose"),
+    "bom": ("mcp-lock bom --output mcp-servers.cdx.json",),
 }
 LIST_EXIT_CODES = (
     "Exit codes:\n"
     "  0  listed (a variable only a boot would need is named, not an error)\n"
     "  2  a config file or the policy cannot be used"
+)
+BOM_EXIT_CODES = (
+    "Exit codes:\n"
+    "  0  written\n"
+    "  2  the lockfile is missing or invalid, the bom extra is not installed, or the output cannot be written"
 )
 BOOT_PARAMS = frozenset({"timeout", "concurrency", "quiet"})
 REPORT_PARAMS = frozenset({"output_format", "output", "category", "template", "summary_limit"})
@@ -44,7 +50,7 @@ REPORT_PARAMS = frozenset({"output_format", "output", "category", "template", "s
 def epilog(command: str) -> str:
     """Examples, then exit codes; `\\b` keeps click from re-wrapping them."""
     examples = "\n".join(f"  {line}" for line in EXAMPLES[command])
-    codes = LIST_EXIT_CODES if command == "list" else EXIT_CODES
+    codes = LIST_EXIT_CODES if command == "list" else BOM_EXIT_CODES if command == "bom" else EXIT_CODES
     return f"\b\nExamples:\n{examples}\n\n\b\n{codes}"
 
 
@@ -63,10 +69,12 @@ class SectionedCommand(click.Command):
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         sections: dict[str, list[tuple[str, str]]] = {"Options": [], "Boot options": [], "Report options": []}
-        for param in self.get_params(ctx):
+        params = self.get_params(ctx)
+        reports = any(param.name == "output_format" for param in params)  # else an --output is the command's own
+        for param in params:
             record = param.get_help_record(ctx)
             if record is not None:
-                sections[_section(param)].append(record)
+                sections[_section(param) if reports else "Options"].append(record)
         for title, records in sections.items():
             if records:
                 with formatter.section(title):
