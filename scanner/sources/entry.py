@@ -360,12 +360,12 @@ def _report_missing(decl: Declaration, missing: list[Missing]) -> None:
     unique = list(dict.fromkeys(missing))
     for code, wanted in (
         ("unresolved-variable", lambda m: m.kind == "env" or (m.kind == "file" and not m.refused)),
-        ("refused-file", lambda m: m.kind == "file" and bool(m.refused)),  # no value a run could supply
+        ("refused-file", lambda m: m.kind == "file" and bool(m.refused)),
         ("unresolved-input", lambda m: m.kind == "input"),
     ):
-        hints = [m.hint() for m in unique if wanted(m)]
-        if hints:
-            message = f"server '{decl.name}' {UNLAUNCHABLE}: " + "; ".join(hints)
+        if hints := [m.hint() for m in unique if wanted(m)]:
+            lead = "cannot be launched" if code == "refused-file" else UNLAUNCHABLE  # no value would help that
+            message = f"server '{decl.name}' {lead}: " + "; ".join(hints)
             decl.problems.append(problem("error", code, message, decl.location.file, decl.location.line))
 
 
