@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from fixture_repo import Repo
 
 from scanner.transports.listing import MAX_DEFINITIONS, ListingBudget, ListingCapExceeded, ListingCaps
+
+MIB = 1024 * 1024
 
 
 def tool(name: str, **fields: Any) -> dict[str, Any]:
@@ -52,6 +55,41 @@ def test_the_byte_cap_spans_the_pages_of_a_listing(repo: Repo) -> None:
 
     (repo.root / "mcp-lock.yaml").write_text("max-listing-bytes: 4000000\n", encoding="utf-8")
     assert repo.run("lock", "--timeout", "30").exit_code == 0
+
+
+def test_the_byte_cap_spans_the_pages_of_an_http_listing(repo: Repo, http_server: Callable[..., int]) -> None:
+    """8 pages of 12 MiB from the SDK's own server (JSON bodies): each page is under the 64 MiB of one
+    response, the listing is not (before, 24 such pages were pinned: 288 MiB, and mcp-lock at 1.3 GiB RSS)."""
+    repo.write_spec("big", {"name": "big", "jsonResponse": True, "generatedPages": {"count": 8, "bytes": 12 * MIB}})
+    repo.add_entry("big", {"type": "http", "url": f"http://127.0.0.1:{http_server(repo.spec_path('big'))}/mcp"})
+    result = repo.run("lock", "--timeout", "60")
+    assert result.exit_code == 1, result.output
+    assert "big: could not be booted: tools/list sent more than 64 MiB across its pages, the cap per listing" in (
+        result.output
+    )
+    assert "Traceback" not in result.output and not repo.lock_path.exists()
+
+    (repo.root / "mcp-lock.yaml").write_text("max-listing-bytes: 209715200\n", encoding="utf-8")  # 200 MiB
+    repo.write_spec("big", {"name": "big", "jsonResponse": True, "generatedPages": {"count": 3, "bytes": 12 * MIB}})
+    result = repo.run("lock", "--timeout", "60")
+    assert result.exit_code == 0, result.output
+    assert sorted(repo.lock_json()["servers"]["big"]["tools"]) == ["page0", "page1", "page2"]
+
+
+def test_the_byte_cap_spans_the_pages_of_an_sse_listing(repo: Repo, http_server: Callable[..., int]) -> None:
+    """The SDK's SSE client refuses one event over 1 MiB itself; pages under that add up on one stream."""
+    repo.write_spec("big", {"name": "big", "generatedPages": {"count": 8, "bytes": 900 * 1024}})
+    port = http_server(repo.spec_path("big"), "--sse")
+    repo.add_entry("big", {"type": "sse", "url": f"http://127.0.0.1:{port}/sse"})
+    (repo.root / "mcp-lock.yaml").write_text("max-listing-bytes: 4194304\n", encoding="utf-8")  # 4 MiB
+    result = repo.run("lock", "--timeout", "60")
+    assert result.exit_code == 1, result.output
+    assert "big: could not be booted: tools/list sent more than 4 MiB across its pages, the cap per listing" in (
+        result.output
+    )
+    (repo.root / "mcp-lock.yaml").write_text("max-listing-bytes: 16777216\n", encoding="utf-8")
+    assert repo.run("lock", "--timeout", "60").exit_code == 0
+    assert len(repo.lock_json()["servers"]["big"]["tools"]) == 8
 
 
 @pytest.mark.parametrize("value", ["0", "-3", "1.5", "yes", "[1]"])

@@ -47,6 +47,10 @@ def noted(judgement: Judgement) -> dict[str, str]:
         ("", "max-definitions: 100000\n", "max-definitions", "100000"),
         ("", "servers: {a: {max-listing-bytes: 1000000000}}\n", "servers.a.max-listing-bytes", "1000000000"),
         ("", "servers: {a: {tmpfs-mib: 2048}}\n", "servers.a.tmpfs-mib", "2048"),
+        ("", "memory-mib: 4096\n", "memory-mib", "4096"),  # more than the default 2048
+        ("", "tmpfs-budget-mib: 65536\n", "tmpfs-budget-mib", "65536"),
+        ("memory-mib: 512\n", "memory-mib: 1024\n", "memory-mib", "1024"),
+        ("", "servers: {a: {memory-mib: 8192}}\n", "servers.a.memory-mib", "8192"),
         ("", "servers: {a: {timeout: 600}}\n", "servers.a.timeout", "600"),
         ("", "servers: {a: {env: [OTHER]}}\n", "servers.a.env", '"OTHER"'),
         ("servers: {a: {inputs: {k: {env: UNSET_A}}}}\n", "servers: {a: {inputs: {k: {env: UNSET_B}}}}\n",
@@ -89,7 +93,7 @@ def test_tightenings_and_neutral_edits_apply_at_once() -> None:
     )
     change = (
         "timeout: 30\nnetwork: deny\nenv: [HOME]\ninputs: {key: fixed, region: us}\nunpinned-launch: error\n"
-        "servers: {a: {skip: 'needs the VPN'}}\n"
+        "memory-mib: 512\nservers: {a: {skip: 'needs the VPN'}}\n"
         "ignore:\n  - {rule: tool-changed, server: a, tool: t, reason: narrower, until: 2030-01-01}\n"
     )
     judgement = judged(base, change)
@@ -98,11 +102,12 @@ def test_tightenings_and_neutral_edits_apply_at_once() -> None:
     a, b, z = policy.for_server("a"), policy.for_server("b"), policy.for_server("z")
     assert (z.timeout, z.network, z.env, dict(z.inputs)) == (30.0, "deny", ("HOME",), {"key": "fixed", "region": "us"})
     assert a.skip == "needs the VPN" and b.skip is None and a.timeout == 30.0 and a.network == "deny"
-    assert policy.unpinned_launch == "error"
+    assert policy.unpinned_launch == "error" and z.memory_mib == 512
     [entry] = policy.ignores
     assert (entry.server, entry.tool, entry.reason, str(entry.until)) == ("a", "t", "narrower", "2030-01-01")
     notes = noted(judgement)
-    changed = {"timeout", "network", "env", "inputs.key", "inputs.region", "unpinned-launch", "servers.b.skip"}
+    changed = {"timeout", "network", "env", "inputs.key", "inputs.region", "unpinned-launch", "servers.b.skip",
+               "memory-mib"}
     assert changed <= set(notes)
     assert any("entry removed" in says and '"server": "b"' in says for says in notes.values())
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -10,6 +9,7 @@ import subprocess
 from typing import Any
 
 from scanner.artifacts.record import IMAGE
+from scanner.files import safe_json
 
 INSPECT_TIMEOUT = 10.0
 DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
@@ -36,8 +36,8 @@ def image_artifact(runner: str, image: str, env: dict[str, str]) -> dict[str, An
 
 def _digest(answer: str, image: str) -> str | None:
     try:
-        digests = json.loads(answer) if answer else []
-    except ValueError:
+        digests = safe_json.loads(answer, limit=OUTPUT_LIMIT, depth=2) if answer else []
+    except safe_json.JsonRefused:
         return None
     if not isinstance(digests, list):
         return None

@@ -10,7 +10,6 @@ older install there says nothing about this boot, and nothing is recorded.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 from collections.abc import Sequence
@@ -18,6 +17,7 @@ from typing import Any
 
 from scanner.artifacts.record import NPM
 from scanner.artifacts.view import View
+from scanner.files import safe_json
 from scanner.files.safe_read import MiB, RefusedFile
 
 INSTALL_DIR = re.compile(r"(/[^\0]*?/_npx/[0-9a-f]{16})/")
@@ -73,7 +73,9 @@ def installed(view: View, folder: str, name: str) -> dict[str, Any] | None:
 
 
 def _json(view: View, path: str, inside: str) -> Any:
+    """The JSON file at `path`, or None when it cannot be read or is not JSON within the bounds (the install
+    wrote it from the registry's answers: hostile input)."""
     try:
-        return json.loads(view.read(path, inside, RECORD_LIMIT))
-    except (RefusedFile, OSError, ValueError):
+        return safe_json.loads(view.read(path, inside, RECORD_LIMIT), limit=RECORD_LIMIT)
+    except (RefusedFile, OSError, safe_json.JsonRefused):
         return None

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import click
 
+from scanner.cli.help_text import command
 from scanner.cli.options import FILE, LOCK_OPTION, REPO_OPTION, run_action, workspace_at, write_report
 from scanner.errors import EXIT_ERROR
 from scanner.run.workspace import read_lock
 
 
-@click.command()
+@command()
 @REPO_OPTION
 @LOCK_OPTION
 @click.option("--output", type=FILE, help="Write the document here (replaced atomically) instead of stdout.")

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from scanner.cli.help_text import command
 from scanner.cli.options import (
     LOCK_OPTION,
     REPO_OPTION,
@@ -25,14 +26,14 @@ from scanner.model.rules import SEVERITIES
 from scanner.policy.suppression import Audit
 from scanner.reporters.console import safe
 from scanner.run import operations
-from scanner.run.offline import UNRESOLVED_CODES, check_offline
+from scanner.run.offline import BOOT_ONLY_CODES, UNRESOLVED_CODES, check_offline
 from scanner.run.shard import Shard, ShardError
 from scanner.run.workspace import LOCKFILE_NAME, Workspace, read_lock, read_managed, server_keys
 from scanner.sources.declarations import Problem, Server
 from scanner.sources.describe import describe_launch
 
 
-@click.command("list")
+@command("list")
 @REPO_OPTION
 @LOCK_OPTION
 def list_command(repo: Path, lockfile: Path | None) -> None:
@@ -54,14 +55,17 @@ def list_command(repo: Path, lockfile: Path | None) -> None:
         else:
             click.echo(safe("    " + pin_status(pinned.servers.get(server.key) if pinned else None, lock_name)))
         for problem in _listed_problems(server, skipped=bool(skip)):
-            click.echo(safe(f"    {problem.severity}: {problem.message}"))
+            if problem.code in BOOT_ONLY_CODES:  # only a boot needs it: `list` boots nothing, so no failure
+                click.echo(safe(f"    to boot it: {problem.message} (or `skip:` it in mcp-lock.yaml)"))
+            else:
+                click.echo(safe(f"    {problem.severity}: {problem.message}"))
     for config in workspace.discovery.files:
         for problem in config.problems:
             click.echo(safe(f"{problem.severity}: {problem.location}: {problem.message}"), err=True)
     if not servers:
         click.echo("no MCP servers declared in this repository", err=True)
     bad = any(p.severity == "error" for c in workspace.discovery.files for p in c.problems) or any(
-        p.severity == "error"
+        p.severity == "error" and p.code not in BOOT_ONLY_CODES
         for s in servers
         for p in _listed_problems(s, skipped=bool(workspace.policy.for_server(*s.policy_names).skip))
     )
@@ -73,7 +77,7 @@ def _listed_problems(server: Server, *, skipped: bool) -> list[Problem]:
     return [p for p in server.problems if not (skipped and p.code in UNRESOLVED_CODES)]
 
 
-@click.command()
+@command()
 @click.argument("servers", nargs=-1)
 @REPO_OPTION
 @LOCK_OPTION
@@ -94,7 +98,7 @@ def lock(
     finish(workspace, outcome, report)
 
 
-@click.command()
+@command()
 @REPO_OPTION
 @LOCK_OPTION
 @click.option(
@@ -211,7 +215,7 @@ def _audit(workspace: Workspace, *, offline: bool, shard: Shard | None, partial:
     return Audit(expiry=True, unmatched=not (offline or partial or shard), servers=owned)
 
 
-@click.command()
+@command()
 @click.argument("servers", nargs=-1)
 @click.option("--tool", "tools", multiple=True, help="Re-pin only this tool (repeatable).")
 @click.option("--rerender", is_flag=True, help="Boot nothing: verify the lock's digests, rewrite it in canonical form.")
@@ -242,7 +246,7 @@ def update(
     finish(workspace, outcome, report)
 
 
-@click.command()
+@command()
 @click.argument("servers", nargs=-1)
 @click.option(
     "--base",
@@ -298,7 +302,7 @@ def _shard(value: str | None) -> Shard | None:
         raise click.BadParameter(str(error)) from None
 
 
-@click.command("log")
+@command("log")
 @click.argument("target", required=False, metavar="[SERVER[/NAME]]")
 @REPO_OPTION
 @LOCK_OPTION

@@ -9,6 +9,7 @@ import importlib
 import click
 
 from scanner import __version__
+from scanner.cli.help_text import epilog
 
 # Subcommand name -> "module:attribute" of its click command.
 COMMANDS = {
@@ -40,7 +41,7 @@ class LazyGroup(click.Group):
         return command
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]}, epilog=epilog("main"))
 @click.version_option(__version__, prog_name="mcp-lock")
 def main() -> None:
     """Pin the tool definitions of every MCP server a repository declares, and check them in CI."""

@@ -65,7 +65,7 @@ def report_options(function: Any) -> Any:
             "--template",
             type=FILE,
             help="With --format template: a Jinja2 template of the JSON report, rendered sandboxed, server text "
-            "escaped for the template's file type (.html/.xml, .md, other); see docs/templates.md.",
+            "escaped for the template's file type (.html/.xml, .md, .csv, other); see docs/templates.md.",
         )
     )
     options.append(
@@ -78,7 +78,7 @@ def report_options(function: Any) -> Any:
             "findings past it are counted, not shown.",
         )
     )
-    for option in options:
+    for option in reversed(options):  # click lists the option applied last first: this keeps the order above
         function = option(function)
 
     @functools.wraps(function)  # keeps the options click attached

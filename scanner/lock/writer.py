@@ -1,4 +1,5 @@
-"""Writing mcp-lock.json: atomically, and only text proven to read back as the lock."""
+"""Writing mcp-lock.json: atomically, and only text proven to read back as the lock, within the size the reader
+accepts."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from scanner.files.kept import Kept
-from scanner.files.safe_read import RefusedFile, refuse_unsafe_target
+from scanner.files.safe_read import LOCK_LIMIT, MiB, RefusedFile, refuse_unsafe_target
 from scanner.files.safe_write import replace_atomically
 from scanner.lock.canonical import MAX_SAFE_INTEGER
 from scanner.lock.document import from_document, render, to_document
@@ -51,12 +52,31 @@ def write(
                 known.add(text_entry(hashlib.sha256(text.encode("utf-8")).digest(), rendered[1]))
     except LockfileError as e:
         raise LockfileError(source, f"not written: {e.reason}") from None
+    data = text.encode("utf-8")
+    if len(data) > LOCK_LIMIT:
+        raise LockfileError(source, _too_large(len(data), document))
     directory, name = os.path.split(target)
     try:
         mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
     except FileNotFoundError:
         mode = None
-    replace_atomically(directory, name, text.encode("utf-8"), mode)
+    replace_atomically(directory, name, data, mode)
+
+
+def _limit() -> str:
+    return f"{LOCK_LIMIT // MiB} MiB" if LOCK_LIMIT % MiB == 0 else f"{LOCK_LIMIT:,} bytes"
+
+
+def _too_large(size: int, document: dict[str, Any]) -> str:
+    """Why a lock over the reader's LOCK_LIMIT is not written, naming the servers that hold most of it."""
+    sizes = {name: len(json.dumps(server, ensure_ascii=False)) for name, server in document["servers"].items()}
+    largest = sorted(sizes, key=lambda name: -sizes[name])[:3]
+    shown = ", ".join(f"{name} ({sizes[name] / MiB:.1f} MiB)" for name in largest)
+    return (
+        f"not written: it would be {size / MiB:.1f} MiB, over the {_limit()} mcp-lock reads back; "
+        f"most of it is {shown}: lower `max-listing-bytes` or `max-definitions` for that server in mcp-lock.yaml "
+        "(it is then refused at boot, with a finding), or `skip:` it"
+    )
 
 
 def _reads_back(text: str, document: dict[str, Any], plain: bool, source: str) -> None:

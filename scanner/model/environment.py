@@ -9,6 +9,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 
+# How a declaration whose variable or input is unset here is reported (scanner.sources.entry): the report's
+# next steps recognise it, since that finding asks for a value, not for a change to the config file.
+UNLAUNCHABLE = "cannot be launched here"
+
 # Fixed so that definitions do not depend on whose machine made the pin (mcp-server-time writes
 # the local timezone into its parameter descriptions) and so servers print no colour codes.
 # A declaration that sets one of these keeps its own value.

@@ -10,9 +10,9 @@ After the merge, the change's file is the committed policy and judges every late
 Loosening: a new or widened `ignore:` entry (a later or no `until:`, a digest the base's entry does not
 list) or `skip:`, `sandbox: off`,
 `network: allow`, a new `env:` name, an `inputs:` entry newly read from the environment, a longer
-`timeout`, a laxer `unpinned-launch` (error, warn, off), a larger `tmpfs-mib`, `max-definitions` or
-`max-listing-bytes`, a smaller `min-release-age`, a new `inert:` glob, `withheld-boot-failure: note`, and any change
-of `client:`.
+`timeout`, a laxer `unpinned-launch` (error, warn, off), a larger `tmpfs-mib`, `memory-mib`,
+`tmpfs-budget-mib`, `max-definitions` or `max-listing-bytes`, a smaller `min-release-age`, a new `inert:`
+glob, `withheld-boot-failure: note`, and any change of `client:`.
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ from scanner.model.rules import POLICY_CHANGED, POLICY_LOOSENED
 from scanner.policy.allowlist import tightest
 from scanner.policy.settings import DEFAULT_TIMEOUT, POLICY_FILE, Policy, ServerPolicy
 from scanner.policy.suppression import IgnoreEntry
+from scanner.transports.cgroup import DEFAULT_MEMORY_MIB
 from scanner.transports.listing import BYTES_KEY, DEFINITIONS_KEY, ListingCaps
-from scanner.transports.sandbox import DEFAULT_TMPFS_MIB
+from scanner.transports.sandbox import DEFAULT_TMPFS_BUDGET_MIB, DEFAULT_TMPFS_MIB
 
 # Lower is stricter. None (not set) is the default, the first value after it in each comment.
 NETWORK_RANK = {"deny": 0, "allow": 1}  # default allow
@@ -102,6 +103,8 @@ def judge(base: Side, change: Side, environ: Mapping[str, str]) -> Judgement:
         withheld_boot_failure=top.withheld_boot_failure,
         caps=top.caps,
         tmpfs_mib=top.tmpfs_mib,
+        memory_mib=top.memory_mib,
+        tmpfs_budget_mib=top.tmpfs_budget_mib,
         min_release_age=top.min_release_age,
         lists=lists,
     )
@@ -123,6 +126,10 @@ class _Top:
             out, "unpinned-launch", (), where, b.unpinned_launch, c.unpinned_launch, lambda v: UNPINNED_RANK[v]
         )
         self.tmpfs_mib = _ordered(out, "tmpfs-mib", (), where, b.tmpfs_mib, c.tmpfs_mib, _tmpfs_rank)
+        self.memory_mib = _ordered(out, "memory-mib", (), where, b.memory_mib, c.memory_mib, _or(DEFAULT_MEMORY_MIB))
+        self.tmpfs_budget_mib = _ordered(
+            out, "tmpfs-budget-mib", (), where, b.tmpfs_budget_mib, c.tmpfs_budget_mib, _or(DEFAULT_TMPFS_BUDGET_MIB)
+        )
         self.min_release_age = _ordered(
             out, "min-release-age", (), where, b.min_release_age, c.min_release_age, lambda days: -days
         )
@@ -183,10 +190,12 @@ def _server(
         inputs_log, f"{key}.inputs", (*path, "inputs"), name, own_specs_b, own_specs_c,
         {**base_top, **own_specs_b}, {**change_top, **own_specs_c},
     )
-    own_sizes = own_b.caps != own_c.caps or own_b.tmpfs_mib != own_c.tmpfs_mib
+    own_sizes = (own_b.caps, own_b.tmpfs_mib, own_b.memory_mib) != (own_c.caps, own_c.tmpfs_mib, own_c.memory_mib)
     sizes_log = records if own_sizes else []
     caps = _caps(sizes_log, f"{key}.", path, name, res_b.caps, res_c.caps)
     tmpfs_mib = _ordered(sizes_log, f"{key}.tmpfs-mib", path, name, res_b.tmpfs_mib, res_c.tmpfs_mib, _tmpfs_rank)
+    memory_rank = _or(DEFAULT_MEMORY_MIB)
+    memory_mib = _ordered(sizes_log, f"{key}.memory-mib", path, name, res_b.memory_mib, res_c.memory_mib, memory_rank)
     server = ServerPolicy(
         skip=skip,
         # None falls back to the file-wide timeout: right only while that is the default too.
@@ -197,12 +206,18 @@ def _server(
         client=res_b.client,
         caps=caps,
         tmpfs_mib=tmpfs_mib,
+        memory_mib=memory_mib,
     )
     return server, specs
 
 
 def _tmpfs_rank(mib: int | None) -> int:
     return DEFAULT_TMPFS_MIB if mib is None else mib
+
+
+def _or(default: int) -> Callable[[int | None], int]:
+    """The rank of a size: its value, or `default` where the file does not set it."""
+    return lambda mib: default if mib is None else mib
 
 
 def _caps(out: list[Difference], prefix: str, path: Path, server: str, b: ListingCaps, c: ListingCaps) -> ListingCaps:

@@ -3,7 +3,7 @@
     timeout: 90                 # seconds, for every server
     network: allow              # or deny: stdio servers run without network (default allow)
     sandbox: on                 # or off: stdio servers run in a bubblewrap sandbox (default on)
-    tmpfs-mib: 512              # MiB for each of a sandboxed server's private /tmp and /run (default 512)
+    tmpfs-mib: 512              # MiB of a sandboxed server's private /tmp (default 512)
     client: {name: claude-code, version: 2.0.14}   # the clientInfo servers are shown (default: the
                                 # declaring client's own, see scanner.transports.clients)
     env: [HTTPS_PROXY]          # caller variables every stdio server may see
@@ -47,15 +47,16 @@ POLICY_FILE = "mcp-lock.yaml"
 TOP_KEYS = {
     "version", "timeout", "network", "sandbox", "client", "env", "inputs", "servers", "ignore", "unpinned-launch",
     "inert", "withheld-boot-failure",
-    "tmpfs-mib", "min-release-age", "allow", "deny",
+    "tmpfs-mib", "min-release-age", "allow", "deny", "memory-mib", "tmpfs-budget-mib",
 } | {DEFINITIONS_KEY, BYTES_KEY}
-SERVER_KEYS = {"skip", "timeout", "network", "sandbox", "client", "env", "inputs", "tmpfs-mib"} | {
+SERVER_KEYS = {"skip", "timeout", "network", "sandbox", "client", "env", "inputs", "tmpfs-mib", "memory-mib"} | {
     DEFINITIONS_KEY,
     BYTES_KEY,
 }
 NETWORK_MODES = ("allow", "deny")  # scanner.transports.isolation.ALLOW / DENY
 SANDBOX_MODES = ("on", "off")  # scanner.transports.sandbox.ON / OFF
 UNPINNED_LAUNCH_MODES = ("warn", "error", "off")
+MIN_MEMORY_MIB = 16  # below this not even an interpreter starts: a typo, not a limit
 DEFAULT_MIN_RELEASE_AGE = 7  # days: the malicious MCP releases seen so far were reported within nine
 WITHHELD_BOOT_MODES = ("block", "note")
 DEFAULT_TIMEOUT = 90.0  # seconds per server when neither --timeout nor the policy says; npx/uvx cold starts: 6-59 s
@@ -75,7 +76,8 @@ class ServerPolicy:
     sandbox: str | None = None  # "on" or "off"; None: the file's default (from for_server: resolved)
     client: Mapping[str, str] | None = None  # clientInfo {name, version}; None: the declaring client's
     caps: ListingCaps | None = None  # None: the file's (from for_server: resolved, defaults filled in)
-    tmpfs_mib: int | None = None  # MiB of the sandbox's private /tmp and /run; None: the file's (or 512)
+    tmpfs_mib: int | None = None  # MiB of the sandbox's private /tmp; None: the file's (or 512)
+    memory_mib: int | None = None  # MiB of memory for the server's processes; None: the file's (or 2048)
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,8 @@ class Policy:
     withheld_boot_failure: str = "block"  # one of WITHHELD_BOOT_MODES
     caps: ListingCaps = DEFAULT_CAPS
     tmpfs_mib: int | None = None  # the default for every server; None means 512
+    memory_mib: int | None = None  # the default for every server; None means 2048
+    tmpfs_budget_mib: int | None = None  # every sandbox booting at once, together; None means 4096
     min_release_age: int = DEFAULT_MIN_RELEASE_AGE  # days; 0 turns the release-age screen off
     lists: Lists = field(default_factory=Lists)  # `allow:` and `deny:`: which servers may be declared
 
@@ -113,6 +117,7 @@ class Policy:
             client=own.client or self.client,
             caps=own.caps or self.caps,
             tmpfs_mib=own.tmpfs_mib or self.tmpfs_mib,
+            memory_mib=own.memory_mib or self.memory_mib,
         )
 
 
@@ -150,7 +155,9 @@ def policy_from(data: Any, text: str, environ: Mapping[str, str]) -> Policy:
         inert=_globs(mapping.get("inert"), where),
         withheld_boot_failure=_withheld_boot(mapping.get("withheld-boot-failure"), where),
         caps=caps,
-        tmpfs_mib=_tmpfs_mib(mapping.get("tmpfs-mib"), where),
+        tmpfs_mib=_mib(mapping.get("tmpfs-mib"), where, "tmpfs-mib"),
+        memory_mib=_mib(mapping.get("memory-mib"), where, "memory-mib", MIN_MEMORY_MIB),
+        tmpfs_budget_mib=_mib(mapping.get("tmpfs-budget-mib"), where, "tmpfs-budget-mib"),
         min_release_age=_min_release_age(mapping.get("min-release-age"), where),
         lists=_lists(mapping, where),
     )
@@ -301,7 +308,8 @@ def _server(value: Any, where: str, environ: Mapping[str, str], defaults: Listin
         sandbox=_sandbox(mapping.get("sandbox"), where),
         client=_client(mapping.get("client"), where),
         caps=_caps(mapping, where, defaults),
-        tmpfs_mib=_tmpfs_mib(mapping.get("tmpfs-mib"), where),
+        tmpfs_mib=_mib(mapping.get("tmpfs-mib"), where, "tmpfs-mib"),
+        memory_mib=_mib(mapping.get("memory-mib"), where, "memory-mib", MIN_MEMORY_MIB),
     )
 
 
@@ -340,11 +348,9 @@ def _timeout(value: Any, where: str) -> float | None:
     return float(value)
 
 
-def _tmpfs_mib(value: Any, where: str) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1024 * 1024:
-        raise PolicyError(f"{where}: tmpfs-mib must be a whole number of MiB from 1 to 1048576")
+def _mib(value: Any, where: str, key: str, low: int = 1) -> int | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not low <= value <= 1 << 20):
+        raise PolicyError(f"{where}: {key} must be a whole number of MiB from {low} to 1048576")
     return value
 
 

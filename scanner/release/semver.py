@@ -18,7 +18,7 @@ from typing import Any
 import git
 
 from scanner.diff.change import Bump, bump_rank
-from scanner.errors import UsageError
+from scanner.errors import UsageError, unknown_servers
 from scanner.lock.lockfile import Lockfile, LockfileError, ServerPin
 from scanner.lock.reader import parse
 from scanner.model.findings import Finding, SourceLocation
@@ -62,7 +62,7 @@ def semver_gate(
     declared = {s.key: s for s in workspace.discovery.servers}
     unknown = [n for n in names if n not in declared]
     if unknown:
-        raise UsageError(f"no declared server named {', '.join(unknown)}; see `mcp-lock list`")
+        raise unknown_servers(unknown, declared)
     base = read_base(workspace, ref, tag_pattern)
     selected = [declared[n] for n in (names or sorted(declared))]
     outcome = Outcome(config_findings(workspace))

@@ -10,6 +10,9 @@ template cannot turn that off for server text:
 * `.html`, `.htm`, `.xml`, `.svg`: HTML autoescaping (`|safe` is honoured only for the template's own markup);
 * `.md`, `.markdown`: one line, HTML entities, Markdown punctuation backslash-escaped (a link or an image
   in a description stays text);
+* `.csv`: each `{{ … }}` is one RFC 4180 field: on one line as for plain text, always in double quotes (a
+  quote doubled), and a value starting with `=`, `+`, `-`, `@`, a tab or a carriage return prefixed with `'`
+  so a spreadsheet shows it as text rather than running it as a formula;
 * anything else: one line, control characters written as escapes, no line a CI runner reads as a command.
 """
 
@@ -35,6 +38,8 @@ MAX_TEMPLATE_BYTES = 256 * 1024
 MAX_OUTPUT_BYTES = 16 * 1024 * 1024
 HTML_SUFFIXES = frozenset({".html", ".htm", ".xml", ".svg"})
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown"})
+CSV_SUFFIXES = frozenset({".csv"})
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads as the start of a formula
 
 
 class TemplateFailed(UsageError):
@@ -53,7 +58,11 @@ class ReportTemplate:
         text = _read(path) if text is None else text
         suffix = Path(path.name.lower().removesuffix(".j2").removesuffix(".jinja")).suffix  # report.md.j2: .md
         self.html = suffix in HTML_SUFFIXES
-        escape: Callable[[str], str] = escape_cell if suffix in MARKDOWN_SUFFIXES else safe
+        escape: Callable[[str], str] = safe
+        if suffix in MARKDOWN_SUFFIXES:
+            escape = escape_cell
+        elif suffix in CSV_SUFFIXES:
+            escape = csv_field
         environment = ImmutableSandboxedEnvironment(
             autoescape=self.html,
             finalize=self._finalize_html if self.html else lambda value: _finalize_plain(value, escape),
@@ -84,6 +93,14 @@ class ReportTemplate:
             raise TemplateFailed(f"{self.name}: {type(error).__name__}: {printable(str(error))[:300]}") from None
         text = output.getvalue().rstrip("\n")
         return text + "\n" if text else ""  # every reporter: empty, or ending in exactly one newline
+
+
+def csv_field(text: str) -> str:
+    """`text` as one quoted CSV field (RFC 4180) that no spreadsheet runs as a formula."""
+    line = safe(text)
+    if line.startswith(FORMULA_STARTS):
+        line = "'" + line
+    return '"' + line.replace('"', '""') + '"'
 
 
 def _finalize_plain(value: Any, escape: Callable[[str], str]) -> Any:

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from itertools import groupby
 
 from scanner.diff.suspicious import is_unchanged_text
+from scanner.model.environment import UNLAUNCHABLE
 from scanner.model.findings import Finding, ordered
 from scanner.model.rule_base import Severity, severity_rank
 from scanner.model.rules import SUSPICIOUS_TEXT, Category
@@ -102,8 +103,15 @@ def next_steps(findings: Sequence[Finding]) -> list[str]:
     rules = {f.rule.id for f in blocking}
     categories = {f.category for f in blocking}
     steps: list[str] = []
-    if "config-error" in rules:
+    config = [f for f in blocking if f.rule.id == "config-error"]
+    unset = sorted({f.server for f in config if UNLAUNCHABLE in f.message})
+    if any(UNLAUNCHABLE not in f.message for f in config):
         steps.append("fix the config files at the lines shown")
+    if unset:  # the config is fine: the value is missing where mcp-lock runs
+        steps.append(
+            f"set the variables or inputs named above where mcp-lock runs (in CI, a secret passed in `env:`) for "
+            f"{safe(shlex.join(unset))}, or `skip:` each such server in mcp-lock.yaml with a reason"
+        )
     unpinned = sorted({f.server for f in blocking if f.rule.id == "server-not-pinned"})
     if unpinned:  # `update` would not help: nothing of theirs is pinned yet
         steps.append(

@@ -16,8 +16,10 @@ from anyio.abc import TaskGroup
 from scanner.model.kinds import counted
 from scanner.model.transports import SSE, TRANSPORT_BY_NAME, TransportKind
 from scanner.policy.settings import DEFAULT_TIMEOUT, Policy
+from scanner.run.budget import OverBudget, TmpfsBudget
 from scanner.snapshot import Snapshot
 from scanner.sources.declarations import ResolvedLaunch, Server
+from scanner.transports.cgroup import DEFAULT_MEMORY_MIB
 from scanner.transports.channel import (
     ChannelRequest,
     Opener,
@@ -30,7 +32,8 @@ from scanner.transports.clients import DEFAULT_CLIENT, client_hello, client_info
 from scanner.transports.isolation import ALLOW, DENY
 from scanner.transports.listing import DEFAULT_CAPS, ListingCaps
 from scanner.transports.probe import probe
-from scanner.transports.sandbox import DEFAULT_TMPFS_MIB, ON
+from scanner.transports.reaper import adopting_orphans
+from scanner.transports.sandbox import DEFAULT_TMPFS_BUDGET_MIB, DEFAULT_TMPFS_MIB, ON, tmpfs_total_mib
 from scanner.transports.stage import Stage
 from scanner.transports.stdio import StderrTail
 
@@ -47,6 +50,7 @@ class BootResult:
     seconds: float
     # What the sandbox refused or bounded for this server: (rule id, message), each a finding.
     sandbox_notes: list[tuple[str, str]] = field(default_factory=list)
+    exit_code: int | None = None  # a local server's own exit status, when it exited before it was ended
 
 
 Progress = Callable[[str], None]
@@ -69,7 +73,8 @@ def boot_servers(
     `bare` get none of the caller variables the policy passes through.
     """
     _quiet_sdk_logging()
-    return anyio.run(_boot_all, servers, repo, policy, timeout, concurrency, progress, on_result, frozenset(bare))
+    with adopting_orphans():  # every process of the run is waited for, and none outlives it
+        return anyio.run(_boot_all, servers, repo, policy, timeout, concurrency, progress, on_result, frozenset(bare))
 
 
 async def _boot_all(
@@ -86,25 +91,33 @@ async def _boot_all(
     limiter = anyio.CapacityLimiter(max(1, concurrency))
     started = time.monotonic()
     modules = TransportModules()
+    budget = TmpfsBudget(policy.tmpfs_budget_mib or DEFAULT_TMPFS_BUDGET_MIB)
 
     async def run(server: Server) -> None:
         async with limiter:
             server_policy = policy.for_server(*server.policy_names)
             assert server.resolved is not None
-            result = await boot_one(
-                server.key,
-                server.resolved,
-                repo,
-                timeout=server_policy.timeout or timeout,
-                passthrough=() if server.key in bare else server_policy.env,
-                network=server_policy.network,
-                sandbox=server_policy.sandbox,
-                client=client_info(server.primary.client, server_policy.client),
-                modules=modules,
-                caps=server_policy.caps or DEFAULT_CAPS,
-                tmpfs_mib=server_policy.tmpfs_mib or DEFAULT_TMPFS_MIB,
-                declared_by=server.primary.client,
-            )
+            tmpfs_mib = server_policy.tmpfs_mib or DEFAULT_TMPFS_MIB
+            sandboxed = server_policy.sandbox == ON and _local(server.resolved)
+            try:
+                async with budget.room(tmpfs_total_mib(tmpfs_mib) if sandboxed else 0):
+                    result = await boot_one(
+                        server.key,
+                        server.resolved,
+                        repo,
+                        timeout=server_policy.timeout or timeout,
+                        passthrough=() if server.key in bare else server_policy.env,
+                        network=server_policy.network,
+                        sandbox=server_policy.sandbox,
+                        client=client_info(server.primary.client, server_policy.client),
+                        modules=modules,
+                        caps=server_policy.caps or DEFAULT_CAPS,
+                        tmpfs_mib=tmpfs_mib,
+                        memory_mib=server_policy.memory_mib or DEFAULT_MEMORY_MIB,
+                        declared_by=server.primary.client,
+                    )
+            except OverBudget as refused:
+                result = BootResult(server.key, None, str(refused), "", 0.0)
         results[server.key] = result
         if progress:
             progress(_done_line(result))
@@ -121,6 +134,11 @@ async def _boot_all(
                 boots.start_soon(run, server)
         reporter.cancel_scope.cancel()
     return results
+
+
+def _local(launch: ResolvedLaunch) -> bool:
+    """Whether `launch` starts a local process (its sandbox holds tmpfs for as long as it runs)."""
+    return any(kind.local for name in transports_of(launch) if (kind := TRANSPORT_BY_NAME.get(name)) is not None)
 
 
 def _transports_needed(servers: Sequence[Server]) -> list[TransportKind]:
@@ -189,6 +207,7 @@ async def boot_one(
     modules: TransportModules | None = None,
     caps: ListingCaps = DEFAULT_CAPS,
     tmpfs_mib: int = DEFAULT_TMPFS_MIB,
+    memory_mib: int = DEFAULT_MEMORY_MIB,
     declared_by: str | None = None,
 ) -> BootResult:
     """Boot one server and probe it; never raises for anything the server does.
@@ -210,11 +229,12 @@ async def boot_one(
             launch, repo, scratch, errlog, tuple(passthrough), network, sandbox, shown, modules or TransportModules(),
             caps,
             tmpfs_mib,
+            memory_mib,
             client_hello(declared_by),
         )
         snapshot, error = await attempt.run(kinds, timeout)
     notes = list(dict.fromkeys(attempt.sandbox_notes))
-    return BootResult(key, snapshot, error, errlog.text(), time.monotonic() - started, notes)
+    return BootResult(key, snapshot, error, errlog.text(), time.monotonic() - started, notes, errlog.exit_code)
 
 
 def transports_of(launch: ResolvedLaunch) -> list[str]:
@@ -241,6 +261,7 @@ class _Attempt:
     modules: TransportModules
     caps: ListingCaps = DEFAULT_CAPS
     tmpfs_mib: int = DEFAULT_TMPFS_MIB
+    memory_mib: int = DEFAULT_MEMORY_MIB
     hello: tuple[str, dict[str, Any]] = field(default_factory=lambda: client_hello(None))
     sandbox_notes: list[tuple[str, str]] = field(default_factory=list)
 
@@ -278,12 +299,15 @@ class _Attempt:
             client=self.client,
             on_artifact=artifacts.append,
             tmpfs_mib=self.tmpfs_mib,
+            memory_mib=self.memory_mib,
             capabilities=dict(self.hello[1]),
             sandbox_notes=self.sandbox_notes,
         )
         try:
+            # Importing the transport (the SDK, in a worker thread) is mcp-lock's own time, not the server's:
+            # on a loaded runner it took seconds, and a short timeout failed the server for it.
+            open_channel = await self.modules.opener(kind)
             with anyio.fail_after(remaining):
-                open_channel = await self.modules.opener(kind)
                 async with open_channel(request) as channel:
                     snapshot = await probe(channel, stage, self.client, caps=self.caps, hello=self.hello)
         except TimeoutError:

@@ -25,6 +25,13 @@ MAX_SHOWN = 200
 LAUNCHER_HINTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     (
         "npm",
+        ("canceled due to missing packages", "Need to install the following packages"),
+        "hint: npx asks before it installs a package it has not cached, and with no terminal to answer (or "
+        "npm_config_yes=false) the answer is no: add `-y` before the package in the declaration's args "
+        "(`npx -y PACKAGE@VERSION`)",
+    ),
+    (
+        "npm",
         ("ENOTCACHED",),
         "hint: under `network: deny` npm runs offline and its cache does not hold this package: install it "
         "where mcp-lock runs first (`npm ci` for a dependency of the repository, or `npx -y PACKAGE@VERSION "
@@ -82,7 +89,8 @@ def _npm_cause(stderr: str) -> str | None:
     if missing is not None:
         return f"npm found no `{missing[1]}` to run ({missing[0]})"
     detail = NPM_DETAIL.search(stderr)
-    return f"npm error: {detail[1].strip()}" if detail and "could not determine executable" in detail[1] else None
+    known = ("could not determine executable", "canceled due to missing packages")
+    return f"npm error: {detail[1].strip()}" if detail and any(k in detail[1] for k in known) else None
 
 
 def _uv_cause(stderr: str) -> str | None:

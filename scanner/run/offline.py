@@ -18,8 +18,10 @@ from scanner.run.unpinned_findings import unpinned_findings
 from scanner.run.workspace import Workspace, kept_verdicts, read_lock, server_keys
 from scanner.sources.declarations import Server
 
-# Problems that only stop a server from being launched here (a variable or input not set).
-UNRESOLVED_CODES = frozenset({"unresolved-variable", "unresolved-input"})
+# Problems that only stop a server from being launched here (a variable or input not set, a file refused).
+UNRESOLVED_CODES = frozenset({"unresolved-variable", "unresolved-input", "refused-file"})
+# Of those, what a run could supply (a value where mcp-lock runs): `list`, which boots nothing, passes them.
+BOOT_ONLY_CODES = frozenset({"unresolved-variable", "unresolved-input"})
 
 
 def config_findings(

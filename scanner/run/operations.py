@@ -11,7 +11,7 @@ from scanner.diff.compare import compare_server
 from scanner.diff.schema_validity import schema_findings
 from scanner.diff.suspicious import cross_server_findings, first_pinned, pinned_findings, suspicious_findings
 from scanner.diff.verdicts import learn
-from scanner.errors import UsageError
+from scanner.errors import UsageError, unknown_servers
 from scanner.lock.lockfile import Lockfile, ServerPin, rebuild
 from scanner.model.findings import Finding, unique
 from scanner.model.rule_base import Severity, severity_rank
@@ -48,7 +48,7 @@ def lock(workspace: Workspace, options: Options, names: Sequence[str] = ()) -> O
     known = {s.key for s in workspace.discovery.servers}
     unknown = [name for name, key in zip(names, keys, strict=True) if key not in known]
     if unknown:
-        raise UsageError(f"no declared server named {', '.join(unknown)}; see `mcp-lock list`")
+        raise unknown_servers(unknown, _all_names(workspace))
     # Named servers need only their own inputs and secrets: another server's unset variable is a note.
     findings = config_findings(workspace, needed=set(keys) if keys else None)
     if not workspace.discovery.servers and not any(f.rule.id == "config-error" for f in findings):
@@ -143,7 +143,7 @@ def update(
     names = [server_named(workspace, name) for name in names]
     unknown = [n for n in names if n not in declared and n not in lockfile.servers]
     if unknown:
-        raise UsageError(f"no declared or pinned server named {', '.join(unknown)}; see `mcp-lock list`")
+        raise unknown_servers(unknown, [*_all_names(workspace), *lockfile.servers], "declared or pinned")
     selected = [declared[n] for n in (names or sorted(declared)) if n in declared]
     # Named servers need only their own inputs and secrets: another server's unset variable is a note.
     outcome = Outcome(config_findings(workspace, needed=set(names) if names else None))
@@ -260,3 +260,7 @@ def _accepted_lines(finding: Finding) -> list[str]:
     """One message per line: the reporter escapes each, so a detail never shows as a literal `\\n`."""
     lines = ["accepted " + finding.message, *("    " + detail for detail in finding.details)]
     return [part for line in lines for part in line.splitlines()]
+
+
+def _all_names(workspace: Workspace) -> list[str]:
+    return [name for server in workspace.discovery.servers for name in server.names]

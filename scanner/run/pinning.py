@@ -9,6 +9,7 @@ from scanner.lock.lockfile import ServerPin
 from scanner.lock.pin import pin_server
 from scanner.model.findings import Finding
 from scanner.model.rules import rule
+from scanner.run.boot_advice import advice
 from scanner.run.launchers import launcher_failure
 from scanner.run.redact import Redactor, redactor_for
 from scanner.run.workspace import Options, Workspace
@@ -32,8 +33,8 @@ BOOT_HINTS: tuple[tuple[tuple[str, ...], str], ...] = (
     ),
     (
         ("No space left on device", "ENOSPC"),
-        "hint: a sandboxed server's private /tmp and /run hold 512 MiB each unless mcp-lock.yaml sets "
-        "`tmpfs-mib` higher (its npx/uvx cache is there too)",
+        "hint: a sandboxed server's private /tmp holds 512 MiB unless mcp-lock.yaml sets `tmpfs-mib` higher "
+        "(its npx/uvx cache is there too)",
     ),
 )
 
@@ -83,11 +84,14 @@ def boot(
 
 
 def boot_failure(server: Server, result: BootResult) -> Finding:
-    details = [f"stderr: {line}" for line in result.stderr_tail.splitlines()[-10:]]
-    details += [hint for markers, hint in BOOT_HINTS if any(m in result.stderr_tail for m in markers)]
+    """The step that failed, how the server exited, its last stderr lines and a fix for the cause."""
     command = server.template.command if server.template else None
-    lead, launcher_hints = launcher_failure(command, result.error, result.stderr_tail)
-    details += launcher_hints
+    lead, launcher_hints = launcher_failure(command, result.error or "", result.stderr_tail)
+    limited = next((message for rule_id, message in result.sandbox_notes if rule_id == "sandbox-limit-hit"), "")
+    steps = advice(command, result.error or "", result.stderr_tail, result.exit_code, lead is not None, limited)
+    details = [steps[0], *(f"stderr: {line}" for line in result.stderr_tail.splitlines()[-10:])]
+    details += [hint for markers, hint in BOOT_HINTS if any(m in result.stderr_tail for m in markers)]
+    details += launcher_hints or steps[1:]
     return Finding(
         rule("boot-failed"),
         server.key,

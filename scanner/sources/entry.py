@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from scanner.model.environment import GIVEN_ANYWAY
+from scanner.model.environment import GIVEN_ANYWAY, UNLAUNCHABLE
 from scanner.model.secret_values import recorded_env_value
 from scanner.model.transports import HTTP, SSE, STDIO, is_local
 from scanner.sources import jsonc
@@ -358,10 +358,14 @@ def _forward(forwards: Mapping[str, Forward], ctx: Context, resolver: Resolver) 
 
 def _report_missing(decl: Declaration, missing: list[Missing]) -> None:
     unique = list(dict.fromkeys(missing))
-    for code, kinds in (("unresolved-variable", ("env", "file")), ("unresolved-input", ("input",))):
-        hints = [m.hint() for m in unique if m.kind in kinds]
-        if hints:
-            message = f"server '{decl.name}' cannot be launched here: " + "; ".join(hints)
+    for code, wanted in (
+        ("unresolved-variable", lambda m: m.kind == "env" or (m.kind == "file" and not m.refused)),
+        ("refused-file", lambda m: m.kind == "file" and bool(m.refused)),
+        ("unresolved-input", lambda m: m.kind == "input"),
+    ):
+        if hints := [m.hint() for m in unique if wanted(m)]:
+            lead = "cannot be launched" if code == "refused-file" else UNLAUNCHABLE  # no value would help that
+            message = f"server '{decl.name}' {lead}: " + "; ".join(hints)
             decl.problems.append(problem("error", code, message, decl.location.file, decl.location.line))
 
 

@@ -17,6 +17,7 @@ from typing import Any, Protocol, cast
 
 from scanner.model.transports import TRANSPORT_BY_NAME, Transport, TransportKind
 from scanner.sources.declarations import ResolvedLaunch
+from scanner.transports.cgroup import DEFAULT_MEMORY_MIB
 from scanner.transports.clients import DEFAULT_CLIENT, client_info
 from scanner.transports.isolation import ALLOW
 from scanner.transports.probe import Channel
@@ -45,7 +46,8 @@ class ChannelRequest:
     # Told what a local launch ran (scanner.artifacts.record), read once the server has listed.
     on_artifact: Callable[[dict[str, Any]], None] | None = None
     capabilities: dict[str, Any] = field(default_factory=dict)  # the client capabilities shown in initialize
-    tmpfs_mib: int = DEFAULT_TMPFS_MIB  # the size of a sandboxed server's private /tmp and /run
+    tmpfs_mib: int = DEFAULT_TMPFS_MIB  # the size of a sandboxed server's private /tmp
+    memory_mib: int = DEFAULT_MEMORY_MIB  # the memory a local server's processes may hold together
     sandbox_notes: list[tuple[str, str]] = field(default_factory=list)  # (rule id, message) the transport adds
 
 

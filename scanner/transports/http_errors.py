@@ -4,7 +4,8 @@ The SDK's Streamable HTTP transport folds every non-2xx status into a JSON-RPC e
 status ("Server returned an error response"), and a connection error only ends its writer task, so
 the request would wait for the timeout. `HttpWitness` wraps the httpx2 transport to remember the
 status and content type of the last POST, to report a connection failure at once, and to stop
-reading a response past MAX_RESPONSE_BYTES (the SDK would buffer all of it).
+reading a response past MAX_RESPONSE_BYTES (the SDK would buffer all of it) or a listing whose pages together
+pass its byte cap (`scanner.transports.listing`).
 
 Messages never carry header values, URL credentials or query strings.
 """
@@ -19,6 +20,7 @@ from urllib.parse import urlsplit
 import anyio
 import httpx2
 
+from scanner.transports.listing import ListingBudget, ListingCapExceeded
 from scanner.transports.protocol import RpcError
 from scanner.transports.stage import Stage
 from scanner.transports.stdio import MAX_LINE
@@ -47,6 +49,7 @@ class HttpWitness(httpx2.AsyncBaseTransport):
         self.redirects = 0
         self.error: Exception | None = None
         self.failed = anyio.Event()
+        self.listing: ListingBudget | None = None  # set while a listing is read: its pages share one byte cap
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         try:
@@ -85,8 +88,15 @@ class _Capped(httpx2.AsyncByteStream):
         received = 0
         async for chunk in self.inner:
             received += len(chunk)
+            error: Exception | None = None
             if received > MAX_RESPONSE_BYTES:
                 error = ResponseTooLarge(f"a response longer than {MAX_RESPONSE_BYTES} bytes")
+            elif self.witness.listing is not None:
+                try:
+                    self.witness.listing.take_bytes(len(chunk))
+                except ListingCapExceeded as over:
+                    error = over
+            if error is not None:
                 self.witness.fail(error)  # the SDK would only log it and let the request wait
                 raise error
             yield chunk

@@ -5,7 +5,9 @@ server prints during a listing counts against the byte cap. Its commas and brack
 in strings included) bound how many JSON values it can hold: past VALUES_PER_DEFINITION for each definition
 the cap allows, it is refused. A line with more commas than definitions left is scanned (strings skipped,
 stopping once decided or after SCAN_TOKENS tokens) for its entries, so a page of millions of small tools is
-refused after reading its first ten thousand. Every parsed page is counted again exactly, for every transport.
+refused after reading its first ten thousand. Over HTTP and SSE every byte of a response body read during a
+listing counts against the same byte cap (`take_bytes`, from the HTTP witness). Every parsed page is counted
+again exactly, for every transport.
 """
 
 from __future__ import annotations
@@ -71,6 +73,13 @@ class ListingBudget:
         left = self.caps.definitions - self.definitions
         if commas >= left and _entries_over(line, left):
             raise self._too_many_definitions()
+
+    def take_bytes(self, length: int) -> None:
+        """Count `length` bytes of a response body read during the listing (HTTP, SSE); ListingCapExceeded
+        once the listing's pages together pass the byte cap."""
+        self.bytes_read += length
+        if self.bytes_read > self.caps.bytes:
+            raise self._too_many_bytes()
 
     def take_page(self, entries: int) -> None:
         """Count a parsed page's entries."""

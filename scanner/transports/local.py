@@ -3,9 +3,9 @@
 The process gets a minimal environment (`environment`) and runs in the bubblewrap sandbox (`sandbox`),
 whose PID namespace ends everything it started. With `sandbox: off` it may run without network
 (`isolation`), and a marker its descendants inherit (`reaper`) finds what it started, to kill it. Either
-way it runs in a per-boot cgroup (`cgroup`) where the machine offers one: at most PIDS_MAX tasks, and
-whatever is left in it at the end is killed, including processes that left the process group and
-dropped the marker.
+way it runs in a per-boot cgroup (`cgroup`) where the machine offers one: at most PIDS_MAX tasks and
+`memory-mib` of memory (else an address-space limit), and whatever is left in it at the end is killed,
+including processes that left the process group and dropped the marker.
 """
 
 from __future__ import annotations
@@ -32,6 +32,10 @@ PIDS_HIT = (
     "the server tried to run more than {limit} processes or threads at once, and the sandbox's process limit "
     "refused the rest"
 )
+MEMORY_HIT = (
+    "the server used more than the {mib} MiB of memory its sandbox allows and was stopped (a server that "
+    "needs more can raise it: `memory-mib: N` in mcp-lock.yaml, for all servers or under servers.NAME)"
+)
 
 
 @asynccontextmanager
@@ -45,7 +49,7 @@ async def open_channel(request: ChannelRequest) -> AsyncIterator[rpc.StdioChanne
         env = OFFLINE_ENV | env
     cwd = str((request.repo / launch.cwd) if launch.cwd else request.repo)
     argv, env = _command_line(launch, env, cwd, request)
-    limit = ProcessLimit.create()
+    limit = ProcessLimit.create(memory_mib=request.memory_mib)
     try:
         async with AsyncExitStack() as stack:
             process = await _start(stack, limit.wrap(argv), env, cwd, request)
@@ -63,6 +67,8 @@ async def open_channel(request: ChannelRequest) -> AsyncIterator[rpc.StdioChanne
         kill_marked(marker)
         if limit.hit():
             request.sandbox_notes.append((LIMIT_HIT, PIDS_HIT.format(limit=limit.limit)))
+        if limit.memory_hit(request.errlog.text()):
+            request.sandbox_notes.append((LIMIT_HIT, MEMORY_HIT.format(mib=limit.memory_mib)))
         limit.close()
 
 

@@ -46,7 +46,7 @@ async def open_channel(request: ChannelRequest) -> AsyncIterator[SdkChannel]:
                     client_info=types.Implementation(**request.client),
                 )
             )
-            yield SdkChannel(session)
+            yield SdkChannel(session, witness)
     except Exception as error:
         leaf = first_error(error)
         converted = rpc_error(leaf)  # the SDK's transports raise its own MCPError outside any request
@@ -113,8 +113,9 @@ async def _streams(
 class SdkChannel:
     """The probe's channel over the SDK's `ClientSession`."""
 
-    def __init__(self, session: ClientSession) -> None:
+    def __init__(self, session: ClientSession, witness: HttpWitness | None = None) -> None:
         self._session = session
+        self._witness = witness
 
     async def request(self, method: str, params: dict[str, Any], *, negotiation: bool = False) -> dict[str, Any]:
         data: dict[str, Any] = {"method": method, "params": dict(params)}
@@ -150,7 +151,10 @@ class SdkChannel:
         self._session.adopt(types.DiscoverResult.model_validate(result))
 
     def watch_listing(self, budget: ListingBudget | None) -> None:
-        """The SDK parses each response itself: bounded by MAX_RESPONSE_BYTES, then counted by the probe."""
+        """Count every byte of the responses read during the listing against `budget` (None: stop), before
+        the SDK parses them; each response is bounded by MAX_RESPONSE_BYTES too."""
+        if self._witness is not None:
+            self._witness.listing = budget
 
 
 @contextmanager

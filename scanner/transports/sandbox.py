@@ -3,10 +3,10 @@
 The server sees the whole filesystem read-only (the repository and mcp-lock's own installation
 included), a private throwaway /tmp holding its HOME and TMPDIR, an empty /run (no service sockets),
 /proc of its own PID namespace only, and a private package cache layered over the caller's (see
-`caches`). /tmp and /run are tmpfs of a bounded size. It runs in new user, PID and IPC namespaces and a
-new session, with no capabilities; with `network: deny` also in a new network namespace. When bwrap
-(PID 1 of that namespace) is killed, the kernel kills every process the server started, however it
-detached.
+`caches`). /tmp, /run and /dev/shm are tmpfs of a bounded size, and the rest of /dev is read-only. It
+runs in new user, PID and IPC namespaces and a new session, with no capabilities; with `network: deny`
+also in a new network namespace. When bwrap (PID 1 of that namespace) is killed, the kernel kills every
+process the server started, however it detached.
 
 Of what /tmp and /run hide, only the caller's own PATH entries, mcp-lock's installation and the
 repository are bound back, and only folders and regular files among them. A declaration cannot
@@ -56,14 +56,20 @@ NAMESPACE_FLAGS = (
     "--cap-drop",
     "ALL",
 )
+SHM = "/dev/shm"
+# bwrap's --dev is a writable tmpfs without a size: /dev/shm gets a sized tmpfs of its own, and /dev is then
+# made read-only (its device nodes, /dev/null included, are bind mounts and stay writable).
 BASE_MOUNTS = (
-    *("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", PRIVATE_TMP, "--tmpfs", PRIVATE_RUN),
-    *("--ro-bind-try", RESOLVER, RESOLVER),
+    *("--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", SHM, "--remount-ro", "/dev", "--proc", "/proc"),
+    *("--tmpfs", PRIVATE_TMP, "--tmpfs", PRIVATE_RUN, "--ro-bind-try", RESOLVER, RESOLVER),
 )
 UNIX_SOCKETS = "/proc/net/unix"
 ACCEPTING = 0x10000  # __SO_ACCEPTCON in /proc/net/unix's Flags column: a listening socket
 MAX_MASKED = 256
-DEFAULT_TMPFS_MIB = 512  # each of the private /tmp and /run; the policy's `tmpfs-mib` raises it
+DEFAULT_TMPFS_MIB = 512  # the private /tmp; the policy's `tmpfs-mib` raises it
+RUN_MIB = 16  # the private /run: empty but for the resolver's files, bound read-only
+SHM_MIB = 64  # /dev/shm, as Docker sizes it
+DEFAULT_TMPFS_BUDGET_MIB = 4096  # all sandboxes booting at once, together (scanner.run.budget)
 MIB = 1024 * 1024
 PROBE_TIMEOUT = 10.0
 # Variables the scanner itself could be recognised by; none reaches a sandboxed server.
@@ -197,13 +203,22 @@ def sandboxed(
 
 
 def _sized(bwrap: str, tmpfs_mib: int) -> list[str]:
-    """BASE_MOUNTS with each private tmpfs bounded to `tmpfs_mib` MiB (where this bwrap has --size)."""
+    """BASE_MOUNTS with each tmpfs bounded (where this bwrap has --size): /tmp to `tmpfs_mib` MiB, /run to
+    RUN_MIB, /dev/shm to SHM_MIB; together `tmpfs_total_mib`."""
     if not _has_size(bwrap):
         return list(BASE_MOUNTS)
+    sizes = {PRIVATE_TMP: tmpfs_mib, PRIVATE_RUN: RUN_MIB, SHM: SHM_MIB}
     mounts: list[str] = []
-    for arg in BASE_MOUNTS:
-        mounts += ["--size", str(tmpfs_mib * MIB), arg] if arg == "--tmpfs" else [arg]
+    for index, arg in enumerate(BASE_MOUNTS):
+        if arg == "--tmpfs":
+            mounts += ["--size", str(sizes[BASE_MOUNTS[index + 1]] * MIB)]
+        mounts.append(arg)
     return mounts
+
+
+def tmpfs_total_mib(tmpfs_mib: int) -> int:
+    """The RAM-backed MiB a sandboxed server can fill: its /tmp, /run and /dev/shm together."""
+    return tmpfs_mib + RUN_MIB + SHM_MIB
 
 
 @functools.cache

@@ -19,6 +19,7 @@ from anyio.abc import ByteReceiveStream, Process
 EXIT_WAIT = 2.0  # seconds for the event loop to see a killed server's exit
 STDERR_TAIL_BYTES = 4096  # what is kept of a server's stderr, for its error messages
 DRAIN_WAIT = 0.5  # seconds to read what a server printed before it exited, once it is killed
+EXITED_WAIT = 0.5  # seconds for the exit status of a server whose stderr already closed
 
 
 class StderrTail:
@@ -28,6 +29,7 @@ class StderrTail:
         self.limit = limit
         self.total = 0  # bytes seen
         self._kept = bytearray()
+        self.exit_code: int | None = None  # the server's own exit status, when it exited before it was ended
 
     def feed(self, chunk: bytes) -> None:
         self.total += len(chunk)
@@ -69,6 +71,11 @@ async def running(
             yield process
         finally:
             with anyio.CancelScope(shield=True):
+                if ended.is_set():  # its stderr closed: it is exiting on its own, say with what status
+                    with anyio.move_on_after(EXITED_WAIT):
+                        while process.returncode is None:
+                            await anyio.sleep(0.01)
+                errlog.exit_code = process.returncode
                 await stop(process)
                 with anyio.move_on_after(DRAIN_WAIT):
                     await ended.wait()  # a child that kept the pipe open must not hold the boot

