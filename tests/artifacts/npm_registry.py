@@ -9,6 +9,7 @@ import io
 import json
 import tarfile
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -18,6 +19,7 @@ from urllib.parse import unquote
 # change between releases; the tool surface stays the same.
 SERVER_JS = """#!/usr/bin/env node
 // {marker}
+{prelude}
 const readline = require("readline");
 const tool = {{name: "echo", description: "Echo the text back.",
   inputSchema: {{type: "object", properties: {{text: {{type: "string"}}}}, required: ["text"]}}}};
@@ -37,12 +39,24 @@ readline.createInterface({{input: process.stdin}}).on("line", (line) => {{
 """
 
 
-def tarball(name: str, version: str, marker: str, reported: str = "0.0.1") -> bytes:
-    """An npm package tarball (`package/…`) whose bin is the demo server; `reported` is its serverInfo.version."""
+def tarball(
+    name: str,
+    version: str,
+    marker: str,
+    reported: str = "0.0.1",
+    dependencies: dict[str, str] | None = None,
+    prelude: str = "",
+) -> bytes:
+    """An npm package tarball (`package/…`) whose bin is the demo server; `reported` is its serverInfo.version,
+    `prelude` code the server runs first."""
     manifest = {"name": name, "version": version, "bin": {name.rsplit("/", 1)[-1]: "server.js"}}
+    if dependencies:
+        manifest["dependencies"] = dependencies
     files = {
         "package/package.json": json.dumps(manifest).encode(),
-        "package/server.js": SERVER_JS.format(marker=marker, reported=reported).encode(),
+        "package/server.js": SERVER_JS.replace("{prelude}", prelude.replace("{", "{{").replace("}", "}}"))
+        .format(marker=marker, reported=reported)
+        .encode(),
     }
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
@@ -62,11 +76,24 @@ class Registry:
     url: str = ""
     packages: dict[str, dict[str, bytes]] = field(default_factory=dict)  # name -> version -> tarball
     latest: dict[str, str] = field(default_factory=dict)
+    dependencies: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
+    served: list[str] = field(default_factory=list)  # every path answered, in order
+    delay: float = 0.0  # seconds before each tarball is sent
 
-    def publish(self, name: str, version: str, marker: str, reported: str = "0.0.1") -> str:
-        """Publish a release and make it `latest`; returns its integrity."""
-        data = tarball(name, version, marker, reported)
+    def publish(
+        self,
+        name: str,
+        version: str,
+        marker: str,
+        reported: str = "0.0.1",
+        dependencies: dict[str, str] | None = None,
+        prelude: str = "",
+    ) -> str:
+        """Publish a release (again, for a re-publish under the same version) and make it `latest`; returns
+        its integrity."""
+        data = tarball(name, version, marker, reported, dependencies, prelude)
         self.packages.setdefault(name, {})[version] = data
+        self.dependencies[(name, version)] = dict(dependencies or {})
         self.latest[name] = version
         return integrity(data)
 
@@ -77,6 +104,7 @@ class Registry:
                 "name": name,
                 "version": version,
                 "bin": {base: "server.js"},
+                **({"dependencies": deps} if (deps := self.dependencies.get((name, version))) else {}),
                 "dist": {
                     "tarball": f"{self.url}{name}/-/{base}-{version}.tgz",
                     "shasum": hashlib.sha1(data).hexdigest(),
@@ -92,7 +120,9 @@ def serve(registry: Registry) -> ThreadingHTTPServer:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
             path = unquote(self.path.split("?", 1)[0]).lstrip("/")
+            registry.served.append(path)
             if "/-/" in path:
+                time.sleep(registry.delay)
                 name, _, file = path.partition("/-/")
                 version = file[len(name.rsplit("/", 1)[-1]) + 1 : -len(".tgz")]
                 body = registry.packages.get(name, {}).get(version)
