@@ -20,7 +20,11 @@ def tree_findings(key: str, pinned: ServerPin, live: ServerPin) -> list[Finding]
     if new is None or old == new or launch_diff(pinned.launch, live.launch) is not None:
         return []
     if old is None:
-        message = f"{key}: the lock records no dependency tree; this run installed {_count(new)} (`mcp-lock update {key}` records it)"
+        installed = _count(new)
+        message = (
+            f"{key}: the lock records no dependency tree; this run installed {installed}"
+            f" (`mcp-lock update {key}` records it)"
+        )
         return [Finding(TREE_UNRECORDED, key, message, where)]
     if old.get("manager") != new.get("manager"):
         return []

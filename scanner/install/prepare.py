@@ -21,8 +21,8 @@ import anyio
 
 from scanner.install import npm_launch as npm
 from scanner.install import uv_launch as pypi
-from scanner.install.store import discard, publish, ready_entry, staging, store_root
 from scanner.install.packages import NPM, TreeError, npm_tree, top_package, uv_tree
+from scanner.install.store import discard, publish, ready_entry, staging, store_root
 
 OUTPUT_LIMIT = 64 * 1024 * 1024  # bytes of a resolution read back (a package-lock of thousands of packages)
 TAIL = 600  # characters of a failed step's stderr shown

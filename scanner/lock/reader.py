@@ -242,7 +242,8 @@ def verified(lock: Lockfile, text: str, source: str, plain: bool = False) -> Loc
                 _verify_pin(name, kind, key, pin, text, source, plain)
         for prompt, body in server.prompt_bodies.items():
             _verify_body(name, prompt, body, server.prompts, text, source, plain)
-        if server.tree is not None and tree_digest(server.tree["manager"], server.tree["packages"]) != server.tree["digest"]:
+        tree = server.tree
+        if tree is not None and tree_digest(tree["manager"], tree["packages"]) != tree["digest"]:
             fail_at(
                 text,
                 source,

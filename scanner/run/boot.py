@@ -16,6 +16,7 @@ from anyio.abc import TaskGroup
 from scanner.model.kinds import counted
 from scanner.model.transports import SSE, TRANSPORT_BY_NAME, TransportKind
 from scanner.policy.settings import DEFAULT_TIMEOUT, Policy
+from scanner.run.installing import Install, install_launch
 from scanner.snapshot import Snapshot
 from scanner.sources.declarations import ResolvedLaunch, Server
 from scanner.transports.channel import (
@@ -243,9 +244,17 @@ class _Attempt:
     tmpfs_mib: int = DEFAULT_TMPFS_MIB
     hello: tuple[str, dict[str, Any]] = field(default_factory=lambda: client_hello(None))
     sandbox_notes: list[tuple[str, str]] = field(default_factory=list)
+    install: Install = field(default_factory=Install)
 
     async def run(self, kinds: Sequence[TransportKind], timeout: float) -> tuple[Snapshot | None, str | None]:
         deadline = time.monotonic() + timeout
+        if all(kind.local for kind in kinds):
+            self.install = await install_launch(
+                self.launch, deadline, timeout, network=self.network, sandbox=self.sandbox,
+                tmpfs_mib=self.tmpfs_mib, notes=self.sandbox_notes,
+            )
+            if self.install.error is not None:
+                return None, self.install.error
         errors: list[str] = []
         for kind in kinds:
             remaining = deadline - time.monotonic()
@@ -280,6 +289,7 @@ class _Attempt:
             tmpfs_mib=self.tmpfs_mib,
             capabilities=dict(self.hello[1]),
             sandbox_notes=self.sandbox_notes,
+            installed=self.install.installed,
         )
         try:
             with anyio.fail_after(remaining):
@@ -290,7 +300,8 @@ class _Attempt:
             return None, f"timed out after {timeout:g}s waiting for {stage}"
         except Exception as error:
             return None, describe(error, stage)
-        snapshot.artifact = artifacts[0] if artifacts else None
+        snapshot.artifact = self.install.artifact or (artifacts[0] if artifacts else None)
+        snapshot.tree = self.install.tree
         if garbage:
             snapshot.notes.append(f"ignored {len(garbage)} line(s) on stdout that are not JSON-RPC")
         return snapshot, ""

@@ -27,6 +27,16 @@ from scanner.transports.stdio import StderrTail
 
 
 @dataclass(frozen=True)
+class Installed:
+    """A launch mcp-lock installed itself (scanner.install): what to run instead of the declared command, the
+    store entry the sandbox binds read-only, and the folders put first on the server's PATH (npx's .bin)."""
+
+    argv: list[str]
+    entry: str
+    path: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class ChannelRequest:
     """One attempt to reach one server."""
 
@@ -47,6 +57,7 @@ class ChannelRequest:
     capabilities: dict[str, Any] = field(default_factory=dict)  # the client capabilities shown in initialize
     tmpfs_mib: int = DEFAULT_TMPFS_MIB  # the size of a sandboxed server's private /tmp and /run
     sandbox_notes: list[tuple[str, str]] = field(default_factory=list)  # (rule id, message) the transport adds
+    installed: Installed | None = None  # booted from mcp-lock's store instead of through the declared launcher
 
 
 class Opener(Protocol):

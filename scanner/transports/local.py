@@ -10,6 +10,7 @@ dropped the marker.
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 
@@ -44,6 +45,8 @@ async def open_channel(request: ChannelRequest) -> AsyncIterator[rpc.StdioChanne
     if request.network == DENY:
         env = OFFLINE_ENV | env
     cwd = str((request.repo / launch.cwd) if launch.cwd else request.repo)
+    if request.installed is not None:  # as npx does: the installed tree's bins come first
+        env["PATH"] = os.pathsep.join([*request.installed.path, env.get("PATH", os.defpath)])
     argv, env = _command_line(launch, env, cwd, request)
     limit = ProcessLimit.create()
     try:
@@ -52,7 +55,7 @@ async def open_channel(request: ChannelRequest) -> AsyncIterator[rpc.StdioChanne
             roots = [{"uri": request.repo.resolve().as_uri(), "name": request.repo.resolve().name}]
             channel = rpc.open_channel(process, request.on_garbage, request.client, request.capabilities, roots)
             yield await stack.enter_async_context(channel)
-            if request.on_artifact is not None:  # while it still runs: its processes name the install
+            if request.on_artifact is not None and request.installed is None:
                 artifact = resolved_artifact(launch, process.pid, env, cwd, request.repo)
                 if artifact is not None:
                     request.on_artifact(artifact)
@@ -83,8 +86,10 @@ def _command_line(
 ) -> tuple[list[str], dict[str, str]]:
     """The command line and its environment: sandboxed, network-isolated or plain, as the policy says."""
     assert launch.command is not None
-    argv = [launch.command, *launch.args]
+    argv = list(request.installed.argv) if request.installed else [launch.command, *launch.args]
     readable = [str(request.repo)]  # the repository, even where it lies under the sandbox's private /tmp
+    if request.installed is not None:
+        readable.append(request.installed.entry)  # read-only, like everything bound back
     refused: list[str] = []
     try:
         return launch_command(

@@ -2,8 +2,9 @@
 
 The server sees the whole filesystem read-only (the repository and mcp-lock's own installation
 included), a private throwaway /tmp holding its HOME and TMPDIR, an empty /run (no service sockets),
-/proc of its own PID namespace only, and a private package cache layered over the caller's (see
-`caches`). /tmp and /run are tmpfs of a bounded size. It runs in new user, PID and IPC namespaces and a
+/proc of its own PID namespace only. A launch mcp-lock installed itself (scanner.install) runs from its
+store entry, bound read-only like the rest; any other launcher finds only the private HOME's empty package
+cache. /tmp and /run are tmpfs of a bounded size. It runs in new user, PID and IPC namespaces and a
 new session, with no capabilities; with `network: deny` also in a new network namespace. When bwrap
 (PID 1 of that namespace) is killed, the kernel kills every process the server started, however it
 detached.
@@ -32,7 +33,6 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from scanner.transports.caches import LAUNCHER_CACHES, NPM_CACHE, private_cache, real_launcher, seeded
 from scanner.transports.isolation import DENY, IsolationUnavailable, isolated
 
 ON = "on"
@@ -120,6 +120,7 @@ def launch_command(
     readable: Iterable[str] = (),
     tmpfs_mib: int = DEFAULT_TMPFS_MIB,
     refused: list[str] | None = None,
+    writable: Iterable[str] = (),
 ) -> tuple[list[str], dict[str, str]]:
     """What to start for a stdio server and with which environment: `argv` in the sandbox, or with
     `sandbox: off` as it is (`network: deny`: in a new network namespace). Raises SandboxUnavailable
@@ -133,7 +134,10 @@ def launch_command(
         return argv, env
     if sandbox == OFF:
         return isolated(argv), env
-    return sandboxed(argv, env=env, cwd=cwd, network=network, readable=readable, tmpfs_mib=tmpfs_mib, refused=refused)
+    return sandboxed(
+        argv, env=env, cwd=cwd, network=network, readable=readable, tmpfs_mib=tmpfs_mib, refused=refused,
+        writable=writable,
+    )
 
 
 def _findable(command: str, env: Mapping[str, str], cwd: str) -> bool:
@@ -152,13 +156,15 @@ def sandboxed(
     caller: Mapping[str, str] | None = None,
     tmpfs_mib: int = DEFAULT_TMPFS_MIB,
     refused: list[str] | None = None,
+    writable: Iterable[str] = (),
 ) -> tuple[list[str], dict[str, str]]:
     """The bwrap command line running `argv`, and the environment to start bwrap with.
 
     `readable` names host paths the server must see even when they lie under /tmp or /run (the
-    repository); `caller` is mcp-lock's environment, whose PATH is bound back and where launcher caches
-    are looked up (default: os.environ). Paths a declaration asked for and does not get are appended to
-    `refused` (see BIND_REFUSED); raises BindRefused when the refused path is the working directory.
+    repository); `caller` is mcp-lock's environment, whose PATH is bound back (default: os.environ);
+    `writable` names the folders bound writable (a store entry while its install scripts run, nothing else).
+    Paths a declaration asked for and does not get are appended to `refused` (see BIND_REFUSED); raises
+    BindRefused when the refused path is the working directory.
     """
     bwrap = require_bwrap()
     cwd = os.path.abspath(cwd)  # bwrap resolves a relative --chdir inside the sandbox, not here
@@ -171,20 +177,15 @@ def sandboxed(
         refused.extend(denied)
     server_env = {k: v for k, v in env.items() if not k.startswith(OWN_PREFIX)}
     server_env.update({"HOME": HOME, "TMPDIR": PRIVATE_TMP, "TMP": PRIVATE_TMP, "TEMP": PRIVATE_TMP})
-    layer = None
-    if real_launcher(argv[0], env.get("PATH", os.defpath), cwd, caller):
-        layer = private_cache(argv, caller, offline=network == DENY, env=env)
     command = list(argv)
     mounts = [*_sized(bwrap, tmpfs_mib), "--dir", HOME]
     for path in _hidden(bound):
         mounts += ["--ro-bind-try", path, path]
     for path in listening_sockets(bound):  # connect() ignores a read-only mount: cover each with /dev/null
         mounts += ["--ro-bind-try", "/dev/null", path]
-    if layer is not None:
-        server_env[layer.variable] = layer.path  # never a declared host folder: the server writes its cache
-        server_env.update(_launcher_config(argv[0], caller, server_env))
-        mounts += layer.mounts
-        command = seeded(command, layer)
+    for path in writable:
+        mounts += ["--bind", path, path]
+    server_env.update(_launcher_config(argv[0], caller, server_env))
     # A new cgroup namespace: /proc/self/cgroup shows "/", not the per-boot cgroup mcp-lock made.
     flags = [*NAMESPACE_FLAGS, "--unshare-cgroup-try", *(["--unshare-net"] if network == DENY else [])]
     return [bwrap, *flags, *mounts, "--chdir", cwd, "--", *command], server_env
@@ -251,7 +252,7 @@ def _launcher_config(command: str, caller: Mapping[str, str], env: Mapping[str, 
     """The caller's own npm config file, which the private HOME would hide from npx (registry, proxy)."""
     home = caller.get("HOME", "")
     npmrc = os.path.join(home, ".npmrc") if home else ""
-    wanted = LAUNCHER_CACHES.get(os.path.basename(command)) == NPM_CACHE
+    wanted = os.path.basename(command) in ("npx", "npm")
     if wanted and npmrc and os.path.isfile(npmrc) and "npm_config_userconfig" not in env:
         return {"npm_config_userconfig": npmrc}
     return {}

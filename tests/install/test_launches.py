@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from scanner.install.npm_launch import NoBin, NpmLaunch, boot_argv, npm_launch
-from scanner.install.uv_launch import UvLaunch, uv_launch
-from scanner.install.store import publish, ready_entry, staging
 from scanner.install.packages import TreeError, npm_tree, tree_changes, uv_tree
+from scanner.install.store import publish, ready_entry, staging
+from scanner.install.uv_launch import UvLaunch, uv_launch
 
 
 @pytest.mark.parametrize(
@@ -99,7 +99,10 @@ def test_the_npm_tree_records_every_package_with_its_integrity() -> None:
     tree = npm_tree(LOCK)
     assert tree["packages"] == [
         {"path": "node_modules/dep", "name": "dep", "version": "2.0.0", "integrity": "sha512-BBBB"},
-        {"path": "node_modules/top", "name": "top", "version": "1.0.0", "integrity": "sha512-AAAA", "installScript": True},
+        {
+            "path": "node_modules/top", "name": "top", "version": "1.0.0", "integrity": "sha512-AAAA",
+            "installScript": True,
+        },
         {"path": "node_modules/top/node_modules/dep", "name": "dep", "version": "1.0.0", "integrity": "sha512-CCCC"},
     ]
     assert tree["digest"] == npm_tree(json.loads(json.dumps(LOCK)))["digest"]
