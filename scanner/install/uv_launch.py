@@ -21,7 +21,8 @@ VALUE_OPTIONS = frozenset(
 # Options that change what is installed in ways this reader does not follow: such a launch is not installed here.
 UNSUPPORTED = frozenset(
     {"--with-editable", "--with-requirements", "--directory", "--project", "--config-file", "--cache-dir",
-     "--isolated", "--constraints", "--overrides", "--build-constraints"}
+     "--isolated", "--constraints", "--overrides", "--build-constraints", "--find-links", "-f", "--no-index",
+     "--offline"}
 )
 REQUIREMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9,._-]+\])?((==|>=|<=|~=|!=|<|>)[A-Za-z0-9.*+!-]+)?")
 CALLER_VARIABLES = (

@@ -56,7 +56,7 @@ async def open_channel(request: ChannelRequest) -> AsyncIterator[rpc.StdioChanne
             channel = rpc.open_channel(process, request.on_garbage, request.client, request.capabilities, roots)
             yield await stack.enter_async_context(channel)
             if request.on_artifact is not None and request.installed is None:
-                artifact = resolved_artifact(launch, process.pid, env, cwd, request.repo)
+                artifact = resolved_artifact(launch, cwd, request.repo)
                 if artifact is not None:
                     request.on_artifact(artifact)
             # Nothing more is asked of a server once it has listed: end it (and its children) now

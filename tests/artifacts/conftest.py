@@ -7,7 +7,6 @@ import pytest
 from artifacts.npm_registry import Registry, serve
 from artifacts.osv_server import OSV
 from artifacts.osv_server import serve as serve_osv
-from scanner.artifacts.view import View, opened_view
 
 
 @pytest.fixture
@@ -26,10 +25,3 @@ def osv_api() -> Iterator[OSV]:
     yield osv
     server.shutdown()
     server.server_close()
-
-
-@pytest.fixture
-def host() -> Iterator[View]:
-    """mcp-lock's own filesystem, as a server run with `sandbox: off` sees it."""
-    with opened_view() as view:
-        yield view
