@@ -48,9 +48,9 @@ LAUNCHERS = {
 }
 
 
-def boot_seconds(launch: ResolvedLaunch, repo: Path, mode: str, network: str) -> float:
+def boot_seconds(launch: ResolvedLaunch, repo: Path, mode: str, network: str, timeout: float = 30) -> float:
     started = time.perf_counter()
-    result = anyio.run(lambda: boot_one("bench", launch, repo, timeout=30, sandbox=mode, network=network))
+    result = anyio.run(lambda: boot_one("bench", launch, repo, timeout=timeout, sandbox=mode, network=network))
     if result.error is not None:
         raise SystemExit(f"boot with sandbox: {mode} failed: {result.error}")
     return time.perf_counter() - started
@@ -85,7 +85,7 @@ def main() -> None:
         started = time.perf_counter()
         sandbox.require_bwrap()
         print(f"probe of bwrap (once per process): {(time.perf_counter() - started) * 1000:.1f} ms")
-        boot_seconds(launch, repo, "off", network)  # warm the interpreter's caches for both
+        boot_seconds(launch, repo, "off", network, timeout=600)  # warm the store and the interpreter's caches
         on: list[float] = []
         off: list[float] = []
         for _ in range(args.runs):

@@ -109,7 +109,8 @@ async def _npm(launch: npm.NpmLaunch, env: dict[str, str], root: Path, contain: 
                     step.name = "npm rebuild (install scripts)"
                     argv, script_env = contain(list(npm.SCRIPTS_COMMAND), env, str(folder), str(folder))
                     await _run(argv, script_env, str(folder), step.name, exact_env=True)
-                entry = publish(root, folder, tree)
+                # Off the event loop: a tree of thousands of files is a walk of thousands of chmods.
+                entry = await anyio.to_thread.run_sync(publish, root, folder, tree)
             except BaseException:
                 discard(folder)
                 raise
@@ -148,7 +149,8 @@ async def _uv(uv: str, launch: pypi.UvLaunch, env: dict[str, str], root: Path, s
                 for command in pypi.install_commands(uv, folder, launch, listed):
                     step.name = "uv " + " ".join(command[1:3])
                     await _run(command, env, project, step.name)
-                entry = publish(root, folder, tree)
+                # Off the event loop: a tree of thousands of files is a walk of thousands of chmods.
+                entry = await anyio.to_thread.run_sync(publish, root, folder, tree)
             except BaseException:
                 discard(folder)
                 raise
