@@ -117,3 +117,11 @@ def test_an_impossible_until_date_names_its_line(repo: Repo) -> None:
     result = repo.run("check", "--offline")
     assert result.exit_code == 2
     assert "mcp-lock.yaml: line 5, column 12: 2027-02-30 is not a day of the calendar" in result.output
+
+
+def test_a_server_that_exits_without_a_word_says_when_and_its_exit_code(repo: Repo) -> None:
+    repo.add_entry("silent", {"command": sys.executable, "args": ["-c", "import sys; sys.exit(3)"]})
+    result = repo.run("lock")
+    assert result.exit_code == 1
+    lead = "silent: could not be booted: the server exited with code 3 without a word on stdout or stderr during"
+    assert lead in result.output, result.output
