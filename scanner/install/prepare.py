@@ -21,7 +21,7 @@ import anyio
 
 from scanner.install import npm_launch as npm
 from scanner.install import uv_launch as pypi
-from scanner.install.packages import NPM, TreeError, npm_tree, top_package, uv_tree
+from scanner.install.packages import NPM, UV, TreeError, npm_tree, top_package, uv_tree
 from scanner.install.store import discard, publish, ready_entry, staging, store_root
 
 OUTPUT_LIMIT = 64 * 1024 * 1024  # bytes of a resolution read back (a package-lock of thousands of packages)
@@ -68,25 +68,52 @@ async def prepare(
     contain: Contain,
     step: Step,
     caller: Mapping[str, str] | None = None,
+    install: bool = True,
 ) -> Prepared | None:
     """Install the tree the launch `command args` (with the declared `env`) runs, or None when it is not one
-    mcp-lock installs. Raises InstallFailed or TreeError."""
+    mcp-lock installs; `install=False` only resolves and records it (`argv` is then empty). Raises
+    InstallFailed or TreeError."""
     caller = os.environ if caller is None else caller
     if command is None or os.sep in command:
         return None  # a path names a file of the repository, not the package manager
     found = npm.npm_launch(command, args)
     if found is not None:
-        return await _npm(found, npm.npm_environment(caller, declared), store_root(caller), contain, step)
+        return await _npm(found, npm.npm_environment(caller, declared), store_root(caller), contain, step, install)
     uv_found = pypi.uv_launch(command, args)
     if uv_found is not None:
         uv = shutil.which("uv", path=caller.get("PATH", os.defpath))
         if uv is None:
             return None
-        return await _uv(uv, uv_found, pypi.uv_environment(caller, declared), store_root(caller), step)
+        return await _uv(uv, uv_found, pypi.uv_environment(caller, declared), store_root(caller), step, install)
     return None
 
 
-async def _npm(launch: npm.NpmLaunch, env: dict[str, str], root: Path, contain: Contain, step: Step) -> Prepared:
+def stored(
+    command: str | None, args: tuple[str, ...], tree: Mapping[str, Any], caller: Mapping[str, str] | None = None
+) -> Prepared | None:
+    """The store's entry of an already pinned `tree`, ready to boot as the launch would run it; None when the
+    store does not hold it whole (or the launch is not one that tree can be)."""
+    if command is None or os.sep in command:
+        return None
+    entry = ready_entry(store_root(os.environ if caller is None else caller), tree)
+    if entry is None:
+        return None
+    found = npm.npm_launch(command, args)
+    if found is not None and tree.get("manager") == NPM:
+        try:
+            argv = npm.boot_argv(entry, found)
+        except npm.NoBin:
+            return None
+        return Prepared(dict(tree), None, argv, str(entry), [str(entry / "node_modules" / ".bin")])
+    uv_found = pypi.uv_launch(command, args)
+    if uv_found is not None and tree.get("manager") == UV:
+        return Prepared(dict(tree), None, pypi.boot_argv(entry, uv_found), str(entry))
+    return None
+
+
+async def _npm(
+    launch: npm.NpmLaunch, env: dict[str, str], root: Path, contain: Contain, step: Step, install: bool
+) -> Prepared:
     with tempfile.TemporaryDirectory(prefix="mcp-lock-resolve-") as project:
         Path(project, "package.json").write_text(npm.project_manifest(launch), encoding="utf-8")
         step.name = "npm install --package-lock-only"
@@ -96,6 +123,10 @@ async def _npm(launch: npm.NpmLaunch, env: dict[str, str], root: Path, contain: 
             tree = npm_tree(json.loads(lock_text))
         except ValueError as error:
             raise TreeError(f"npm's package-lock.json cannot be read: {error}") from None
+        top = top_package(tree, launch.package)
+        artifact = _npm_artifact(top) if top is not None else None
+        if not install:
+            return Prepared(tree, artifact, [], "")
         entry = ready_entry(root, tree)
         downloaded = entry is None
         if entry is None:
@@ -119,8 +150,6 @@ async def _npm(launch: npm.NpmLaunch, env: dict[str, str], root: Path, contain: 
         argv = npm.boot_argv(entry, launch)
     except npm.NoBin as error:
         raise InstallFailed("choosing the bin", str(error)) from None
-    top = top_package(tree, launch.package)
-    artifact = _npm_artifact(top) if top is not None else None
     bins = str(entry / "node_modules" / ".bin")
     return Prepared(tree, artifact, argv, str(entry), [bins], downloaded)
 
@@ -132,13 +161,19 @@ def _npm_artifact(package: Mapping[str, Any]) -> dict[str, Any]:
     return record
 
 
-async def _uv(uv: str, launch: pypi.UvLaunch, env: dict[str, str], root: Path, step: Step) -> Prepared:
+async def _uv(
+    uv: str, launch: pypi.UvLaunch, env: dict[str, str], root: Path, step: Step, install: bool
+) -> Prepared:
     with tempfile.TemporaryDirectory(prefix="mcp-lock-resolve-") as project:
         step.name = "uv pip compile"
         wanted = "".join(r + "\n" for r in launch.requirements)
         compiled = await _run(pypi.compile_command(uv, launch), env, project, step.name, stdin=wanted.encode())
         requirements = compiled.decode("utf-8", "replace")
         tree = uv_tree(requirements)
+        top = top_package(tree, launch.requirements[0].split("[")[0].split("=")[0])
+        artifact = {"type": "pypi", "name": top["name"], "version": top["version"]} if top is not None else None
+        if not install:
+            return Prepared(tree, artifact, [], "")
         entry = ready_entry(root, tree)
         downloaded = entry is None
         if entry is None:
@@ -155,8 +190,6 @@ async def _uv(uv: str, launch: pypi.UvLaunch, env: dict[str, str], root: Path, s
                 discard(folder)
                 raise
     step.done = True
-    top = top_package(tree, launch.requirements[0].split("[")[0].split("=")[0])
-    artifact = {"type": "pypi", "name": top["name"], "version": top["version"]} if top is not None else None
     return Prepared(tree, artifact, pypi.boot_argv(entry, launch), str(entry), [], downloaded)
 
 

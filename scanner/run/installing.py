@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 
 from scanner.install.packages import TreeError
-from scanner.install.prepare import InstallFailed, Step, prepare
+from scanner.install.prepare import InstallFailed, Step, prepare, stored
 from scanner.install.store import store_root
 from scanner.sources.declarations import ResolvedLaunch
 from scanner.sources.unpinned import launched
@@ -46,6 +46,15 @@ class Install:
     error: str | None = None
 
 
+def pinned_install(launch: ResolvedLaunch, tree: dict[str, Any] | None) -> Install | None:
+    """The store's entry of the tree the lock pins, when the store holds it: `check` boots exactly that at once,
+    while it resolves afresh to compare (install_launch with `install=False`)."""
+    prepared = stored(launch.command, launch.args, tree) if tree is not None else None
+    if prepared is None:
+        return None
+    return Install(Installed(prepared.argv, prepared.entry, prepared.path))
+
+
 async def install_launch(
     launch: ResolvedLaunch,
     deadline: float,
@@ -55,8 +64,10 @@ async def install_launch(
     sandbox: str,
     tmpfs_mib: int = DEFAULT_TMPFS_MIB,
     notes: list[tuple[str, str]],
+    install: bool = True,
 ) -> Install:
-    """Install `launch`'s tree by `deadline` (monotonic); an Install with `error` set when that failed."""
+    """Install `launch`'s tree by `deadline` (monotonic), or with `install=False` only resolve and record it; an
+    Install with `error` set when that failed."""
 
     def contain(argv: list[str], env: dict[str, str], cwd: str, writable: str) -> tuple[list[str], dict[str, str]]:
         # Install scripts are package code: the server's sandbox and network, the entry writable.
@@ -68,7 +79,7 @@ async def install_launch(
     step = Step()
     try:
         with anyio.fail_after(max(0.0, deadline - time.monotonic())):
-            prepared = await prepare(launch.command, launch.args, launch.env, contain, step)
+            prepared = await prepare(launch.command, launch.args, launch.env, contain, step, install=install)
     except TimeoutError:
         store = store_root(os.environ)
         return Install(error=INSTALL_TIMEOUT.format(timeout=timeout, step=step.name, store=store))
@@ -79,5 +90,5 @@ async def install_launch(
         if found is not None and found.ecosystem in ("npm", "pypi"):
             notes.append((CODE_UNPINNED, NOT_INSTALLED.format(package=found.package, runner=found.runner)))
         return Install()
-    installed = Installed(prepared.argv, prepared.entry, prepared.path)
+    installed = Installed(prepared.argv, prepared.entry, prepared.path) if install else None
     return Install(installed, prepared.tree, prepared.artifact)

@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from scanner.errors import UsageError
 from scanner.files.safe_read import containment_root, display_path
@@ -33,6 +34,8 @@ class Options:
     bare: frozenset[str] = frozenset()  # servers booted without any pass-through variable
     # False under `check --base`, whose review rescans every pin itself, telling text new since the base.
     rescan_pins: bool = True
+    # `check`: the lock's dependency tree per server, booted from mcp-lock's store when it holds it.
+    pinned_trees: Mapping[str, dict[str, Any]] | None = None
 
 
 @dataclass

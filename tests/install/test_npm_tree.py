@@ -73,17 +73,22 @@ def test_a_dependency_release_behind_the_same_launch_fails_check(
 
 
 def test_a_release_that_rewrites_its_own_install_records_still_fails_check(
-    repo: Repo, npm_registry: Registry, npm_env: dict[str, str]
+    repo: Repo, npm_registry: Registry, npm_env: dict[str, str], tmp_path: Path
 ) -> None:
     npm_registry.publish(TOP, "1.0.0", "release one")
     declare(repo, npm_registry, TOP)
     assert repo.run("lock", env=npm_env).exit_code == 0
     npm_registry.publish(TOP, "1.0.1", "release two", prelude=FORGER)
-    check = repo.run("check", env=npm_env)
+    # A runner whose store does not hold the pinned tree installs and boots what resolves now: the forger runs.
+    cold = {**npm_env, "MCP_LOCK_STORE": str(tmp_path / "cold-store")}
+    check = repo.run("check", env=cold)
     assert check.exit_code == 1, check.output
     assert f"{TOP}/-/{TOP}-1.0.1.tgz" in npm_registry.served  # what ran is the forging release
     assert "artifact-changed" in check.output and "tree-changed" in check.output
     assert f"{TOP}: 1.0.0 → 1.0.1" in check.output
+    # A warm runner boots the pinned tree from its store, and the fresh resolution still names the release.
+    warm = repo.run("check", env=npm_env)
+    assert warm.exit_code == 1 and f"{TOP}: 1.0.0 → 1.0.1" in warm.output, warm.output
 
 
 def test_the_same_version_with_other_content_is_critical(
