@@ -104,9 +104,8 @@ def _registry_setting(name: str) -> bool:
     return lowered.startswith("npm_config_") and lowered.endswith("registry")
 
 
-def project_manifest(launch: NpmLaunch) -> str:
-    """The package.json of the empty project a resolution starts from."""
-    return json.dumps({"name": "mcp-lock-install", "private": True}) + "\n"
+# The package.json of the empty project a resolution starts from.
+PROJECT_MANIFEST = json.dumps({"name": "mcp-lock-install", "private": True}) + "\n"
 
 
 def resolve_command(launch: NpmLaunch) -> list[str]:

@@ -50,7 +50,6 @@ class Prepared:
     argv: list[str]
     entry: str  # the store entry, bound read-only into the sandbox
     path: list[str] = field(default_factory=list)  # folders put in front of the server's PATH (npx's .bin)
-    downloaded: bool = False  # False: the store already held the tree
 
 
 @dataclass
@@ -58,7 +57,6 @@ class Step:
     """Where a prepare is, for an install-timeout message."""
 
     name: str = "resolving"
-    done: bool = False
 
 
 async def prepare(
@@ -115,7 +113,7 @@ async def _npm(
     launch: npm.NpmLaunch, env: dict[str, str], root: Path, contain: Contain, step: Step, install: bool
 ) -> Prepared:
     with tempfile.TemporaryDirectory(prefix="mcp-lock-resolve-") as project:
-        Path(project, "package.json").write_text(npm.project_manifest(launch), encoding="utf-8")
+        Path(project, "package.json").write_text(npm.PROJECT_MANIFEST, encoding="utf-8")
         step.name = "npm install --package-lock-only"
         await _run(npm.resolve_command(launch), env, project, step.name)
         lock_text = _read(Path(project, "package-lock.json"), step.name)
@@ -128,7 +126,6 @@ async def _npm(
         if not install:
             return Prepared(tree, artifact, [], "")
         entry = ready_entry(root, tree)
-        downloaded = entry is None
         if entry is None:
             folder = staging(root, tree)
             try:
@@ -145,13 +142,12 @@ async def _npm(
             except BaseException:
                 discard(folder)
                 raise
-    step.done = True
     try:
         argv = npm.boot_argv(entry, launch)
     except npm.NoBin as error:
         raise InstallFailed("choosing the bin", str(error)) from None
     bins = str(entry / "node_modules" / ".bin")
-    return Prepared(tree, artifact, argv, str(entry), [bins], downloaded)
+    return Prepared(tree, artifact, argv, str(entry), [bins])
 
 
 def _npm_artifact(package: Mapping[str, Any]) -> dict[str, Any]:
@@ -175,7 +171,6 @@ async def _uv(
         if not install:
             return Prepared(tree, artifact, [], "")
         entry = ready_entry(root, tree)
-        downloaded = entry is None
         if entry is None:
             folder = staging(root, tree)
             try:
@@ -189,8 +184,7 @@ async def _uv(
             except BaseException:
                 discard(folder)
                 raise
-    step.done = True
-    return Prepared(tree, artifact, pypi.boot_argv(entry, launch), str(entry), [], downloaded)
+    return Prepared(tree, artifact, pypi.boot_argv(entry, launch), str(entry))
 
 
 async def _run(

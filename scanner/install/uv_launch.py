@@ -72,6 +72,8 @@ def uv_launch(command: str, args: Sequence[str]) -> UvLaunch | None:
             elif name in ("--with", "-w"):
                 extra += [v.strip() for v in value.split(",") if v.strip()]
             elif name in ("--python", "-p"):
+                if "/" in value or "\\" in value:
+                    return None  # an interpreter by path is run to query it: never one the repository holds
                 python = value
             else:
                 return None  # an index chosen on the command line: not followed here

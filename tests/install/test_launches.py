@@ -59,7 +59,12 @@ def test_uv_launches_it_installs(command: str, args: list[str], expected: UvLaun
 
 @pytest.mark.parametrize(
     ("command", "args"),
-    [("uv", ["run", "server.py"]), ("pipx", ["run", "srv==1.0"]), ("uvx", ["--index-url", "http://x/", "srv"])],
+    [
+        ("uv", ["run", "server.py"]),
+        ("pipx", ["run", "srv==1.0"]),
+        ("uvx", ["--index-url", "http://x/", "srv"]),
+        ("uvx", ["--python", "./tools/python", "srv"]),  # uv would run the repository's file to query it
+    ],
 )
 def test_uv_launches_it_leaves_as_declared(command: str, args: list[str]) -> None:
     assert uv_launch(command, args) is None
