@@ -124,7 +124,8 @@ def test_the_packaged_table_lists_the_reported_rules_in_their_fixed_order() -> N
     assert [rule.id for rule in RULES] == [
         "boot-failed", "config-error", "server-not-pinned", "server-not-declared", "launch-changed",
         "artifact-changed", "artifact-bumped", "local-code-changed", "artifact-unrecorded", "tree-changed",
-        "package-content-changed", "tree-unrecorded", "code-unpinned", "known-advisory",
+        "package-content-changed", "tree-unrecorded", "code-unpinned", "install-script-failed",
+        "known-advisory",
         "advisory-lookup-failed", "instructions-changed", "definition-invalid", "schema-invalid", "suspicious-text",
         "tool-added", "tool-removed", "tool-changed", "prompt-added", "prompt-removed", "prompt-changed",
         "resource-added", "resource-removed", "resource-changed",
@@ -186,7 +187,7 @@ def test_every_rule_in_the_data_is_reachable_by_id() -> None:
 
 def test_each_named_constant_is_the_rule_of_its_id() -> None:
     constants = {name: value for name, value in vars(rules).items() if isinstance(value, rules.Rule)}
-    assert len(constants) == 40
+    assert len(constants) == 41
     for name, value in constants.items():
         assert name == value.id.upper().replace("-", "_")
         assert RULES_BY_ID[value.id] is value

@@ -50,6 +50,7 @@ class Prepared:
     argv: list[str]
     entry: str  # the store entry, bound read-only into the sandbox
     path: list[str] = field(default_factory=list)  # folders put in front of the server's PATH (npx's .bin)
+    notes: list[str] = field(default_factory=list)  # install scripts that failed
 
 
 @dataclass
@@ -112,6 +113,7 @@ def stored(
 async def _npm(
     launch: npm.NpmLaunch, env: dict[str, str], root: Path, contain: Contain, step: Step, install: bool
 ) -> Prepared:
+    notes: list[str] = []
     with tempfile.TemporaryDirectory(prefix="mcp-lock-resolve-") as project:
         Path(project, "package.json").write_text(npm.PROJECT_MANIFEST, encoding="utf-8")
         step.name = "npm install --package-lock-only"
@@ -136,7 +138,10 @@ async def _npm(
                 if any(p.get("installScript") for p in tree["packages"]):
                     step.name = "npm rebuild (install scripts)"
                     argv, script_env = contain(list(npm.SCRIPTS_COMMAND), env, str(folder), str(folder))
-                    await _run(argv, script_env, str(folder), step.name, exact_env=True)
+                    try:
+                        await _run(argv, script_env, str(folder), step.name)
+                    except InstallFailed as error:  # npm's tree is whole; only what the script makes is missing
+                        notes.append(str(error))
                 # Off the event loop: a tree of thousands of files is a walk of thousands of chmods.
                 entry = await anyio.to_thread.run_sync(publish, root, folder, tree)
             except BaseException:
@@ -147,7 +152,7 @@ async def _npm(
     except npm.NoBin as error:
         raise InstallFailed("choosing the bin", str(error)) from None
     bins = str(entry / "node_modules" / ".bin")
-    return Prepared(tree, artifact, argv, str(entry), [bins])
+    return Prepared(tree, artifact, argv, str(entry), [bins], notes)
 
 
 def _npm_artifact(package: Mapping[str, Any]) -> dict[str, Any]:
@@ -188,7 +193,7 @@ async def _uv(
 
 
 async def _run(
-    argv: list[str], env: Mapping[str, str], cwd: str, step: str, stdin: bytes | None = None, exact_env: bool = False
+    argv: list[str], env: Mapping[str, str], cwd: str, step: str, stdin: bytes | None = None
 ) -> bytes:
     """Run one step to its end; its stdout. A non-zero exit is InstallFailed naming the step and exit code."""
     try:

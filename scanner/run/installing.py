@@ -25,6 +25,7 @@ from scanner.transports.channel import Installed
 from scanner.transports.sandbox import DEFAULT_TMPFS_MIB, launch_command
 
 CODE_UNPINNED = "code-unpinned"
+INSTALL_SCRIPT_FAILED = "install-script-failed"
 INSTALL_TIMEOUT = (
     "timed out after {timeout:g}s while installing the launch's packages (still at `{step}`): the store did not "
     "hold this tree yet. Warm the store once with a longer `timeout:` for this server in mcp-lock.yaml (a second "
@@ -90,5 +91,6 @@ async def install_launch(
         if found is not None and found.ecosystem in ("npm", "pypi"):
             notes.append((CODE_UNPINNED, NOT_INSTALLED.format(package=found.package, runner=found.runner)))
         return Install()
+    notes += [(INSTALL_SCRIPT_FAILED, note) for note in prepared.notes]
     installed = Installed(prepared.argv, prepared.entry, prepared.path) if install else None
     return Install(installed, prepared.tree, prepared.artifact)

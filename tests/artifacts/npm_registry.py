@@ -46,12 +46,15 @@ def tarball(
     reported: str = "0.0.1",
     dependencies: dict[str, str] | None = None,
     prelude: str = "",
+    scripts: dict[str, str] | None = None,
 ) -> bytes:
     """An npm package tarball (`package/…`) whose bin is the demo server; `reported` is its serverInfo.version,
     `prelude` code the server runs first."""
     manifest = {"name": name, "version": version, "bin": {name.rsplit("/", 1)[-1]: "server.js"}}
     if dependencies:
         manifest["dependencies"] = dependencies
+    if scripts:
+        manifest["scripts"] = scripts
     files = {
         "package/package.json": json.dumps(manifest).encode(),
         "package/server.js": SERVER_JS.replace("{prelude}", prelude.replace("{", "{{").replace("}", "}}"))
@@ -77,6 +80,7 @@ class Registry:
     packages: dict[str, dict[str, bytes]] = field(default_factory=dict)  # name -> version -> tarball
     latest: dict[str, str] = field(default_factory=dict)
     dependencies: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
+    scripts: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
     served: list[str] = field(default_factory=list)  # every path answered, in order
     delay: float = 0.0  # seconds before each tarball is sent
 
@@ -88,12 +92,14 @@ class Registry:
         reported: str = "0.0.1",
         dependencies: dict[str, str] | None = None,
         prelude: str = "",
+        scripts: dict[str, str] | None = None,
     ) -> str:
         """Publish a release (again, for a re-publish under the same version) and make it `latest`; returns
         its integrity."""
-        data = tarball(name, version, marker, reported, dependencies, prelude)
+        data = tarball(name, version, marker, reported, dependencies, prelude, scripts)
         self.packages.setdefault(name, {})[version] = data
         self.dependencies[(name, version)] = dict(dependencies or {})
+        self.scripts[(name, version)] = dict(scripts or {})
         self.latest[name] = version
         return integrity(data)
 
@@ -105,6 +111,7 @@ class Registry:
                 "version": version,
                 "bin": {base: "server.js"},
                 **({"dependencies": deps} if (deps := self.dependencies.get((name, version))) else {}),
+                **({"scripts": run, "hasInstallScript": True} if (run := self.scripts.get((name, version))) else {}),
                 "dist": {
                     "tarball": f"{self.url}{name}/-/{base}-{version}.tgz",
                     "shasum": hashlib.sha1(data).hexdigest(),

@@ -163,3 +163,31 @@ def test_a_launcher_mcp_lock_does_not_install_is_warned_about_once(repo: Repo) -
     repo.add_entry("other", {"command": "pnpm", "args": ["dlx", "some-server@1.0.0"]})
     lock = repo.run("lock")
     assert lock.output.count("code-unpinned") == 1, lock.output
+
+
+def test_install_scripts_run_after_the_record_in_their_own_entry(
+    repo: Repo, npm_registry: Registry, npm_env: dict[str, str], tmp_path: Path
+) -> None:
+    npm_registry.publish(DEP, "1.0.0", "dependency one", scripts={"postinstall": "echo built > built.txt"})
+    npm_registry.publish(TOP, "1.0.0", "top one", dependencies={DEP: "1.0.0"})
+    declare(repo, npm_registry, f"{TOP}@1.0.0")
+    lock = repo.run("lock", env=npm_env)
+    assert lock.exit_code == 0, lock.output
+    tree = repo.lock_json()["servers"]["demo"]["launch"]["tree"]
+    assert {p["name"]: p.get("installScript", False) for p in tree["packages"]} == {TOP: False, DEP: True}
+    (entry,) = [p for p in (tmp_path / "store").iterdir() if not p.name.startswith(".")]
+    built = entry / "node_modules" / DEP / "built.txt"  # the entry was writable while its scripts ran
+    assert built.read_text().strip() == "built" and not built.stat().st_mode & 0o222  # read-only once published
+
+
+def test_a_failed_install_script_is_a_note_and_the_server_still_boots(
+    repo: Repo, npm_registry: Registry, npm_env: dict[str, str]
+) -> None:
+    # A script that downloads a browser from a host there is no route to, say.
+    failing = {"install": "echo no route to the download host >&2; exit 3"}
+    npm_registry.publish(TOP, "1.0.0", "top one", scripts=failing)
+    declare(repo, npm_registry, f"{TOP}@1.0.0")
+    lock = repo.run("lock", env=npm_env)
+    assert lock.exit_code == 0, lock.output
+    assert "install-script-failed" in lock.output and "no route to the download host" in lock.output, lock.output
+    assert repo.lock_json()["servers"]["demo"]["tools"]["echo"]
