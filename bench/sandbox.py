@@ -48,7 +48,7 @@ LAUNCHERS = {
 }
 
 
-def boot_seconds(launch: ResolvedLaunch, repo: Path, mode: str, network: str, timeout: float = 30) -> float:
+def boot_seconds(launch: ResolvedLaunch, repo: Path, mode: str, network: str, timeout: float = 120) -> float:
     started = time.perf_counter()
     result = anyio.run(lambda: boot_one("bench", launch, repo, timeout=timeout, sandbox=mode, network=network))
     if result.error is not None:
