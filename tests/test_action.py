@@ -107,12 +107,14 @@ def test_inputs_and_outputs() -> None:
         "base",
         "changed-only",
         "sandbox-setup",
+        "advisories",
     }
     assert inputs["upload-sarif"]["default"] == "true"
     assert inputs["sandbox-setup"]["default"] == "true"
     assert inputs["category"]["default"] == "mcp-lock"
     assert inputs["offline"]["default"] == "false"
     assert inputs["python-version"]["default"] == ""
+    assert inputs["advisories"]["default"] == "osv"  # OSV's public API unless the workflow says otherwise
     assert set(spec["outputs"]) == {"exit-code", "sarif-file", "findings", "category", "summary-file", "cli"}
     assert spec["runs"]["using"] == "composite"
 
@@ -253,9 +255,16 @@ def test_summary_file_is_never_a_link_left_in_its_place(tmp_path: Path) -> None:
 def test_every_option_the_script_passes_exists_in_the_cli() -> None:
     help_text = CliRunner().invoke(main, ["check", "--help"]).output
     passed = set(re.findall(r"(--[a-z][a-z-]+)", step("scan")["run"]))
-    assert {"--base", "--changed-only", "--shard", "--fail-on", "--offline"} <= passed
+    assert {"--base", "--changed-only", "--shard", "--fail-on", "--offline", "--advisories"} <= passed
     for option in passed:
         assert option in help_text, option
+
+
+def test_the_advisories_input_alone_decides_the_lookup() -> None:
+    scan = step("scan")
+    assert scan["env"]["MCP_LOCK_ADVISORIES"] == ""  # a job variable cannot turn the lookup on, off or elsewhere
+    assert 'args+=("--advisories=$MCPL_ADVISORIES")' in scan["run"]  # `=`: a dash-led value is no option
+    assert '"$MCPL_ADVISORIES" != off' in scan["run"]
 
 
 def test_fail_on_is_passed_only_if_the_cli_has_it() -> None:

@@ -100,6 +100,9 @@ def test_a_newline_in_category_cannot_forge_the_exit_code(demo: Path, make_runne
         ({"working-directory": "/"}, "`working-directory`"),
         ({"base": "--output=/tmp/x"}, "`base`"),
         ({"python-version": "3.12; rm -rf /"}, "`python-version`"),
+        ({"advisories": "ftp://mirror.example/"}, "`advisories`"),
+        ({"advisories": "https://mirror.example/\nexit-code=0"}, "`advisories`"),
+        ({"advisories": "no-such-export"}, "`advisories`"),
     ],
 )
 def test_invalid_inputs_stop_before_anything_runs(

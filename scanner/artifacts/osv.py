@@ -1,122 +1,41 @@
-"""Advisories about pinned package versions from OSV: its API (`POST /v1/querybatch`, then `GET /v1/vulns/ID`
-for each hit) or a local export (the per-ecosystem `all.zip` layout: one `<ID>.json` per advisory, zipped or not).
+"""Advisories about package versions from OSV: its API (scanner.artifacts.osv_api) or a local export (the
+per-ecosystem `all.zip` layout: one `<ID>.json` per advisory, zipped or not), and whether an advisory's
+ranges cover a version.
 
-No address is built in: the API's base URL, or the export's directory, is the caller's setting
-(`--advisories` / `MCP_LOCK_ADVISORIES`). One batch request per run, bounded by a timeout and a size cap.
+The source is the caller's setting (`--advisories` / `MCP_LOCK_ADVISORIES`): `osv` for OSV's public API, another
+API's base URL (a mirror), or an export directory for a runner without network.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import urllib.error
-import urllib.parse
-import urllib.request
 import zipfile
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from scanner.artifacts.record import NPM, PYPI, normalised
+from scanner.artifacts.bounded_json import AnswerError, parse
+from scanner.artifacts.inventory import Package
+from scanner.artifacts.osv_api import DETAIL_ANSWER, AdvisoryError, Found, query_api
+from scanner.artifacts.record import normalised
 
-ECOSYSTEMS = {NPM: "npm", PYPI: "PyPI"}
-TIMEOUT = 20.0  # seconds per request
-MAX_RESPONSE = 16 * 1024 * 1024  # bytes of one answer
-MAX_ADVISORIES = 100  # advisories fetched by id in one run
-MAX_EXPORT_FILE = 4 * 1024 * 1024
+KEYWORD = "osv"  # `--advisories osv`: OSV's public API, at its documented address
+DEFAULT_API = "https://api.osv.dev"
+MAX_EXPORT_FILE = DETAIL_ANSWER.bytes
 MAX_EXPORT_FILES = 2_000_000
 
 
-class AdvisoryError(Exception):
-    """The advisory source could not be read; the message says why, in one line."""
-
-
-@dataclass(frozen=True)
-class Package:
-    ecosystem: str  # OSV's spelling: npm, PyPI
-    name: str
-    version: str
-
-
-def packages_of(artifacts: Iterable[dict[str, Any]]) -> list[Package]:
-    """The npm and PyPI versions among `artifacts` (lock records), each once, in a stable order."""
-    found = {
-        Package(ECOSYSTEMS[a["type"]], str(a["name"]), str(a["version"]))
-        for a in artifacts
-        if a.get("type") in ECOSYSTEMS and isinstance(a.get("version"), str) and isinstance(a.get("name"), str)
-    }
-    return sorted(found, key=lambda p: (p.ecosystem, p.name, p.version))
-
-
-def lookup(source: str, packages: Sequence[Package]) -> dict[Package, list[dict[str, Any]]]:
-    """The advisories affecting each package: from OSV's API when `source` is an http(s) URL, else from the
-    export directory it names."""
+def lookup(source: str, packages: Sequence[Package]) -> Found:
+    """The advisories affecting each package: from OSV's API when `source` is `osv` (its public API) or an
+    http(s) URL, else from the export directory it names."""
     if not packages:
-        return {}
+        return Found()
+    if source == KEYWORD:
+        return query_api(DEFAULT_API, packages)
     if re.match(r"https?://", source):
-        return _from_api(source, packages)
-    return _from_export(Path(source), packages)
-
-
-def _from_api(base: str, packages: Sequence[Package]) -> dict[Package, list[dict[str, Any]]]:
-    queries = [{"package": {"name": p.name, "ecosystem": p.ecosystem}, "version": p.version} for p in packages]
-    answer = _request(_url(base, "v1/querybatch"), {"queries": queries})
-    results = answer.get("results") if isinstance(answer, dict) else None
-    if not isinstance(results, list) or len(results) != len(packages):
-        raise AdvisoryError("OSV's querybatch answer does not have one result per query")
-    ids: dict[Package, list[str]] = {}
-    for package, result in zip(packages, results, strict=True):
-        if isinstance(result, dict) and result.get("next_page_token"):
-            raise AdvisoryError(
-                f"OSV has more advisories for {package.ecosystem} {package.name}@{package.version} than one page "
-                "of its batch answer; only one request is made per run, so look it up by hand"
-            )
-        vulns = result.get("vulns") if isinstance(result, dict) else None
-        ids[package] = [v["id"] for v in vulns or [] if isinstance(v, dict) and isinstance(v.get("id"), str)]
-    wanted = sorted({i for found in ids.values() for i in found})
-    if len(wanted) > MAX_ADVISORIES:
-        raise AdvisoryError(f"OSV lists {len(wanted)} advisories for the pinned versions, more than {MAX_ADVISORIES}")
-    details = {i: _advisory(base, i) for i in wanted}
-    return {package: [details[i] for i in found] for package, found in ids.items() if found}
-
-
-def _advisory(base: str, advisory_id: str) -> dict[str, Any]:
-    answer = _request(_url(base, "v1/vulns/" + urllib.parse.quote(advisory_id, safe="")), None)
-    if not isinstance(answer, dict) or answer.get("id") != advisory_id:
-        return {"id": advisory_id}  # the id alone still names the advisory
-    return answer
-
-
-def _url(base: str, path: str) -> str:
-    return base.rstrip("/") + "/" + path
-
-
-def _request(url: str, body: dict[str, Any] | None) -> Any:
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url, data=data, method="POST" if body is not None else "GET")
-    request.add_header("Content-Type", "application/json")
-    request.add_header("Accept", "application/json")
-    try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
-            raw = response.read(MAX_RESPONSE + 1)
-    except urllib.error.HTTPError as error:
-        raise AdvisoryError(f"OSV's API answered HTTP {error.code} for {_shown(url)}") from None
-    except (urllib.error.URLError, OSError, ValueError) as error:
-        reason = getattr(error, "reason", None) or error
-        raise AdvisoryError(f"OSV's API could not be reached at {_shown(url)}: {reason}") from None
-    if len(raw) > MAX_RESPONSE:
-        raise AdvisoryError(f"OSV's answer from {_shown(url)} is larger than {MAX_RESPONSE // (1024 * 1024)} MiB")
-    try:
-        return json.loads(raw)
-    except ValueError:
-        raise AdvisoryError(f"OSV's answer from {_shown(url)} is not JSON") from None
-
-
-def _shown(url: str) -> str:
-    parts = urllib.parse.urlsplit(url)
-    return urllib.parse.urlunsplit((parts.scheme, parts.hostname or "", parts.path, "", ""))
+        return query_api(source, packages)
+    return Found(_from_export(Path(source), packages))
 
 
 # --- a local export ---
@@ -132,9 +51,9 @@ def _from_export(folder: Path, packages: Sequence[Package]) -> dict[Package, lis
         if not any(needle in lowered for needle in needles):
             continue
         try:
-            advisory = json.loads(raw)
-        except ValueError:
-            continue
+            advisory = parse(raw, DETAIL_ANSWER)
+        except AnswerError:
+            continue  # not an advisory this reader can use; the export's other files still count
         for package in packages:
             if isinstance(advisory, dict) and affects(advisory, package):
                 found.setdefault(package, []).append(advisory)
@@ -175,17 +94,22 @@ def _zip_members(path: Path) -> Iterator[bytes]:
 def affects(advisory: dict[str, Any], package: Package) -> bool:
     """Whether one of the advisory's `affected` entries is `package`'s name and covers its version
     (listed in `versions`, or inside an ECOSYSTEM or SEMVER range)."""
-    for affected in advisory.get("affected") or []:
+    for affected in listed(advisory.get("affected")):
         named = affected.get("package") if isinstance(affected, dict) else None
         if not isinstance(named, dict) or named.get("ecosystem") != package.ecosystem:
             continue
         if _name(named.get("name"), package.ecosystem) != _name(package.name, package.ecosystem):
             continue
-        if package.version in (affected.get("versions") or []):
+        if package.version in listed(affected.get("versions")):
             return True
-        if any(_in_range(r, package.version) for r in affected.get("ranges") or [] if isinstance(r, dict)):
+        if any(_in_range(r, package.version) for r in listed(affected.get("ranges")) if isinstance(r, dict)):
             return True
     return False
+
+
+def listed(value: Any) -> list[Any]:
+    """`value` when it is a list, else nothing: an advisory's fields are read as the schema says or not at all."""
+    return value if isinstance(value, list) else []
 
 
 def _name(name: Any, ecosystem: str) -> str:
@@ -198,7 +122,7 @@ def _in_range(version_range: dict[str, Any], version: str) -> bool:
         return False
     key = version_key(version)
     affected = False
-    for event in version_range.get("events") or []:
+    for event in listed(version_range.get("events")):
         if not isinstance(event, dict):
             continue
         if "introduced" in event:

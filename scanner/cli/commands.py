@@ -131,12 +131,12 @@ def lock(
 )
 @click.option(
     "--advisories",
-    metavar="URL|DIR",
+    metavar="osv|URL|DIR",
     envvar="MCP_LOCK_ADVISORIES",
     default=None,
-    help="Look up every pinned npm and PyPI version in OSV: its API at this base URL (one batch request), "
-    "or a local OSV export directory (offline). Default: $MCP_LOCK_ADVISORIES; unset, no lookup. "
-    "See docs/advisories.md.",
+    help="Look up every npm and PyPI package the servers run in OSV: `osv` for OSV's public API, another OSV "
+    "API's base URL (a mirror), or a local OSV export directory (offline). A failed lookup fails the run. "
+    "Default: $MCP_LOCK_ADVISORIES; unset, no lookup. See docs/advisories.md.",
 )
 @boot_options
 @report_options
@@ -176,6 +176,11 @@ def check(
         from scanner.run.advisory_check import check_advisories
 
         outcome.findings += check_advisories(workspace, advisories, outcome, shard)
+    if not offline or base is not None:
+        # Package versions new to a server are screened against their registry (urllib, as above: imported here).
+        from scanner.run.release_check import check_releases
+
+        outcome.findings += run_action(lambda: check_releases(workspace, outcome, shard))
     if shard is not None:
         report["category"] = shard.category(report["category"])
         outcome.messages.append(_shard_message(workspace, shard))

@@ -12,6 +12,7 @@ from scanner import __version__
 
 # Subcommand name -> "module:attribute" of its click command.
 COMMANDS = {
+    "bom": "scanner.cli.bom_command:bom",
     "check": "scanner.cli.commands:check",
     "list": "scanner.cli.commands:list_command",
     "lock": "scanner.cli.commands:lock",

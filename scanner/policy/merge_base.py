@@ -10,7 +10,7 @@ After the merge, the change's file is the committed policy and judges every late
 Loosening: a new or widened `ignore:` entry (a later or no `until:`) or `skip:`, `sandbox: off`,
 `network: allow`, a new `env:` name, an `inputs:` entry newly read from the environment, a longer
 `timeout`, a laxer `unpinned-launch` (error, warn, off), a larger `tmpfs-mib`, `max-definitions` or
-`max-listing-bytes`, and any change of `client:`.
+`max-listing-bytes`, a smaller `min-release-age`, and any change of `client:`.
 """
 
 from __future__ import annotations
@@ -94,6 +94,7 @@ def judge(base: Side, change: Side, environ: Mapping[str, str]) -> Judgement:
         unpinned_launch=top.unpinned_launch,
         caps=top.caps,
         tmpfs_mib=top.tmpfs_mib,
+        min_release_age=top.min_release_age,
     )
     return Judgement(policy, out)
 
@@ -113,6 +114,9 @@ class _Top:
             out, "unpinned-launch", (), where, b.unpinned_launch, c.unpinned_launch, lambda v: UNPINNED_RANK[v]
         )
         self.tmpfs_mib = _ordered(out, "tmpfs-mib", (), where, b.tmpfs_mib, c.tmpfs_mib, _tmpfs_rank)
+        self.min_release_age = _ordered(
+            out, "min-release-age", (), where, b.min_release_age, c.min_release_age, lambda days: -days
+        )
         self.caps = _caps(out, "", (), where, b.caps, c.caps)
         if _client(b.client) != _client(c.client):
             out.append(Difference("client", ("client",), where, True, _says(_client(c.client), _client(b.client))))

@@ -8,6 +8,7 @@
                                 # declaring client's own, see scanner.transports.clients)
     env: [HTTPS_PROXY]          # caller variables every stdio server may see
     unpinned-launch: warn       # or error (fails check) or off: a launch fetching a package without an exact version
+    min-release-age: 7          # days a package version new to a server must have been published (default 7; 0: off)
     max-definitions: 10000      # per server, all kinds (default 10,000); also under servers.NAME
     max-listing-bytes: 67108864 # per listing across its pages (default 64 MiB); also under servers.NAME
     inputs:                     # values for VS Code-style ${input:ID} placeholders
@@ -42,7 +43,7 @@ from scanner.transports.listing import BYTES_KEY, DEFAULT_CAPS, DEFINITIONS_KEY,
 POLICY_FILE = "mcp-lock.yaml"
 TOP_KEYS = {
     "version", "timeout", "network", "sandbox", "client", "env", "inputs", "servers", "ignore", "unpinned-launch",
-    "tmpfs-mib",
+    "tmpfs-mib", "min-release-age",
 } | {DEFINITIONS_KEY, BYTES_KEY}
 SERVER_KEYS = {"skip", "timeout", "network", "sandbox", "client", "env", "inputs", "tmpfs-mib"} | {
     DEFINITIONS_KEY,
@@ -51,6 +52,7 @@ SERVER_KEYS = {"skip", "timeout", "network", "sandbox", "client", "env", "inputs
 NETWORK_MODES = ("allow", "deny")  # scanner.transports.isolation.ALLOW / DENY
 SANDBOX_MODES = ("on", "off")  # scanner.transports.sandbox.ON / OFF
 UNPINNED_LAUNCH_MODES = ("warn", "error", "off")
+DEFAULT_MIN_RELEASE_AGE = 7  # days: the malicious MCP releases seen so far were reported within nine
 DEFAULT_TIMEOUT = 90.0  # seconds per server when neither --timeout nor the policy says; npx/uvx cold starts: 6-59 s
 
 
@@ -88,6 +90,7 @@ class Policy:
     unpinned_launch: str = "warn"  # one of UNPINNED_LAUNCH_MODES
     caps: ListingCaps = DEFAULT_CAPS
     tmpfs_mib: int | None = None  # the default for every server; None means 512
+    min_release_age: int = DEFAULT_MIN_RELEASE_AGE  # days; 0 turns the release-age screen off
 
     def for_server(self, *names: str) -> ServerPolicy:
         """The settings of the server called `names` (its key first, then its other declared names)."""
@@ -138,6 +141,7 @@ def policy_from(data: Any, text: str, environ: Mapping[str, str]) -> Policy:
         unpinned_launch=_unpinned_launch(mapping.get("unpinned-launch"), where),
         caps=caps,
         tmpfs_mib=_tmpfs_mib(mapping.get("tmpfs-mib"), where),
+        min_release_age=_min_release_age(mapping.get("min-release-age"), where),
     )
 
 
@@ -307,6 +311,14 @@ def _tmpfs_mib(value: Any, where: str) -> int | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1024 * 1024:
         raise PolicyError(f"{where}: tmpfs-mib must be a whole number of MiB from 1 to 1048576")
+    return value
+
+
+def _min_release_age(value: Any, where: str) -> int:
+    if value is None:
+        return DEFAULT_MIN_RELEASE_AGE
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3650:
+        raise PolicyError(f"{where}: min-release-age must be a whole number of days from 0 to 3650, got {shown(value)}")
     return value
 
 

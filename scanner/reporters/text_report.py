@@ -82,6 +82,8 @@ def summarised_repins(findings: Sequence[Finding]) -> list[Finding]:
 
 # Findings about what the servers say, which `update` accepts once a person has reviewed them.
 _ACCEPTABLE = {Category.DRIFT, Category.POISONING, Category.CAPABILITY, Category.CORRECTNESS}
+# Screens of a package version, whose next step is about that version: wait, pin another, or accept it.
+_PACKAGE_SCREENS = {"known-advisory", "release-too-young", "install-script-added", "mcp-name-mismatch"}
 # Detector verdicts, where a reviewed false positive is worth an `ignore:` entry.
 _DETECTED = {Category.POISONING, Category.CAPABILITY, Category.CORRECTNESS}
 
@@ -112,6 +114,12 @@ def next_steps(findings: Sequence[Finding]) -> list[str]:
         steps.append(
             "to accept a reviewed false positive instead, add an `ignore:` entry (rule, server, tool, reason) "
             "to mcp-lock.yaml"
+        )
+    if rules & _PACKAGE_SCREENS:
+        steps.append(
+            "for each package version named above: wait until the date it names and run the check again, pin "
+            "another version, or add an `ignore:` entry bound to it (rule, server, tool: NAME@VERSION or the "
+            "advisory id, reason) to mcp-lock.yaml"
         )
     if "boot-failed" in rules:
         steps.append("fix the launch or environment of each server that did not boot, or `skip:` it in mcp-lock.yaml")

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scanner.errors import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
+from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding
 from scanner.model.rule_base import Severity, severity_rank
 from scanner.model.rules import POLICY_LOOSENED
@@ -23,6 +24,9 @@ class Outcome:
     audit: Audit = field(default_factory=Audit)
     summarise: bool = False  # end the messages with the one-line verdict (`check`)
     artifacts: dict[str, dict[str, Any]] = field(default_factory=dict)  # what a live check's launches ran
+    # `check --base`: the servers the lock pinned at the merge base ({} when it pinned none or cannot be read),
+    # against which packages new to a server are told apart; None without --base.
+    base_pins: dict[str, ServerPin] | None = None
 
     def fails(self, finding: Finding) -> bool:
         if finding.rule.id == POLICY_LOOSENED.id:  # not a graded change: `--fail-on` cannot let a loosening pass

@@ -10,7 +10,7 @@ import git
 from scanner.diff.suspicious import is_on_pinned_text, pinned_findings
 from scanner.errors import UsageError
 from scanner.files.safe_read import POLICY_LIMIT
-from scanner.lock.lockfile import Lockfile, LockfileError
+from scanner.lock.lockfile import Lockfile, LockfileError, ServerPin
 from scanner.lock.reader import parse
 from scanner.model.findings import Finding, LockLocation, unique
 from scanner.model.rules import rule
@@ -35,6 +35,8 @@ class Review:
     # Each server's launch as pinned at the merge base (none when that lock cannot be read: nothing counts
     # as reviewed), for scanner.run.withhold.
     launches: dict[str, dict[str, object]] = field(default_factory=dict)
+    # The servers pinned at the merge base, likewise (scanner.run.release_check tells new packages by them).
+    pins: dict[str, ServerPin] = field(default_factory=dict)
 
     @property
     def edited(self) -> frozenset[str]:
@@ -74,19 +76,19 @@ def review(workspace: Workspace, ref: str) -> Review:
     findings += repin_findings(lockfile, base_bytes, lock_path, label)
     findings += policy_findings
     message = f"compared with {label}, the merge base of {ref} and HEAD; judged by its {POLICY_FILE}"
-    launches = pinned_launches(base_bytes, f"{lock_path}@{label}")
-    return Review(label, findings, server_keys(workspace, lockfile), [message], launches)
+    pins = pinned_at(base_bytes, f"{lock_path}@{label}")
+    launches = {key: pin.launch for key, pin in pins.items()}
+    return Review(label, findings, server_keys(workspace, lockfile), [message], launches, pins)
 
 
-def pinned_launches(base_bytes: bytes | None, source: str) -> dict[str, dict[str, object]]:
-    """Each server's launch in the lock at the base; none when there is no lock there or it cannot be read."""
+def pinned_at(base_bytes: bytes | None, source: str) -> dict[str, ServerPin]:
+    """Each server's pin in the lock at the base; none when there is no lock there or it cannot be read."""
     if base_bytes is None:
         return {}
     try:
-        base = parse(base_bytes.decode("utf-8"), source)
+        return parse(base_bytes.decode("utf-8"), source).servers
     except (LockfileError, UnicodeDecodeError):
         return {}
-    return {key: pin.launch for key, pin in base.servers.items()}
 
 
 def judge_by_base_policy(workspace: Workspace, worktree: Worktree, base: git.Commit, label: str) -> list[Finding]:
@@ -176,6 +178,7 @@ def check_with_base(
             notes.messages.append(_not_booted(workspace, only, notes.label))
     outcome.findings = unique([*outcome.findings, *in_shard(notes.findings, shard, notes.keys)])
     outcome.messages = notes.messages + outcome.messages
+    outcome.base_pins = notes.pins
     return outcome
 
 

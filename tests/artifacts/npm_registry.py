@@ -1,9 +1,12 @@
 """A minimal npm registry on 127.0.0.1: one packument per package (`GET /<name>`) and its tarballs, in the
-registry's published format (name, dist-tags, versions with dist.tarball/shasum/integrity)."""
+registry's published format (name, dist-tags, versions with dist.tarball/shasum/integrity, `time` with each
+version's publish time). A version document can carry more (`scripts`, `hasInstallScript`, `mcpName`), and a
+test can make a packument hostile (its bytes given verbatim)."""
 
 from __future__ import annotations
 
 import base64
+import datetime
 import hashlib
 import io
 import json
@@ -50,7 +53,7 @@ def tarball(
 ) -> bytes:
     """An npm package tarball (`package/…`) whose bin is the demo server; `reported` is its serverInfo.version,
     `prelude` code the server runs first."""
-    manifest = {"name": name, "version": version, "bin": {name.rsplit("/", 1)[-1]: "server.js"}}
+    manifest: dict[str, Any] = {"name": name, "version": version, "bin": {name.rsplit("/", 1)[-1]: "server.js"}}
     if dependencies:
         manifest["dependencies"] = dependencies
     if scripts:
@@ -79,8 +82,9 @@ class Registry:
     url: str = ""
     packages: dict[str, dict[str, bytes]] = field(default_factory=dict)  # name -> version -> tarball
     latest: dict[str, str] = field(default_factory=dict)
-    dependencies: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
-    scripts: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
+    published: dict[str, dict[str, str]] = field(default_factory=dict)  # name -> version -> ISO 8601 time
+    manifest: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # more of a version document
+    raw: dict[str, bytes] = field(default_factory=dict)  # name -> the packument's bytes, verbatim
     served: list[str] = field(default_factory=list)  # every path answered, in order
     delay: float = 0.0  # seconds before each tarball is sent
 
@@ -90,17 +94,23 @@ class Registry:
         version: str,
         marker: str,
         reported: str = "0.0.1",
+        days_ago: float = 0.0,
         dependencies: dict[str, str] | None = None,
         prelude: str = "",
-        scripts: dict[str, str] | None = None,
+        **manifest: Any,
     ) -> str:
-        """Publish a release (again, for a re-publish under the same version) and make it `latest`; returns
-        its integrity."""
-        data = tarball(name, version, marker, reported, dependencies, prelude, scripts)
+        """Publish a release `days_ago` (again, for a re-publish under the same version) and make it `latest`;
+        returns its integrity. `manifest` adds to its version document (e.g. `scripts={"postinstall": "node
+        x.js"}`, `mcpName="io.github.x/y"`); `dependencies` and `scripts` go into the tarball's package.json too,
+        and `prelude` is code the server runs first."""
+        data = tarball(name, version, marker, reported, dependencies, prelude, manifest.get("scripts"))
+        if dependencies:
+            manifest = {**manifest, "dependencies": dependencies}
         self.packages.setdefault(name, {})[version] = data
-        self.dependencies[(name, version)] = dict(dependencies or {})
-        self.scripts[(name, version)] = dict(scripts or {})
         self.latest[name] = version
+        moment = datetime.datetime.now(datetime.UTC) - datetime.timedelta(days=days_ago)
+        self.published.setdefault(name, {})[version] = moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        self.manifest[name, version] = manifest
         return integrity(data)
 
     def packument(self, name: str) -> dict[str, Any]:
@@ -110,17 +120,17 @@ class Registry:
                 "name": name,
                 "version": version,
                 "bin": {base: "server.js"},
-                **({"dependencies": deps} if (deps := self.dependencies.get((name, version))) else {}),
-                **({"scripts": run, "hasInstallScript": True} if (run := self.scripts.get((name, version))) else {}),
                 "dist": {
                     "tarball": f"{self.url}{name}/-/{base}-{version}.tgz",
                     "shasum": hashlib.sha1(data).hexdigest(),
                     "integrity": integrity(data),
                 },
+                **self.manifest.get((name, version), {}),
             }
             for version, data in self.packages[name].items()
         }
-        return {"name": name, "dist-tags": {"latest": self.latest[name]}, "versions": versions}
+        times = dict(self.published.get(name, {}))
+        return {"name": name, "dist-tags": {"latest": self.latest[name]}, "versions": versions, "time": times}
 
 
 def serve(registry: Registry) -> ThreadingHTTPServer:
@@ -135,7 +145,9 @@ def serve(registry: Registry) -> ThreadingHTTPServer:
                 body = registry.packages.get(name, {}).get(version)
                 kind = "application/octet-stream"
             else:
-                body = json.dumps(registry.packument(path)).encode() if path in registry.packages else None
+                body = registry.raw.get(path) or (
+                    json.dumps(registry.packument(path)).encode() if path in registry.packages else None
+                )
                 kind = "application/json"
             if body is None:
                 self.send_error(404)

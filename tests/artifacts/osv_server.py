@@ -1,11 +1,14 @@
 """A loopback OSV API (127.0.0.1, port 0) answering as OSV's published API does: `POST /v1/querybatch`
 ({"queries": [{"package": {"name", "ecosystem"}, "version"}]} -> {"results": [{"vulns": [{"id", "modified"}]}]},
-an empty object for a query without advisories) and `GET /v1/vulns/{id}` (one advisory in the OSV schema)."""
+an empty object for a query without advisories; `next_page_token` when more remain, asked for again with the
+query's `page_token`) and `GET /v1/vulns/{id}` (one advisory in the OSV schema). A test can make it hostile:
+an answer given verbatim, or one given slowly."""
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -41,7 +44,12 @@ class OSV:
     advisories: list[dict[str, Any]] = field(default_factory=list)
     batches: list[dict[str, Any]] = field(default_factory=list)  # every querybatch body received
     status: int = 200  # what querybatch answers; not 200: an error
-    page_token: str | None = None  # set: every result with advisories says there is another page
+    page_size: int | None = None  # set: at most this many advisories per result, the rest on further pages
+    endless: bool = False  # every result with advisories says there is another page, forever
+    batch_body: bytes | None = None  # set: querybatch answers exactly these bytes
+    vuln_body: bytes | None = None  # set: every advisory's details answer exactly these bytes
+    delay: float = 0.0  # seconds each answer waits before its first byte
+    details: list[str] = field(default_factory=list)  # every advisory id whose details were asked for
 
     def matching(self, query: dict[str, Any]) -> list[dict[str, Any]]:
         package, version = query["package"], query["version"]
@@ -60,20 +68,36 @@ def serve(osv: OSV) -> ThreadingHTTPServer:
             if self.path != "/v1/querybatch" or osv.status != 200:
                 self._answer(osv.status if osv.status != 200 else 404, {"code": 5, "message": "Not Found"})
                 return
-            results = []
-            for query in body["queries"]:
-                vulns = [{"id": a["id"], "modified": a["modified"]} for a in osv.matching(query)]
-                page = {"next_page_token": osv.page_token} if osv.page_token and vulns else {}
-                results.append({"vulns": vulns, **page} if vulns else {})
-            self._answer(200, {"results": results})
+            if osv.batch_body is not None:
+                self._send(200, osv.batch_body)
+                return
+            self._answer(200, {"results": [self._page(query) for query in body["queries"]]})
+
+        def _page(self, query: dict[str, Any]) -> dict[str, Any]:
+            vulns = [{"id": a["id"], "modified": a["modified"]} for a in osv.matching(query)]
+            if osv.endless:
+                return {"vulns": vulns, "next_page_token": "again"} if vulns else {}
+            start = int(query.get("page_token") or 0)
+            end = start + osv.page_size if osv.page_size else len(vulns)
+            page: dict[str, Any] = {"vulns": vulns[start:end]} if vulns[start:end] else {}
+            if end < len(vulns):
+                page["next_page_token"] = str(end)
+            return page
 
         def do_GET(self) -> None:
             wanted = unquote(self.path.removeprefix("/v1/vulns/"))
+            osv.details.append(wanted)
+            if osv.vuln_body is not None:
+                self._send(200, osv.vuln_body)
+                return
             found = [a for a in osv.advisories if a["id"] == wanted]
             self._answer(200, found[0]) if found else self._answer(404, {"code": 5, "message": "Bug not found."})
 
         def _answer(self, status: int, document: dict[str, Any]) -> None:
-            body = json.dumps(document).encode()
+            self._send(status, json.dumps(document).encode())
+
+        def _send(self, status: int, body: bytes) -> None:
+            time.sleep(osv.delay)
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))

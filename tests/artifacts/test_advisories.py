@@ -80,16 +80,28 @@ def test_no_setting_no_lookup(repo: Repo, osv_api: OSV) -> None:
     assert osv_api.batches == []
 
 
-def test_a_failed_lookup_is_a_warning_that_says_so(repo: Repo, osv_api: OSV) -> None:
+def test_a_failed_lookup_is_a_blocking_finding_that_says_why(repo: Repo, osv_api: OSV) -> None:
     pinned(repo, {"mail": NPM})
     osv_api.status = 503
     check = repo.run("check", "--offline", "--advisories", osv_api.url)
+    assert check.exit_code == 1, check.output
     assert "advisory-lookup-failed" in check.output and "HTTP 503" in check.output
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         closed = f"http://127.0.0.1:{probe.getsockname()[1]}"
     check = repo.run("check", "--offline", "--advisories", closed)
+    assert check.exit_code == 1, check.output
     assert "advisory-lookup-failed" in check.output and "could not be reached" in check.output
+
+
+def test_osv_names_the_public_api_at_its_documented_address(repo: Repo, osv_api: OSV, monkeypatch) -> None:
+    assert osv.DEFAULT_API == "https://api.osv.dev"  # OSV's documented base URL; tests never contact it
+    monkeypatch.setattr(osv, "DEFAULT_API", osv_api.url)  # the keyword's address, pointed at the loopback OSV
+    osv_api.advisories.append(MALICIOUS)
+    pinned(repo, {"mail": NPM})
+    check = repo.run("check", "--offline", "--advisories", "osv")
+    assert check.exit_code == 1 and "MAL-2026-0001" in check.output, check.output
+    assert len(osv_api.batches) == 1
 
 
 def test_an_offline_osv_export_directory(repo: Repo, tmp_path: Path) -> None:
@@ -110,13 +122,15 @@ def test_an_offline_osv_export_directory(repo: Repo, tmp_path: Path) -> None:
     assert "GHSA-aaaa" not in repo.run("check", "--offline", "--advisories", str(export)).output
 
 
-def test_an_oversized_or_paged_answer_is_a_warning_not_a_partial_pass(repo: Repo, osv_api: OSV, monkeypatch) -> None:
-    osv_api.advisories.append(MALICIOUS)
+def test_a_hostile_export_file_is_skipped_not_a_traceback(repo: Repo, tmp_path: Path) -> None:
+    export = tmp_path / "osv"
+    export.mkdir()
+    (export / "MAL-2026-0001.json").write_text(json.dumps(MALICIOUS))
+    (export / "deep.json").write_bytes(b'["postmark-mcp", ' + b"[" * 200_000 + b"]" * 200_000 + b"]")
+    wrong = {**MALICIOUS, "id": "MAL-2026-0002", "affected": [{"package": {"ecosystem": "npm", "name": "postmark-mcp"},
+                                                               "ranges": [{"type": "SEMVER", "events": 7}]}]}
+    (export / "wrong.json").write_text(json.dumps(wrong))
     pinned(repo, {"mail": NPM})
-    monkeypatch.setattr(osv, "MAX_RESPONSE", 16)
-    check = repo.run("check", "--offline", "--advisories", osv_api.url)
-    assert "advisory-lookup-failed" in check.output and "larger than" in check.output
-    monkeypatch.undo()
-    osv_api.page_token = "next"
-    check = repo.run("check", "--offline", "--advisories", osv_api.url)
-    assert "advisory-lookup-failed" in check.output and "more advisories" in check.output
+    check = repo.run("check", "--offline", "--advisories", str(export))
+    assert check.exit_code == 1, check.output  # repo.run lets a traceback through: none was raised
+    assert "MAL-2026-0001" in check.output and "MAL-2026-0002" not in check.output

@@ -47,6 +47,8 @@ def test_a_new_release_behind_the_same_launch_fails_check(repo: Repo, npm_regist
     assert "1.0.0" in check.output and "1.0.1" in check.output
     assert f"integrity: {first} → {second}" in check.output
     assert "tool `" not in check.output  # the surface is the same: only the artifact tells
+    # What ran is new to the server: screened in the registry the declaration names (published just now).
+    assert "[release-too-young]" in check.output and f"{PACKAGE}@1.0.1 was published 0 h ago" in check.output
 
     update = repo.run("update", "demo", env=npx_env)
     assert update.exit_code == 0, update.output

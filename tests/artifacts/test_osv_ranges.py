@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from scanner.artifacts.advisories import advisory_findings
-from scanner.artifacts.osv import Package, affects
+from scanner.artifacts.inventory import Package, server_packages
+from scanner.artifacts.osv import affects
 from scanner.lock.lockfile import ServerPin
 
 
@@ -37,6 +38,6 @@ def test_an_advisory_aliased_to_a_malicious_package_id_is_critical(tmp_path) -> 
     entry = ranged("npm", "evil", {"introduced": "0"}) | {"id": "GHSA-evil", "aliases": ["MAL-2026-9"]}
     (tmp_path / "GHSA-evil.json").write_text(json.dumps(entry))
     pin = ServerPin([], {}, "", {}, {}, None, artifact={"type": "npm", "name": "evil", "version": "1.0.0"})
-    (finding,) = advisory_findings(str(tmp_path), {"x": pin})
+    (finding,) = advisory_findings(str(tmp_path), server_packages({"x": pin}))
     assert finding.subject == "GHSA-evil" and finding.effective_severity == "critical"
     assert "malicious-package" in finding.message

@@ -168,7 +168,8 @@ def test_a_launcher_mcp_lock_does_not_install_is_warned_about_once(repo: Repo) -
 def test_install_scripts_run_after_the_record_in_their_own_entry(
     repo: Repo, npm_registry: Registry, npm_env: dict[str, str], tmp_path: Path
 ) -> None:
-    npm_registry.publish(DEP, "1.0.0", "dependency one", scripts={"postinstall": "echo built > built.txt"})
+    postinstall = {"postinstall": "echo built > built.txt"}
+    npm_registry.publish(DEP, "1.0.0", "dependency one", scripts=postinstall, hasInstallScript=True)
     npm_registry.publish(TOP, "1.0.0", "top one", dependencies={DEP: "1.0.0"})
     declare(repo, npm_registry, f"{TOP}@1.0.0")
     lock = repo.run("lock", env=npm_env)
@@ -185,7 +186,7 @@ def test_a_failed_install_script_is_a_note_and_the_server_still_boots(
 ) -> None:
     # A script that downloads a browser from a host there is no route to, say.
     failing = {"install": "echo no route to the download host >&2; exit 3"}
-    npm_registry.publish(TOP, "1.0.0", "top one", scripts=failing)
+    npm_registry.publish(TOP, "1.0.0", "top one", scripts=failing, hasInstallScript=True)
     declare(repo, npm_registry, f"{TOP}@1.0.0")
     lock = repo.run("lock", env=npm_env)
     assert lock.exit_code == 0, lock.output

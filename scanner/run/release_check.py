@@ -1,0 +1,101 @@
+"""`check`: the package versions new to a server, screened against their registry (scanner.artifacts.release_screen).
+
+New means: not in the lock at the merge base (`check --base`), else not in the lock (a live check saw the
+launch run another version than the one pinned). The screens are judged by `min-release-age` of the policy the
+run is judged by (under `--base`, the merge base's). A run that has nothing new asks no registry. The registry is
+the one the launch fetches from: its declaration's `npm_config_registry` (or PyPI index setting), else mcp-lock's.
+"""
+
+from __future__ import annotations
+
+import datetime
+import time
+from collections.abc import Mapping
+
+from scanner.artifacts.inventory import Package, ServerPackage, pin_packages, server_packages
+from scanner.artifacts.packument import RegistryError, Release, registry_for, releases
+from scanner.artifacts.release_screen import NewPackage, new_packages, release_findings
+from scanner.artifacts.simple_index import index_for, pypi_releases
+from scanner.lock.lockfile import ServerPin
+from scanner.model.findings import Finding
+from scanner.run.outcome import Outcome
+from scanner.run.shard import Shard, in_shard
+from scanner.run.workspace import Workspace, read_lock, server_keys
+
+DEADLINE = 300.0  # seconds for every registry question of one run
+REGISTRY_CLIENT = "mcp-registry"  # the client a server.json declaration is recorded under
+
+
+def check_releases(
+    workspace: Workspace, outcome: Outcome, shard: Shard | None, now: datetime.datetime | None = None
+) -> list[Finding]:
+    """The release-age, install-script and mcpName findings of the packages new to this shard's servers."""
+    lockfile = read_lock(workspace)
+    assert lockfile is not None
+    pins = lockfile.servers
+    after = server_packages(pins, outcome.artifacts)
+    before: Mapping[str, list[ServerPackage]]
+    if outcome.base_pins is not None:
+        before = {key: pin_packages(key, pin) for key, pin in outcome.base_pins.items()}
+    else:
+        before = {key: pin_packages(key, pin) for key, pin in pins.items()}
+    keys = server_keys(workspace, lockfile)
+    owned = shard.select(keys) if shard is not None else keys
+    changes = [
+        NewPackage(c.server, c.entry, c.previous, registry_name(pins[c.server]), c.fresh)
+        for c in new_packages(before, after)
+        if c.server in owned and c.server in pins
+    ]
+    if not changes:
+        return []
+    min_age = datetime.timedelta(days=workspace.policy.min_release_age)
+    deadline = time.monotonic() + DEADLINE
+    servers = {c.server for c in changes}
+    envs = {key: _env(workspace, key) for key in servers}
+    registries = {key: registry_for(envs[key], workspace.environ) for key in servers}
+    indexes = {key: index_for(envs[key], workspace.environ) for key in servers}
+
+    asked: dict[tuple[str | None, Package, str | None], tuple[Release, Release | None] | None] = {}
+
+    def describe(change: NewPackage) -> tuple[Release, Release | None] | None:
+        package = change.entry.package
+        previous = change.previous.package.version if change.previous else None
+        pypi = package.ecosystem == "PyPI"
+        source = indexes[change.server] if pypi else registries[change.server]
+        key = (source, package, previous)  # servers that share a package version ask once
+        if key not in asked:
+            asked[key] = _ask(source, package, previous, pypi, deadline)
+        return asked[key]
+
+    findings = release_findings(changes, min_age, now or datetime.datetime.now(datetime.UTC), describe)
+    if workspace.policy.min_release_age == 0:
+        findings = [f for f in findings if f.rule.id != "release-too-young"]
+    return in_shard(findings, shard, keys)
+
+
+def _ask(
+    source: str | None, package: Package, previous: str | None, pypi: bool, deadline: float
+) -> tuple[Release, Release | None] | None:
+    if pypi:  # no index configured: mcp-lock names none, so it cannot ask
+        return pypi_releases(source, package.name, package.version, previous, deadline) if source else None
+    if source is None:
+        raise RegistryError("no npm registry is configured (npm_config_registry) and npm is not installed")
+    return releases(source, package.name, package.version, previous, deadline)
+
+
+def registry_name(pin: ServerPin) -> str | None:
+    """The official MCP registry name a server.json declaration gives the server (`io.github.x/y`), if one does:
+    the declaration's name, less the `#npm` suffix a server.json with several packages adds."""
+    for declaration in pin.declarations:
+        if declaration.get("client") == REGISTRY_CLIENT and isinstance(declaration.get("name"), str):
+            return declaration["name"].split("#", 1)[0]
+    return None
+
+
+def _env(workspace: Workspace, key: str) -> Mapping[str, str]:
+    """The environment the server's declaration gives its launch, resolved (the lock records only templates, and
+    a value shaped like a credential, such as a registry URL with a port, only as its digest)."""
+    for server in workspace.discovery.servers:
+        if server.key == key and server.resolved is not None:
+            return server.resolved.env
+    return {}

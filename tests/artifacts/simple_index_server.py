@@ -1,0 +1,59 @@
+"""A Python package index on 127.0.0.1 answering its JSON simple API (PEP 691) with PEP 700's `upload-time`:
+`GET /simple/<normalised name>/` -> {"meta": {"api-version"}, "name", "files": [{"filename", "url", "hashes",
+"upload-time"}], "versions"}."""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Index:
+    url: str = ""  # the index's base URL, …/simple/
+    files: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # normalised name -> files
+    accepts: list[str] = field(default_factory=list)  # the Accept header of every request
+
+    def upload(self, name: str, version: str, *, wheel: bool = True, sdist: bool = True, days_ago: float = 0) -> None:
+        """Upload a version's files `days_ago`: a wheel, an sdist, or both."""
+        at = datetime.datetime.now(datetime.UTC) - datetime.timedelta(days=days_ago)
+        stem = f"{name.replace('-', '_')}-{version}"
+        names = ([f"{stem}-py3-none-any.whl"] if wheel else []) + ([f"{stem}.tar.gz"] if sdist else [])
+        for filename in names:
+            self.files.setdefault(name, []).append({
+                "filename": filename,
+                "url": f"{self.url}../files/{filename}",
+                "hashes": {"sha256": hashlib.sha256(filename.encode()).hexdigest()},
+                "upload-time": at.isoformat(timespec="microseconds").replace("+00:00", "Z"),
+            })
+
+
+def serve(index: Index) -> ThreadingHTTPServer:
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            index.accepts.append(self.headers.get("Accept", ""))
+            name = self.path.removeprefix("/simple/").strip("/")
+            if name not in index.files:
+                self.send_error(404)
+                return
+            versions = sorted({f["filename"].split("-")[1].removesuffix(".tar.gz") for f in index.files[name]})
+            body = json.dumps({"meta": {"api-version": "1.1"}, "name": name, "files": index.files[name],
+                               "versions": versions}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/vnd.pypi.simple.v1+json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    index.url = f"http://127.0.0.1:{server.server_address[1]}/simple/"
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
