@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 
+from scanner.artifacts.inventory import pin_packages
 from scanner.install.packages import npm_tree
 from scanner.lock.document import render
 from scanner.lock.lockfile import Lockfile, LockfileError, ServerPin
@@ -57,3 +58,14 @@ def test_the_tree_round_trips_as_format_3_and_a_wrong_digest_is_refused() -> Non
     forged = dataclasses.replace(lock.servers["s"], tree={**tree("1.0.1"), "digest": tree("1.0.0")["digest"]})
     with pytest.raises(LockfileError, match="tree digest does not match its packages"):
         parse(render(Lockfile(servers={"s": forged})), canonical=True)
+
+
+def test_every_package_of_the_tree_is_in_the_inventory_the_screens_read() -> None:
+    pin = server(tree("1.0.0"))
+    pin.artifact = {"type": "npm", "name": "top", "version": "1.0.0", "integrity": "sha512-AAAA"}
+    listed = pin_packages("s", pin)
+    assert [(str(p.package), p.direct, p.digest) for p in listed] == [
+        ("npm dep@1.0.0", False, "sha512-BBBB"),
+        ("npm top@1.0.0", True, "sha512-AAAA"),
+    ]
+    assert listed[0].location == "/servers/s/launch/tree/packages/0"
