@@ -47,25 +47,38 @@ def test_a_one_word_meaning_flip_fails_a_low_threshold(repo: Repo) -> None:
     assert "MEDIUM" in result.output and 'meaning flipped: "include" → "exclude"' in result.output
 
 
-def test_a_rename_whose_annotations_escalate_to_destructive_fails_a_high_threshold(repo: Repo) -> None:
+def test_a_rename_whose_annotations_loosen_to_non_destructive_fails_a_high_threshold(repo: Repo) -> None:
     spec = base_spec()
-    spec["tools"][0]["annotations"] = {"destructiveHint": False}
+    spec["tools"][0]["annotations"] = {"destructiveHint": True}
     repo.add_stdio("notes", spec)
     assert repo.run("lock").exit_code == 0
     spec["tools"][0]["name"] = "write_note"
-    spec["tools"][0]["annotations"] = {"destructiveHint": True}
+    spec["tools"][0]["annotations"] = {"destructiveHint": False}
     repo.write_spec("notes", spec)
     result = repo.run("check", "--fail-on", "high")
     assert result.exit_code == 1, result.output
     assert "HIGH" in result.output and "`add_note` was renamed to `write_note`" in result.output
 
 
-def test_a_self_granted_read_only_hint_fails_a_medium_threshold(repo: Repo) -> None:
+def test_an_annotation_tightening_is_info_and_passes_a_low_threshold(repo: Repo) -> None:
+    # destructiveHint false -> true: clients will be more careful (server-filesystem's move_file).
+    spec = base_spec()
+    spec["tools"][0]["annotations"] = {"destructiveHint": False}
+    repo.add_stdio("notes", spec)
+    assert repo.run("lock").exit_code == 0
+    spec["tools"][0]["annotations"] = {"destructiveHint": True}
+    repo.write_spec("notes", spec)
+    result = repo.run("check", "--fail-on", "low")
+    assert result.exit_code == 0, result.output
+    assert "INFO" in result.output and "a tightening" in result.output
+
+
+def test_a_self_granted_read_only_hint_fails_a_high_threshold(repo: Repo) -> None:
     repo.add_stdio("notes")
     assert repo.run("lock").exit_code == 0
     spec = base_spec()
     spec["tools"][0]["annotations"] = {"readOnlyHint": True}
     repo.write_spec("notes", spec)
-    result = repo.run("check", "--fail-on", "medium")
+    result = repo.run("check", "--fail-on", "high")
     assert result.exit_code == 1, result.output
-    assert "MEDIUM" in result.output and "readOnlyHint" in result.output
+    assert "HIGH" in result.output and "readOnlyHint" in result.output and "without asking" in result.output

@@ -134,7 +134,7 @@ def test_the_packaged_table_lists_the_reported_rules_in_their_fixed_order() -> N
         "dependency-changed", "code-changed", "repin-accepted", "newly-pinned", "base-lock-invalid",
         "policy-loosened", "policy-changed", "version-bump-too-small", "version-mismatch", "version-not-semver",
         "unpinned-launch", "sandbox-bind-refused", "sandbox-limit-hit", "config-warning", "ignore-expired",
-        "ignore-unmatched",
+        "ignore-unmatched", "lock-weakened", "closure-changed",
     ]  # fmt: skip
 
 
@@ -187,7 +187,7 @@ def test_every_rule_in_the_data_is_reachable_by_id() -> None:
 
 def test_each_named_constant_is_the_rule_of_its_id() -> None:
     constants = {name: value for name, value in vars(rules).items() if isinstance(value, rules.Rule)}
-    assert len(constants) == 45  # issue 29 added four supply-chain screens, issue 28 five install rules
+    assert len(constants) == 47  # issue 29: four supply-chain screens; 27: closure-changed, lock-weakened; 28: five
     for name, value in constants.items():
         assert name == value.id.upper().replace("-", "_")
         assert RULES_BY_ID[value.id] is value

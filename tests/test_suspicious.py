@@ -89,7 +89,7 @@ def test_text_naming_another_servers_tool_is_shadowing(repo: Repo) -> None:
     repo.write_spec("notes", spec)
     result = repo.run("check")
     assert result.exit_code == 1
-    lines = [line for line in result.output.splitlines() if "MCPL-D021" in line]
+    lines = [line for line in result.output.splitlines() if "MCPL-D021" in line and "- rule:" not in line]
     assert len(lines) == 1 and "names `send_email`, a tool of server mail" in lines[0], result.output
     assert "HIGH" in lines[0]
 
@@ -103,7 +103,7 @@ from scanner.detectors import destructive, shadowing, texts  # noqa: E402
 from scanner.diff import suspicious  # noqa: E402
 from scanner.lock.canonical import digest  # noqa: E402
 from scanner.lock.lockfile import Pin, ServerPin  # noqa: E402
-from scanner.model.findings import Finding, LockLocation  # noqa: E402
+from scanner.model.findings import WORDING, Finding, LockLocation, evidence_kind_line  # noqa: E402
 from scanner.model.kinds import KINDS  # noqa: E402
 from scanner.model.pointer import pointer  # noqa: E402
 from scanner.model.rules import SUSPICIOUS_TEXT, kind_label  # noqa: E402
@@ -127,35 +127,41 @@ def reference_suspicious(key, pinned, live):
     if live.instructions and (pinned is None or pinned.instructions != live.instructions):
         findings += suspicious._scan(key, live.instructions, "instructions", None, None,
                                      LockLocation(pointer("servers", key)))
+    # D016 does not count an order about the server's own other tools or former names (see scoring.NAMED_FAMILIES).
+    own = frozenset(tool.lower() for tool in (*live.tools, *(pinned.tools if pinned is not None else ())))
     for kind, name, path, text in _reference_texts(live, pinned):
         location = LockLocation(pointer("servers", key, kind, name))
-        findings += suspicious._scan(key, text, f"{kind_label(kind)} `{name}` {path}", name, kind, location)
+        findings += suspicious._scan(key, text, f"{kind_label(kind)} `{name}` {path}", name, kind, location, own)
     return findings
 
 
 def reference_cross_server(live, baseline):
-    owners = {}
+    owners: dict[str, list[str]] = {}
     for key, server in sorted(live.items()):
         for name in server.tools:
             if shadowing.DISTINCTIVE.match(name):
-                owners.setdefault(name, key)
+                owners.setdefault(name, []).append(key)
     if not owners:
         return []
     findings = []
     for key, server in sorted(live.items()):
-        for kind, name, path, text in _reference_texts(server, baseline.get(key)):
+        before = baseline.get(key)
+        for kind, name, path, text in _reference_texts(server, before):
             if path == "/name":
                 continue
             for mentioned, start, end in shadowing._mentions(text, owners):
-                owner = owners[mentioned]
-                if owner == key or mentioned in server.tools:
+                # its own tool, a former name (what the lock pinned under it), or a name it offers too
+                if key in owners[mentioned] or mentioned in server.tools or (before and mentioned in before.tools):
                     continue
+                found = owners[mentioned]
+                whose = (f"a tool of server {found[0]}" if len(found) == 1
+                         else f"a tool name declared servers {', '.join(found)} each list (ambiguous)")
                 findings.append(Finding(
                     SUSPICIOUS_TEXT, key,
-                    f"{key}: {kind_label(kind)} `{name}` {path}: names `{mentioned}`, a tool of server "
-                    f"{owner} [{shadowing.RULE.id}]",
+                    f"{key}: {kind_label(kind)} `{name}` {path}: names `{mentioned}`, {whose} [{shadowing.RULE.id}]",
                     LockLocation(pointer("servers", key, kind, name)), subject=name, kind=kind,
-                    details=[f"evidence: {text[max(0, start - 60):end + 60]}"], severity="high",
+                    details=[f"evidence: {text[max(0, start - 60):end + 60]}", evidence_kind_line(WORDING)],
+                    severity="high", evidence_kind=WORDING,
                 ))
                 break
     return findings

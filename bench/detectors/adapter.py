@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from scanner.detectors import register_all
-from scanner.diff.suspicious import cross_server_findings, suspicious_findings
+from scanner.diff.suspicious import cross_server_findings, first_pinned, suspicious_findings
 from scanner.lock.lockfile import ServerPin, rebuild
 from scanner.lock.pin import pin_server
+from scanner.model.findings import Finding
 from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
-from scanner.model.rule_base import Category
+from scanner.model.rule_base import Category, severity_rank
 from scanner.model.rules import REGISTRY
 from scanner.snapshot import Snapshot
 
@@ -54,11 +55,26 @@ class Detection:
     severity: str
     where: str  # the finding's message: names the definition and the JSON pointer of the text
     evidence: str
+    evidence_kind: str | None = None  # payload or wording (a detector's hit)
+    blocking: bool = True  # whether it fails the run (wording only on first-pinned text does not)
+
+    @property
+    def blocks(self) -> bool:
+        """Whether it is a poisoning finding that fails the run at blocking severity (high or above)."""
+        return self.blocking and is_poisoning(self.rule_id) and severity_rank(self.severity) <= severity_rank(BLOCKS_AT)
 
 
-def server_pin(definitions: Mapping[str, Sequence[dict[str, Any]]], instructions: str | None = None) -> ServerPin:
-    """A pin of a server listing `definitions` ({kind: [definition, ...]})."""
+# The severity a finding must reach to count as blocking in the figures: `update` refuses from here on.
+BLOCKS_AT = "high"
+
+
+def server_pin(
+    definitions: Mapping[str, Sequence[dict[str, Any]]], instructions: str | None = None, package: str | None = None
+) -> ServerPin:
+    """A pin of a server listing `definitions` ({kind: [definition, ...]}), launched from `package` if given (its
+    vendor is what MCPL-D022 knows a sibling package by)."""
     snapshot = Snapshot(
+        artifact={"type": "npm", "name": package} if package else None,
         protocol_version="2025-06-18",
         server_info={"name": "bench", "version": "0"},
         capabilities={kind: {} for kind in ("tools", "prompts", "resources")},
@@ -84,11 +100,11 @@ def without(server: ServerPin, kind: str, key: str) -> ServerPin:
 
 
 def each_added(
-    definitions: Mapping[str, Sequence[dict[str, Any]]],
+    definitions: Mapping[str, Sequence[dict[str, Any]]], package: str | None = None
 ) -> Iterator[tuple[str, str, list[Detection], Callable[[], list[Detection]]]]:
     """(kind, key, detections, detections without the neighbour) for each definition of a server, as if it
     alone were new since the pin; the last is computed only when called."""
-    full = server_pin(definitions)
+    full = server_pin(definitions, package=package)
     for kind in KIND_KEYS:
         for key in full.pins(kind):
             before = without(full, kind, key)
@@ -101,10 +117,23 @@ def detections(before: ServerPin, after: ServerPin, neighbour: bool = True) -> l
     findings = suspicious_findings(CANDIDATE, before, after)
     others = {NEIGHBOUR: _NEIGHBOUR} if neighbour else {}
     findings += cross_server_findings({CANDIDATE: after, **others}, {CANDIDATE: before, **others})
+    return _detections(findings)
+
+
+def first_lock(definitions: Mapping[str, Sequence[dict[str, Any]]], package: str | None = None) -> list[Detection]:
+    """Every finding `lock` gives on a server listing `definitions` that it pins for the first time, declared alone,
+    graded as `lock` grades them (wording only: shown at most medium, not blocking)."""
+    pin = server_pin(definitions, package=package)
+    findings = suspicious_findings(CANDIDATE, None, pin) + cross_server_findings({CANDIDATE: pin}, {CANDIDATE: None})
+    return _detections([first_pinned(finding) for finding in findings])
+
+
+def _detections(findings: list[Finding]) -> list[Detection]:
     out = []
     for finding in findings:
         match = _RULE_ID.search(finding.message)
         evidence = finding.details[0].removeprefix("evidence: ") if finding.details else ""
         rule_id = match.group(1) if match else finding.rule.id
-        out.append(Detection(rule_id, finding.effective_severity, finding.message, evidence))
+        out.append(Detection(rule_id, finding.effective_severity, finding.message, evidence, finding.evidence_kind,
+                             finding.blocking))
     return out

@@ -7,7 +7,10 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 `data/benign/failures.json`; `SOURCES.md` is regenerated from both.
 
 Usage:
-  python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
+  python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing] [--fresh] [--timeout S]
+
+`--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
+vocabulary). Each dump records package, version, ecosystem, dump date and the SHA-256 of its definitions.
 
 `--missing` dumps only servers without a file yet (resume after an interrupted run).
 Booting runs each package's code: run this on a machine you would run those packages on.
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import hashlib
 import json
 import shutil
 import subprocess
@@ -29,12 +33,12 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from servers import DUMMY_ENV, NEEDS_MCP_1, SERVERS, Server  # noqa: E402
+from servers import DUMMY_ENV, FRESH, NEEDS_MCP_1, SERVERS, Server  # noqa: E402
 
 OUT = HERE / "data" / "benign"
-FAILURES = OUT / "failures.json"
 KINDS = ("tools", "prompts", "resources", "resourceTemplates")
 BOOT_TIMEOUT = 300  # seconds per server: a cold npx/uvx install of a large package takes minutes
+boot_timeout = BOOT_TIMEOUT
 
 # PyPI packages whose console script is not named after the package.
 PYPI_COMMAND: dict[str, list[str]] = {
@@ -74,11 +78,11 @@ def lock_one(server: Server) -> tuple[dict[str, Any] | None, str]:
     repo = Path(tempfile.mkdtemp(prefix="mcp-lock-bench-"))
     try:
         (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"bench": declaration(server)}}, indent=2))
-        (repo / "mcp-lock.yaml").write_text(f"timeout: {BOOT_TIMEOUT}\n")
+        (repo / "mcp-lock.yaml").write_text(f"timeout: {boot_timeout}\n")
         try:
             proc = subprocess.run(
                 ["mcp-lock", "lock", "--repo", str(repo)],
-                capture_output=True, text=True, timeout=BOOT_TIMEOUT + 120,
+                capture_output=True, text=True, timeout=boot_timeout + 120,
             )
         except subprocess.TimeoutExpired:
             return None, "mcp-lock lock did not finish"
@@ -99,9 +103,16 @@ def _why(output: str) -> str:
     return " / ".join(part for part in (failed, stderr[-1] if stderr else "") if part)[:400]
 
 
+def definitions_sha256(doc: dict[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of the dumped definitions (the four kinds): what a dump's checksum is of."""
+    canonical = json.dumps({kind: doc[kind] for kind in KINDS}, ensure_ascii=False, sort_keys=True,
+                           separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
 def record(server: Server, entry: dict[str, Any]) -> dict[str, Any]:
     ecosystem, package, version, args, _env = server
-    return {
+    doc = {
         "package": package,
         "version": version,
         "ecosystem": ecosystem,
@@ -111,24 +122,25 @@ def record(server: Server, entry: dict[str, Any]) -> dict[str, Any]:
         "instructions": entry.get("instructions"),
         **{kind: [pin["definition"] for pin in (entry.get(kind) or {}).values()] for kind in KINDS},
     }
+    return doc | {"definitions_sha256": definitions_sha256(doc)}
 
 
-def dump(server: Server) -> tuple[Server, str]:
+def dump(server: Server, out: Path) -> tuple[Server, str]:
     entry, why = lock_one(server)
     if entry is None:
         print(f"FAIL {server[1]}@{server[2]}: {why}", file=sys.stderr, flush=True)
         return server, why
     doc = record(server, entry)
-    path = OUT / file_name(server[1], server[2])
+    path = out / file_name(server[1], server[2])
     path.write_text(json.dumps(doc, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"ok   {server[1]}@{server[2]}: {len(doc['tools'])} tools", file=sys.stderr, flush=True)
     return server, ""
 
 
-def write_sources(failures: dict[str, str]) -> None:
+def write_sources(failures: dict[str, str], out: Path, servers: list[Server]) -> None:
     rows, total = [], 0
-    for path in sorted(OUT.glob("*.json")):
-        if path == FAILURES:
+    for path in sorted(out.glob("*.json")):
+        if path.name == "failures.json":
             continue
         doc = json.loads(path.read_text(encoding="utf-8"))
         counts = [len(doc[kind]) for kind in KINDS]
@@ -147,16 +159,16 @@ def write_sources(failures: dict[str, str]) -> None:
         "|---|---|---|---|---|---|---|---|",
         *rows,
         "",
-        f"## Did not boot (not in the corpus): {len(failures)} of {len(SERVERS)} tried",
+        f"## Did not boot (not in the corpus): {len(failures)} of {len(servers)} tried",
         "",
         *(f"- `{name}`: {why}" for name, why in sorted(failures.items())),
         "",
     ]
-    untried = [f"{s[1]}@{s[2]}" for s in SERVERS
-               if f"{s[1]}@{s[2]}" not in failures and not (OUT / file_name(s[1], s[2])).exists()]
+    untried = [f"{s[1]}@{s[2]}" for s in servers
+               if f"{s[1]}@{s[2]}" not in failures and not (out / file_name(s[1], s[2])).exists()]
     if untried:
         lines += ["## Not dumped yet", "", *(f"- `{name}`" for name in untried), ""]
-    (OUT / "SOURCES.md").write_text("\n".join(lines), encoding="utf-8")
+    (out / "SOURCES.md").write_text("\n".join(lines), encoding="utf-8")
 
 
 def main() -> None:
@@ -164,25 +176,31 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=3)
     parser.add_argument("--only", nargs="*", default=None, help="packages to dump (default: all)")
     parser.add_argument("--missing", action="store_true", help="only servers without a dump yet")
+    parser.add_argument("--fresh", action="store_true", help="dump servers.FRESH into data/benign_fresh")
+    parser.add_argument("--timeout", type=int, default=BOOT_TIMEOUT, help="seconds per server boot")
     opts = parser.parse_args()
-    OUT.mkdir(parents=True, exist_ok=True)
-    chosen = [s for s in SERVERS if opts.only is None or s[1] in opts.only]
+    global boot_timeout
+    boot_timeout = opts.timeout
+    servers, out = (FRESH, HERE / "data" / "benign_fresh") if opts.fresh else (SERVERS, OUT)
+    out.mkdir(parents=True, exist_ok=True)
+    chosen = [s for s in servers if opts.only is None or s[1] in opts.only]
     if opts.missing:
-        chosen = [s for s in chosen if not (OUT / file_name(s[1], s[2])).exists()]
+        chosen = [s for s in chosen if not (out / file_name(s[1], s[2])).exists()]
     with ThreadPoolExecutor(max_workers=opts.jobs) as pool:
-        results = list(pool.map(dump, chosen))
+        results = list(pool.map(lambda server: dump(server, out), chosen))
     # Read only now: another run may have recorded its own servers meanwhile.
-    failures: dict[str, str] = json.loads(FAILURES.read_text()) if FAILURES.exists() else {}
+    failures_file = out / "failures.json"
+    failures: dict[str, str] = json.loads(failures_file.read_text()) if failures_file.exists() else {}
     for server, why in results:
         name = f"{server[1]}@{server[2]}"
         if why:
             failures[name] = why
         else:
             failures.pop(name, None)
-    current = {f"{s[1]}@{s[2]}" for s in SERVERS}
+    current = {f"{s[1]}@{s[2]}" for s in servers}
     failures = {name: why for name, why in failures.items() if name in current}
-    FAILURES.write_text(json.dumps(failures, indent=1, sort_keys=True) + "\n")
-    write_sources(failures)
+    failures_file.write_text(json.dumps(failures, indent=1, sort_keys=True) + "\n")
+    write_sources(failures, out, servers)
 
 
 if __name__ == "__main__":

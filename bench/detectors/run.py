@@ -5,6 +5,10 @@ Every definition is scored as `mcp-lock check` scores a definition that is new s
 positive counts as caught when any poisoning rule fires. Proportions come with Wilson 95% intervals.
 
 Run: python bench/detectors/run.py [--verbose] [--json OUT.json]
+     python bench/detectors/run.py --tuning   # what tuning may look at, and nothing held out is even scored
+
+`--tuning` scores only the tuning servers (of `data/benign` and `data/benign_fresh`, by `per_server.held_out`)
+and the attack sets tuned on, and lists every blocked tuning server and every definition flagged on them.
 
 The positives are written by the project itself: recall on them overestimates recall on attacks
 written by others.
@@ -24,9 +28,20 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from adapter import Detection, category, detections, detections_for_new, each_added, is_poisoning, server_pin, without
+from adapter import (
+    Detection,
+    category,
+    detections,
+    detections_for_new,
+    each_added,
+    first_lock,
+    is_poisoning,
+    server_pin,
+    without,
+)
 from corpus import DATA, BenignServer, Example, load_benign, load_examples, wilson
 from hard_benign import hard_benign
+from per_server import ServerTally, blocked_at_first_lock, held_out, line, score_servers
 from servers import WIDELY_INSTALLED
 
 # Rules that can fire because the adapter's neighbour server owns the tool name a definition mentions (see
@@ -40,6 +55,8 @@ class Tally:
     n: int = 0
     flagged: int = 0
     flagged_alone: int = 0  # flagged when declared without the neighbour server
+    blocked_alone: int = 0  # declared alone, a poisoning finding fails `check` at blocking severity (high or above)
+    first_lock: int | None = None  # as a server of its own, a first `lock` blocks (attack sets only)
     per_rule: Counter[str] = field(default_factory=Counter)
     hits: list[tuple[str, list[Detection]]] = field(default_factory=list)  # (label, poisoning detections)
     misses: list[str] = field(default_factory=list)
@@ -54,6 +71,10 @@ class Tally:
             poisoning and any(is_poisoning(d.rule_id) for d in alone())
         ):
             self.flagged_alone += 1
+        if any(d.blocks and d.rule_id not in NEEDS_NEIGHBOUR for d in found) or (
+            any(d.blocks for d in found) and any(d.blocks for d in alone())
+        ):
+            self.blocked_alone += 1
         if poisoning:
             self.flagged += 1
             self.hits.append((label, poisoning))
@@ -68,12 +89,17 @@ class Tally:
                 "flagged_without_neighbour": self.flagged_alone,
                 "rate_without_neighbour": self.flagged_alone / self.n if self.n else 0.0,
                 "ci95_without_neighbour": [alone_low, alone_high],
+                "blocked_without_neighbour": self.blocked_alone,
+                **({} if self.first_lock is None else {"blocked_at_first_lock": self.first_lock}),
                 "per_rule": dict(sorted(self.per_rule.items()))}
 
     def merge(self, other: Tally) -> None:
         self.n += other.n
         self.flagged += other.flagged
         self.flagged_alone += other.flagged_alone
+        self.blocked_alone += other.blocked_alone
+        if other.first_lock is not None:
+            self.first_lock = (self.first_lock or 0) + other.first_lock
         self.per_rule.update(other.per_rule)
 
 
@@ -87,7 +113,7 @@ def score_benign(servers: list[BenignServer]) -> tuple[Tally, Tally, Tally, Tall
     its own server's other definitions."""
     everything, tools, fresh, older = Tally(), Tally(), Tally(), Tally()
     for server in servers:
-        for kind, key, found, alone in each_added(server.definitions):
+        for kind, key, found, alone in each_added(server.definitions, server.package):
             label = f"{server.label} {kind}/{key}"
             everything.add(label, found, alone)
             (fresh if server.label in FRESH else older).add(label, found, alone)
@@ -110,11 +136,15 @@ def score_hard_benign() -> tuple[Tally, Tally]:
     return beside, alone
 
 
-def score_examples(examples: list[Example]) -> dict[str, Tally]:
+def score_examples(examples: list[Example], first: bool = False) -> dict[str, Tally]:
+    """Each example as new since the pin (`check`); with `first`, also as a server a first `lock` pins."""
     groups: dict[str, Tally] = defaultdict(Tally)
     for example in examples:
         groups[example.group].add(example.id, detections_for_new("tools", example.definition),
                                   lambda d=example.definition: detections_for_new("tools", d, neighbour=False))
+    if first:
+        for group, tally in groups.items():
+            tally.first_lock = blocked_at_first_lock([e for e in examples if e.group == group])
     return dict(sorted(groups.items()))
 
 
@@ -151,8 +181,10 @@ def evaluate() -> dict[str, Any]:
     result: dict[str, Any] = {"servers": len(servers), "benign": benign, "benign_tools": benign_tools,
                               "fresh": fresh, "older": older, "fresh_servers": len(FRESH & {s.label for s in servers}),
                               "hard_negatives": hard, "hard_real": hard_real, "hard_real_alone": hard_real_alone}
+    result["servers_tuning"], result["servers_heldout"] = score_servers(servers)
+    result["fresh_tuning"], result["fresh_heldout"] = score_servers(load_benign(DATA / "benign_fresh"))
     for key, folder, _title, _tuned in POSITIVE_SETS:
-        groups = score_examples(load_examples(DATA / folder))
+        groups = score_examples(load_examples(DATA / folder), first=True)
         result[key], result[key + "_all"] = groups, _total(groups)
     result["seconds"] = time.perf_counter() - started
     return result
@@ -178,6 +210,12 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         f"  tools only             {_both(result['benign_tools'].summary())}",
         f"  servers dumped last     {_both(result['fresh'].summary())}   ({result['fresh_servers']} servers)",
         f"  the older servers       {_both(result['older'].summary())}",
+        "per server: real servers a first `lock` blocks (a poisoning finding at high or above; wording only is",
+        "shown, not blocking), each declared alone   blocked/n   rate   [Wilson 95%]",
+        line("held-out half", result["servers_heldout"]),
+        line("tuning half", result["servers_tuning"]),
+        line("fresh held-out part", result["fresh_heldout"]),
+        line("fresh tuning part", result["fresh_tuning"]),
         "hard real benign set (must stay clean)",
         f"  beside its own server   {_both(result['hard_real'].summary())}",
         f"  as a server of its own  {_both(result['hard_real_alone'].summary())}",
@@ -194,12 +232,23 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         for group, tally in result[key].items():
             lines.append(f"  {group:26s} {_both(tally.summary())}")
         lines.append(f"  {'all classes':26s} {_both(result[key + '_all'].summary())}")
+        total = result[key + "_all"]
+        low, high = wilson(total.blocked_alone, total.n)
+        first = total.first_lock or 0
+        first_low, first_high = wilson(first, total.n)
+        lines.append(f"  at blocking severity, declared alone: {total.blocked_alone}/{total.n} "
+                     f"{total.blocked_alone / total.n:.2%} [{low:.2%}, {high:.2%}] on a change (`check`); "
+                     f"{first}/{total.n} {first / total.n:.2%} [{first_low:.2%}, {first_high:.2%}] as a server's "
+                     "first `lock` (payload quoted only)")
         lines.append("  per rule: " + ", ".join(
             f"{rule_id} {count}" for rule_id, count in sorted(result[key + "_all"].per_rule.items())))
     lines += ["", "self-written hard negatives (benign, phrased like attacks)   flagged/n"]
     for group, tally in result["hard_negatives"].items():
         lines.append(f"  {group:26s} {_both(tally.summary())}")
     if verbose:
+        lines += ["", "tuning-half servers a first `lock` blocks (the held-out half's are never listed):"]
+        lines += [f"  BLOCKED {label}: " + "; ".join(f"{d.rule_id} {d.evidence[:100]!r}" for d in found)
+                  for label, found in result["servers_tuning"].labels]
         lines += ["", "benign definitions flagged:"]
         lines += [f"  FP {label}: " + "; ".join(f"{d.rule_id} {d.evidence[:100]!r}" for d in found)
                   for label, found in benign.hits]
@@ -226,14 +275,50 @@ def as_json(result: dict[str, Any]) -> dict[str, Any]:
         "hard_benign_real": result["hard_real"].summary(),
         "hard_benign_real_alone": result["hard_real_alone"].summary(),
         "categories": {rule_id: category(rule_id) for rule_id in sorted(result["benign"].per_rule)},
+        "servers_first_lock_tuning": result["servers_tuning"].summary(),
+        "servers_first_lock_heldout": result["servers_heldout"].summary(),
+        "fresh_servers_first_lock_tuning": result["fresh_tuning"].summary(),
+        "fresh_servers_first_lock_heldout": result["fresh_heldout"].summary(),
     }
+
+
+def tuning_report() -> str:
+    """Only what tuning may see: the tuning servers (old and fresh; held-out ones are not even scored), the
+    definitions flagged on them, and recall at blocking severity on the attack sets tuned on."""
+    lines = ["per server, tuning servers only: blocked at first `lock`"]
+    flagged = Tally()
+    for name, folder in (("tuning half", "benign"), ("fresh tuning part", "benign_fresh")):
+        tally = ServerTally()
+        for server in load_benign(DATA / folder):
+            if held_out(server.package):
+                continue
+            tally.add(server.label, first_lock(server.definitions, server.package))
+            for kind, key, found, alone in each_added(server.definitions, server.package):
+                flagged.add(f"{server.label} {kind}/{key}", found, alone)
+        lines.append(line(name, tally))
+        lines += [f"    BLOCKED {label}: " + "; ".join(f"{d.rule_id} {d.evidence[:160]!r}" for d in found)
+                  for label, found in tally.labels]
+    lines += ["definitions flagged on tuning servers (any poisoning rule, as new to their server):"]
+    lines += [f"    FP {label}: " + "; ".join(f"{d.rule_id} {d.evidence[:120]!r}" for d in found)
+              for label, found in flagged.hits]
+    lines += ["recall at blocking severity, declared alone, attack sets tuned on: on a change / first `lock`"]
+    for key, folder, _title, tuned in POSITIVE_SETS:
+        if tuned:
+            total = _total(score_examples(load_examples(DATA / folder), first=True))
+            lines.append(f"  {key:22s} {total.blocked_alone:4d}/{total.n:<4d} {total.blocked_alone / total.n:7.2%}"
+                         f"   first lock {total.first_lock:4d} {(total.first_lock or 0) / total.n:7.2%}")
+    return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--verbose", action="store_true", help="list every false positive and every miss")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    parser.add_argument("--tuning", action="store_true", help="score only what tuning may look at")
     opts = parser.parse_args()
+    if opts.tuning:
+        print(tuning_report())
+        return
     result = evaluate()
     print(report(result, opts.verbose))
     if opts.json:

@@ -44,7 +44,7 @@ def list_command(repo: Path, lockfile: Path | None) -> None:
         template = server.template
         launch = describe_launch(template) if template else "(cannot be launched)"
         transport = template.transport if template else "?"
-        skip = workspace.policy.for_server(*server.names).skip
+        skip = workspace.policy.for_server(*server.policy_names).skip
         click.echo(safe(f"{server.key}  [{transport}]  {launch}"))  # repository text: escaped, as everywhere
         for declaration in server.declarations:
             disabled = "  (disabled)" if declaration.disabled else ""
@@ -63,7 +63,7 @@ def list_command(repo: Path, lockfile: Path | None) -> None:
     bad = any(p.severity == "error" for c in workspace.discovery.files for p in c.problems) or any(
         p.severity == "error"
         for s in servers
-        for p in _listed_problems(s, skipped=bool(workspace.policy.for_server(*s.names).skip))
+        for p in _listed_problems(s, skipped=bool(workspace.policy.for_server(*s.policy_names).skip))
     )
     sys.exit(2 if bad else 0)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from scanner.lock.lockfile import ServerPin
-from scanner.model.findings import Finding, LockLocation
+from scanner.model.findings import WORDING, EvidenceKind, Finding, LockLocation, evidence_kind_line
 from scanner.model.pointer import pointer
 from scanner.model.rule_base import Severity
 from scanner.model.rules import SUSPICIOUS_TEXT, Rule, kind_label, register_check
@@ -53,7 +53,8 @@ def run_workspace_checks(live: Mapping[str, ServerPin], baseline: Mapping[str, S
 
 
 def definition_finding(
-    key: str, kind: str, name: str, message: str, details: list[str], severity: Severity
+    key: str, kind: str, name: str, message: str, details: list[str], severity: Severity,
+    evidence_kind: EvidenceKind | None = None,
 ) -> Finding:
     """A structural check's finding about `key`'s definition `name` of `kind`, located at its pin in the lock."""
     return Finding(
@@ -63,14 +64,17 @@ def definition_finding(
         LockLocation(pointer("servers", key, kind, name)),
         subject=name,
         kind=kind,
-        details=details,
+        details=[*details, evidence_kind_line(evidence_kind)] if evidence_kind else details,
         severity=severity,
+        evidence_kind=evidence_kind,
     )
 
 
 def tool_mention(
-    rule: Rule, key: str, kind: str, name: str, path: str, says: str, owner: str, evidence: str
+    rule: Rule, key: str, kind: str, name: str, path: str, says: str, whose: str, evidence: str,
+    evidence_kind: EvidenceKind = WORDING,
 ) -> Finding:
-    """A finding that new text of `key`'s definition `name` (at `path`) `says` something about `owner`'s tool."""
-    message = f"{key}: {kind_label(kind)} `{name}` {path}: {says}, a tool of server {owner} [{rule.id}]"
-    return definition_finding(key, kind, name, message, [f"evidence: {evidence}"], "high")
+    """A finding that new text of `key`'s definition `name` (at `path`) `says` something about a tool (`whose`:
+    "a tool of server X", or the candidates when several servers list the name)."""
+    message = f"{key}: {kind_label(kind)} `{name}` {path}: {says}, {whose} [{rule.id}]"
+    return definition_finding(key, kind, name, message, [f"evidence: {evidence}"], "high", evidence_kind)

@@ -22,9 +22,12 @@ ORDER_CUES: dict[str, list[tuple[float, str]]] = {
               r"ived|were given|given)"
               r" (?:at|on) (?:startup|start|the start)|\b(?:rules|configuration|instructions)\b[^.!?\n]{0,40}\b(?:are|i"
               r"s) (?:replaced"
-              r"|superseded|overridden) by\b|\b(?:original|initial|earlier|prior) (?:configuration|instructions|setup|r"
-              r"ules)\b"
-              r"|\bsustituyen? a cualquier\b|\bmette da parte\b|\bsupersedes?\b|보다 우선|より優先"),
+              r"|superseded|overridden) by\b|\b(?:original|earlier|prior) (?:configuration|instructions|setup|rules)\b"
+              # not "initial": honest docs name a first-run step "initial setup" (knip, tauri-mcp, hyperbrowser) and
+              # serena a tool `initial_instructions`; "X보다 우선" is also a parameter's precedence over another
+              # (dartlens: "days보다 우선"), so only instructions and settings count
+              r"|\bsustituyen? a cualquier\b|\bmette da parte\b|\bsupersedes?\b"
+              r"|(?:설정|지시|지침|규칙|프롬프트)\s?보다 우선|より優先"),
         # precedence claimed over the user's request or the system (the English forms are MCPL-D013's)
         (5.0, r"优先级?(?:高于|大于|高过|超过)(?:用户|使用者|系统)|優先度?(?:高於|高于)(?:用戶|使用者|系統)"
               r"|ユーザー(?:の[^。]{0,8})?より(?:も)?優先|사용자(?:의)?[^.]{0,12}보다 우선"),
@@ -232,18 +235,20 @@ ORDER_CUES: dict[str, list[tuple[float, str]]] = {
         (1.5, r"追加|附加到|加上"),
         (2.5, r"\b(?:regardless of|no matter what|whatever|irrespective of|independently of)\b[^.!?\n]{0,40}?"
               r"\b(?:the )?users?\b|\bignore the \w+ the user|\bthe user'?s [\w ]{0,20}is only\b"
-              r"|\b(?:disregard|ignore|override)\s+the\s+\w+\s+(?:that\s+)?(?:the\s+)?users?\b"
+              r"|\b(?:disregard|ignore|override)\s+the\s+(?!default\b)\w+\s+(?:that\s+)?(?:the\s+)?users?\b"
               r"|\b(?:interpret|treat|read)\s+(?:it|this|that|the request)\s+as\s+(?:a\s+request\s+)?to\b"
               r"|peu importe|sin importar|unabhängig davon|egal was|egal welche\w*|ganz gleich|quelle que soit"
               r"|ユーザーが何を|사용자가 어떤|\bdo not actually\b|\bwhatever the diff|无论用户|ユーザーの指定に関係なく"
               r"|関係なく|관계없이|\b(?:ignore|disregard|override|discard)\b[^.!?\n]{0,40}?\b(?:the user|user'?s)\b"
               r"|\b(?:any|whatever|every) [\w ]{0,25}the user (?:sets|asks|requests|names|picks|chooses|chose|provides"
-              r"|specifies|enters|gives)\b|\boverrides? (?:whatever|any|the) [\w ]{0,20}(?:the )?users?\b"
+              r"|specifies|enters|gives)\b|\boverrides? (?:whatever|any|the) (?!default\b)[\w ]{0,20}(?:the )?users?\b"
               r"|\beven (?:if|when) the user (?:explicitly |specifically )?(?:asks|requests|names|specifies|chooses"
               r"|provides|says|picks)|\bauch wenn (?:der|die) (?:nutzer|benutzer)|\bm[êe]me si l'utilisateur"
               r"|\baunque el usuario|ユーザーが[^。]{0,20}(?:指定|要求|選択)しても"
               r"|사용자가[^.]{0,20}(?:요청|지정)하더라도"),
-        (1.5, r"\binstead of (?:the |what )|\b(?:replace|override|substitute|change|rewrite)\b[^.!?\n]{0,40}?\b"
+        # "a placeholder is shown instead of the full transcript" documents a flag: not a replaced value
+        (1.5, r"(?<!shown )(?<!returned )(?<!displayed )(?<!rendered )(?<!used )\binstead of (?:the |what )"
+              r"|\b(?:replace|override|substitute|change|rewrite)\b[^.!?\n]{0,40}?\b"
               r"(?:recipient|destination|number|address|account|path|branch|region|to_account|iban|cc|bcc)\b"
               r"|\b(?:add|set|must target)\b[^.!?\n]{0,40}?\b(?:cc|bcc|to_account|iban|branch|region)\b"
               r"|\btreat the request as|\busers rarely mean|바꾸어|置き換え|替换为|\bremplacez\b|\bersetzt\b"

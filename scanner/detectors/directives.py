@@ -19,6 +19,7 @@ import json
 import re
 from collections import ChainMap
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from importlib import resources
 
 from scanner.detectors.checks import tool_mention, workspace_check
@@ -27,7 +28,7 @@ from scanner.detectors.shadowing import MAYBE_NAME
 from scanner.detectors.texts import changed_definitions, paths_of
 from scanner.detectors.tool_orders import honest_reason, order_about
 from scanner.lock.lockfile import ServerPin
-from scanner.model.findings import Finding
+from scanner.model.findings import PAYLOAD, WORDING, Finding
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule
 
 RULE = Rule(
@@ -41,8 +42,10 @@ RULE = Rule(
     "and, in the same sentence, orders something about it: call it before or after, set or change its "
     "arguments, use this tool instead, treat it as deprecated or broken, send it the output. A data dependency "
     "of this tool's own parameters (\"call X first to get the ID\"), session set-up, an ordering note about "
-    "this tool, an order about a tool of the same server, and a name in another spelling are reported only "
-    "with a payload (a secret path, the conversation, a destination). Measured: fires on 0 of 6,576 real "
+    "this tool, an order about a tool of the same server, a former name or a package of the same vendor, and a "
+    "name in another spelling are reported only with a payload (a secret path, the conversation, a destination). "
+    "The finding names the declared server that lists the tool, or, for a name only widely installed servers "
+    "list, every candidate (ambiguous when several do). Measured: fires on 0 of 6,576 real "
     "benign definitions (bench/detectors/README.md). Filed as suspicious-text.",
     reported_as=SUSPICIOUS_TEXT.id,
 )
@@ -104,24 +107,29 @@ _token_key = functools.lru_cache(maxsize=1 << 16)(name_key)  # a text's words re
 _DISTINCTIVE = re.compile(r"[_\-.]|[a-z0-9][A-Z]")
 
 
-def _known(live: Mapping[str, ServerPin]) -> Mapping[str, tuple[str, str]]:
-    """key -> (server, tool) for every tool name of at least two parts (snake, kebab, camel, dotted): the
-    declared servers' first, then the widely installed servers' they do not declare."""
-    declared: dict[str, tuple[str, str]] = {}
+Candidates = tuple[tuple[str, str], ...]  # (server, tool as it lists it) of every server that lists a name
+
+
+def _known(live: Mapping[str, ServerPin]) -> Mapping[str, Candidates]:
+    """key -> candidates for every tool name of at least two parts (snake, kebab, camel, dotted): the declared
+    servers that list it, else the widely installed servers that do (a name several list is ambiguous)."""
+    declared: dict[str, Candidates] = {}
     for key, server in sorted(live.items()):
         _add_names(declared, key, server.tools)
     return ChainMap(declared, _well_known_keys())
 
 
-def _add_names(known: dict[str, tuple[str, str]], owner: str, tools: Iterable[str]) -> None:
+def _add_names(known: dict[str, Candidates], owner: str, tools: Iterable[str]) -> None:
     for tool in tools:
         if re.search(r"[_\-. ]|[a-z0-9][A-Z]", tool) and len(name_key(tool)) >= MIN_KEY:
-            known.setdefault(name_key(tool), (owner, tool))
+            key = name_key(tool)
+            if all(candidate[0] != owner for candidate in known.get(key, ())):
+                known[key] = (*known.get(key, ()), (owner, tool))
 
 
 @functools.cache
-def _well_known_keys() -> dict[str, tuple[str, str]]:
-    known: dict[str, tuple[str, str]] = {}
+def _well_known_keys() -> dict[str, Candidates]:
+    known: dict[str, Candidates] = {}
     for label, tools in well_known():
         _add_names(known, label, tools)
     return known
@@ -136,11 +144,29 @@ def well_known() -> tuple[tuple[str, tuple[str, ...]], ...]:
                  for package, names in servers.items())
 
 
+def family(package: str) -> str:
+    """The vendor a package name belongs to: an npm scope (`@modelcontextprotocol`), a dotted PyPI prefix
+    (`awslabs`), else the name itself; `name@version` and the undeclared label are cut first."""
+    name = package.removesuffix(_UNDECLARED)
+    name = name.rsplit("@", 1)[0] if name.rfind("@") > 0 else name
+    name = name.lower()
+    if name.startswith("@") and "/" in name:
+        return name.split("/", 1)[0]
+    return name.split(".", 1)[0] if "." in name else name
+
+
+def server_family(server: ServerPin) -> str | None:
+    """The vendor of the package a server's launch ran (its recorded artifact), when known."""
+    artifact = server.artifact or {}
+    name = artifact.get("name") if isinstance(artifact, dict) else None
+    return family(name) if isinstance(name, str) and name else None
+
+
 def _mentions(
-    sentence: str, known: Mapping[str, tuple[str, str]], spaced: bool = True
-) -> Iterator[tuple[str, int, tuple[str, str]]]:
-    """(text as written, where, (server, tool)) of each known tool named in `sentence`, as a token or (when
-    `spaced`) spaced words."""
+    sentence: str, known: Mapping[str, Candidates], spaced: bool = True
+) -> Iterator[tuple[str, int, Candidates]]:
+    """(text as written, where, candidates) of each known tool named in `sentence`, as a token or (when `spaced`)
+    spaced words."""
     if not spaced:  # only names in their written form: a token with a separator or an inner capital
         if not MAYBE_NAME.search(sentence):
             return
@@ -167,6 +193,33 @@ def _adjacent(sentence: str, span: list[re.Match[str]]) -> bool:
     return all(sentence[a.end() : b.start()] == " " for a, b in itertools.pairwise(span))
 
 
+CANDIDATES_NAMED = 3  # widely installed servers named when several list a name
+
+
+def owner_phrase(candidates: Candidates) -> str:
+    """Whose tool a finding says it is: the declared server, or the widely installed servers that list the name
+    (ambiguous when several do, each a candidate; the repository declares none of them)."""
+    declared = [owner for owner, _tool in candidates if not owner.endswith(_UNDECLARED)]
+    if declared:
+        return f"a tool of server {', '.join(declared)}" if len(declared) == 1 else (
+            f"a tool name declared servers {', '.join(declared)} each list (ambiguous)")
+    owners = sorted(owner.removesuffix(_UNDECLARED) for owner, _tool in candidates)
+    if len(owners) == 1:
+        return f"a tool of server {owners[0]}{_UNDECLARED}"
+    more = len(owners) - CANDIDATES_NAMED
+    listed = ", ".join(owners[:CANDIDATES_NAMED]) + (f" and {more} more" if more > 0 else "")
+    return (f"a tool name {len(owners)} widely installed servers list (ambiguous, none declared here; "
+            f"candidates: {listed})")
+
+
+@dataclass(frozen=True)
+class Directive:
+    sentence: str
+    written: str  # the tool's name as the sentence writes it
+    candidates: Candidates  # whose tool it may be
+    payload: bool  # the sentence quotes a payload (a secret, the conversation, a destination)
+
+
 @workspace_check(RULE)
 def directive_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, ServerPin | None]) -> list[Finding]:
     """New text naming a known tool other than its own definition, in a sentence that orders something about it."""
@@ -176,8 +229,11 @@ def directive_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, Ser
     findings: list[Finding] = []
     screened: dict[str, bool] = {}  # text -> whether it may direct: schemas repeat descriptions and enum values
     for key, server in sorted(live.items()):
-        siblings = frozenset(name_key(tool) for tool in server.tools)
-        for kind, name, definition, texts, old in changed_definitions(server, baseline.get(key)):
+        before = baseline.get(key)
+        # Its own tools and its former names (what the lock pinned under this server) are never another's.
+        siblings = frozenset(name_key(tool) for tool in (*server.tools, *(before.tools if before else ())))
+        mine = _Own(key, server_family(server) or (server_family(before) if before else None))
+        for kind, name, definition, texts, old in changed_definitions(server, before):
             own = name_key(name)
             parameters: list[str] | None = None
             for index, text in enumerate(texts):
@@ -192,15 +248,34 @@ def directive_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, Ser
                     continue
                 if parameters is None:
                     parameters = _parameters(definition)
-                evidence = _directive(text, known, own, siblings, parameters)
-                if evidence is None:
+                found = _directive(text, known, own, siblings, mine, parameters)
+                if found is None:
                     continue
                 path = paths_of(definition)[index]
-                owner, tool = evidence[1]
-                says = f"orders about `{tool}`"
-                findings.append(tool_mention(RULE, key, kind, name, path, says, owner, evidence[0][:200]))
+                listed = next((tool for _owner, tool in found.candidates if tool == found.written),
+                              found.candidates[0][1] if found.candidates else found.written)
+                says = f"orders about `{listed}`"
+                kind_of = PAYLOAD if found.payload else WORDING
+                findings.append(tool_mention(RULE, key, kind, name, path, says, owner_phrase(found.candidates),
+                                             found.sentence[:200], kind_of))
                 break  # one finding per definition: the first directive quoted
     return findings
+
+
+@dataclass(frozen=True)
+class _Own:
+    """The server whose text is read: its key and the vendor of its package (None when unknown)."""
+
+    key: str
+    family: str | None
+
+    def others(self, candidates: Candidates) -> Candidates:
+        """The candidates that are another server's: not this one, nor a sibling package of the same vendor."""
+        return tuple(
+            (owner, tool) for owner, tool in candidates
+            if owner != self.key and (self.family is None or not owner.endswith(_UNDECLARED)
+                                      or family(owner) != self.family)
+        )
 
 
 def _parameters(definition: object) -> list[str]:
@@ -211,8 +286,9 @@ def _parameters(definition: object) -> list[str]:
 
 
 def _directive(
-    text: str, known: Mapping[str, tuple[str, str]], own: str, siblings: frozenset[str], parameters: list[str]
-) -> tuple[str, tuple[str, str]] | None:
+    text: str, known: Mapping[str, Candidates], own: str, siblings: frozenset[str], mine: _Own,
+    parameters: list[str],
+) -> Directive | None:
     for words in _SENTENCE_END.split(text):
         if not _ORDER.search(words):
             continue
@@ -221,31 +297,35 @@ def _directive(
         mentions = list(_mentions(words, known, spaced=payload))
         if payload:  # the names themselves are no payload (`password_read`)
             payload = _has_payload(_without(words, mentions))
-        for written, start, target in mentions:
-            if name_key(target[1]) == own:
+        for written, start, listed in mentions:
+            if _token_key(written) == own:
                 continue
-            if written != target[1] and target[0].endswith(_UNDECLARED):
+            others = mine.others(listed)
+            undeclared = all(owner.endswith(_UNDECLARED) for owner, _tool in listed)
+            spelled = [tool for _owner, tool in others if tool == written]
+            if not spelled and undeclared:
                 # Another spelling of a name no declared server lists is as often an action or field name
                 # (`createApiKey`): news only beside a secret path, an address or the conversation.
-                if _STRONG_PAYLOAD.search(words):
-                    return words.strip(), target
+                if others and _STRONG_PAYLOAD.search(words):
+                    return Directive(words.strip(), written, others, True)
                 continue
             # An order about another server's tool, named exactly as it is listed, is news by itself unless it
             # has the honest shape (a data dependency of this tool's parameters, session set-up, an ordering
             # note about this tool). Servers order their own tools about for honest reasons (ids, sessions,
-            # paging): that, and a name in another spelling, is news only with a payload.
-            foreign = name_key(target[1]) not in siblings and written == target[1]
+            # paging), and so do packages of one vendor: that, and a name in another spelling, is news only
+            # with a payload.
+            foreign = bool(spelled) and _token_key(written) not in siblings
             if foreign and order_about(words, start, start + len(written)) and not honest_reason(words, parameters):
-                return words.strip(), target
+                return Directive(words.strip(), written, others, payload)
             if payload:
-                return words.strip(), target
+                return Directive(words.strip(), written, others or listed, True)
     return None
 
 
-def _without(sentence: str, mentions: list[tuple[str, int, tuple[str, str]]]) -> str:
+def _without(sentence: str, mentions: list[tuple[str, int, Candidates]]) -> str:
     """`sentence` with every mentioned name blanked out."""
     parts, end = [], 0
-    for written, start, _target in mentions:
+    for written, start, _listed in mentions:
         if start >= end:
             parts += [sentence[end:start], " "]
             end = start + len(written)

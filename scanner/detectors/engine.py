@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from importlib import resources
 
+from scanner.model.findings import PAYLOAD, WORDING, EvidenceKind
 from scanner.model.rule_base import Severity
 from scanner.model.rules import SEVERITIES, SUSPICIOUS_TEXT, Category, Rule, register_check
 
@@ -25,6 +26,7 @@ class Hit:
     severity: Severity
     summary: str
     evidence: str
+    evidence_kind: EvidenceKind = PAYLOAD  # a payload quoted, or wording only
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,7 @@ class CatalogueEntry:
 
     rule: Rule
     rule_class: str  # the catalogue's finer grouping (invisible, exfiltration…), for the evaluation bench
+    evidence_kind: EvidenceKind = PAYLOAD  # whether what it matches is a payload by itself or wording only
     patterns: tuple[re.Pattern[str], ...] = ()
     detector: str | None = None
     examples_match: tuple[str, ...] = ()
@@ -75,8 +78,10 @@ def _parse(data: object) -> tuple[CatalogueEntry, ...]:
         rule = Rule(
             rid, Category.POISONING, raw["severity"], raw["summary"], raw["help"], reported_as=SUSPICIOUS_TEXT.id
         )
+        if raw.get("evidence") not in (PAYLOAD, WORDING):
+            raise CatalogueError(f"{rid}: evidence must be {PAYLOAD} or {WORDING}")
         rules.append(CatalogueEntry(
-            rule=rule, rule_class=raw["class"], patterns=patterns, detector=detector,
+            rule=rule, rule_class=raw["class"], evidence_kind=raw["evidence"], patterns=patterns, detector=detector,
             examples_match=tuple(examples.get("match") or ()),
             examples_no_match=tuple(examples.get("no_match") or ()), flags=flags,
         ))
@@ -129,8 +134,14 @@ def scan_text(text: str) -> list[Hit]:
     hits = _catalogue_hits(text)
     scored = scoring.flagged(text if text.isascii() else uc.Normalised(text).text, _screen())
     if scored is not None:
-        hits.append(Hit(scoring.RULE.id, scoring.RULE.severity, scoring.RULE.summary, scored.explain()))
+        hits.append(score_hit(scored))
     return hits
+
+
+def score_hit(scored: scoring.Score) -> Hit:
+    """MCPL-D016's hit for a score that reached the threshold."""
+    kind = PAYLOAD if scored.quotes_payload() else WORDING
+    return Hit(scoring.RULE.id, scoring.RULE.severity, scoring.RULE.summary, scored.explain(), kind)
 
 
 def _catalogue_hits(text: str) -> list[Hit]:
@@ -169,7 +180,8 @@ def _catalogue_hits(text: str) -> list[Hit]:
                 if len(found) >= MAX_HITS_PER_RULE:
                     break
         if found:  # one finding per detector per text: its matches quoted together
-            hits.append(Hit(entry.rule.id, entry.rule.severity, entry.rule.summary, " | ".join(found)))
+            hits.append(Hit(entry.rule.id, entry.rule.severity, entry.rule.summary, " | ".join(found),
+                            entry.evidence_kind))
     return hits
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from scanner.detectors.checks import definition_finding, server_check
 from scanner.detectors.prefilter import FOLD_ASCII
 from scanner.lock.lockfile import ServerPin
-from scanner.model.findings import Finding
+from scanner.model.findings import WORDING, Finding
 from scanner.model.pointer import escape
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule
 
@@ -181,5 +181,6 @@ def out_of_scope_findings(key: str, pinned: ServerPin | None, live: ServerPin) -
                 continue
             says = f"parameter `{prop}` asks for {kind} unrelated to the tool"
             message = f"{key}: tool `{name}` {where}: {says} [{RULE.id}]"
-            findings.append(definition_finding(key, "tools", name, message, [f"evidence: {evidence}"], RULE.severity))
+            findings.append(definition_finding(key, "tools", name, message, [f"evidence: {evidence}"], RULE.severity,
+                                               WORDING))
     return findings

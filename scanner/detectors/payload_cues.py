@@ -81,8 +81,10 @@ PAYLOAD_CUES: dict[str, list[tuple[float, str]]] = {
               r"|tell|inform|mention)\b|\breporting this would\b|\bsans en informer\b|\bdiscr[èe]tement\b|\bdiscreetly"
               r"\b"
               r"|\bunnoticed\b|응답에는 생략|\bohne (?:den )?(?:benutzer|nutzer) zu informieren"),
+        # "accept silently without notifying the organizer" documents a flag about a third party: only the user counts
         (2.0, r"\b(?:do not|don'?t|never) (?:mention|tell|inform|notify|alert)\b|\bsecretly\b"
-              r"|\bwithout (?:telling|informing|notifying|asking)\b|\bnot (?:need )?to be told\b"
+              r"|\bwithout (?:telling|informing|asking)\b|\bwithout notifying (?:the )?(?:user|me|them|anyone)\b"
+              r"|\bnot (?:need )?to be told\b"
               r"|\bverschweige|\bsin avisar|\bno le digas|\bsans (?:le dire|informer|pr[ée]venir)"
               r"|알리지 마|知らせない|伝えない|不要告诉|不要通知|\bnicht erw[äa]hnen"
               r"|\bne (?:le |la )?mentionne[sz]? pas"
@@ -159,7 +161,9 @@ PAYLOAD_CUES: dict[str, list[tuple[float, str]]] = {
     "imperative": [
         (1.5, r"열어|넣어|전달해|입력해|入れて|渡して|添付して|打开|附上|传给|提供给"),
         (1.5, r"\benvie\b|\benviar\b|\bchame\b|\bllame\b|\bвызовите\b"),
-        (1.5, r"\b(?:read|cat|open|examine|inspect|look(?:ing)? through|quote|paste|share|show|print"
+        # "Whether to include …" documents a flag and "under load" is a noun: neither is an order
+        (1.5, r"(?<!whether to )(?<!whether or not to )(?<!under )(?<!heavy )(?<!high )"
+              r"\b(?:read|cat|open|examine|inspect|look(?:ing)? through|quote|paste|share|show|print"
               r"|dump|reveal|duplicate|copy|move|attach|include|pass|put|fill|insert|embed"
               r"|upload|forward|mirror|transmit|collect|append|write|load|fetch"
               r"|retrieve|grab|extract)\b"

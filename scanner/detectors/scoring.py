@@ -42,17 +42,43 @@ RULE = Rule(
     "authority, of the user's consent or of role play, skipped confirmations, destruction at scale, "
     "concealment. Each family counts once at its strongest cue; the text is "
     f"reported when the sum reaches {THRESHOLD:g}. The evidence lists every cue and its weight. Cue lists in "
-    "English, Chinese, Japanese, Korean, Spanish, German and French. Measured: fires on 15 of 6,576 real "
-    "benign definitions (0.23%; bench/detectors/README.md).",
+    "English, Chinese, Japanese, Korean, Spanish, German and French. Measured: fires on 11 of 6,576 real "
+    "benign definitions (0.17%; bench/detectors/README.md).",
     reported_as=SUSPICIOUS_TEXT.id,
 )
 register_check(RULE)
+
+
+# A family whose cue, at this weight or more, quotes a payload (see `Score.quotes_payload`); the lighter cues of
+# these families ("private keys", "silently", "instead of the") are wording that honest text uses too.
+PAYLOAD_WEIGHTS: dict[str, float] = {
+    "secret_path": 3.0, "override": 3.0, "override_args": 2.5, "concealment": 2.0, "shell_payload": 3.0,
+    "dangerous_command": 3.0,
+}
+
+
+# "Visit https://…/docs/migration" links the reader to a page (heroui's react-mcp 1.1.2): a link verb sends data
+# to its destination only when the URL carries some, as a query template (`?uid={user_email}&term=`).
+_LINK_VERB = re.compile(r"(?:visit|open)\s+https?://")
+_URL_DATA = re.compile(r"[?&][\w-]+=")
 
 
 @dataclass(frozen=True)
 class Score:
     total: float
     cues: tuple[tuple[str, float, str], ...]  # (family, weight, quoted text) of each family that counted
+
+    def quotes_payload(self) -> bool:
+        """Whether a cue that counted is a payload by itself: a secret path, an instruction override or an override
+        of the user's request, concealment from the user, a shell payload, or data sent to a destination."""
+        weights = {family: weight for family, weight, _text in self.cues}
+        quoted = {family: text for family, _weight, text in self.cues}
+        if "transmit" in weights and "destination" in weights and (
+            not _LINK_VERB.match(quoted["transmit"])
+            or _URL_DATA.search(f'{quoted["destination"]} {quoted.get("url_template", "")}')
+        ):
+            return True
+        return any(weights.get(family, 0.0) >= least for family, least in PAYLOAD_WEIGHTS.items())
 
     def explain(self) -> str:
         quoted = "; ".join(f'{family} +{weight:g} "{text}"' for family, weight, text in self.cues)
@@ -176,7 +202,26 @@ _SPACE = re.compile(r"\s")
 _PARTICLE = re.compile(r"(?<=[a-z0-9_.)`'\"])(?=[\uac00-\ud7a3])")
 
 
-def score(text: str, screen: Screen | None = None) -> Score:
+# Families whose cue quotes a tool name: an order about the text's own server's tool (its own name, a sibling, a
+# former name) is documentation of that server, not a cue of steering another server's tool.
+NAMED_FAMILIES = frozenset({"cross_tool", "tool_identifier"})
+_NAME = re.compile(r"[a-z][a-z0-9]*(?:(?:__|[_.-])[a-z0-9]+)+")
+
+
+_AGAIN = re.compile(r"\W{0,3}\s*again\b")
+
+
+def _names_own(lowered: str, match: re.Match[str], own: frozenset[str], name: str) -> bool:
+    """Whether every tool-like name in a cue's match is a sibling of the text's definition (one of `own`,
+    lower-cased), or its own `name` called again (a documented second step), and there is one."""
+    names = _NAME.findall(match.group())
+    if not names:
+        return False
+    again = _AGAIN.match(lowered, match.end()) is not None
+    return all(n in own or (again and n == name) for n in names)
+
+
+def score(text: str, screen: Screen | None = None, own: frozenset[str] = frozenset(), name: str = "") -> Score:
     """The best-scoring window of `WINDOW` adjacent sentences: its cues, each family at its strongest weight.
 
     `screen` is a pre-filter whose first patterns are `cue_sources()` (scan_text's also holds the catalogue's,
@@ -207,6 +252,8 @@ def score(text: str, screen: Screen | None = None) -> Score:
         found = 0.0
         for weight, numbers in searches:
             for match in _search(numbers).finditer(lowered):
+                if (own or name) and family in NAMED_FAMILIES and _names_own(lowered, match, own, name):
+                    continue
                 if ends is None:
                     ends = [m.end() for m in _SENTENCE_END.finditer(lowered)]
                 found = max(found, weight)
@@ -230,7 +277,9 @@ def score(text: str, screen: Screen | None = None) -> Score:
     return result
 
 
-def flagged(text: str, screen: Screen | None = None) -> Score | None:
-    """The score of `text` if it reaches the threshold."""
-    result = score(text, screen)
+def flagged(
+    text: str, screen: Screen | None = None, own: frozenset[str] = frozenset(), name: str = ""
+) -> Score | None:
+    """The score of `text` if it reaches the threshold; cues naming only `own` tools (lower-cased) not counted."""
+    result = score(text, screen, own, name)
     return result if result.total >= THRESHOLD else None

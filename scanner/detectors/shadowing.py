@@ -37,11 +37,11 @@ def shadowing_findings(
 
     `live` holds every server's current pin; `baseline[key]` is what was pinned before (None: all new).
     """
-    owners: dict[str, str] = {}
+    owners: dict[str, list[str]] = {}
     for key, server in sorted(live.items()):
         for name in server.tools:
             if DISTINCTIVE.match(name):
-                owners.setdefault(name, key)
+                owners.setdefault(name, []).append(key)
     if not owners:
         return []
     findings: list[Finding] = []
@@ -55,15 +55,17 @@ def shadowing_findings(
                 if text in known or not MAYBE_NAME.search(text):
                     continue
                 for mentioned, start, end in _mentions(text, owners):
-                    owner = owners[mentioned]
-                    if owner == key or mentioned in server.tools:
-                        continue  # its own tool, or a name both servers offer
+                    if key in owners[mentioned] or mentioned in server.tools or (before and mentioned in before.tools):
+                        continue  # its own tool or former name, or a name both servers offer
                     paths = paths or paths_of(definition)
                     path = paths[index]
                     if path == "/name":
                         break  # a definition's own name is not a mention
                     evidence = text[max(0, start - 60) : end + 60]
-                    findings.append(tool_mention(RULE, key, kind, name, path, f"names `{mentioned}`", owner, evidence))
+                    found = owners[mentioned]
+                    whose = (f"a tool of server {found[0]}" if len(found) == 1
+                             else f"a tool name declared servers {', '.join(found)} each list (ambiguous)")
+                    findings.append(tool_mention(RULE, key, kind, name, path, f"names `{mentioned}`", whose, evidence))
                     break
     return findings
 
@@ -78,7 +80,7 @@ MAYBE_NAME = re.compile(r"[_.\-A-Z](?:(?<=[A-Za-z0-9][_.\-])(?=[A-Za-z0-9])|(?<=
 _RUN = re.compile(r"[\w.-]+")
 
 
-def _mentions(text: str, names: Mapping[str, str]) -> Iterator[tuple[str, int, int]]:
+def _mentions(text: str, names: Mapping[str, object]) -> Iterator[tuple[str, int, int]]:
     """Each `(name, start, end)` of `names` in `text` not inside a longer word, left to right, longest first.
 
     What `(?<![\\w-])(n1|n2|…)(?![\\w-])` with the names longest first finds, without building that

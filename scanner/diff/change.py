@@ -24,9 +24,9 @@ TABLE = """\
 class                         severity  bump   output  what changed
 property-added-required       high      major  minor   a new parameter the caller must supply
 became-required               high      major  minor   an existing parameter must now be supplied
-annotation-escalated          high      major  -       readOnlyHint true→false/removed, destructiveHint or openWorldHint became true
-annotation-self-granted       medium    minor  -       a hint a client may auto-approve on was set where it was absent or the opposite: readOnlyHint/idempotentHint → true, destructiveHint/openWorldHint → false (the server vouches for itself)
+annotation-loosened           high      minor  -       an approval hint loosened, absent meaning its default: readOnlyHint became true, or destructiveHint became false (while not read-only): a client may now ask less (the server vouches for itself)
 text-sentence-added           medium    minor  -       a text field gained a sentence (quoted in the finding)
+property-added-capability     medium    minor  -       a new optional parameter lets the tool reach files, URLs or code that no parameter reached before (its name, format or description says a path, URL or script): a capability change
 text-invisible-changed        medium    minor  -       invisible/format characters (Cf, tag block, bidi controls) added or removed
 text-lookalike                medium    minor  -       a word now uses look-alike (non-ASCII) letters
 text-meaning-flipped-sensitive medium   minor  -       a meaning flip (below) in a sentence about data, secrets, recipients or permissions
@@ -53,9 +53,11 @@ constraint-tightened          low       major  minor   a length/range/pattern/fo
 additional-properties-closed  low       major  minor   additionalProperties → false
 output-schema-added           low       minor  -       the tool now declares an outputSchema
 output-schema-removed         low       major  -       the tool no longer declares an outputSchema
-annotation-changed            low       minor  -       annotations title or another hint changed
+annotation-changed            low       minor  -       openWorldHint or idempotentHint changed what it means (explained in the finding), or the annotations title or another key changed
 metadata-changed              low       minor  -       title, icons, _meta or execution changed
 text-cosmetic                 info      patch  -       whitespace, punctuation, letter case or a one-word typo fix
+annotation-tightened          info      major  -       an approval hint tightened: readOnlyHint became false, or destructiveHint became true; clients ask more (a client that auto-approved must decide again)
+annotation-restated           info      patch  -       a hint set to the value its absence already meant (absent → the spec's default) or meaningless while readOnlyHint is true: no change
 schema-noise                  info      patch  -       `$schema` added/removed/changed, or a `title` inside a schema changed
 definition-added              high      minor  -       a tool, prompt, resource or template was added (whole-definition event)
 definition-removed            medium    major  -       a tool, prompt, resource or template was removed (whole-definition event)

@@ -18,13 +18,28 @@ TEXT_FIELDS = ("description", "title")
 METADATA_FIELDS = ("icons", "_meta", "execution")
 # Title changes graded as text; any other is metadata. A flipped title says the opposite of what was reviewed.
 TITLE_KEPT = ("text-cosmetic", "text-meaning-flipped", "text-meaning-flipped-sensitive")
-# MCP ToolAnnotations defaults (spec 2025-06-18): a hint that is absent means this value.
+# MCP ToolAnnotations (spec 2025-06-18, schema.ts): what an absent hint means. destructiveHint and idempotentHint
+# are meaningful only while readOnlyHint is false.
 HINT_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
-# For each hint, the value that lets the tool do more (an escalation when the hint moves to it).
-RISKY_VALUE = {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": True}
-# For each hint, the value a client may auto-approve a call on. The server claims it for itself, so
-# setting it where it was absent or the opposite is a grant nobody reviewed.
-AUTO_APPROVE = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+# The approval hints: the value a client may ask less on. Moving to it is a loosening the server grants itself.
+APPROVAL_LOOSE = {"readOnlyHint": True, "destructiveHint": False}
+# What each value of the other hints says, for the reviewer (neither decides whether a client asks).
+HINT_MEANING = {
+    ("openWorldHint", True): "the tool may now reach an open world of external entities (the web, other services)",
+    ("openWorldHint", False): "the tool now claims a closed domain (no external entities)",
+    ("idempotentHint", True): "repeated calls with the same arguments now claim no further effect",
+    ("idempotentHint", False): "repeated calls with the same arguments may now have further effects",
+}
+LOOSENED = {
+    "readOnlyHint": "the server now says the tool changes nothing, so a client may run it without asking",
+    "destructiveHint": "the server now says the tool never deletes or overwrites, so a client may ask less",
+}
+TIGHTENED = {
+    "readOnlyHint": "the tool no longer claims to be read-only: clients ask before running it (a tightening)",
+    "destructiveHint": "the tool now says it may delete or overwrite: clients are more careful (a tightening)",
+}
+NO_LONGER_READ_ONLY = "counts now that the tool is no longer read-only, which is itself a tightening (info)"
+RESTATED = "set to the value its absence already meant, or meaningless while readOnlyHint is true: no change"
 
 
 def grade(before: dict[str, Any], after: dict[str, Any]) -> list[Change]:
@@ -57,6 +72,7 @@ def grade(before: dict[str, Any], after: dict[str, Any]) -> list[Change]:
 
 
 def annotation_changes(old: Any, new: Any) -> list[Change]:
+    """Each hint compared by what it means, defaults included: only a loosened approval hint is severe."""
     old = old if isinstance(old, dict) else {}
     new = new if isinstance(new, dict) else {}
     changes: list[Change] = []
@@ -65,20 +81,42 @@ def annotation_changes(old: Any, new: Any) -> list[Change]:
         if same(was, now):
             continue
         path = "/" + hint
-        shown = f"{summary(was)} → {summary(now)}"
-        if hint in RISKY_VALUE:
-            risky = RISKY_VALUE[hint]
-            before_risky = (was if isinstance(was, bool) else HINT_DEFAULTS[hint]) == risky
-            after_risky = (now if isinstance(now, bool) else HINT_DEFAULTS[hint]) == risky
-            if after_risky and not before_risky:
-                changes.append(change("annotation-escalated", path, f"{hint} {shown}", "annotations"))
-                continue
-        if hint in AUTO_APPROVE and now is AUTO_APPROVE[hint]:
-            detail = f"{hint} {shown}: a client may now run it without asking"
-            changes.append(change("annotation-self-granted", path, detail, "annotations"))
+        shown = f"{hint} {summary(was)} → {summary(now)}"
+        if hint not in HINT_DEFAULTS:
+            changes.append(change("annotation-changed", path, shown, "annotations"))
             continue
-        changes.append(change("annotation-changed", path, f"{hint} {shown}", "annotations"))
+        if not _hint_value(was) or not _hint_value(now):
+            # A lax client may read a string "true" as true: not a hint the spec defines, so graded as unknown.
+            changes.append(change("field-changed", path, f"{shown} (not a boolean)", "annotations"))
+            continue
+        before, after = _effective(old, hint), _effective(new, hint)
+        # destructiveHint and idempotentHint mean something only while the tool is not read-only; a change made
+        # while it is read-only, or together with its becoming so, is graded by readOnlyHint's own change.
+        dependent = hint in ("destructiveHint", "idempotentHint")
+        if before == after or (dependent and _read_only(new)):
+            changes.append(change("annotation-restated", path, f"{shown}: {RESTATED}", "annotations"))
+        elif hint in APPROVAL_LOOSE and after == APPROVAL_LOOSE[hint] and not (dependent and _read_only(old)):
+            changes.append(change("annotation-loosened", path, f"{shown}: {LOOSENED[hint]}", "annotations"))
+        elif hint in APPROVAL_LOOSE:  # the other way, or no longer read-only: any destructiveHint is tighter
+            why = NO_LONGER_READ_ONLY if dependent and _read_only(old) else TIGHTENED[hint]
+            changes.append(change("annotation-tightened", path, f"{shown}: {why}", "annotations"))
+        else:
+            changes.append(change("annotation-changed", path, f"{shown}: {HINT_MEANING[hint, after]}", "annotations"))
     return changes
+
+
+def _hint_value(value: Any) -> bool:
+    """Whether `value` is what a hint may be: absent or a boolean."""
+    return value is None or isinstance(value, bool)
+
+
+def _effective(hints: dict[str, Any], hint: str) -> bool:
+    value = hints.get(hint)
+    return value if isinstance(value, bool) else HINT_DEFAULTS[hint]
+
+
+def _read_only(hints: dict[str, Any]) -> bool:
+    return _effective(hints, "readOnlyHint")
 
 
 def argument_changes(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[Change]:

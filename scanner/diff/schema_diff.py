@@ -8,6 +8,7 @@ table in `scanner.diff.change`.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from scanner.diff.change import Change, change, same, summary
@@ -186,8 +187,11 @@ class _Walk:
         for name in sorted(was.keys() | now.keys() | req_was | req_now, key=str):
             where = f"{path}/properties/{escape(str(name))}"
             if name in now and name not in was:
+                reach = _new_reach(str(name), now[name], was)
                 if name in req_now:
-                    out.append(self.add("property-added-required", where, "new required parameter"))
+                    out.append(self.add("property-added-required", where, "new required parameter" + reach))
+                elif reach:
+                    out.append(self.add("property-added-capability", where, "new optional parameter" + reach))
                 else:
                     out.append(self.add("property-added-optional", where, "new optional parameter"))
                 continue
@@ -290,6 +294,49 @@ class _Walk:
                 cls = "type-broadened" if added else "type-narrowed"
             out.append(self.add(cls, where, shown))
         return out
+
+
+# What a parameter lets a tool reach, read from its name's words, its format and its description: a new one of a
+# kind the tool had no parameter for is a new capability (chrome-devtools' `evaluate_script` gaining `sourcePath`
+# loads script source from a local file), not "a new optional parameter".
+REACH_WORDS = {
+    "files": frozenset({"path", "paths", "file", "files", "filepath", "filename", "dir", "directory", "folder",
+                        "glob"}),
+    "URLs": frozenset({"url", "urls", "uri", "uris", "href", "link", "endpoint", "webhook"}),
+    "code": frozenset({"script", "code", "command", "cmd", "expression", "eval", "javascript", "js", "shell"}),
+}
+REACH_FORMATS = {"uri": "URLs", "uri-reference": "URLs", "iri": "URLs", "url": "URLs"}
+REACH_PHRASES = {
+    "files": re.compile(r"\b(?:file ?path|path to (?:a|the) (?:local )?file|local file|(?:read|load)s? (?:it )?from "
+                        r"(?:a |the )?(?:local )?(?:file|disk))\b", re.IGNORECASE),
+    "URLs": re.compile(r"\b(?:fetch(?:ed|es)? from|loads? from|download(?:ed|s)? from) (?:a|the|this|any) url\b",
+                       re.IGNORECASE),
+    "code": re.compile(r"\b(?:code|script|command) to (?:run|execute|evaluate)\b", re.IGNORECASE),
+}
+_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def reach(name: str, schema: Any) -> frozenset[str]:
+    """What a parameter named `name` with `schema` lets its tool reach: files, URLs, code (none: empty)."""
+    words = {word.lower() for word in _WORDS.findall(name)}
+    kinds = {kind for kind, names in REACH_WORDS.items() if words & names}
+    if isinstance(schema, dict):
+        if isinstance(schema.get("format"), str) and schema["format"] in REACH_FORMATS:
+            kinds.add(REACH_FORMATS[schema["format"]])
+        description = schema.get("description")
+        if isinstance(description, str):
+            kinds |= {kind for kind, phrase in REACH_PHRASES.items() if phrase.search(description)}
+    return frozenset(kinds)
+
+
+def _new_reach(name: str, schema: Any, siblings: dict[str, Any]) -> str:
+    """": it lets the tool reach files, which no parameter did before" when the new parameter reaches a kind (files,
+    URLs, code) that none of the parameters it joins does; "" otherwise."""
+    before: set[str] = set()
+    for sibling, sub in siblings.items():
+        before |= reach(str(sibling), sub)
+    new = sorted(reach(name, schema) - before)
+    return f": it lets the tool reach {' and '.join(new)}, which no parameter did before" if new else ""
 
 
 def _types(value: Any) -> frozenset[str] | None:

@@ -12,25 +12,30 @@ import dataclasses
 import functools
 from collections.abc import Collection, Mapping
 
-from scanner.detectors import Hit, run_server_checks, run_workspace_checks, scan_text
+from scanner.detectors import Hit, run_server_checks, run_workspace_checks, scan_text, scoring
+from scanner.detectors.engine import score_hit
 from scanner.detectors.texts import changed_definitions, paths_of, property_names, property_names_of
+from scanner.detectors.unicode_checks import Normalised
 from scanner.lock.lockfile import ServerPin
-from scanner.model.findings import Finding, LockLocation
+from scanner.model.findings import WORDING, Finding, LockLocation, evidence_kind_line
 from scanner.model.pointer import escape, pointer
+from scanner.model.rule_base import Severity, severity_rank
 from scanner.model.rules import SUSPICIOUS_TEXT, kind_label
 
 MIN_NAME = 16  # shorter property names (query, recipient_id) hold no sentence
 # How a finding on text the lock already pinned says so: it is not drift, and stays until acknowledged.
 PINNED_MARK = "on pinned text: "
-PINNED_DETAIL = (
-    "pinned text: this is in mcp-lock.json already, not a change; it fails every check until fixed "
-    "upstream and re-pinned, or acknowledged by an `ignore:` entry with a reason in mcp-lock.yaml"
+PINNED_DETAIL = "pinned text: this is in mcp-lock.json already, not a change"
+PINNED_BLOCKS = (
+    "; it fails every check until fixed upstream and re-pinned, or acknowledged by an `ignore:` entry with a reason "
+    "in mcp-lock.yaml"
 )
 
 
 def suspicious_findings(key: str, pinned: ServerPin | None, live: ServerPin) -> list[Finding]:
     """Detector hits on text in `live` that `pinned` did not already contain (all text when unpinned)."""
     findings = run_server_checks(key, pinned, live)
+    own = frozenset(n.lower() for n in (*live.tools, *(pinned.tools if pinned is not None else ())))
     if live.instructions and (pinned is None or pinned.instructions != live.instructions):
         findings += _scan(key, live.instructions, "instructions", None, None, LockLocation(pointer("servers", key)))
     for kind, name, definition, texts, known in changed_definitions(live, pinned):
@@ -40,7 +45,7 @@ def suspicious_findings(key: str, pinned: ServerPin | None, live: ServerPin) -> 
                 continue
             paths = paths or paths_of(definition)
             location = LockLocation(pointer("servers", key, kind, name))
-            findings += _scan(key, text, f"{kind_label(kind)} `{name}` {paths[index]}", name, kind, location)
+            findings += _scan(key, text, f"{kind_label(kind)} `{name}` {paths[index]}", name, kind, location, own)
         old = pinned.pins(kind).get(name) if pinned is not None else None
         findings += _scan_property_names(key, kind, name, definition, old.definition if old else None)
     return findings + _scan_prompt_bodies(key, pinned, live)
@@ -88,8 +93,11 @@ def _scan_property_names(key: str, kind: str, name: str, definition: object, old
 
 
 def _scan(
-    key: str, text: str, where: str, subject: str | None, kind: str | None, location: LockLocation
+    key: str, text: str, where: str, subject: str | None, kind: str | None, location: LockLocation,
+    own: frozenset[str] = frozenset(),
 ) -> list[Finding]:
+    if subject is not None:
+        own = own - {subject.lower()}
     return [
         Finding(
             SUSPICIOUS_TEXT,
@@ -98,11 +106,23 @@ def _scan(
             location,
             subject=subject,
             kind=kind,
-            details=[f"evidence: {hit.evidence}"],
+            details=[f"evidence: {hit.evidence}", evidence_kind_line(hit.evidence_kind)],
             severity=hit.severity,
+            evidence_kind=hit.evidence_kind,
         )
-        for hit in _hits(text)
+        for hit in _own_hits(text, own, (subject or '').lower())
     ]
+
+
+def _own_hits(text: str, own: frozenset[str], name: str) -> tuple[Hit, ...]:
+    hits = _hits(text)
+    if not (own or name) or not any(h.rule_id == scoring.RULE.id for h in hits):
+        return hits
+    rescored = scoring.flagged(text if text.isascii() else Normalised(text).text, None, own, name)
+    kept = tuple(h for h in hits if h.rule_id != scoring.RULE.id)
+    if rescored is None:
+        return kept
+    return (*kept, score_hit(rescored))
 
 
 @functools.lru_cache(maxsize=65536)
@@ -137,15 +157,47 @@ def pinned_findings(
 
 
 def on_pinned_text(finding: Finding) -> Finding:
-    """`finding`, saying it is about text the lock already pins."""
+    """`finding`, saying it is about text the lock already pins (wording only: shown, not blocking)."""
     prefix = f"{finding.server}: "
     message = finding.message
     message = prefix + PINNED_MARK + message[len(prefix):] if message.startswith(prefix) else PINNED_MARK + message
-    return dataclasses.replace(finding, message=message, details=[*finding.details, PINNED_DETAIL])
+    detail = PINNED_DETAIL + ("" if finding.evidence_kind == WORDING else PINNED_BLOCKS)
+    return at_first_pin(dataclasses.replace(finding, message=message, details=[*finding.details, detail]))
+
+
+# Wording alone, on text no change under review brought, is what honest servers say too (bench/detectors: the
+# per-server figures): shown in every report, blocking only when a change brings it.
+ADVISORY = (
+    "not blocking: wording only, on text no change under review brought (a change that brings "
+    "such text blocks)"
+)
+ADVISORY_SEVERITY: Severity = "medium"
+
+
+FIRST_PIN_DETAIL = "first pin: the server sent this text when it was first pinned; no change under review brought it"
+
+
+def first_pinned(finding: Finding) -> Finding:
+    """`finding` as `lock` reports it on a server it pins for the first time (see `at_first_pin`)."""
+    return at_first_pin(dataclasses.replace(finding, details=[*finding.details, FIRST_PIN_DETAIL]))
+
+
+def at_first_pin(finding: Finding) -> Finding:
+    """`finding` as `lock` grades it on a server it pins for the first time, and `check` on pinned text: a
+    payload quoted blocks at its severity; wording only is shown at most medium, without failing the run."""
+    if finding.evidence_kind != WORDING or finding.advisory is not None:
+        return finding
+    severity = min(finding.effective_severity, ADVISORY_SEVERITY, key=lambda s: -severity_rank(s))
+    return dataclasses.replace(finding, severity=severity, advisory=ADVISORY, details=[*finding.details, ADVISORY])
 
 
 def is_on_pinned_text(finding: Finding) -> bool:
-    return PINNED_DETAIL in finding.details
+    return any(detail.startswith(PINNED_DETAIL) for detail in finding.details)
+
+
+def is_unchanged_text(finding: Finding) -> bool:
+    """Whether a detector finding is on text no change under review brought: pinned already, or first pinned."""
+    return is_on_pinned_text(finding) or FIRST_PIN_DETAIL in finding.details
 
 
 def _identity(finding: Finding) -> tuple[object, ...]:

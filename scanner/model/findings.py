@@ -5,16 +5,37 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Literal
 
 from scanner.model.locations import Location, LockLocation, SourceLocation
 from scanner.model.pointer import pointer
 from scanner.model.rule_base import Severity, severity_rank
 from scanner.model.rules import REGISTRY, Category, Rule
 
-__all__ = ["Finding", "Location", "LockLocation", "SourceLocation", "by_severity", "ordered", "unique"]
+__all__ = [
+    "PAYLOAD", "WORDING", "EvidenceKind", "Finding", "Location", "LockLocation", "SourceLocation", "by_severity",
+    "evidence_kind_line", "ordered", "unique",
+]
 
 # A detector's finding ends its message by quoting the check's id: "… [MCPL-D020]".
 _CHECK_TAG = re.compile(r"\[([A-Z]+-[A-Z]+\d+)\]\s*$")
+
+
+# What a detector's finding rests on. A quoted payload (a secret path, an outside recipient, an instruction to
+# hide something from the user, invisible characters, an override of the user's request) is evidence by itself;
+# wording alone (an order about another tool, a preference, several weak cues) is what honest text also says.
+EvidenceKind = Literal["payload", "wording"]
+PAYLOAD: EvidenceKind = "payload"
+WORDING: EvidenceKind = "wording"
+
+
+
+
+def evidence_kind_line(kind: EvidenceKind) -> str:
+    """The detail line that says what a detector's finding rests on, in every report."""
+    if kind == PAYLOAD:
+        return "evidence kind: payload (the text quotes what an attack is after, not only its wording)"
+    return "evidence kind: wording only (no payload quoted; honest text can say this too)"
 
 
 @dataclass
@@ -35,6 +56,10 @@ class Finding:
     previous_subject: str | None = None  # the name the subject was pinned under, for a rename
     # A grouped finding ("7 tools were removed: …"): the name of every definition of `kind` it covers.
     covers: list[str] = field(default_factory=list)
+    evidence_kind: EvidenceKind | None = None  # a detector hit's: a payload quoted, or wording only
+    # Why a finding its rule would block is shown without failing the run: wording only, on text no change under
+    # review brought (a first pin, or text the lock already holds). None: it blocks as its rule says.
+    advisory: str | None = None
 
     @property
     def effective_severity(self) -> Severity:
@@ -43,7 +68,13 @@ class Finding:
     @property
     def blocking(self) -> bool:
         """Whether it fails the run: a suppressed finding is still reported, but never blocks."""
-        return self.rule.blocking and self.suppression is None
+        return self.rule.blocking and self.suppression is None and self.advisory is None
+
+    @property
+    def check_tag(self) -> str | None:
+        """The detector id the message ends by quoting (what an `ignore:` entry names), registered or not."""
+        match = _CHECK_TAG.search(self.message)
+        return match[1] if match else None
 
     @property
     def check(self) -> Rule | None:

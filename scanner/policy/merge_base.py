@@ -10,7 +10,8 @@ After the merge, the change's file is the committed policy and judges every late
 Loosening: a new or widened `ignore:` entry (a later or no `until:`) or `skip:`, `sandbox: off`,
 `network: allow`, a new `env:` name, an `inputs:` entry newly read from the environment, a longer
 `timeout`, a laxer `unpinned-launch` (error, warn, off), a larger `tmpfs-mib`, `max-definitions` or
-`max-listing-bytes`, a smaller `min-release-age`, and any change of `client:`.
+`max-listing-bytes`, a smaller `min-release-age`, a new `inert:` glob, `withheld-boot-failure: note`, and any change
+of `client:`.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from scanner.transports.sandbox import DEFAULT_TMPFS_MIB
 NETWORK_RANK = {"deny": 0, "allow": 1}  # default allow
 SANDBOX_RANK = {"on": 0, "off": 1}  # default on
 UNPINNED_RANK = {"error": 0, "warn": 1, "off": 2}  # default warn
+WITHHELD_RANK = {"block": 0, "note": 1}  # default block
 Spec = tuple[str, str]  # an input: ("literal", value) or ("env", VARIABLE)
 Path = tuple[str | int, ...]  # keys and indices into the file, e.g. ("servers", "mail", "skip")
 
@@ -92,6 +94,8 @@ def judge(base: Side, change: Side, environ: Mapping[str, str]) -> Judgement:
         ignores=ignores,
         input_vars=_unset_vars([top_specs, *server_specs.values()], environ),
         unpinned_launch=top.unpinned_launch,
+        inert=top.inert,
+        withheld_boot_failure=top.withheld_boot_failure,
         caps=top.caps,
         tmpfs_mib=top.tmpfs_mib,
         min_release_age=top.min_release_age,
@@ -117,6 +121,17 @@ class _Top:
         self.min_release_age = _ordered(
             out, "min-release-age", (), where, b.min_release_age, c.min_release_age, lambda days: -days
         )
+        self.withheld_boot_failure = _ordered(
+            out, "withheld-boot-failure", (), where, b.withheld_boot_failure, c.withheld_boot_failure,
+            lambda v: WITHHELD_RANK[v],
+        )
+        # A glob the base does not have widens the inert set: fewer changes withhold secrets.
+        added = [g for g in c.inert if g not in b.inert]
+        if added:
+            out.append(Difference("inert", ("inert",), where, True, f"adds {_json(added)} (the base does not)"))
+        if [g for g in b.inert if g not in c.inert]:
+            out.append(Difference("inert", ("inert",), where, False, _says(list(c.inert), list(b.inert))))
+        self.inert = tuple(g for g in c.inert if g in b.inert)
         self.caps = _caps(out, "", (), where, b.caps, c.caps)
         if _client(b.client) != _client(c.client):
             out.append(Difference("client", ("client",), where, True, _says(_client(c.client), _client(b.client))))

@@ -9,6 +9,8 @@
     env: [HTTPS_PROXY]          # caller variables every stdio server may see
     unpinned-launch: warn       # or error (fails check) or off: a launch fetching a package without an exact version
     min-release-age: 7          # days a package version new to a server must have been published (default 7; 0: off)
+    inert: ["site/**"]          # more files a change may touch and keep launches reviewed (scanner.policy.inert)
+    withheld-boot-failure: block   # or note: a changed server that cannot boot without its withheld secrets
     max-definitions: 10000      # per server, all kinds (default 10,000); also under servers.NAME
     max-listing-bytes: 67108864 # per listing across its pages (default 64 MiB); also under servers.NAME
     inputs:                     # values for VS Code-style ${input:ID} placeholders
@@ -43,6 +45,7 @@ from scanner.transports.listing import BYTES_KEY, DEFAULT_CAPS, DEFINITIONS_KEY,
 POLICY_FILE = "mcp-lock.yaml"
 TOP_KEYS = {
     "version", "timeout", "network", "sandbox", "client", "env", "inputs", "servers", "ignore", "unpinned-launch",
+    "inert", "withheld-boot-failure",
     "tmpfs-mib", "min-release-age",
 } | {DEFINITIONS_KEY, BYTES_KEY}
 SERVER_KEYS = {"skip", "timeout", "network", "sandbox", "client", "env", "inputs", "tmpfs-mib"} | {
@@ -53,6 +56,7 @@ NETWORK_MODES = ("allow", "deny")  # scanner.transports.isolation.ALLOW / DENY
 SANDBOX_MODES = ("on", "off")  # scanner.transports.sandbox.ON / OFF
 UNPINNED_LAUNCH_MODES = ("warn", "error", "off")
 DEFAULT_MIN_RELEASE_AGE = 7  # days: the malicious MCP releases seen so far were reported within nine
+WITHHELD_BOOT_MODES = ("block", "note")
 DEFAULT_TIMEOUT = 90.0  # seconds per server when neither --timeout nor the policy says; npx/uvx cold starts: 6-59 s
 
 
@@ -88,6 +92,8 @@ class Policy:
     # a missing input then names the variable to set rather than asking for the mapping already there.
     input_vars: Mapping[str, str] = field(default_factory=dict)
     unpinned_launch: str = "warn"  # one of UNPINNED_LAUNCH_MODES
+    inert: tuple[str, ...] = ()  # globs added to the inert set (scanner.policy.inert)
+    withheld_boot_failure: str = "block"  # one of WITHHELD_BOOT_MODES
     caps: ListingCaps = DEFAULT_CAPS
     tmpfs_mib: int | None = None  # the default for every server; None means 512
     min_release_age: int = DEFAULT_MIN_RELEASE_AGE  # days; 0 turns the release-age screen off
@@ -139,6 +145,8 @@ def policy_from(data: Any, text: str, environ: Mapping[str, str]) -> Policy:
         ignores=_ignores(mapping.get("ignore"), text),
         input_vars=input_vars,
         unpinned_launch=_unpinned_launch(mapping.get("unpinned-launch"), where),
+        inert=_globs(mapping.get("inert"), where),
+        withheld_boot_failure=_withheld_boot(mapping.get("withheld-boot-failure"), where),
         caps=caps,
         tmpfs_mib=_tmpfs_mib(mapping.get("tmpfs-mib"), where),
         min_release_age=_min_release_age(mapping.get("min-release-age"), where),
@@ -223,6 +231,22 @@ def _unpinned_launch(value: Any, where: str) -> str:
         return "off"
     if value not in UNPINNED_LAUNCH_MODES:
         raise PolicyError(f"{where}: unpinned-launch must be warn, error or off, got {shown(value)}")
+    return str(value)
+
+
+def _globs(value: Any, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise PolicyError(f"{where}: inert must be a list of path globs, e.g. inert: [\"site/**\"]")
+    return tuple(value)
+
+
+def _withheld_boot(value: Any, where: str) -> str:
+    if value is None:
+        return "block"
+    if value not in WITHHELD_BOOT_MODES:
+        raise PolicyError(f"{where}: withheld-boot-failure must be block or note, got {shown(value)}")
     return str(value)
 
 

@@ -15,6 +15,8 @@ Schema (version 1). Fields are only ever added within a version; a rename or rem
         {
           "rule": "<rule id, e.g. tool-changed>",
           "check": "<detector id, e.g. MCPL-D020>",  # only for a detector's hit: the check that found it
+          "evidenceKind": "payload" | "wording",    # only for a detector's hit: a payload quoted, or wording only
+          "advisory": "<why it does not block>",    # only for wording alone on text no change under review brought
           "category": "poisoning" | "capability" | "correctness" | "drift" | "config" | "availability"
                       | "review" | "release",   # the check's category for a detector's hit, else the rule's
           "severity": "critical" | "high" | "medium" | "low" | "info",   # effective severity
@@ -104,6 +106,10 @@ def _finding(finding: Finding, locator: Locator) -> dict[str, Any]:
         shown["previousSubject"] = finding.previous_subject
     if finding.check is not None:
         shown["check"] = finding.check.id
+    if finding.evidence_kind is not None:
+        shown["evidenceKind"] = finding.evidence_kind
+    if finding.advisory is not None:
+        shown["advisory"] = finding.advisory
     if finding.covers:
         shown["covers"] = [
             {"subject": name, "qualifiedName": f"{finding.server}/{name}", "location": _location(where, locator)}

@@ -25,7 +25,7 @@ from scanner.reporters.interface import SUMMARY_LIMIT, ReportContext
 from scanner.reporters.locate import Locator
 from scanner.reporters.markdown_text import code_span, diff_lines, escape_html, fence_for, html_code
 from scanner.reporters.order import by_server, fair
-from scanner.reporters.text_report import summary_line, update_command
+from scanner.reporters.text_report import refuses_update, summary_line, update_command
 
 SEVERITY_ICONS = {"critical": "🟥", "high": "🟧", "medium": "🟨", "low": "🟦", "info": "⬜"}
 DEFAULT_LIMIT = SUMMARY_LIMIT
@@ -88,6 +88,12 @@ def _head(findings: Sequence[Finding], title: str) -> str:
             "\n**Next step.** Review each change below. If it is expected, re-pin with the `mcp-lock update` "
             "command shown under its server and commit `mcp-lock.json`. To accept a finding without "
             "re-pinning, add an `ignore:` entry to `mcp-lock.yaml`:\n\n```yaml\n" + SUPPRESS_EXAMPLE + "```\n"
+        )
+    if any(refuses_update(f) for f in active):
+        text += (
+            "\n**Detector findings.** A re-pin does not fix them, and `mcp-lock update` refuses to re-pin a server "
+            "while one at or above high stands: report the text to the server's maintainers, or, once reviewed, "
+            "add the entry `mcp-lock check` prints under *next steps* to `mcp-lock.yaml`.\n"
         )
     return text
 
@@ -153,7 +159,7 @@ def _repin_line(server: str, plan: _Plan) -> str:
 def repin_command(server: str, group: Sequence[Finding]) -> str | None:
     """The `mcp-lock update` that accepts this server's drift, naming its tools when only a few changed."""
     drift = [f for f in group if f.rule.category == Category.DRIFT and f.blocking and f.suppression is None]
-    if not drift:
+    if not drift or any(refuses_update(f) for f in group):  # `update` would refuse: never suggest it
         return None
     if all(f.rule.id == "server-not-pinned" for f in drift):
         return "mcp-lock lock"

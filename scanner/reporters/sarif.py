@@ -210,7 +210,7 @@ def _result(finding: Finding, locator: Locator, index: dict[str, int], root: str
         "ruleId": rule_id(finding),
         "ruleIndex": index[rule_id(finding)],
         "level": LEVELS[severity],
-        "message": {"text": message_text(finding) + _covered_links(finding)},
+        "message": {"text": message_text(finding) + _covered_links(finding) + _renamed_link(finding)},
         "locations": [
             {
                 "physicalLocation": {
@@ -230,8 +230,12 @@ def _result(finding: Finding, locator: Locator, index: dict[str, int], root: str
     }
     if finding.check is not None:
         result["properties"]["check"] = finding.check.id
+    if finding.evidence_kind is not None:
+        result["properties"]["evidenceKind"] = finding.evidence_kind
     if finding.covers:
         result["relatedLocations"] = _related(finding, locator, root)
+    elif finding.previous_subject is not None:
+        result["relatedLocations"] = [_renamed_from(finding, file, region, root, locator)]
     if finding.suppression is not None:
         result["suppressions"] = [  # an `ignore:` entry in mcp-lock.yaml: code scanning shows it as dismissed
             {"kind": "external", "status": "accepted", "justification": finding.suppression}
@@ -257,6 +261,31 @@ def _related(finding: Finding, locator: Locator, root: str | Path | None) -> lis
             }
         )
     return related
+
+
+def _renamed_from(
+    finding: Finding, file: str, region: Region, root: str | Path | None, locator: Locator
+) -> dict[str, Any]:
+    """A renamed definition's old name, as a related location: code scanning shows the new name as the result's."""
+    old = finding.previous_subject or ""
+    return {
+        "id": 1,
+        "physicalLocation": {
+            "artifactLocation": {"uri": artifact_uri(locator.from_root(file), root)},
+            "region": _region(region),
+        },
+        "logicalLocations": [
+            {"name": old, "fullyQualifiedName": f"{finding.server}/{old}", "kind": _logical_kind(finding)}
+        ],
+        "message": {"text": f"previously named {old}"},
+    }
+
+
+def _renamed_link(finding: Finding) -> str:
+    """The message's line linking a renamed definition's old name (its related location)."""
+    if finding.covers or finding.previous_subject is None:
+        return ""
+    return f"\nRenamed from [{_link_text(finding.previous_subject)}](1)"
 
 
 def _covered_links(finding: Finding) -> str:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import shlex
 from collections.abc import Callable, Sequence
 from itertools import groupby
 
+from scanner.diff.suspicious import is_unchanged_text
 from scanner.model.findings import Finding, ordered
-from scanner.model.rules import Category
+from scanner.model.rule_base import Severity, severity_rank
+from scanner.model.rules import SUSPICIOUS_TEXT, Category
 from scanner.reporters.console import safe
 from scanner.reporters.interface import ReportContext
 from scanner.reporters.locate import Locator
@@ -86,10 +89,15 @@ _ACCEPTABLE = {Category.DRIFT, Category.POISONING, Category.CAPABILITY, Category
 _PACKAGE_SCREENS = {"known-advisory", "release-too-young", "install-script-added", "mcp-name-mismatch"}
 # Detector verdicts, where a reviewed false positive is worth an `ignore:` entry.
 _DETECTED = {Category.POISONING, Category.CAPABILITY, Category.CORRECTNESS}
+# `update` refuses to pin text with an unacknowledged detector finding this severe or worse (run.operations).
+REFUSE_AT: Severity = "high"
+ENTRIES_PRINTED = 5  # `ignore:` entries printed in full; the rest are counted
 
 
 def next_steps(findings: Sequence[Finding]) -> list[str]:
-    """What to do about the blocking findings, one short line per kind of problem."""
+    """What to do about the blocking findings, one short line per kind of problem: drift is reviewed and re-pinned;
+    a detector finding is not fixed by a re-pin, so it is reported upstream or acknowledged with the printed
+    `ignore:` entry; `update` is never suggested for a server where it would refuse."""
     blocking = [f for f in findings if f.blocking]
     rules = {f.rule.id for f in blocking}
     categories = {f.category for f in blocking}
@@ -102,15 +110,43 @@ def next_steps(findings: Sequence[Finding]) -> list[str]:
             f"pin {safe(shlex.join(unpinned))} with `mcp-lock lock` (give each the variables or inputs it needs "
             "first), or `skip:` it in mcp-lock.yaml with a reason"
         )
+    detected = [f for f in blocking if f.rule.id == SUSPICIOUS_TEXT.id]  # every detector files its hits there
+    # Where a detector finding at or above REFUSE_AT stands, `update` refuses: it is not the way out there.
+    refusing = {f.server for f in detected if refuses_update(f)}
+    drifted = sorted({f.server for f in blocking if f.rule.id not in (SUSPICIOUS_TEXT.id, "server-not-pinned")
+                      and f.category in _ACCEPTABLE})
     # Server names are the repository's: quoted, so that the command shown is the command run.
-    drifted = sorted({f.server for f in blocking if f.category in _ACCEPTABLE and f.rule.id != "server-not-pinned"})
-    if drifted:
-        command = safe(update_command(drifted))
+    accepted = [server for server in drifted if server not in refusing]
+    if accepted:
         steps.append(
-            f"review the changes above; if they are expected, run `{command}` "
+            f"review the changes above; if they are expected, run `{safe(update_command(accepted))}` "
             "and commit mcp-lock.json"
         )
-    if categories & _DETECTED:
+    held = [server for server in drifted if server in refusing]
+    if held:
+        steps.append(
+            f"`mcp-lock update` refuses to re-pin {safe(shlex.join(held))} while a detector finding at or above "
+            f"{REFUSE_AT} stands on its text: settle those first (below), then review and re-pin the changes"
+        )
+    unchanged = [f for f in detected if is_unchanged_text(f)]
+    changed = [f for f in detected if not is_unchanged_text(f)]
+    if changed:
+        steps.append(
+            "a detector finding on text new since the pin: do not re-pin it; find out who changed the server. "
+            "If you reviewed it and it is harmless, acknowledge it with its `ignore:` entry (below)"
+        )
+    if unchanged:
+        steps.append(
+            "a detector finding on text no change of yours brought (the server sent it when first pinned, or the "
+            "lock already holds it): a re-pin does not fix it. Report it to the server's maintainers, or, once "
+            "reviewed, acknowledge it with its `ignore:` entry (below)"
+        )
+    if detected:
+        steps.append(
+            "each reviewed false positive's entry, for mcp-lock.yaml (write the reason; `until:` is optional):\n"
+            + ignore_entries(detected)
+        )
+    elif categories & _DETECTED:
         steps.append(
             "to accept a reviewed false positive instead, add an `ignore:` entry (rule, server, tool, reason) "
             "to mcp-lock.yaml"
@@ -130,6 +166,35 @@ def next_steps(findings: Sequence[Finding]) -> list[str]:
     if any(f.rule.id == "ignore-unmatched" for f in findings):
         steps.append("remove the ignore entries that matched nothing from mcp-lock.yaml")
     return steps
+
+
+def refuses_update(finding: Finding) -> bool:
+    """Whether `update` would refuse to re-pin this finding's server while it stands: an unacknowledged detector
+    finding at or above REFUSE_AT (a wording-only one on unchanged text is graded below that)."""
+    return (finding.rule.id == SUSPICIOUS_TEXT.id and finding.blocking
+            and severity_rank(finding.effective_severity) <= severity_rank(REFUSE_AT))
+
+
+def ignore_entries(findings: Sequence[Finding]) -> str:
+    """The `ignore:` entries that acknowledge detector `findings`, one per check, server and definition, as YAML
+    lines in today's entry format (rule, server, tool, reason). Names are the servers': written as JSON strings,
+    which YAML reads as the same strings, and shown through `safe`."""
+    entries: list[tuple[str, str, str | None]] = []
+    for finding in findings:
+        entry = (finding.check_tag or finding.rule.id, finding.server, finding.subject)
+        if entry not in entries:
+            entries.append(entry)
+    lines = ["      ignore:"]
+    for rule_id, server, tool in entries[:ENTRIES_PRINTED]:
+        lines.append(f"        - rule: {rule_id}")
+        lines.append(f"          server: {safe(json.dumps(server, ensure_ascii=False))}")
+        if tool is not None:
+            lines.append(f"          tool: {safe(json.dumps(tool, ensure_ascii=False))}")
+        lines.append('          reason: "reviewed YYYY-MM-DD by NAME: why this text is harmless"')
+    more = len(entries) - ENTRIES_PRINTED
+    if more > 0:
+        lines.append(f"      # and {more} more: one per rule, server and tool listed above")
+    return "\n".join(lines)
 
 
 def render(findings: Sequence[Finding], context: ReportContext) -> str:

@@ -95,7 +95,7 @@ async def _boot_all(
 
     async def run(server: Server) -> None:
         async with limiter:
-            server_policy = policy.for_server(*server.names)
+            server_policy = policy.for_server(*server.policy_names)
             assert server.resolved is not None
             result = await boot_one(
                 server.key,

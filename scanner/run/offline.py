@@ -31,7 +31,7 @@ def config_findings(
     are not reported at all, its skip is. `needed` (`update SERVER…`): only these servers are
     launched, so another declaration's problems are notes; a file that does not parse stays an error.
     """
-    skipped = _declared_at(workspace, lambda server: bool(workspace.policy.for_server(*server.names).skip))
+    skipped = _declared_at(workspace, lambda server: bool(workspace.policy.for_server(*server.policy_names).skip))
     elsewhere = _declared_at(workspace, lambda server: needed is not None and server.key not in needed)
     findings: list[Finding] = []
     for config in workspace.discovery.files:
@@ -75,7 +75,7 @@ def bootable(workspace: Workspace, servers: Iterable[Server]) -> tuple[list[Serv
     ready: list[Server] = []
     findings: list[Finding] = []
     for server in servers:
-        reason = workspace.policy.for_server(*server.names).skip
+        reason = workspace.policy.for_server(*server.policy_names).skip
         if reason:
             findings.append(
                 Finding(rule("server-skipped"), server.key, f"{server.key}: skipped: {reason}", server.primary.location)
@@ -126,7 +126,7 @@ def declared_vs_lock(
         )
     candidates: list[Server] = []
     for server in declared.values():
-        if server.key not in lockfile.servers and not workspace.policy.for_server(*server.names).skip:
+        if server.key not in lockfile.servers and not workspace.policy.for_server(*server.policy_names).skip:
             findings.append(
                 Finding(
                     rule("server-not-pinned"),
@@ -145,7 +145,7 @@ def declared_vs_lock(
             for s in candidates
             if s.template is not None
             and s.key in lockfile.servers
-            and not workspace.policy.for_server(*s.names).skip
+            and not workspace.policy.for_server(*s.policy_names).skip
         ]
     else:
         compared = ready

@@ -9,7 +9,7 @@ from scanner.diff.artifact import artifact_findings
 from scanner.diff.compare import compare_server
 from scanner.diff.dependencies import tree_findings
 from scanner.diff.schema_validity import schema_findings
-from scanner.diff.suspicious import cross_server_findings, pinned_findings, suspicious_findings
+from scanner.diff.suspicious import cross_server_findings, first_pinned, pinned_findings, suspicious_findings
 from scanner.errors import UsageError
 from scanner.lock.lockfile import Lockfile, ServerPin, rebuild
 from scanner.model.findings import Finding, unique
@@ -54,7 +54,7 @@ def lock(workspace: Workspace, options: Options, names: Sequence[str] = ()) -> O
     lockfile.servers.update(live)
     pinned = list(live)
     baseline = {key: (None if key in pinned else pin) for key, pin in lockfile.servers.items()}
-    findings += cross_server_findings(lockfile.servers, baseline)
+    findings += [first_pinned(f) for f in cross_server_findings(lockfile.servers, baseline)]
     findings += pinned_findings(lockfile.servers, kept)  # the pins it keeps are judged as `check` judges them
     findings += unpinned_findings(workspace.policy.unpinned_launch, declared, lockfile.servers)
     outcome = Outcome(findings)
@@ -100,7 +100,7 @@ def check(workspace: Workspace, options: Options) -> Outcome:
     trees = {key: pin.tree for key, pin in lockfile.servers.items() if pin.tree is not None}
     bare = dataclasses.replace(options, bare=frozenset(plan.withheld), pinned_trees=trees)
     live, booted = boot_and_pin(workspace, plan.servers, bare, against_pin)
-    findings += settle(plan, booted)
+    findings += settle(plan, booted, block=workspace.policy.withheld_boot_failure == "block")
     # Servers that did not boot keep their pinned tools, so shadowing of them is still seen.
     findings += cross_server_findings(lockfile.servers | live, lockfile.servers)
     if options.rescan_pins:  # every pin is rescanned, booted or not: what is pinned stays judged
@@ -110,7 +110,9 @@ def check(workspace: Workspace, options: Options) -> Outcome:
 
 
 def _new_server_findings(key: str, server_pin: ServerPin) -> list[Finding]:
-    return suspicious_findings(key, None, server_pin) + schema_findings(key, None, server_pin)
+    """What `lock` reports on a server it pins for the first time: wording-only detector findings do not block."""
+    detected = [first_pinned(finding) for finding in suspicious_findings(key, None, server_pin)]
+    return detected + schema_findings(key, None, server_pin)
 
 
 def update(

@@ -147,7 +147,7 @@ def launch_secrets(server: Server, policy: Policy, environ: Mapping[str, str]) -
     resolved = server.resolved
     if resolved is None:
         return set()
-    server_policy = policy.for_server(*server.names)
+    server_policy = policy.for_server(*server.policy_names)
     values = [*resolved.outside.values(), *(environ[n] for n in server_policy.env if n in environ)]
     for name, value in {**resolved.env, **resolved.headers}.items():
         words = value.split()

@@ -2,13 +2,15 @@
 
 A value from outside the repository (what `scanner.sources.interpolate.Resolver` records as outside:
 caller variables, inputs read from the environment, files) and the policy's `env:` pass-throughs go
-only to a launch identical to its pin and, under `check --base`, to its pin at the merge base, running
-no file the change edits: a change under review cannot alter a launch and keep its secrets. Every other
-launch boots without them (`ResolvedLaunch.bare`: a header or variable that held one is left out) and
-gets a `secrets-withheld` finding naming what it did not get. When it cannot list its definitions
-without them, its boot failure is no verdict: its pin is checked offline (digests were verified on
-reading the lock; the detectors run over its pinned text) and the live check is left to the run after
-merge, where the reviewed launch gets its secrets.
+only to a launch identical to its pin and, under `check --base`, to the launch reviewed at the merge base:
+its pin there, its closure (everything it resolves to except secret values, scanner.sources.closure), the
+names and files that declare it, and, for a launch that can run repository code
+(scanner.sources.repository_code), a change that touches only inert files (scanner.policy.inert). Every
+other launch boots without them (`ResolvedLaunch.bare`: a header or variable that held one is left out)
+and gets a `secrets-withheld` finding naming what it did not get and why. When it cannot list its
+definitions without them, that boot failure blocks (`boot-failed`), unless the policy says
+`withheld-boot-failure: note`: then its pin is checked offline (digests were verified on reading the lock;
+the detectors run over its pinned text) and the live check is left to the run after merge.
 """
 
 from __future__ import annotations
@@ -21,7 +23,11 @@ from scanner.lock.lockfile import Lockfile, launch_diff
 from scanner.model.findings import Finding
 from scanner.model.rules import rule
 from scanner.run.workspace import Options, Workspace
+from scanner.sources.closure import differences, view_of
 from scanner.sources.declarations import Server
+from scanner.sources.repository_code import runs_repository_code
+
+MAX_SHOWN = 5  # files named in a reason, at most
 
 
 @dataclass
@@ -36,7 +42,7 @@ def withhold(workspace: Workspace, servers: Sequence[Server], lockfile: Lockfile
     plan = Withholding([])
     for server in servers:
         names = secret_names(workspace, server)
-        why = unreviewed(server, lockfile, options) if names else None
+        why = unreviewed(server, lockfile, options, workspace) if names else None
         if why is None:
             plan.servers.append(server)
             continue
@@ -46,18 +52,20 @@ def withhold(workspace: Workspace, servers: Sequence[Server], lockfile: Lockfile
 
 
 def secret_names(workspace: Workspace, server: Server) -> tuple[str, ...]:
-    """What the server's launch takes from outside the repository, by name."""
+    """What the server's launch takes from outside the repository, by name (and what an entry of another
+    server's name, which it does not get, would pass it: what a second name tried to borrow)."""
     if server.resolved is None:
         return ()
+    policy = workspace.policy
     passed = [
         name
-        for name in workspace.policy.for_server(*server.names).env
+        for name in (*policy.for_server(*server.policy_names).env, *policy.for_server(*server.names).env)
         if name in workspace.environ and not name.startswith("MCP_LOCK_")
     ]
     return tuple(dict.fromkeys((*server.resolved.withheld, *passed)))
 
 
-def unreviewed(server: Server, lockfile: Lockfile, options: Options) -> str | None:
+def unreviewed(server: Server, lockfile: Lockfile, options: Options, workspace: Workspace) -> str | None:
     """Why the server's launch is not one a reviewer accepted; None when it is."""
     assert server.template is not None
     spec = server.template.spec()
@@ -73,6 +81,20 @@ def unreviewed(server: Server, lockfile: Lockfile, options: Options) -> str | No
         return "not pinned at the merge base"
     if launch_diff(base, spec) is not None:
         return "its launch changed since the merge base"
+    was = options.base_views.get(server.key)
+    if was is None:
+        return "not declared at the merge base"
+    now = view_of(server)
+    if added := sorted(now.names - was.names):
+        return f"a name newly given to its launch ({', '.join(added)}) is a launch change"
+    if declared := sorted(now.declared - was.declared):
+        return f"declared again since the merge base ({', '.join(f'{n} in {f}' for f, n in declared)})"
+    if changed := differences(was.closure, now.closure):
+        return f"it resolves differently than at the merge base ({', '.join(changed)})"
+    if options.touched and runs_repository_code(server.template, workspace.repo):
+        shown = ", ".join(options.touched[:MAX_SHOWN])
+        more = f" and {len(options.touched) - MAX_SHOWN} more" if len(options.touched) > MAX_SHOWN else ""
+        return f"it can run code from the repository, and the change touches {shown}{more} outside the inert set"
     if server.key in options.edited:
         return "it runs a file changed since the merge base"
     return None
@@ -86,17 +108,23 @@ def bare_server(server: Server) -> Server:
     return Server(server.key, [dataclasses.replace(primary, resolved=launch), *server.declarations[1:]])
 
 
-def settle(plan: Withholding, booted: Sequence[Finding]) -> list[Finding]:
-    """`booted` with a `secrets-withheld` finding for each withheld server; a withheld server that could not
-    boot gets that finding instead of `boot-failed` (its pin is rescanned like every pin)."""
+def settle(plan: Withholding, booted: Sequence[Finding], block: bool = True) -> list[Finding]:
+    """`booted` with a `secrets-withheld` finding for each withheld server. A withheld server that could not
+    boot keeps its `boot-failed` finding when `block` (the policy's `withheld-boot-failure: block`); else
+    that finding is replaced by the note (its pin is rescanned like every pin)."""
     by_key = {server.key: server for server in plan.servers}
     failed = {f.server: f for f in booted if f.rule.id == "boot-failed" and f.server in plan.withheld}
-    findings = [f for f in booted if f.server not in failed or f.rule.id != "boot-failed"]
+    findings = [f for f in booted if block or f.server not in failed or f.rule.id != "boot-failed"]
     for key, names in plan.withheld.items():
         server = by_key[key]
         listed, why = ", ".join(names), plan.reasons[key]
         details = [f"withheld: {listed}"]
-        if key in failed:
+        if key in failed and block:
+            message = (
+                f"{key}: could not list its definitions without {listed} ({why}); a changed launch that needs "
+                "its secrets is not checked live here, so its boot failure blocks"
+            )
+        elif key in failed:
             message = (
                 f"{key}: could not list its definitions without {listed} ({why}); its pin was checked offline "
                 "and the live check runs after merge (push or nightly job, with secrets)"

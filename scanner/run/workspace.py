@@ -15,6 +15,7 @@ from scanner.lock import reader, writer
 from scanner.lock.lockfile import Lockfile, LockfileError
 from scanner.policy.settings import Policy, PolicyError, load_policy
 from scanner.run.shard import Shard
+from scanner.sources.closure import LaunchView
 from scanner.sources.discover import Discovery, discover
 
 LOCKFILE_NAME = "mcp-lock.json"
@@ -31,6 +32,10 @@ class Options:
     # change edits; a launch is given its secrets only when it is reviewed (scanner.run.withhold).
     base_launches: Mapping[str, Mapping[str, object]] | None = None
     edited: frozenset[str] = frozenset()
+    # `check --base`: each server's closure, names and declarations at the merge base, and the files the
+    # change touches outside the inert set (scanner.policy.inert).
+    base_views: Mapping[str, LaunchView] = field(default_factory=dict)
+    touched: tuple[str, ...] = ()
     bare: frozenset[str] = frozenset()  # servers booted without any pass-through variable
     # False under `check --base`, whose review rescans every pin itself, telling text new since the base.
     rescan_pins: bool = True

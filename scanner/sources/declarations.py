@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -106,6 +107,8 @@ class Declaration:
     resolved: ResolvedLaunch | None  # None when a placeholder could not be resolved
     problems: list[Problem] = field(default_factory=list)
     disabled: bool = False  # the client's own `disabled: true` / `enabled: false`
+    # What the launch resolves to except secret values (scanner.sources.closure); None without a launch.
+    closure: Mapping[str, object] | None = None
 
     @property
     def errors(self) -> list[Problem]:
@@ -128,6 +131,9 @@ class Server:
 
     key: str  # the name it is pinned under in mcp-lock.json
     declarations: list[Declaration]
+    # Under `check --base`: the names whose `servers:` entry applies (a name that called another server at
+    # the merge base brings nothing); None: all of `names`.
+    bound: tuple[str, ...] | None = None
 
     @property
     def primary(self) -> Declaration:
@@ -137,6 +143,11 @@ class Server:
     def names(self) -> tuple[str, ...]:
         """The key, then every other name the declarations give this launch, in discovery order."""
         return tuple(dict.fromkeys((self.key, *(d.name for d in self.declarations))))
+
+    @property
+    def policy_names(self) -> tuple[str, ...]:
+        """The names to look the server's policy up by (`Policy.for_server`)."""
+        return self.names if self.bound is None else self.bound
 
     @property
     def template(self) -> LaunchTemplate | None:

@@ -15,6 +15,7 @@ from scanner.model.environment import GIVEN_ANYWAY
 from scanner.model.secret_values import recorded_env_value
 from scanner.model.transports import HTTP, SSE, STDIO, is_local
 from scanner.sources import jsonc
+from scanner.sources.closure import Sealed, closure_of
 from scanner.sources.common import Scan, problem
 from scanner.sources.declarations import (
     Declaration,
@@ -295,6 +296,8 @@ def finish(decl: Declaration, launch: Launch, dialect: Dialect, ctx: Context) ->
         sse_fallback=launch.sse_fallback,
     )
     _warn_literals(decl, launch, dialect)
+    sealed = Sealed(fam, ctx)  # its context names every value from outside the repository instead
+    decl.closure = closure_of(decl, _resolve(launch, sealed.ctx, sealed), sealed.sources)
     resolver = Resolver(fam, ctx)
     resolved = _resolve(launch, ctx, resolver)
     if resolver.missing:

@@ -259,12 +259,12 @@ def _canonical(p: Placeholder, here: str) -> str:
     if p.kind == "home":
         return "${userHome}" + (f"/{p.name}" if p.name else "")
     if p.kind == "file":
-        return f"${{file:{_file_ref(p.name, here)}}}"
+        return f"${{file:{file_ref(p.name, here)}}}"
     fixed = {"basename": "${workspaceFolderBasename}", "sep": "${pathSeparator}"}
     return fixed.get(p.kind) or f"${{{p.kind}:{p.name}}}"
 
 
-def _file_ref(name: str, here: str) -> str:
+def file_ref(name: str, here: str) -> str:
     """opencode resolves a relative `{file:...}` against the config file's folder."""
     if name.startswith(("/", "~")) or not here:
         return name
@@ -359,7 +359,7 @@ class Resolver:
         return home or ""
 
     def _file(self, name: str) -> str:
-        ref = _file_ref(name, self.ctx.here)
+        ref = file_ref(name, self.ctx.here)
         path = Path(self._home() + ref[1:]) if ref.startswith("~") else self.ctx.workspace / ref
         try:
             text = read_regular(path, self.ctx.workspace, ref, FILE_REF_LIMIT).decode("utf-8").strip()

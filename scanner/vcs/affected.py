@@ -32,6 +32,7 @@ from scanner.lock.lockfile import launch_diff
 from scanner.model.findings import Finding
 from scanner.model.rules import rule
 from scanner.model.transports import is_local
+from scanner.policy.settings import Policy
 from scanner.sources.declarations import LaunchTemplate, Server
 from scanner.sources.discover import Discovery, discover
 from scanner.vcs.base import Worktree, materialise_configs
@@ -63,13 +64,24 @@ def discover_at(
     commit: git.Commit,
     prefix: str,
     environ: Mapping[str, str],
-    inputs: Mapping[str, str],
-    server_inputs: Mapping[str, Mapping[str, str]],
+    policy: Policy,
+    files: Mapping[str, bytes] | None = None,
 ) -> Discovery:
-    """Discovery as it would have run on a checkout of `commit` (config files only, in a temp dir)."""
+    """Discovery as it would have run on a checkout of `commit` under `policy` (its inputs), in a temp dir:
+    its config files, and `files` (repository-relative paths inside it: what `{file:…}` reads there)."""
+    server_inputs = {key: value.inputs for key, value in policy.servers.items() if value.inputs}
     with tempfile.TemporaryDirectory(prefix="mcp-lock-base-") as temp:
         materialise_configs(commit, prefix, Path(temp))
-        return discover(Path(temp), environ, inputs=inputs, server_inputs=server_inputs)
+        for rel, data in (files or {}).items():
+            target = Path(temp, rel)
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+            except OSError:
+                continue  # where a folder of configs is: left out, so the closures differ (fail closed)
+        return discover(
+            Path(temp), environ, inputs=policy.inputs, server_inputs=server_inputs, input_vars=policy.input_vars
+        )
 
 
 def launch_reasons(current: Iterable[Server], base: Discovery, label: str) -> list[Finding]:

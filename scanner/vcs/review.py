@@ -14,6 +14,7 @@ from scanner.lock.lockfile import Lockfile, LockfileError, ServerPin
 from scanner.lock.reader import parse
 from scanner.model.findings import Finding, LockLocation, unique
 from scanner.model.rules import rule
+from scanner.policy.inert import outside_inert
 from scanner.policy.merge_base import Side, judge, key_lines
 from scanner.policy.settings import POLICY_FILE, Policy, PolicyError, parse_yaml, policy_from, policy_source
 from scanner.run.offline import check_offline
@@ -21,9 +22,12 @@ from scanner.run.operations import check
 from scanner.run.outcome import Outcome
 from scanner.run.shard import Shard, in_shard
 from scanner.run.workspace import Options, Workspace, judge_by, read_lock, server_keys
-from scanner.vcs.affected import code_reasons, discover_at, launch_reasons, manifest_reasons
+from scanner.sources.closure import LaunchView
+from scanner.vcs.affected import code_reasons, launch_reasons, manifest_reasons
 from scanner.vcs.base import Worktree, changed_paths, file_at, merge_base, open_worktree
+from scanner.vcs.base_views import bind_policy, closure_findings, discover_base, views_of
 from scanner.vcs.pins import PINNED, PinChange, lock_changes
+from scanner.vcs.weakened import weakenings
 
 
 @dataclass
@@ -37,6 +41,8 @@ class Review:
     launches: dict[str, dict[str, object]] = field(default_factory=dict)
     # The servers pinned at the merge base, likewise (scanner.run.release_check tells new packages by them).
     pins: dict[str, ServerPin] = field(default_factory=dict)
+    views: dict[str, LaunchView] = field(default_factory=dict)  # each server's closure and names at the base
+    touched: tuple[str, ...] = ()  # changed files outside the inert set (scanner.policy.inert)
 
     @property
     def edited(self) -> frozenset[str]:
@@ -59,41 +65,51 @@ def review(workspace: Workspace, ref: str) -> Review:
     worktree = open_worktree(workspace.repo)
     base = merge_base(worktree, ref)
     label = base.hexsha[:7]
-    policy_findings = judge_by_base_policy(workspace, worktree, base, label)
+    policy_findings, base_policy = judge_by_base_policy(workspace, worktree, base, label)
     lockfile = read_lock(workspace)
     assert lockfile is not None
-    policy = workspace.policy
-    server_inputs = {key: value.inputs for key, value in policy.servers.items() if value.inputs}
-    before = discover_at(base, worktree.prefix, workspace.environ, policy.inputs, server_inputs)
-    declared = workspace.discovery.servers
-    repo_dir = workspace.repo.resolve()
-    findings = launch_reasons(declared, before, label)
     changed = changed_paths(worktree, base)
-    findings += manifest_reasons(declared, changed, worktree, repo_dir, label)
-    findings += code_reasons(declared, changed, worktree, repo_dir, label)
     lock_path = worktree.rel(workspace.lock_path)
     base_bytes = file_at(base, lock_path)
-    findings += repin_findings(lockfile, base_bytes, lock_path, label)
+    base_lock, invalid = read_base_lock(base_bytes, lock_path, label)
+    before = discover_base(workspace, worktree, base, changed, base_policy, base_lock)
+    views = views_of(before)
+    declared = workspace.discovery.servers
+    bind_policy(declared, views)
+    repo_dir = workspace.repo.resolve()
+    findings = launch_reasons(declared, before, label) + closure_findings(declared, before, label)
+    findings += manifest_reasons(declared, changed, worktree, repo_dir, label)
+    findings += code_reasons(declared, changed, worktree, repo_dir, label)
+    findings += repin_findings(lockfile, base_lock, invalid)
+    if base_lock is not None:
+        findings += weakenings(base_lock, lockfile, {s.key for s in declared}, lock_path, label)
     findings += policy_findings
     message = f"compared with {label}, the merge base of {ref} and HEAD; judged by its {POLICY_FILE}"
-    pins = pinned_at(base_bytes, f"{lock_path}@{label}")
-    launches = {key: pin.launch for key, pin in pins.items()}
-    return Review(label, findings, server_keys(workspace, lockfile), [message], launches, pins)
+    launches = {key: pin.launch for key, pin in base_lock.servers.items()} if base_lock is not None else {}
+    touched = outside_inert(changed, worktree.prefix, lock_path, workspace.policy.inert)
+    pins = dict(base_lock.servers) if base_lock is not None else {}
+    return Review(
+        label, findings, server_keys(workspace, lockfile), [message], launches, pins, views, tuple(touched)
+    )
 
 
-def pinned_at(base_bytes: bytes | None, source: str) -> dict[str, ServerPin]:
-    """Each server's pin in the lock at the base; none when there is no lock there or it cannot be read."""
+def read_base_lock(base_bytes: bytes | None, lock_path: str, label: str) -> tuple[Lockfile | None, Finding | None]:
+    """The lock at the base (None when there is none or it cannot be read), and a finding when it cannot."""
     if base_bytes is None:
-        return {}
+        return None, None
     try:
-        return parse(base_bytes.decode("utf-8"), source).servers
-    except (LockfileError, UnicodeDecodeError):
-        return {}
+        return parse(base_bytes.decode("utf-8"), f"{lock_path}@{label}"), None
+    except (LockfileError, UnicodeDecodeError) as error:
+        message = f"the lockfile at the base cannot be read, so re-pins are not shown: {error}"
+        return None, Finding(rule("base-lock-invalid"), lock_path, message, LockLocation(""))
 
 
-def judge_by_base_policy(workspace: Workspace, worktree: Worktree, base: git.Commit, label: str) -> list[Finding]:
+def judge_by_base_policy(
+    workspace: Workspace, worktree: Worktree, base: git.Commit, label: str
+) -> tuple[list[Finding], Policy]:
     """Judge the run by mcp-lock.yaml at `base` (none there: the defaults) plus what the change tightens;
-    a finding for each difference of the change's file (see scanner.policy.merge_base)."""
+    a finding for each difference of the change's file (see scanner.policy.merge_base), and the base's own
+    policy (whose inputs resolve the launches at the base)."""
     path = f"{worktree.prefix}/{POLICY_FILE}" if worktree.prefix else POLICY_FILE
     try:
         data = file_at(base, path, POLICY_LIMIT)
@@ -108,21 +124,15 @@ def judge_by_base_policy(workspace: Workspace, worktree: Worktree, base: git.Com
         raise UsageError(str(error)) from None
     judgement = judge(base_side, change, workspace.environ)
     judge_by(workspace, judgement.policy)
-    return judgement.findings(key_lines(own[1] if own else None), label)
+    return judgement.findings(key_lines(own[1] if own else None), label), base_side.policy
 
 
-def repin_findings(current: Lockfile, base_bytes: bytes | None, lock_path: str, label: str) -> list[Finding]:
+def repin_findings(current: Lockfile, base: Lockfile | None, invalid: Finding | None) -> list[Finding]:
     """A note per change accepted into the lock since the base (no base lock: everything is new), and the
     detectors' findings on every text pinned or re-pinned since."""
-    base: Lockfile | None = None
-    if base_bytes is not None:
-        try:
-            base = parse(base_bytes.decode("utf-8"), f"{lock_path}@{label}")
-        except (LockfileError, UnicodeDecodeError) as error:
-            message = f"the lockfile at the base cannot be read, so re-pins are not shown: {error}"
-            # Nothing is known to have been reviewed before: every pinned text is scanned.
-            invalid = Finding(rule("base-lock-invalid"), lock_path, message, LockLocation(""))
-            return [invalid, *pinned_text_findings(None, current)]
+    if invalid is not None:
+        # Nothing is known to have been reviewed before: every pinned text is scanned.
+        return [invalid, *pinned_text_findings(None, current)]
     return [_note(change) for change in lock_changes(base, current)] + pinned_text_findings(base, current)
 
 
@@ -171,7 +181,13 @@ def check_with_base(
     else:
         only = frozenset(notes.servers) if changed_only else None
         reviewed = dataclasses.replace(
-            options, only=only, base_launches=notes.launches, edited=notes.edited, rescan_pins=False
+            options,
+            only=only,
+            base_launches=notes.launches,
+            edited=notes.edited,
+            base_views=notes.views,
+            touched=notes.touched,
+            rescan_pins=False,
         )
         outcome = check(workspace, reviewed)
         if only is not None:

@@ -42,7 +42,8 @@ def reference_scan(text: str) -> list[Hit]:
                 if len(found) >= engine.MAX_HITS_PER_RULE:
                     break
         if found:
-            hits.append(Hit(entry.rule.id, entry.rule.severity, entry.rule.summary, " | ".join(found)))
+            hits.append(Hit(entry.rule.id, entry.rule.severity, entry.rule.summary, " | ".join(found),
+                            entry.evidence_kind))
     return hits
 
 

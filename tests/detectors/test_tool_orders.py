@@ -73,7 +73,7 @@ def test_orders_about_tools_of_its_own_server_still_need_a_payload() -> None:
 def test_another_spelling_of_a_name_no_declared_server_lists_needs_a_strong_payload() -> None:
     # `create-api-key` is a widely installed server's tool; `createApiKey` here is an action value.
     known = directives._well_known_keys()
-    assert "createapikey" in known and known["createapikey"][1] != "createApiKey"
+    assert "createapikey" in known and all(tool != "createApiKey" for _server, tool in known["createapikey"])
     alone = server(tool("manage_auth", "Use action createApiKey instead of the console; the API key name is kept."))
     assert directives.directive_findings({"a": alone}, {"a": server()}) == []
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from scanner.diff.compare import compare_server
 from scanner.diff.grade import grade
 from scanner.lock.lockfile import Pin, ServerPin
@@ -22,49 +20,7 @@ def classes(before: dict, after: dict) -> list[tuple[str, str]]:
     return [(c.cls, c.severity) for c in grade(before, after)]
 
 
-def test_read_only_hint_dropped_is_escalation() -> None:
-    assert classes(tool(annotations={"readOnlyHint": True}), tool(annotations={"readOnlyHint": False})) == [
-        ("annotation-escalated", "high")
-    ]
-    assert classes(tool(annotations={"readOnlyHint": True}), tool(annotations={})) == [("annotation-escalated", "high")]
-
-
-def test_destructive_and_open_world_becoming_true_escalate() -> None:
-    assert classes(tool(annotations={"destructiveHint": False}), tool(annotations={"destructiveHint": True})) == [
-        ("annotation-escalated", "high")
-    ]
-    assert classes(tool(annotations={"openWorldHint": False}), tool(annotations={})) == [
-        ("annotation-escalated", "high")  # absent means true
-    ]
-
-
-@pytest.mark.parametrize(
-    ("before", "after"),
-    [
-        ({}, {"readOnlyHint": True}),
-        ({"readOnlyHint": False}, {"readOnlyHint": True}),
-        ({}, {"destructiveHint": False}),
-        ({"destructiveHint": True}, {"destructiveHint": False}),
-        ({}, {"idempotentHint": True}),
-        ({"idempotentHint": False}, {"idempotentHint": True}),
-        ({}, {"openWorldHint": False}),
-    ],
-)
-def test_a_hint_a_client_auto_approves_on_is_a_medium_self_grant(before: dict, after: dict) -> None:
-    assert classes(tool(annotations=before), tool(annotations=after)) == [("annotation-self-granted", "medium")]
-
-
-def test_a_self_granted_read_only_hint_makes_the_finding_medium() -> None:
-    pinned = server(tool(annotations={"title": "Add"}))
-    (finding,) = compare_server("notes", pinned, server(tool(annotations={"title": "Add", "readOnlyHint": True})))
-    assert finding.effective_severity == "medium"
-    assert "readOnlyHint" in finding.details[0] and "without asking" in finding.details[0]
-
-
-def test_withdrawing_a_grant_and_metadata_are_low() -> None:
-    assert classes(tool(annotations={"idempotentHint": True}), tool(annotations={"idempotentHint": False})) == [
-        ("annotation-changed", "low")
-    ]
+def test_metadata_is_low() -> None:
     assert classes(tool(annotations={"title": "Add"}), tool(annotations={"title": "Add note"})) == [
         ("annotation-changed", "low")
     ]
@@ -133,13 +89,14 @@ def test_rename_is_one_medium_finding() -> None:
 
 
 def test_a_rename_is_as_severe_as_the_changes_made_under_the_new_name() -> None:
-    before = tool("delete_note", annotations={"destructiveHint": False})
-    after = tool("remove_note", annotations={"destructiveHint": True})
+    before = tool("delete_note", annotations={"destructiveHint": True})
+    after = tool("remove_note", annotations={"destructiveHint": False})
     (finding,) = compare_server("notes", server(before), server(after))
     assert finding.previous_subject == "delete_note" and finding.subject == "remove_note"
     assert finding.effective_severity == "high"
     assert "renamed to `remove_note` and changed: annotations" in finding.message
-    assert "annotations /destructiveHint: destructiveHint false → true (high)" in finding.details
+    assert any(d.startswith("annotations /destructiveHint: destructiveHint true → false:") and d.endswith("(high)")
+               for d in finding.details)
 
 
 def test_a_rename_with_a_cosmetic_change_stays_medium() -> None:

@@ -78,7 +78,8 @@ def test_manifest_versions(tmp_path: Path) -> None:
         ("enum-narrowed", "major"),  # graded low for drift, yet it breaks a caller
         ("type-narrowed", "major"),
         ("constraint-tightened", "major"),
-        ("annotation-escalated", "major"),
+        ("annotation-tightened", "major"),  # a client that auto-approved must decide again
+        ("annotation-loosened", "minor"),
         ("output-schema-removed", "major"),
         ("renamed", "major"),
         ("definition-removed", "major"),

@@ -158,3 +158,14 @@ def test_suppressed_findings_are_counted_apart_and_listed_last(findings, locator
     assert [r[1] for r in rows].count("🟥 critical (suppressed)") == 1
     weather = text.index("### 🟦 ` weather `")
     assert weather > text.index("### 🟧 ` time `")  # its one live finding is low: no longer first
+
+
+def test_no_repin_command_where_update_would_refuse(locator):
+    where = LockLocation("/servers/mail/tools/send")
+    drift = Finding(rule("tool-changed"), "mail", "mail: tool `send` changed", where, "send", "tools")
+    hit = Finding(rule("suspicious-text"), "mail", "mail: tool `send` /description: … [MCPL-D011]", where, "send",
+                  "tools", severity="critical")
+    assert repin_command("mail", [drift]) == "mcp-lock update mail --tool send"
+    assert repin_command("mail", [drift, hit]) is None
+    text = render_markdown([drift, hit], locator)
+    assert "After review, re-pin" not in text and "**Detector findings.** A re-pin does not fix them" in text

@@ -7,19 +7,15 @@ endpoint that records the headers mcp-lock sends to a changed URL.
 
 from __future__ import annotations
 
-import http.server
 import json
-import secrets
-import socketserver
 import sys
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fixture_repo import SPEC_SERVER, base_spec
 
+from .exfil import HeaderRecorder, Listener, canary
 from .gitrepo import GitRepo, notes
 
 # Reports the value of T (and that it ran) to the listener on 127.0.0.1:PORT, then serves its spec.
@@ -33,78 +29,6 @@ runpy.run_path({str(SPEC_SERVER)!r}, run_name="__main__")
 """
 
 
-class Listener(socketserver.ThreadingTCPServer):
-    """A TCP listener on 127.0.0.1 that keeps everything it is sent, one connection per thread.
-
-    `shutdown()` stops its accept loop before `server_close()` closes the socket: a thread still blocked in
-    `accept()` on a closed socket would go on accepting on whatever socket later reuses its descriptor (a later
-    test's listener or recorder) and steal that connection."""
-
-    daemon_threads = True
-
-    def __init__(self) -> None:
-        self.received: list[str] = []
-        listener = self
-
-        class Handler(socketserver.BaseRequestHandler):
-            def handle(self) -> None:
-                self.request.settimeout(5)
-                data = b""
-                try:
-                    while chunk := self.request.recv(4096):
-                        data += chunk
-                except TimeoutError:
-                    pass  # keep what arrived: an idle peer must not cost the report
-                listener.received.append(data.decode("utf-8", "replace"))
-
-        super().__init__(("127.0.0.1", 0), Handler)
-        self.port = self.server_address[1]
-        threading.Thread(target=self.serve_forever, daemon=True).start()
-
-
-class HeaderRecorder(http.server.ThreadingHTTPServer):
-    """An HTTP endpoint on 127.0.0.1 that records every request's headers and answers 404."""
-
-    def __init__(self) -> None:
-        self.requests: list[dict[str, str]] = []
-        recorder = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def _record(self) -> None:
-                recorder.requests.append({k.lower(): v for k, v in self.headers.items()})
-                self.send_response(404)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            do_GET = do_POST = do_DELETE = _record
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        super().__init__(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.serve_forever, daemon=True).start()
-
-
-@pytest.fixture
-def listener() -> Iterator[Listener]:
-    server = Listener()
-    yield server
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture
-def recorder() -> Iterator[HeaderRecorder]:
-    server = HeaderRecorder()
-    yield server
-    server.shutdown()
-    server.server_close()
-
-
-def canary() -> str:
-    return "SECRET" + secrets.token_hex(16)
-
-
 def reporting(repo: GitRepo, name: str, port: int, **extra: Any) -> None:
     repo.write("reporting_server.py", REPORTING_SERVER)
     repo.write(f"specs/{name}.json", json.dumps(base_spec()))
@@ -115,7 +39,9 @@ def reporting(repo: GitRepo, name: str, port: int, **extra: Any) -> None:
 def test_a_server_added_with_its_pin_does_not_get_the_secret(tmp_path: Path, listener: Listener) -> None:
     repo = GitRepo(tmp_path / "top")
     reporting(repo, "kept", listener.port, env={"T": "${SOME_SECRET}"})
-    (repo.root / "mcp-lock.yaml").write_text("servers:\n  kept:\n    env: [PASSED]\n", encoding="utf-8")
+    # The server runs repository code: the change's files must be inert for it to stay the reviewed launch.
+    policy = "inert: ['.mcp.json', 'specs/**']\nservers:\n  kept:\n    env: [PASSED]\n"
+    (repo.root / "mcp-lock.yaml").write_text(policy, encoding="utf-8")
     secret, passed = canary(), canary()
     environ = {"SOME_SECRET": secret, "PASSED": passed}
     assert repo.run("lock", env=environ).exit_code == 0
@@ -156,12 +82,15 @@ def test_a_changed_launch_does_not_get_its_pass_through(tmp_path: Path, listener
     assert "SOME_SECRET, PASSED" in withheld["message"] and "differs from its pin" in withheld["message"]
 
 
+@pytest.mark.parametrize("opt_out", [False, True])
 @pytest.mark.parametrize("repinned", [False, True])
 def test_a_changed_url_never_receives_the_authorization_header(
-    tmp_path: Path, recorder: HeaderRecorder, http_server: Any, repinned: bool
+    tmp_path: Path, recorder: HeaderRecorder, http_server: Any, repinned: bool, opt_out: bool
 ) -> None:
     repo = GitRepo(tmp_path / "top")
     repo.write("specs/remote.json", json.dumps(base_spec()))
+    if opt_out:
+        repo.write("mcp-lock.yaml", "withheld-boot-failure: note\n")
     port = http_server(repo.root / "specs" / "remote.json")
     headers = {"Authorization": "Bearer ${API_TOKEN}"}
     repo.add_entry("remote", {"type": "http", "url": f"http://127.0.0.1:{port}/mcp", "headers": headers})
@@ -184,10 +113,25 @@ def test_a_changed_url_never_receives_the_authorization_header(
     report = json.loads(out.read_text(encoding="utf-8"))
     [withheld] = notes(report, "secrets-withheld")
     assert "could not list its definitions without API_TOKEN" in withheld["message"]
-    assert "the live check runs after merge" in withheld["message"]
-    assert not notes(report, "boot-failed")
-    assert result.exit_code == (0 if repinned else 1), result.output
     assert bool(notes(report, "launch-changed")) is not repinned
+    # A changed launch that cannot boot without its secrets was not checked live: its boot failure blocks,
+    # unless the base policy opts out, and then the pin is checked offline and the live check runs after merge.
+    assert bool(notes(report, "boot-failed")) is not opt_out
+    assert ("the live check runs after merge" in withheld["message"]) is opt_out
+    assert result.exit_code == (0 if repinned and opt_out else 1), result.output
+
+
+def test_opting_out_of_blocking_withheld_boot_failures_is_a_loosening(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "top")
+    repo.add_stdio("s")
+    assert repo.run("lock").exit_code == 0
+    repo.commit("Pin s")
+    repo.branch("feature")
+    repo.write("mcp-lock.yaml", "withheld-boot-failure: note\n")
+    repo.commit("Let withheld boot failures pass")
+    report = repo.report("--base", "main")
+    [loosened] = notes(report, "policy-loosened")
+    assert "withheld-boot-failure" in loosened["message"] and report["exit_code"] == 1
 
 
 def test_the_reviewed_http_launch_still_gets_its_header(tmp_path: Path, recorder: HeaderRecorder) -> None:
@@ -219,4 +163,4 @@ def test_a_server_whose_script_the_change_edits_does_not_get_the_secret(tmp_path
     assert result.exit_code == 0, result.output
     assert listener.received == ["ran T=<unset> P=<unset>"]
     [withheld] = notes(json.loads(out.read_text(encoding="utf-8")), "secrets-withheld")
-    assert "runs a file changed since the merge base" in withheld["message"]
+    assert "can run code from the repository, and the change touches reporting_server.py" in withheld["message"]

@@ -1,0 +1,77 @@
+"""Issue 30: the advice after a run works. A detector finding on text nobody changed is not fixed by a re-pin:
+the run prints the `ignore:` entry that acknowledges it, and that entry, given a reason, makes the next run pass;
+`update` is never suggested where it would refuse. Wording alone on a first pin is shown without failing `lock`."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from fixture_repo import Repo
+from test_hostile import add_raw
+
+
+def definition(name: str, description: str) -> dict[str, object]:
+    return {"name": name, "description": description, "inputSchema": {"type": "object"}}
+
+
+BACKUP = definition("copy_ssh_config", "Back up the SSH client settings: read ~/.ssh/config and copy it to the "
+                                       "backup folder.")
+LISTING = definition("list_directory", "List a folder. Use this instead of 'execute_command' with ls/dir commands.")
+
+
+def printed_entry(output: str) -> str:
+    """The `ignore:` block the next steps print, unindented, with a reason written in."""
+    block = re.search(r"^      ignore:\n(?:^        .*\n?)+", output, re.MULTILINE)
+    assert block is not None, output
+    text = "\n".join(line[6:] for line in block.group().splitlines())
+    return text.replace("reviewed YYYY-MM-DD by NAME: why this text is harmless",
+                        "reviewed 2026-12-01 by @alice: it backs up ~/.ssh/config, by design") + "\n"
+
+
+def test_the_printed_ignore_entry_lets_a_reviewed_payload_finding_pass(repo: Repo) -> None:
+    add_raw(repo, "backup", {"pages": [[BACKUP]], "capabilities": {"tools": {}}})
+    first = repo.run("lock")
+    assert first.exit_code == 1, first.output  # a payload (a secret path) blocks at the first pin
+    assert "[MCPL-D012]" in first.output and "evidence kind: payload" in first.output
+    assert "mcp-lock update" not in first.output  # a re-pin fixes nothing here, and would refuse
+    assert "Report it to the server's maintainers" in first.output
+    assert repo.run("check").exit_code == 1
+    (repo.root / "mcp-lock.yaml").write_text(printed_entry(first.output), encoding="utf-8")
+    check = repo.run("check")
+    assert check.exit_code == 0, check.output
+    assert "suppressed" in check.output
+
+
+def test_wording_alone_is_shown_at_the_first_pin_and_blocks_when_a_change_brings_it(repo: Repo) -> None:
+    add_raw(repo, "files", {"pages": [[LISTING]], "capabilities": {"tools": {}}})
+    first = repo.run("lock")
+    assert first.exit_code == 0, first.output
+    assert "MEDIUM" in first.output and "[MCPL-D022]" in first.output and "evidence kind: wording only" in first.output
+    assert repo.run("check").exit_code == 0
+    # The same wording, brought by a change under review, blocks; `update` would refuse, so it is not suggested.
+    add_raw(repo, "notes", {"pages": [[definition("search_notes", "Search notes.")]], "capabilities": {"tools": {}}})
+    assert repo.run("lock").exit_code == 0
+    add_raw(repo, "notes", {"pages": [[definition("search_notes", "Search notes. " + LISTING["description"])]],
+                            "capabilities": {"tools": {}}})
+    check = repo.run("check")
+    assert check.exit_code == 1, check.output
+    assert "mcp-lock update notes" not in check.output
+    assert "`mcp-lock update` refuses to re-pin notes" in check.output
+    update = repo.run("update", "notes")
+    assert update.exit_code == 1 and "not written" in update.output
+
+
+def test_the_readme_walkthrough_of_a_false_positive_is_what_lock_prints_and_its_entry_works(repo: Repo) -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    shown = re.search(r"```console\n\$ mcp-lock lock -q\n(.*?)\n```", readme, re.S)
+    assert shown is not None, "no walkthrough of `mcp-lock lock -q` in README.md"
+    add_raw(repo, "backup", {"pages": [[BACKUP]], "capabilities": {"tools": {}}})
+    first = repo.run("lock")
+    assert first.exit_code == 1
+    assert first.output.strip() == shown[1].strip()
+    (repo.root / "mcp-lock.yaml").write_text(printed_entry(first.output), encoding="utf-8")
+    check = repo.run("check")
+    assert check.exit_code == 0, check.output
+    assert "ok: 2 note(s), nothing blocking, 2 suppressed by mcp-lock.yaml" in check.output
+    assert "ok: 2\nnote(s), nothing blocking, 2 suppressed by mcp-lock.yaml" in readme
