@@ -25,5 +25,6 @@ class Snapshot:
     )
     notes: list[str] = field(default_factory=list)  # oddities seen while listing (e.g. page limit hit)
     artifact: dict[str, Any] | None = None  # what the launch ran (scanner.artifacts.record); None if unknown
+    tree: dict[str, Any] | None = None  # the dependency tree installed for it (scanner.install.packages)
     # What `prompts/get` returned for each listed prompt that needs no argument, by prompt name, as received.
     prompt_bodies: dict[str, dict[str, Any]] = field(default_factory=dict)

@@ -41,30 +41,35 @@ def test_offline_check_asks_to_lock_an_unpinned_server_not_to_update_it(repo: Re
 
 
 def test_npx_offline_without_the_package_cached_says_npm_failed(repo: Repo, tmp_path: Path) -> None:
-    # Real npm, run offline by `network: deny`, with an empty cache: it fails before any server starts.
+    # Real npm, run offline by `network: deny`, with an empty cache: it fails before any server starts. (`-c`:
+    # a launch mcp-lock does not install itself, so npx does the installing, in the sandbox.)
     _need("npx")
-    repo.add_entry("memory", {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory@2025.8.4"]})
+    args = ["-y", "-p", "@modelcontextprotocol/server-memory@2025.8.4", "-c", "mcp-server-memory"]
+    repo.add_entry("memory", {"command": "npx", "args": args})
     write_policy(repo, "network: deny\n")
     result = repo.run("lock", env=_path_env(tmp_path))
     assert result.exit_code == 1, result.output
     assert "memory: could not be booted: npx failed before the server started: npm error ENOTCACHED" in result.output
     assert "closed the connection" not in result.output
     assert "hint: under `network: deny` npm runs offline" in result.output
+    assert "code-unpinned" in result.output
     assert not repo.lock_path.exists()  # every boot failed: nothing written
 
 
-def test_npx_running_the_repositorys_own_unbuilt_package_says_so(repo: Repo, tmp_path: Path) -> None:
+def test_npx_of_the_repositorys_own_package_is_installed_from_the_registry_only(repo: Repo, tmp_path: Path) -> None:
+    # The repository's package.json (or node_modules) never stands in for the package a launch names: mcp-lock
+    # resolves it from the registry, here one that does not answer, and says which step failed.
     _need("npx")
     (repo.root / "package.json").write_text(
         '{"name": "@acme/server-notes", "version": "1.0.0", "bin": {"server-notes": "dist/index.js"}}',
         encoding="utf-8",
     )
-    repo.add_entry("notes", {"command": "npx", "args": ["-y", "@acme/server-notes@1.0.0"]})
-    write_policy(repo, "network: deny\n")
-    result = repo.run("lock", env=_path_env(tmp_path))
+    dead = {"npm_config_registry": "http://127.0.0.1:9/"}
+    repo.add_entry("notes", {"command": "npx", "args": ["-y", "@acme/server-notes@1.0.0"], "env": dead})
+    result = repo.run("lock", env={**_path_env(tmp_path), "npm_config_fetch_retries": "0"})
     assert result.exit_code == 1, result.output
-    assert "npx failed before the server started: npm found no `server-notes` to run" in result.output
-    assert "the repository's own package.json is this package" in result.output
+    assert "installing the launch's packages failed at `npm install --package-lock-only`: exit code 1" in result.output
+    assert "ECONNREFUSED" in result.output
 
 
 def test_uv_run_syncing_in_the_read_only_repository_says_so(repo: Repo, tmp_path: Path) -> None:
@@ -112,3 +117,11 @@ def test_an_impossible_until_date_names_its_line(repo: Repo) -> None:
     result = repo.run("check", "--offline")
     assert result.exit_code == 2
     assert "mcp-lock.yaml: line 5, column 12: 2027-02-30 is not a day of the calendar" in result.output
+
+
+def test_a_server_that_exits_without_a_word_says_when_and_its_exit_code(repo: Repo) -> None:
+    repo.add_entry("silent", {"command": sys.executable, "args": ["-c", "import sys; sys.exit(3)"]})
+    result = repo.run("lock")
+    assert result.exit_code == 1
+    lead = "silent: could not be booted: the server exited with code 3 without a word on stdout or stderr during"
+    assert lead in result.output, result.output

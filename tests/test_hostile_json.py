@@ -1,7 +1,8 @@
 """JSON from a server or a registry never crashes mcp-lock: fuzzed with hypothesis over each parser that reads it.
 
-Parsers: `safe_json.loads` (npm's install records, a container engine's answer), the stdio channel's line
-reader (a server's JSON-RPC messages), the image digest reader and the npm record reader.
+Parsers: `bounded_json.parse` (every answer of a registry, OSV or a container engine, and npm's lockfile), the stdio
+channel's line reader (a server's JSON-RPC messages), the image digest reader and the reader of npm's package-lock.json
+that records a launch's tree.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scanner.artifacts import image, npm
-from scanner.files import safe_json
+from scanner.artifacts import image
+from scanner.files.bounded_json import AnswerError, Bounds, parse
+from scanner.install.packages import read_npm_lock
 from scanner.transports.rpc import StdioChannel
 
 scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20)
@@ -41,26 +43,37 @@ hostile_texts = (
 )
 
 
+def _depth(value: object) -> int:
+    """How many containers nest in `value` (a scalar is 0), without recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, level + 1)
+            stack += [(child, level + 1) for child in (item.values() if isinstance(item, dict) else item)]
+    return deepest
+
+
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(hostile_texts, st.integers(1, 100))
-def test_safe_json_returns_a_bounded_value_or_refuses(text: str, depth: int) -> None:
+def test_bounded_json_returns_a_bounded_value_or_refuses(text: str, depth: int) -> None:
+    raw = text.encode("utf-8", "surrogatepass")
     try:
-        value = safe_json.loads(text, limit=1_000_000, depth=depth)
-    except safe_json.JsonRefused as refused:
+        value = parse(raw, Bounds(bytes=1_000_000, depth=depth, values=100_000))
+    except AnswerError as refused:
         assert str(refused)
         return
-    assert not safe_json.too_deep(value, depth)
-    assert len(text) <= 1_000_000
+    assert _depth(value) <= depth
+    assert len(raw) <= 1_000_000
 
 
 def test_the_200000_deep_array_is_refused_not_a_traceback() -> None:
-    with pytest.raises(safe_json.JsonRefused, match="nested deeper than 64 levels"):
-        safe_json.loads(deep(200_000), limit=10_000_000)
-    with pytest.raises(safe_json.JsonRefused, match="nested deeper than 64 levels"):
-        safe_json.loads(deep(65), limit=10_000_000)  # parses, but deeper than what follows may walk
-    assert safe_json.loads(deep(64), limit=10_000_000)
-    with pytest.raises(safe_json.JsonRefused, match="larger than 10 bytes"):
-        safe_json.loads("[" + "1," * 10 + "1]", limit=10)
+    bounds = Bounds(bytes=10_000_000, depth=64, values=10_000_000)
+    with pytest.raises(AnswerError, match="nested deeper than 64 levels"):
+        parse(deep(200_000).encode(), bounds)
+    with pytest.raises(AnswerError, match="nested deeper than 64 levels"):
+        parse(deep(65).encode(), bounds)
+    assert _depth(parse(deep(64).encode(), bounds)) == 64
 
 
 @settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow], deadline=None)
@@ -70,19 +83,15 @@ def test_the_image_digest_reader_never_raises(text: str) -> None:
     assert digest is None or digest.startswith("sha256:")
 
 
-class _FileView:
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-
-    def read(self, path: str, inside: str, limit: int) -> bytes:
-        return self.data[:limit]
-
-
 @settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow], deadline=None)
-@given(hostile_texts)
-def test_the_npm_record_reader_never_raises(text: str) -> None:
-    record = npm.installed(_FileView(text.encode("utf-8", "surrogatepass")), "/x", "pkg")  # type: ignore[arg-type]
-    assert record is None or isinstance(record.get("version"), str)
+@given(hostile_texts | values.map(lambda v: json.dumps({"lockfileVersion": 3, "packages": {"node_modules/x": v}})))
+def test_the_npm_lockfile_reader_refuses_or_returns_a_tree(text: str) -> None:
+    try:
+        tree = read_npm_lock(text)
+    except ValueError as refused:  # TreeError and AnswerError: a clear reason, never another exception
+        assert str(refused)
+        return
+    assert isinstance(tree, dict) and isinstance(tree.get("packages"), list)
 
 
 messages = st.fixed_dictionaries(

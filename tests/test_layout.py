@@ -26,6 +26,7 @@ LAYERS = (
     "lock",
     "detectors",
     "artifacts",
+    "install",
     "diff",
     "transports",
     "reporters",

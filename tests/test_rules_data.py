@@ -123,7 +123,8 @@ def test_the_packaged_table_lists_the_reported_rules_in_their_fixed_order() -> N
     # SARIF ruleIndex and docs/rules.md follow this order; it is the order of the table before it became data.
     assert [rule.id for rule in RULES] == [
         "boot-failed", "config-error", "server-not-pinned", "server-not-declared", "launch-changed",
-        "artifact-changed", "artifact-bumped", "local-code-changed", "artifact-unrecorded", "known-advisory",
+        "artifact-changed", "artifact-bumped", "local-code-changed", "artifact-unrecorded", "tree-changed",
+        "package-content-changed", "tree-unrecorded", "code-unpinned", "install-script-failed", "known-advisory",
         "advisory-lookup-failed", "release-too-young", "install-script-added", "mcp-name-mismatch",
         "package-metadata-failed", "instructions-changed", "definition-invalid", "schema-invalid", "suspicious-text",
         "tool-added", "tool-removed", "tool-changed", "prompt-added", "prompt-removed", "prompt-changed",
@@ -188,8 +189,8 @@ def test_every_rule_in_the_data_is_reachable_by_id() -> None:
 def test_each_named_constant_is_the_rule_of_its_id() -> None:
     constants = {name: value for name, value in vars(rules).items() if isinstance(value, rules.Rule)}
     # issue 29 added four supply-chain screens; issue 27 closure-changed, lock-weakened, server-not-allowed,
-    # lock-diff-hidden and ignore-unbound
-    assert len(constants) == 45
+    # lock-diff-hidden and ignore-unbound; issue 28 five install rules
+    assert len(constants) == 50
     for name, value in constants.items():
         assert name == value.id.upper().replace("-", "_")
         assert RULES_BY_ID[value.id] is value

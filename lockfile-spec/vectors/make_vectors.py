@@ -319,6 +319,40 @@ _NPM_ARTIFACT = (
 )
 
 
+_TREE_PACKAGES = [
+    {"name": "mcp-server-time", "sha256": ["5cc559709887db33bf77546c2efb0a9352c13870cc2bfaeffab1a6bd6390419b"],
+     "version": "2025.9.25"},
+    {"name": "tzdata", "sha256": ["1a403fada01ff9221ca8044d701868fa132215d84beb92242d9acd2147f667a8",
+                                  "5cb3bb9a9e9f8d1fc0c44b6d5cd9a1ac2b3b4f3ac93c0b2a15c6e2e0cf3dbb4e"],
+     "version": "2025.2"},
+]
+# Section 1.2.2: the tree digest is over {"manager", "packages"}; all ASCII, no number: sorted compact JSON is
+# its canonical form.
+_TREE_DIGEST = _sha(json.dumps({"manager": "uv", "packages": _TREE_PACKAGES}, sort_keys=True, separators=(",", ":")))
+
+
+def _tree_text(digest: str) -> str:
+    lines = [',\n        "tree": {\n', f'          "digest": "{digest}",\n', '          "manager": "uv",\n',
+             '          "packages": [\n']
+    for index, package in enumerate(_TREE_PACKAGES):
+        hashes = ",\n".join(f'                "{h}"' for h in package["sha256"])
+        lines.append(
+            f'            {{\n              "name": "{package["name"]}",\n              "sha256": [\n{hashes}\n'
+            f'              ],\n              "version": "{package["version"]}"\n            }}'
+            + (",\n" if index + 1 < len(_TREE_PACKAGES) else "\n")
+        )
+    lines.append("          ]\n        }\n")
+    return "".join(lines)
+
+
+def _with_tree(version: int, digest: str = "") -> str:
+    """The example with a `tree` in the time server's launch (its last member) and `version`."""
+    text = _edit('"lockfileVersion": 1,', f'"lockfileVersion": {version},')
+    launch_end = '        "env": [],\n        "transport": "stdio"\n'
+    assert text.count(launch_end) == 1
+    return text.replace(launch_end, launch_end[:-1] + _tree_text(digest or _TREE_DIGEST))
+
+
 def _with_artifact(version: int, artifact: str) -> str:
     """The example with `artifact` in the time server's launch (members in key order) and `version`."""
     text = _edit('"lockfileVersion": 1,', f'"lockfileVersion": {version},')
@@ -354,7 +388,7 @@ LOCKFILES = [
     refuse("definition-edited", _edit('"description": "Convert time between timezones"',
                                       '"description": "Convert time between timezones, then email it"'),
            "digest", "Section 5 item 8: a definition edited without its digest."),
-    refuse("newer-version", _edit('"lockfileVersion": 1,', '"lockfileVersion": 3,'), "newer-version",
+    refuse("newer-version", _edit('"lockfileVersion": 1,', '"lockfileVersion": 4,'), "newer-version",
            "Section 5 item 5 and section 6."),
     accept("artifact-pypi", _with_artifact(2, _PYPI_ARTIFACT),
            "Section 1.2.1 and section 6: version 2 adds launch.artifact (here uv's record of the wheel that ran)."),
@@ -364,6 +398,12 @@ LOCKFILES = [
     refuse("artifact-unknown-field", _with_artifact(2, _PYPI_ARTIFACT.replace(
         '          "type": "pypi",\n', '          "type": "pypi",\n          "url": "x",\n')), "schema",
            "Section 1.2.1: an artifact record is closed. (Also out of key order.)"),
+    accept("tree-uv", _with_tree(3),
+           "Section 1.2.2 and section 6: version 3 adds launch.tree, every package with its files' sha256."),
+    refuse("tree-digest-wrong", _with_tree(3, _TREE_DIGEST[:-1] + ("0" if _TREE_DIGEST[-1] != "0" else "1")),
+           "digest", "Section 1.2.2 and section 5 item 8: the tree digest is not the digest of its packages."),
+    refuse("tree-in-version-2", _with_tree(2), "schema",
+           "Section 6: launch.tree is a version 3 field; under version 2 it is hand-editing."),
     accept("version-2-without-artifact", _edit('"lockfileVersion": 1,', '"lockfileVersion": 2,'),
            "Section 6: a valid version 2 document, though a writer writes a lock that uses nothing of version 2"
            " as version 1."),

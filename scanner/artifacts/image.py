@@ -9,7 +9,7 @@ import subprocess
 from typing import Any
 
 from scanner.artifacts.record import IMAGE
-from scanner.files import safe_json
+from scanner.files.bounded_json import AnswerError, Bounds, parse
 
 INSPECT_TIMEOUT = 10.0
 DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
@@ -34,10 +34,13 @@ def image_artifact(runner: str, image: str, env: dict[str, str]) -> dict[str, An
     return {"type": IMAGE, "name": image, "digest": digest} if digest else None
 
 
+_ANSWER = Bounds(bytes=OUTPUT_LIMIT, depth=2, values=10_000)  # a list of repo digests
+
+
 def _digest(answer: str, image: str) -> str | None:
     try:
-        digests = safe_json.loads(answer, limit=OUTPUT_LIMIT, depth=2) if answer else []
-    except safe_json.JsonRefused:
+        digests = parse(answer.encode("utf-8"), _ANSWER) if answer else []
+    except AnswerError:
         return None
     if not isinstance(digests, list):
         return None

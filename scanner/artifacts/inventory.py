@@ -1,9 +1,9 @@
 """The packages a server runs, as the screens (advisories, release age, install scripts, the bill of materials)
 see them: one list of (ecosystem, name, version) per server, each with where the lock records it.
 
-`pin_packages` is the one place that says which packages a pin runs. Today that is the package its launch
-names (`launch.artifact`); when the lock records a launch's whole dependency tree, the tree's packages are
-listed here and every screen covers them without another change.
+`pin_packages` is the one place that says which packages a pin runs: every package of the launch's dependency
+tree when the lock records one (`launch.tree`, lockfile format 3), else the package its launch names
+(`launch.artifact`); every screen covers what is listed here.
 """
 
 from __future__ import annotations
@@ -46,10 +46,29 @@ class ServerPackage:
     license: str | None = None  # an SPDX expression, when the record carries one
 
 
+TREE_ECOSYSTEMS = {"npm": "npm", "uv": "PyPI"}  # a tree's manager -> OSV's spelling
+
+
 def pin_packages(key: str, pin: ServerPin) -> list[ServerPackage]:
-    """Every npm and PyPI package `pin` runs. THE place the lock's dependency tree plugs in: today only the
-    top-level `launch.artifact` is recorded, so only it is listed."""
-    return artifact_packages(key, pin.artifact)
+    """Every npm and PyPI package `pin` runs: its tree's packages (the one its launch names is `direct`), else
+    the package `launch.artifact` names."""
+    tree = pin.tree
+    ecosystem = TREE_ECOSYSTEMS.get(str(tree.get("manager"))) if tree else None
+    if tree is None or ecosystem is None:
+        return artifact_packages(key, pin.artifact)
+    top = (pin.artifact or {}).get("name")
+    listed = []
+    for index, record in enumerate(tree.get("packages") or []):
+        nested = str(record.get("path", "")).count("node_modules/") > 1
+        listed.append(
+            ServerPackage(
+                Package(ecosystem, str(record["name"]), str(record["version"])),
+                pointer("servers", key, "launch", "tree", "packages", str(index)),
+                record.get("integrity"),  # a PyPI release's files each have a sha256: no one digest to show
+                direct=record["name"] == top and not nested,
+            )
+        )
+    return listed
 
 
 def artifact_packages(key: str, artifact: Mapping[str, Any] | None) -> list[ServerPackage]:

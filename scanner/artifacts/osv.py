@@ -15,10 +15,10 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from scanner.artifacts.bounded_json import AnswerError, parse
 from scanner.artifacts.inventory import Package
 from scanner.artifacts.osv_api import DETAIL_ANSWER, AdvisoryError, Found, query_api
 from scanner.artifacts.record import normalised
+from scanner.files.bounded_json import AnswerError, parse
 
 KEYWORD = "osv"  # `--advisories osv`: OSV's public API, at its documented address
 DEFAULT_API = "https://api.osv.dev"

@@ -2,7 +2,7 @@
 pages, then `GET /v1/vulns/{id}` for the advisories it names, `MAL-` ones first.
 
 Every answer is hostile input: each is read within a time and a size bound and parsed within a depth and value
-bound (scanner.artifacts.bounded_json), and its shape is checked before it is used. The whole lookup has one
+bound (scanner.files.bounded_json), and its shape is checked before it is used. The whole lookup has one
 deadline. What cannot be looked up is said (`Found.problems`, `Found.unfetched`), never silently dropped: an
 advisory id the batch named is reported even when its details were not fetched.
 """
@@ -21,8 +21,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from scanner.artifacts.bounded_json import AnswerError, Bounds, parse
 from scanner.artifacts.inventory import Package
+from scanner.files.bounded_json import AnswerError, Bounds, parse
 
 REQUEST_TIMEOUT = 20.0  # seconds without an answer, per request
 DEADLINE = 180.0  # seconds for the whole lookup: every page and every advisory's details

@@ -5,7 +5,7 @@ document), and the `mcpName` its package.json claims (the official MCP registry'
 The registry is the one the launch used: the `npm_config_registry` its declaration sets, else mcp-lock's own
 environment's, else what `npm config get registry` answers (run from `/`, so no repository's .npmrc steers it).
 Registry answers are hostile input: each is read within a time and size bound and parsed within a depth and
-value bound (scanner.artifacts.bounded_json), and a field of the wrong type counts as absent.
+value bound (scanner.files.bounded_json), and a field of the wrong type counts as absent.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from scanner.artifacts.bounded_json import AnswerError, Bounds, parse
+from scanner.files.bounded_json import AnswerError, Bounds, parse
 
 REQUEST_TIMEOUT = 20.0  # seconds without an answer, per request
 # A packument holds every version ever published: a popular package's runs to tens of MB.

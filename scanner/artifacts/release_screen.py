@@ -16,8 +16,9 @@ import datetime
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from scanner.artifacts.inventory import ServerPackage
+from scanner.artifacts.inventory import Package, ServerPackage
 from scanner.artifacts.packument import RegistryError, Release
+from scanner.lock.canonical import digest
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.rule_base import Rule
 from scanner.model.rules import INSTALL_SCRIPT_ADDED, MCP_NAME_MISMATCH, PACKAGE_METADATA_FAILED, RELEASE_TOO_YOUNG
@@ -148,11 +149,20 @@ def _finding(rule: Rule, change: NewPackage, message: str, details: list[str]) -
         LockLocation(change.entry.location),
         subject=change.entry.package.spec,
         details=details,
+        # What an `ignore:` entry accepts: this rule on this package version; another version is judged afresh.
+        digest=package_digest(rule.id, change.entry.package),
     )
 
 
+def package_digest(rule_id: str, package: Package) -> str:
+    """The content a package finding is about: its rule and the package version (ecosystem, name, version)."""
+    return digest({"rule": rule_id, "package": [package.ecosystem, package.name, package.version]})
+
+
 def _ignore(rule_id: str, change: NewPackage, until: str | None) -> str:
-    entry = f"rule: {rule_id}, server: {change.server}, tool: {change.entry.package.spec}, reason: …"
+    accepted = package_digest(rule_id, change.entry.package)
+    package = change.entry.package.spec
+    entry = f"rule: {rule_id}, server: {change.server}, tool: {package}, digest: {accepted}, reason: …"
     return f"add an `ignore:` entry ({{{entry}{f', until: {until}' if until else ''}}}) to mcp-lock.yaml"
 
 

@@ -217,3 +217,9 @@ def _key(k: Any) -> str:
     if not isinstance(k, str):
         raise CanonicalisationError(f"object key {k!r} is not a string")
     return _scalar_string(str.__str__(k))
+
+
+def tree_digest(manager: str, packages: list[dict[str, Any]]) -> str:
+    """The digest of a launch's dependency tree (lockfile-spec/SPEC.md 1.2.2): over the manager and every
+    package record, in the order recorded."""
+    return digest({"manager": manager, "packages": packages})

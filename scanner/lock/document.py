@@ -27,7 +27,11 @@ def to_document(lock: Lockfile) -> dict[str, Any]:
 def _server_document(server: ServerPin) -> dict[str, Any]:
     return {
         "declarations": server.declarations,
-        "launch": server.launch if server.artifact is None else {**server.launch, "artifact": server.artifact},
+        "launch": {
+            **server.launch,
+            **({"artifact": server.artifact} if server.artifact is not None else {}),
+            **({"tree": server.tree} if server.tree is not None else {}),
+        },
         "protocolVersion": server.protocol_version,
         "serverInfo": server.server_info,
         "capabilities": server.capabilities,
@@ -52,10 +56,12 @@ def from_document(document: dict[str, Any]) -> Lockfile:
     for name, entry in document["servers"].items():
         launch = dict(entry["launch"])
         artifact = launch.pop("artifact", None)
+        tree = launch.pop("tree", None)
         servers[name] = ServerPin(
             declarations=entry["declarations"],
             launch=launch,
             artifact=artifact,
+            tree=tree,
             protocol_version=entry["protocolVersion"],
             server_info=entry["serverInfo"],
             capabilities=entry["capabilities"],

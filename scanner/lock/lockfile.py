@@ -12,8 +12,9 @@ from typing import Any
 from scanner.lock.canonical import MAX_DEPTH, digest
 from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
 
-LOCKFILE_VERSION = 2  # the newest format read and written (SPEC.md section 6)
+LOCKFILE_VERSION = 3  # the newest format read and written (SPEC.md section 6)
 ARTIFACT_VERSION = 2  # the first format with `launch.artifact`
+TREE_VERSION = 3  # the first format with `launch.tree`
 # Containers around a definition in the document: root, servers, server, kind, pin.
 DOCUMENT_DEPTH = MAX_DEPTH + 5
 
@@ -54,6 +55,8 @@ class ServerPin:
     artifact: dict[str, Any] | None = None
     # What `prompts/get` returned for each pinned prompt that needs no argument, by prompt name.
     prompt_bodies: dict[str, Pin] = dataclasses.field(default_factory=dict)
+    # The whole dependency tree the launch runs (scanner.install.packages), written as `launch.tree`.
+    tree: dict[str, Any] | None = None
 
     def pins(self, kind: str) -> dict[str, Pin]:
         """The pins of a kind named as on the wire: tools, prompts, resources, resourceTemplates."""
@@ -73,6 +76,8 @@ class Lockfile:
 def format_version(lock: Lockfile) -> int:
     """The lowest format that holds `lock` (SPEC.md section 6): a lock using nothing newer stays readable by
     older readers, and its file does not change when mcp-lock is upgraded."""
+    if any(server.tree is not None for server in lock.servers.values()):
+        return TREE_VERSION
     newer = any(server.artifact is not None or server.prompt_bodies for server in lock.servers.values())
     return ARTIFACT_VERSION if newer else 1
 

@@ -38,6 +38,7 @@ def pin_server(
         capabilities=normalise(snapshot.capabilities),
         instructions=normalise(snapshot.instructions),
         artifact=normalise(snapshot.artifact) if snapshot.artifact is not None else None,
+        tree=normalise(snapshot.tree) if snapshot.tree is not None else None,
         **{KIND_BY_KEY[kind].attribute: kind_pins for kind, kind_pins in pins.items()},
         prompt_bodies=_pin_bodies(snapshot.prompt_bodies, pins["prompts"], problems),
     )

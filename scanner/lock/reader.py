@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 from scanner.files.kept import Kept
 from scanner.files.safe_read import LOCK_LIMIT, MissingFile, RefusedFile, read_regular
-from scanner.lock.canonical import CanonicalisationError, digest, normalise_plain, plain_digest
+from scanner.lock.canonical import CanonicalisationError, digest, normalise_plain, plain_digest, tree_digest
 from scanner.lock.document import fail_at, from_document, shown
 from scanner.lock.lockfile import DOCUMENT_DEPTH, LOCKFILE_VERSION, Lockfile, LockfileError, Pin
 from scanner.lock.member_lines import iter_members
@@ -283,6 +283,14 @@ def verified(lock: Lockfile, text: str, source: str, plain: bool = False) -> Loc
                 _verify_pin(name, kind, key, pin, text, source, plain)
         for prompt, body in server.prompt_bodies.items():
             _verify_body(name, prompt, body, server.prompts, text, source, plain)
+        tree = server.tree
+        if tree is not None and tree_digest(tree["manager"], tree["packages"]) != tree["digest"]:
+            fail_at(
+                text,
+                source,
+                join(["servers", name, "launch", "tree", "digest"]),
+                f"server {render_string(name)}: tree digest does not match its packages: {_REPIN}",
+            )
         if server.surface_digest() != server.digest:
             fail_at(
                 text,

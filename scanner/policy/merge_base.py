@@ -18,17 +18,16 @@ glob, `withheld-boot-failure: note`, and any change of `client:`.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date
 from typing import Any
 
 from scanner.model.findings import Finding, SourceLocation
 from scanner.model.rules import POLICY_CHANGED, POLICY_LOOSENED
 from scanner.policy.allowlist import tightest
+from scanner.policy.differences import Difference, Path, as_json, change_and_base
+from scanner.policy.ignore_review import judge_ignores
 from scanner.policy.settings import DEFAULT_TIMEOUT, POLICY_FILE, Policy, ServerPolicy
-from scanner.policy.suppression import IgnoreEntry
 from scanner.transports.cgroup import DEFAULT_MEMORY_MIB
 from scanner.transports.listing import BYTES_KEY, DEFINITIONS_KEY, ListingCaps
 from scanner.transports.sandbox import DEFAULT_TMPFS_BUDGET_MIB, DEFAULT_TMPFS_MIB
@@ -39,7 +38,6 @@ SANDBOX_RANK = {"on": 0, "off": 1}  # default on
 UNPINNED_RANK = {"error": 0, "warn": 1, "off": 2}  # default warn
 WITHHELD_RANK = {"block": 0, "note": 1}  # default block
 Spec = tuple[str, str]  # an input: ("literal", value) or ("env", VARIABLE)
-Path = tuple[str | int, ...]  # keys and indices into the file, e.g. ("servers", "mail", "skip")
 
 
 @dataclass(frozen=True)
@@ -48,15 +46,6 @@ class Side:
 
     policy: Policy
     data: Mapping[str, Any]
-
-
-@dataclass(frozen=True)
-class Difference:
-    key: str  # as written: sandbox, servers.mail.skip, ignore[0]
-    path: Path  # where in the change's file
-    server: str  # the server it concerns; the policy file for a setting of every server
-    loosens: bool
-    says: str  # the change's value, and the base's
 
 
 @dataclass
@@ -76,12 +65,12 @@ def judge(base: Side, change: Side, environ: Mapping[str, str]) -> Judgement:
         name: _server(name, base, change, top, out)
         for name in sorted(set(base.policy.servers) | set(change.policy.servers))
     }
-    ignores = _ignores(base.policy.ignores, change.policy.ignores, out)
+    ignores = judge_ignores(base.policy.ignores, change.policy.ignores, out)
     lists, changes = tightest(base.policy.lists, change.policy.lists)
     out += [Difference(key, (key,), POLICY_FILE, loosens, says) for key, loosens, says in changes]
     version_b, version_c = base.data.get("version"), change.data.get("version")
     if version_b != version_c:
-        out.append(Difference("version", ("version",), POLICY_FILE, False, _says(version_c, version_b)))
+        out.append(Difference("version", ("version",), POLICY_FILE, False, change_and_base(version_c, version_b)))
     top_specs = top.inputs
     server_specs = {name: specs for name, (_, specs) in servers.items()}
     policy = Policy(
@@ -140,13 +129,14 @@ class _Top:
         # A glob the base does not have widens the inert set: fewer changes withhold secrets.
         added = [g for g in c.inert if g not in b.inert]
         if added:
-            out.append(Difference("inert", ("inert",), where, True, f"adds {_json(added)} (the base does not)"))
+            out.append(Difference("inert", ("inert",), where, True, f"adds {as_json(added)} (the base does not)"))
         if [g for g in b.inert if g not in c.inert]:
-            out.append(Difference("inert", ("inert",), where, False, _says(list(c.inert), list(b.inert))))
+            out.append(Difference("inert", ("inert",), where, False, change_and_base(list(c.inert), list(b.inert))))
         self.inert = tuple(g for g in c.inert if g in b.inert)
         self.caps = _caps(out, "", (), where, b.caps, c.caps)
         if _client(b.client) != _client(c.client):
-            out.append(Difference("client", ("client",), where, True, _says(_client(c.client), _client(b.client))))
+            described = change_and_base(_client(c.client), _client(b.client))
+            out.append(Difference("client", ("client",), where, True, described))
         self.env = _names(out, "env", ("env",), where, b.env, c.env, b.env, c.env)
         base_specs, change_specs = specs_of(base.data), specs_of(change.data)
         self.inputs = _inputs(out, "inputs", ("inputs",), where, base_specs, change_specs, base_specs, change_specs)
@@ -173,13 +163,13 @@ def _server(
 
     skip = own_c.skip if own_b.skip is not None else None
     if own_b.skip != own_c.skip:
-        says = _says(own_c.skip, own_b.skip)
+        says = change_and_base(own_c.skip, own_b.skip)
         records.append(Difference(f"{key}.skip", (*path, "skip"), name, own_b.skip is None, says))
     effective_timeout = ordered("timeout", timeout)
     network = ordered("network", lambda v: NETWORK_RANK[v])
     sandbox = ordered("sandbox", lambda v: SANDBOX_RANK[v])
     if _client(own_b.client) != _client(own_c.client) and _client(res_b.client) != _client(res_c.client):
-        says = _says(_client(res_c.client), _client(res_b.client))
+        says = change_and_base(_client(res_c.client), _client(res_b.client))
         records.append(Difference(f"{key}.client", (*path, "client"), name, True, says))
     env_log = records if own_b.env != own_c.env else []
     env = _names(env_log, f"{key}.env", (*path, "env"), name, own_b.env, own_c.env, res_b.env, res_c.env)
@@ -234,7 +224,7 @@ def _ordered(
     if b == c:
         return b
     loosens = rank(c) > rank(b)
-    out.append(Difference(key, (*path, key.rsplit(".", 1)[-1]), server, loosens, _says(c, b)))
+    out.append(Difference(key, (*path, key.rsplit(".", 1)[-1]), server, loosens, change_and_base(c, b)))
     return b if loosens else c
 
 
@@ -246,11 +236,11 @@ def _names(
     added = [n for n in all_c if n not in all_b and n in own_c]
     removed = [n for n in own_b if n not in own_c]
     if added:
-        out.append(Difference(key, path, server, True, f"passes {_json(added)} through (the base does not)"))
+        out.append(Difference(key, path, server, True, f"passes {as_json(added)} through (the base does not)"))
     if removed:
-        out.append(Difference(key, path, server, False, f"no longer passes {_json(removed)} through"))
+        out.append(Difference(key, path, server, False, f"no longer passes {as_json(removed)} through"))
     if not added and not removed and list(own_b) != list(own_c):
-        out.append(Difference(key, path, server, False, _says(list(own_c), list(own_b))))
+        out.append(Difference(key, path, server, False, change_and_base(list(own_c), list(own_b))))
     return tuple(n for n in all_c if n in all_b)
 
 
@@ -264,61 +254,11 @@ def _inputs(
         b, c = all_b.get(name), all_c.get(name)
         loosens = c is not None and c[0] == "env" and c != b
         if b != c and (own_b.get(name) != own_c.get(name)):
-            out.append(Difference(f"{key}.{name}", (*path, name), server, loosens, _says(_spec(c), _spec(b))))
+            out.append(Difference(f"{key}.{name}", (*path, name), server, loosens, change_and_base(_spec(c), _spec(b))))
         kept = b if loosens else c
         if kept is not None:
             effective[name] = kept
     return effective
-
-
-def _ignores(
-    base: Sequence[IgnoreEntry], change: Sequence[IgnoreEntry], out: list[Difference]
-) -> tuple[IgnoreEntry, ...]:
-    """The change's entries as far as the base has them: one the base has (its `until:` no later), one that
-    narrows one of the base's, or, for an entry that widens the base's, the base's narrower ones."""
-    by_target: dict[tuple[str, str], list[IgnoreEntry]] = {}  # entries can only cover one another within one
-    for entry in base:
-        by_target.setdefault((entry.rule, entry.server), []).append(entry)
-    covered: set[int] = set()  # base entries (by position in `base`) that some change entry still covers
-    position = {id(entry): index for index, entry in enumerate(base)}
-    kept: list[IgnoreEntry] = []
-    for index, entry in enumerate(change):
-        key, path = f"ignore[{index}]", ("ignore", index)
-        near = by_target.get((entry.rule, entry.server), [])
-        covered.update(position[id(b)] for b in near if _covers(entry, b))
-        same = next((b for b in near if _same(b, entry)), None)
-        covering = same or next((b for b in near if _covers(b, entry)), None)
-        if covering is None:
-            out.append(Difference(key, path, entry.server, True, f"new entry {_entry(entry)}"))
-            kept += [dataclasses.replace(b, location=entry.location) for b in near if _covers(entry, b)]
-            continue
-        until = _earliest(covering.until, entry.until)
-        if until != entry.until:
-            says = f"{_entry(entry)}, later than the base's until {covering.until}"
-            out.append(Difference(key, path, entry.server, True, says))
-        elif same is None or same.reason != entry.reason or same.until != entry.until:
-            out.append(Difference(key, path, entry.server, False, f"{_entry(entry)} (the base: {_entry(covering)})"))
-        kept.append(dataclasses.replace(entry, until=until))
-    for index, entry in enumerate(base):
-        if index not in covered:
-            out.append(Difference("ignore", ("ignore",), entry.server, False, f"entry removed: {_entry(entry)}"))
-    return tuple(kept)
-
-
-def _same(a: IgnoreEntry, b: IgnoreEntry) -> bool:
-    return (a.rule, a.server, a.tool, set(a.digests)) == (b.rule, b.server, b.tool, set(b.digests))
-
-
-def _covers(wide: IgnoreEntry, narrow: IgnoreEntry) -> bool:
-    """Whether `wide` accepts every finding `narrow` does (its `until:` aside): the same rule and server, the
-    same definition or all of them, and every content `narrow` accepted (a digest the base never recorded is
-    text nobody reviewed there)."""
-    scope = (wide.rule, wide.server) == (narrow.rule, narrow.server) and wide.tool in (None, narrow.tool)
-    return scope and set(narrow.digests) <= set(wide.digests)
-
-
-def _earliest(a: date | None, b: date | None) -> date | None:
-    return b if a is None else a if b is None else min(a, b)
 
 
 def specs_of(data: Mapping[str, Any], server: str | None = None) -> dict[str, Spec]:
@@ -359,28 +299,6 @@ def _spec(spec: Spec | None) -> Any:
     if spec is None:
         return None
     return {"env": spec[1]} if spec[0] == "env" else spec[1]
-
-
-def _entry(entry: IgnoreEntry) -> str:
-    fields = {"rule": entry.rule, "server": entry.server}
-    if entry.tool is not None:
-        fields["tool"] = entry.tool
-    if entry.digests:
-        fields["digest"] = entry.digests[0] if len(entry.digests) == 1 else list(entry.digests)
-    fields["reason"] = entry.reason
-    if entry.until is not None:
-        fields["until"] = entry.until.isoformat()
-    return _json(fields)
-
-
-def _says(change: Any, base: Any) -> str:
-    now = "(not set)" if change is None else _json(change)
-    was = "not set" if base is None else _json(base)
-    return f"{now} (the base: {was})"
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def _finding(difference: Difference, line: int, label: str) -> Finding:

@@ -41,6 +41,24 @@ from scanner.files.safe_read import POLICY_LIMIT, MissingFile, RefusedFile, read
 from scanner.files.safe_yaml import compose, load, shown
 from scanner.policy.allowlist import AllowlistError, Lists, policy_lists
 from scanner.policy.suppression import IgnoreEntry, IgnoreError, parse_ignores
+from scanner.policy.values import (
+    DEFAULT_MIN_RELEASE_AGE,
+    MIN_MEMORY_MIB,
+    PolicyError,
+    as_mapping,
+    client,
+    globs,
+    inputs,
+    known_keys,
+    mib,
+    min_release_age,
+    names,
+    network,
+    sandbox,
+    timeout,
+    unpinned_launch,
+    withheld_boot,
+)
 from scanner.transports.listing import BYTES_KEY, DEFAULT_CAPS, DEFINITIONS_KEY, ListingCaps
 
 POLICY_FILE = "mcp-lock.yaml"
@@ -53,17 +71,7 @@ SERVER_KEYS = {"skip", "timeout", "network", "sandbox", "client", "env", "inputs
     DEFINITIONS_KEY,
     BYTES_KEY,
 }
-NETWORK_MODES = ("allow", "deny")  # scanner.transports.isolation.ALLOW / DENY
-SANDBOX_MODES = ("on", "off")  # scanner.transports.sandbox.ON / OFF
-UNPINNED_LAUNCH_MODES = ("warn", "error", "off")
-MIN_MEMORY_MIB = 16  # below this not even an interpreter starts: a typo, not a limit
-DEFAULT_MIN_RELEASE_AGE = 7  # days: the malicious MCP releases seen so far were reported within nine
-WITHHELD_BOOT_MODES = ("block", "note")
 DEFAULT_TIMEOUT = 90.0  # seconds per server when neither --timeout nor the policy says; npx/uvx cold starts: 6-59 s
-
-
-class PolicyError(Exception):
-    """The policy file cannot be used; the message says where and why."""
 
 
 @dataclass(frozen=True)
@@ -133,32 +141,32 @@ def policy_from(data: Any, text: str, environ: Mapping[str, str]) -> Policy:
     if data is None:
         return Policy(path=POLICY_FILE)
     where = POLICY_FILE
-    mapping = _mapping(data, where)
-    _known_keys(mapping, TOP_KEYS, where)
-    servers = _mapping(mapping.get("servers", {}), f"{where}: servers")
+    mapping = as_mapping(data, where)
+    known_keys(mapping, TOP_KEYS, where)
+    servers = as_mapping(mapping.get("servers", {}), f"{where}: servers")
     input_vars = _unset_input_vars(mapping, environ)
     caps = _caps(mapping, where, DEFAULT_CAPS) or DEFAULT_CAPS
     return Policy(
         path=POLICY_FILE,
-        timeout=_timeout(mapping.get("timeout"), where),
-        network=_network(mapping.get("network"), where),
-        sandbox=_sandbox(mapping.get("sandbox"), where),
-        client=_client(mapping.get("client"), where),
-        env=_names(mapping.get("env"), where),
-        inputs=_inputs(mapping.get("inputs"), where, environ),
+        timeout=timeout(mapping.get("timeout"), where),
+        network=network(mapping.get("network"), where),
+        sandbox=sandbox(mapping.get("sandbox"), where),
+        client=client(mapping.get("client"), where),
+        env=names(mapping.get("env"), where),
+        inputs=inputs(mapping.get("inputs"), where, environ),
         servers={
             str(name): _server(value, f"{where}: servers.{name}", environ, caps) for name, value in servers.items()
         },
         ignores=_ignores(mapping.get("ignore"), text),
         input_vars=input_vars,
-        unpinned_launch=_unpinned_launch(mapping.get("unpinned-launch"), where),
-        inert=_globs(mapping.get("inert"), where),
-        withheld_boot_failure=_withheld_boot(mapping.get("withheld-boot-failure"), where),
+        unpinned_launch=unpinned_launch(mapping.get("unpinned-launch"), where),
+        inert=globs(mapping.get("inert"), where),
+        withheld_boot_failure=withheld_boot(mapping.get("withheld-boot-failure"), where),
         caps=caps,
-        tmpfs_mib=_mib(mapping.get("tmpfs-mib"), where, "tmpfs-mib"),
-        memory_mib=_mib(mapping.get("memory-mib"), where, "memory-mib", MIN_MEMORY_MIB),
-        tmpfs_budget_mib=_mib(mapping.get("tmpfs-budget-mib"), where, "tmpfs-budget-mib"),
-        min_release_age=_min_release_age(mapping.get("min-release-age"), where),
+        tmpfs_mib=mib(mapping.get("tmpfs-mib"), where, "tmpfs-mib"),
+        memory_mib=mib(mapping.get("memory-mib"), where, "memory-mib", MIN_MEMORY_MIB),
+        tmpfs_budget_mib=mib(mapping.get("tmpfs-budget-mib"), where, "tmpfs-budget-mib"),
+        min_release_age=min_release_age(mapping.get("min-release-age"), where),
         lists=_lists(mapping, where),
     )
 
@@ -241,32 +249,6 @@ def _token_or_elided(match: re.Match[str]) -> str:
     return match[0] if match[0].startswith("'<") else "'…'"
 
 
-def _unpinned_launch(value: Any, where: str) -> str:
-    if value is None:
-        return "warn"
-    if value is False:  # YAML 1.1 reads a bare off as false
-        return "off"
-    if value not in UNPINNED_LAUNCH_MODES:
-        raise PolicyError(f"{where}: unpinned-launch must be warn, error or off, got {shown(value)}")
-    return str(value)
-
-
-def _globs(value: Any, where: str) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-        raise PolicyError(f"{where}: inert must be a list of path globs, e.g. inert: [\"site/**\"]")
-    return tuple(value)
-
-
-def _withheld_boot(value: Any, where: str) -> str:
-    if value is None:
-        return "block"
-    if value not in WITHHELD_BOOT_MODES:
-        raise PolicyError(f"{where}: withheld-boot-failure must be block or note, got {shown(value)}")
-    return str(value)
-
-
 def _unset_input_vars(mapping: dict[str, Any], environ: Mapping[str, str]) -> dict[str, str]:
     sections = [mapping, *(v for v in (mapping.get("servers") or {}).values() if isinstance(v, dict))]
     found: dict[str, str] = {}
@@ -294,22 +276,22 @@ def _entry_lines(root: Any) -> list[int]:
 
 
 def _server(value: Any, where: str, environ: Mapping[str, str], defaults: ListingCaps = DEFAULT_CAPS) -> ServerPolicy:
-    mapping = _mapping(value, where)
-    _known_keys(mapping, SERVER_KEYS, where)
+    mapping = as_mapping(value, where)
+    known_keys(mapping, SERVER_KEYS, where)
     skip = mapping.get("skip")
     if skip is not None and (not isinstance(skip, str) or not skip.strip()):
         raise PolicyError(f"{where}: skip must be a non-empty reason, e.g. skip: \"needs VPN\"")
     return ServerPolicy(
         skip=skip,
-        timeout=_timeout(mapping.get("timeout"), where),
-        env=_names(mapping.get("env"), where),
-        inputs=_inputs(mapping.get("inputs"), where, environ),
-        network=_network(mapping.get("network"), where),
-        sandbox=_sandbox(mapping.get("sandbox"), where),
-        client=_client(mapping.get("client"), where),
+        timeout=timeout(mapping.get("timeout"), where),
+        env=names(mapping.get("env"), where),
+        inputs=inputs(mapping.get("inputs"), where, environ),
+        network=network(mapping.get("network"), where),
+        sandbox=sandbox(mapping.get("sandbox"), where),
+        client=client(mapping.get("client"), where),
         caps=_caps(mapping, where, defaults),
-        tmpfs_mib=_mib(mapping.get("tmpfs-mib"), where, "tmpfs-mib"),
-        memory_mib=_mib(mapping.get("memory-mib"), where, "memory-mib", MIN_MEMORY_MIB),
+        tmpfs_mib=mib(mapping.get("tmpfs-mib"), where, "tmpfs-mib"),
+        memory_mib=mib(mapping.get("memory-mib"), where, "memory-mib", MIN_MEMORY_MIB),
     )
 
 
@@ -328,87 +310,3 @@ def _caps(mapping: dict[str, Any], where: str, defaults: ListingCaps) -> Listing
     )
 
 
-def _mapping(value: Any, where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise PolicyError(f"{where}: expected a mapping, got {type(value).__name__}")
-    return value
-
-
-def _known_keys(mapping: dict[str, Any], known: set[str], where: str) -> None:
-    unknown = sorted(str(k) for k in mapping if k not in known)
-    if unknown:
-        raise PolicyError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-
-
-def _timeout(value: Any, where: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        raise PolicyError(f"{where}: timeout must be a positive number of seconds")
-    return float(value)
-
-
-def _mib(value: Any, where: str, key: str, low: int = 1) -> int | None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not low <= value <= 1 << 20):
-        raise PolicyError(f"{where}: {key} must be a whole number of MiB from {low} to 1048576")
-    return value
-
-
-def _min_release_age(value: Any, where: str) -> int:
-    if value is None:
-        return DEFAULT_MIN_RELEASE_AGE
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3650:
-        raise PolicyError(f"{where}: min-release-age must be a whole number of days from 0 to 3650, got {shown(value)}")
-    return value
-
-
-def _network(value: Any, where: str) -> str | None:
-    if value is None:
-        return None
-    if value not in NETWORK_MODES:  # YAML reads a bare `no` or `off` as false: say what is wanted
-        raise PolicyError(f"{where}: network must be allow or deny, got {shown(value)}")
-    return str(value)
-
-
-def _sandbox(value: Any, where: str) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, bool):  # YAML 1.1 reads a bare on/off as true/false
-        return "on" if value else "off"
-    if value not in SANDBOX_MODES:
-        raise PolicyError(f"{where}: sandbox must be on or off, got {shown(value)}")
-    return str(value)
-
-
-def _client(value: Any, where: str) -> dict[str, str] | None:
-    if value is None:
-        return None
-    if not (isinstance(value, dict) and set(value) == {"name", "version"}):
-        raise PolicyError(f"{where}: client must be a mapping with exactly name and version")
-    if not all(isinstance(v, str | int | float) and not isinstance(v, bool) and str(v) for v in value.values()):
-        raise PolicyError(f"{where}: client name and version must be non-empty strings")
-    return {"name": str(value["name"]), "version": str(value["version"])}
-
-
-def _names(value: Any, where: str) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise PolicyError(f"{where}: env must be a list of environment variable names")
-    return tuple(value)
-
-
-def _inputs(value: Any, where: str, environ: Mapping[str, str]) -> dict[str, str]:
-    """Input values; `{env: NAME}` entries are read now and left out when NAME is unset."""
-    if value is None:
-        return {}
-    resolved: dict[str, str] = {}
-    for key, spec in _mapping(value, f"{where}: inputs").items():
-        if isinstance(spec, str | int | float) and not isinstance(spec, bool):
-            resolved[str(key)] = str(spec)
-        elif isinstance(spec, dict) and set(spec) == {"env"} and isinstance(spec["env"], str):
-            if spec["env"] in environ:
-                resolved[str(key)] = environ[spec["env"]]
-        else:
-            raise PolicyError(f"{where}: inputs.{key} must be a string or {{env: VARIABLE_NAME}}")
-    return resolved

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import tempfile
 import time
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from scanner.model.kinds import counted
 from scanner.model.transports import SSE, TRANSPORT_BY_NAME, TransportKind
 from scanner.policy.settings import DEFAULT_TIMEOUT, Policy
 from scanner.run.budget import OverBudget, TmpfsBudget
+from scanner.run.installing import Install, install_launch, pinned_install
 from scanner.snapshot import Snapshot
 from scanner.sources.declarations import ResolvedLaunch, Server
 from scanner.transports.cgroup import DEFAULT_MEMORY_MIB
@@ -66,15 +67,19 @@ def boot_servers(
     progress: Progress | None = None,
     on_result: Callable[[BootResult], None] | None = None,
     bare: Collection[str] = (),
+    trees: Mapping[str, dict[str, Any]] | None = None,
 ) -> dict[str, BootResult]:
     """Boot every server (they must all have a resolved launch) and return results by key.
 
     `on_result` gets each result as it arrives, while the other servers still boot. The servers keyed in
-    `bare` get none of the caller variables the policy passes through.
+    `bare` get none of the caller variables the policy passes through; `trees` are the lock's dependency
+    trees by server key, booted from the store when it holds them.
     """
     _quiet_sdk_logging()
     with adopting_orphans():  # every process of the run is waited for, and none outlives it
-        return anyio.run(_boot_all, servers, repo, policy, timeout, concurrency, progress, on_result, frozenset(bare))
+        return anyio.run(
+            _boot_all, servers, repo, policy, timeout, concurrency, progress, on_result, frozenset(bare), trees or {}
+        )
 
 
 async def _boot_all(
@@ -86,6 +91,7 @@ async def _boot_all(
     progress: Progress | None,
     on_result: Callable[[BootResult], None] | None,
     bare: frozenset[str],
+    trees: Mapping[str, dict[str, Any]],
 ) -> dict[str, BootResult]:
     results: dict[str, BootResult] = {}
     limiter = anyio.CapacityLimiter(max(1, concurrency))
@@ -115,6 +121,7 @@ async def _boot_all(
                         tmpfs_mib=tmpfs_mib,
                         memory_mib=server_policy.memory_mib or DEFAULT_MEMORY_MIB,
                         declared_by=server.primary.client,
+                        pinned_tree=trees.get(server.key),
                     )
             except OverBudget as refused:
                 result = BootResult(server.key, None, str(refused), "", 0.0)
@@ -209,11 +216,13 @@ async def boot_one(
     tmpfs_mib: int = DEFAULT_TMPFS_MIB,
     memory_mib: int = DEFAULT_MEMORY_MIB,
     declared_by: str | None = None,
+    pinned_tree: dict[str, Any] | None = None,
 ) -> BootResult:
     """Boot one server and probe it; never raises for anything the server does.
 
     A stdio server runs in the bubblewrap sandbox unless `sandbox` is "off"; `client` is the clientInfo shown,
     with the protocol version and capabilities of the client that declared the server (`declared_by`).
+    `pinned_tree`: the lock's tree for the launch, booted from the store when it holds it (scanner.run.installing).
     """
     try:
         kinds = [transport_kind(name) for name in transports_of(launch)]
@@ -231,6 +240,7 @@ async def boot_one(
             tmpfs_mib,
             memory_mib,
             client_hello(declared_by),
+            pinned_tree=pinned_tree,
         )
         snapshot, error = await attempt.run(kinds, timeout)
     notes = list(dict.fromkeys(attempt.sandbox_notes))
@@ -264,9 +274,46 @@ class _Attempt:
     memory_mib: int = DEFAULT_MEMORY_MIB
     hello: tuple[str, dict[str, Any]] = field(default_factory=lambda: client_hello(None))
     sandbox_notes: list[tuple[str, str]] = field(default_factory=list)
+    install: Install = field(default_factory=Install)
+    pinned_tree: dict[str, Any] | None = None  # the lock's tree for this launch, booted from the store if there
 
     async def run(self, kinds: Sequence[TransportKind], timeout: float) -> tuple[Snapshot | None, str | None]:
         deadline = time.monotonic() + timeout
+        if not all(kind.local for kind in kinds):
+            return await self._boot(kinds, deadline, timeout)
+        pinned = pinned_install(self.launch, self.pinned_tree)
+        if pinned is None:
+            self.install = await self._install(deadline, timeout, install=True)
+            if self.install.error is not None:
+                return None, self.install.error
+            return await self._boot(kinds, deadline, timeout)
+        # The store holds the pinned tree: boot exactly that at once, and resolve afresh meanwhile, so that a
+        # warm check costs the longer of the two, not their sum. The fresh tree is what `check` compares.
+        self.install = pinned
+        fresh = Install()
+
+        async def resolve() -> None:
+            nonlocal fresh
+            fresh = await self._install(deadline, timeout, install=False)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(resolve)
+            snapshot, error = await self._boot(kinds, deadline, timeout)
+        if fresh.error is not None:
+            return None, fresh.error
+        if snapshot is not None:
+            snapshot.tree, snapshot.artifact = fresh.tree, fresh.artifact
+        return snapshot, error
+
+    async def _install(self, deadline: float, timeout: float, *, install: bool) -> Install:
+        return await install_launch(
+            self.launch, deadline, timeout, network=self.network, sandbox=self.sandbox, tmpfs_mib=self.tmpfs_mib,
+            notes=self.sandbox_notes, install=install,
+        )
+
+    async def _boot(
+        self, kinds: Sequence[TransportKind], deadline: float, timeout: float
+    ) -> tuple[Snapshot | None, str | None]:
         errors: list[str] = []
         for kind in kinds:
             remaining = deadline - time.monotonic()
@@ -302,6 +349,7 @@ class _Attempt:
             memory_mib=self.memory_mib,
             capabilities=dict(self.hello[1]),
             sandbox_notes=self.sandbox_notes,
+            installed=self.install.installed,
         )
         try:
             # Importing the transport (the SDK, in a worker thread) is mcp-lock's own time, not the server's:
@@ -314,7 +362,8 @@ class _Attempt:
             return None, f"timed out after {timeout:g}s waiting for {stage}"
         except Exception as error:
             return None, describe(error, stage)
-        snapshot.artifact = artifacts[0] if artifacts else None
+        snapshot.artifact = self.install.artifact or (artifacts[0] if artifacts else None)
+        snapshot.tree = self.install.tree
         if garbage:
             snapshot.notes.append(f"ignored {len(garbage)} line(s) on stdout that are not JSON-RPC")
         return snapshot, ""

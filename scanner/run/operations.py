@@ -8,6 +8,7 @@ from collections.abc import Collection, Sequence
 from scanner.detectors.verdict_cache import Verdicts
 from scanner.diff.artifact import artifact_findings
 from scanner.diff.compare import compare_server
+from scanner.diff.dependencies import tree_findings
 from scanner.diff.schema_validity import schema_findings
 from scanner.diff.suspicious import cross_server_findings, first_pinned, pinned_findings, suspicious_findings
 from scanner.diff.verdicts import learn
@@ -108,13 +109,15 @@ def check(workspace: Workspace, options: Options) -> Outcome:
         return (
             compare_server(key, pinned, server_pin, grouped=True)
             + artifact_findings(key, pinned, server_pin)
+            + tree_findings(key, pinned, server_pin)
             + suspicious_findings(key, pinned, server_pin)
             + schema_findings(key, pinned, server_pin)
         )
 
     # Secrets go only to reviewed launches; the others boot without them.
     plan = withhold(workspace, ready, lockfile, options)
-    bare = dataclasses.replace(options, bare=frozenset(plan.withheld))
+    trees = {key: pin.tree for key, pin in lockfile.servers.items() if pin.tree is not None}
+    bare = dataclasses.replace(options, bare=frozenset(plan.withheld), pinned_trees=trees)
     live, booted = boot_and_pin(workspace, plan.servers, bare, against_pin)
     findings += settle(plan, booted, block=workspace.policy.withheld_boot_failure == "block")
     # Servers that did not boot keep their pinned tools, so shadowing of them is still seen.
@@ -194,7 +197,8 @@ def update(
 
 def _artifact_accepted(key: str, old: ServerPin, live: ServerPin) -> list[Finding]:
     """The artifact change a re-pin accepts; that it was not recorded before is no change to accept."""
-    return [f for f in artifact_findings(key, old, live) if f.rule.id != "artifact-unrecorded"]
+    found = artifact_findings(key, old, live) + tree_findings(key, old, live)
+    return [f for f in found if f.rule.id not in ("artifact-unrecorded", "tree-unrecorded")]
 
 
 def _refused(
@@ -238,7 +242,7 @@ def _with_tools(old: ServerPin, live: ServerPin, tools: Sequence[str]) -> Server
             merged[name] = live.tools[name]
         else:
             merged.pop(name, None)
-    return rebuild(old, tools=merged, artifact=live.artifact)
+    return rebuild(old, tools=merged, artifact=live.artifact, tree=live.tree)
 
 
 def _refuse_unknown_tools(tools: Sequence[str], old: Sequence[ServerPin | None], live: Sequence[ServerPin]) -> None:

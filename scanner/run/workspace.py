@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from scanner.detectors.verdict_cache import Verdicts
 from scanner.errors import UsageError
@@ -15,7 +16,8 @@ from scanner.files.safe_read import containment_root, display_path
 from scanner.lock import reader, writer
 from scanner.lock.lockfile import Lockfile, LockfileError
 from scanner.policy.allowlist import AllowlistError, Lists, managed_lists
-from scanner.policy.settings import Policy, PolicyError, load_policy
+from scanner.policy.settings import Policy, load_policy
+from scanner.policy.values import PolicyError
 from scanner.run.shard import Shard
 from scanner.sources.closure import LaunchView
 from scanner.sources.discover import Discovery, discover
@@ -42,6 +44,8 @@ class Options:
     bare: frozenset[str] = frozenset()  # servers booted without any pass-through variable
     # False under `check --base`, whose review rescans every pin itself, telling text new since the base.
     rescan_pins: bool = True
+    # `check`: the lock's dependency tree per server, booted from mcp-lock's store when it holds it.
+    pinned_trees: Mapping[str, dict[str, Any]] | None = None
 
 
 @dataclass

@@ -28,6 +28,16 @@ from scanner.transports.stdio import StderrTail
 
 
 @dataclass(frozen=True)
+class Installed:
+    """A launch mcp-lock installed itself (scanner.install): what to run instead of the declared command, the
+    store entry the sandbox binds read-only, and the folders put first on the server's PATH (npx's .bin)."""
+
+    argv: list[str]
+    entry: str
+    path: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class ChannelRequest:
     """One attempt to reach one server."""
 
@@ -49,6 +59,7 @@ class ChannelRequest:
     tmpfs_mib: int = DEFAULT_TMPFS_MIB  # the size of a sandboxed server's private /tmp
     memory_mib: int = DEFAULT_MEMORY_MIB  # the memory a local server's processes may hold together
     sandbox_notes: list[tuple[str, str]] = field(default_factory=list)  # (rule id, message) the transport adds
+    installed: Installed | None = None  # booted from mcp-lock's store instead of through the declared launcher
 
 
 class Opener(Protocol):

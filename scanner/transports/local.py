@@ -10,9 +10,11 @@ including processes that left the process group and dropped the marker.
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 
+import anyio
 from anyio.abc import Process
 
 from scanner.artifacts.resolve import resolved_artifact
@@ -22,9 +24,10 @@ from scanner.transports import rpc
 from scanner.transports.cgroup import ProcessLimit
 from scanner.transports.channel import BootFailure, ChannelRequest
 from scanner.transports.isolation import DENY, OFFLINE_ENV, IsolationUnavailable
+from scanner.transports.protocol import ConnectionClosed
 from scanner.transports.reaper import MARKER, kill_marked, new_marker
 from scanner.transports.sandbox import BIND_REFUSED, OFF, launch_command
-from scanner.transports.stdio import running
+from scanner.transports.stdio import EXIT_WAIT, running
 
 REFUSED = "sandbox-bind-refused"
 LIMIT_HIT = "sandbox-limit-hit"
@@ -48,6 +51,8 @@ async def open_channel(request: ChannelRequest) -> AsyncIterator[rpc.StdioChanne
     if request.network == DENY:
         env = OFFLINE_ENV | env
     cwd = str((request.repo / launch.cwd) if launch.cwd else request.repo)
+    if request.installed is not None:  # as npx does: the installed tree's bins come first
+        env["PATH"] = os.pathsep.join([*request.installed.path, env.get("PATH", os.defpath)])
     argv, env = _command_line(launch, env, cwd, request)
     limit = ProcessLimit.create(memory_mib=request.memory_mib)
     try:
@@ -55,9 +60,12 @@ async def open_channel(request: ChannelRequest) -> AsyncIterator[rpc.StdioChanne
             process = await _start(stack, limit.wrap(argv), env, cwd, request)
             roots = [{"uri": request.repo.resolve().as_uri(), "name": request.repo.resolve().name}]
             channel = rpc.open_channel(process, request.on_garbage, request.client, request.capabilities, roots)
-            yield await stack.enter_async_context(channel)
-            if request.on_artifact is not None:  # while it still runs: its processes name the install
-                artifact = resolved_artifact(launch, process.pid, env, cwd, request.repo)
+            try:
+                yield await stack.enter_async_context(channel)
+            except ConnectionClosed:
+                raise await _silent_exit(process, request) from None
+            if request.on_artifact is not None and request.installed is None:
+                artifact = resolved_artifact(launch, cwd, request.repo)
                 if artifact is not None:
                     request.on_artifact(artifact)
             # Nothing more is asked of a server once it has listed: end it (and its children) now
@@ -89,8 +97,10 @@ def _command_line(
 ) -> tuple[list[str], dict[str, str]]:
     """The command line and its environment: sandboxed, network-isolated or plain, as the policy says."""
     assert launch.command is not None
-    argv = [launch.command, *launch.args]
+    argv = list(request.installed.argv) if request.installed else [launch.command, *launch.args]
     readable = [str(request.repo)]  # the repository, even where it lies under the sandbox's private /tmp
+    if request.installed is not None:
+        readable.append(request.installed.entry)  # read-only, like everything bound back
     refused: list[str] = []
     try:
         return launch_command(
@@ -105,6 +115,18 @@ def _command_line(
     finally:
         if refused:
             request.sandbox_notes.append((REFUSED, BIND_REFUSED.format(what=", ".join(refused))))
+
+
+async def _silent_exit(process: Process, request: ChannelRequest) -> Exception:
+    """For a server that ended without a word: which step it was at and its exit code (a launcher or an
+    install script that fails silently says nothing else)."""
+    with anyio.move_on_after(EXIT_WAIT):
+        while process.returncode is None:
+            await anyio.sleep(0.01)
+    code = process.returncode
+    if code is None or request.errlog.total:
+        return ConnectionClosed("the server closed the connection")  # its stderr says more; describe() shows it
+    return BootFailure(f"the server exited with code {code} without a word on stdout or stderr during {request.stage}")
 
 
 def _not_found(command: str | None) -> BootFailure:

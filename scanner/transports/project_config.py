@@ -7,7 +7,7 @@ links ahead of the system's on PATH: a `node_modules/.bin/node` replaces `node`)
 `.yarnrc*` and `.pnpmfile.cjs`; uv reads `uv.toml` and `[tool.uv]` (an `index-url`), `.python-version`
 and a project `.venv`; pip reads `pip.conf` from a virtual environment; version managers read `.nvmrc`.
 A pull request controls all of them. For a package launch (`package_launch`: npx, uvx, …) by the real
-launcher (`caches.real_launcher`), the sandbox covers each of these files and `node_modules/` that exists
+launcher (`real_launcher`), the sandbox covers each of these files and `node_modules/` that exists
 in the working directory and every folder above it that lies in the repository (a file with /dev/null, a
 folder with an empty read-only tmpfs), and the environment tells uv and pip to read no project
 configuration. A launch of the repository's own project (`uv run`, `npm run`) is repository code: its
@@ -21,7 +21,8 @@ configuration (`~/.npmrc`, uv's user config) is not the repository's and still a
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+import shutil
+from collections.abc import Iterable, Mapping, Sequence
 
 CONFIG_FILES = (
     ".npmrc",
@@ -84,3 +85,17 @@ def mask_mounts(paths: Iterable[str]) -> list[str]:
         else:
             mounts += ["--ro-bind", "/dev/null", path]
     return mounts
+
+
+LAUNCHERS = frozenset({"npx", "npm", "uvx", "uv"})  # the package managers whose project configuration is hidden
+
+
+def real_launcher(command: str, server_path: str, cwd: str, caller: Mapping[str, str]) -> bool:
+    """Whether `command`, found as the server will find it, is the caller's own npx/npm/uvx/uv (not a script of
+    the repository's that is named like one)."""
+    name = os.path.basename(command)
+    if name not in LAUNCHERS:
+        return False
+    found = os.path.join(cwd, command) if os.sep in command else shutil.which(command, path=server_path)
+    own = shutil.which(name, path=caller.get("PATH", os.defpath))
+    return found is not None and own is not None and os.path.realpath(found) == os.path.realpath(own)

@@ -2,11 +2,13 @@
 
 The server sees the whole filesystem read-only (the repository and mcp-lock's own installation
 included), a private throwaway /tmp holding its HOME and TMPDIR, an empty /run (no service sockets),
-/proc of its own PID namespace only, and a private package cache layered over the caller's (see
-`caches`). /tmp, /run and /dev/shm are tmpfs of a bounded size, and the rest of /dev is read-only. It
-runs in new user, PID and IPC namespaces and a new session, with no capabilities; with `network: deny`
-also in a new network namespace. When bwrap (PID 1 of that namespace) is killed, the kernel kills every
-process the server started, however it detached.
+/proc of its own PID namespace only. A launch mcp-lock installed itself (scanner.install) runs from its
+store entry, bound read-only like the rest; any other launcher finds only the private HOME's empty package
+cache, and a package launch by the real launcher does not see the repository's package-manager configuration
+(`project_config`). /tmp, /run and /dev/shm are tmpfs of a bounded size, and the rest of /dev is read-only. It
+runs in new user, PID and IPC namespaces and a new session, with no capabilities; with `network: deny` also in
+a new network namespace. When bwrap (PID 1 of that namespace) is killed, the kernel kills every process the
+server started, however it detached.
 
 Of what /tmp and /run hide, only the caller's own PATH entries, mcp-lock's installation and the
 repository are bound back, and only folders and regular files among them. A declaration cannot
@@ -32,9 +34,8 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from scanner.transports.caches import LAUNCHER_CACHES, NPM_CACHE, private_cache, real_launcher, seeded
 from scanner.transports.isolation import DENY, IsolationUnavailable, isolated
-from scanner.transports.project_config import LAUNCHER_ENV, covered, mask_mounts, package_launch
+from scanner.transports.project_config import LAUNCHER_ENV, covered, mask_mounts, package_launch, real_launcher
 
 ON = "on"
 OFF = "off"
@@ -127,6 +128,7 @@ def launch_command(
     readable: Iterable[str] = (),
     tmpfs_mib: int = DEFAULT_TMPFS_MIB,
     refused: list[str] | None = None,
+    writable: Iterable[str] = (),
 ) -> tuple[list[str], dict[str, str]]:
     """What to start for a stdio server and with which environment: `argv` in the sandbox, or with
     `sandbox: off` as it is (`network: deny`: in a new network namespace). Raises SandboxUnavailable
@@ -141,7 +143,10 @@ def launch_command(
         if package_launch(argv) and real_launcher(argv[0], env.get("PATH", os.defpath), cwd, os.environ):
             env = {**env, **LAUNCHER_ENV}
         return (argv, env) if network != DENY else (isolated(argv), env)
-    return sandboxed(argv, env=env, cwd=cwd, network=network, readable=readable, tmpfs_mib=tmpfs_mib, refused=refused)
+    return sandboxed(
+        argv, env=env, cwd=cwd, network=network, readable=readable, tmpfs_mib=tmpfs_mib, refused=refused,
+        writable=writable,
+    )
 
 
 def _findable(command: str, env: Mapping[str, str], cwd: str) -> bool:
@@ -160,13 +165,15 @@ def sandboxed(
     caller: Mapping[str, str] | None = None,
     tmpfs_mib: int = DEFAULT_TMPFS_MIB,
     refused: list[str] | None = None,
+    writable: Iterable[str] = (),
 ) -> tuple[list[str], dict[str, str]]:
     """The bwrap command line running `argv`, and the environment to start bwrap with.
 
     `readable` names host paths the server must see even when they lie under /tmp or /run (the
-    repository); `caller` is mcp-lock's environment, whose PATH is bound back and where launcher caches
-    are looked up (default: os.environ). Paths a declaration asked for and does not get are appended to
-    `refused` (see BIND_REFUSED); raises BindRefused when the refused path is the working directory.
+    repository); `caller` is mcp-lock's environment, whose PATH is bound back (default: os.environ);
+    `writable` names the folders bound writable (a store entry while its install scripts run, nothing else).
+    Paths a declaration asked for and does not get are appended to `refused` (see BIND_REFUSED); raises
+    BindRefused when the refused path is the working directory.
     """
     bwrap = require_bwrap()
     cwd = os.path.abspath(cwd)  # bwrap resolves a relative --chdir inside the sandbox, not here
@@ -180,23 +187,19 @@ def sandboxed(
         refused.extend(denied)
     server_env = {k: v for k, v in env.items() if not k.startswith(OWN_PREFIX)}
     server_env.update({"HOME": HOME, "TMPDIR": PRIVATE_TMP, "TMP": PRIVATE_TMP, "TEMP": PRIVATE_TMP})
-    layer = None
-    if real_launcher(argv[0], env.get("PATH", os.defpath), cwd, caller):
-        layer = private_cache(argv, caller, offline=network == DENY, env=env)
     command = list(argv)
     mounts = [*_sized(bwrap, tmpfs_mib), "--dir", HOME]
     for path in _hidden(bound):
         mounts += ["--ro-bind-try", path, path]
     for path in listening_sockets(bound):  # connect() ignores a read-only mount: cover each with /dev/null
         mounts += ["--ro-bind-try", "/dev/null", path]
-    if layer is not None:
-        server_env[layer.variable] = layer.path  # never a declared host folder: the server writes its cache
-        server_env.update(_launcher_config(argv[0], caller, server_env))
-        mounts += layer.mounts
-        if package_launch(argv):  # the repository's package-manager configuration never chooses what it runs
-            server_env.update(LAUNCHER_ENV)
-            mounts += mask_mounts(covered(cwd, readable))
-        command = seeded(command, layer)
+    for path in writable:
+        mounts += ["--bind", path, path]
+    server_env.update(_launcher_config(argv[0], caller, server_env))
+    if package_launch(argv) and real_launcher(argv[0], server_env.get("PATH", os.defpath), cwd, caller):
+        # the repository's package-manager configuration never chooses what it runs
+        server_env.update(LAUNCHER_ENV)
+        mounts += mask_mounts(covered(cwd, readable))
     # A new cgroup namespace: /proc/self/cgroup shows "/", not the per-boot cgroup mcp-lock made.
     flags = [*NAMESPACE_FLAGS, "--unshare-cgroup-try", *(["--unshare-net"] if network == DENY else [])]
     return [bwrap, *flags, *mounts, "--chdir", cwd, "--", *command], server_env
@@ -272,7 +275,7 @@ def _launcher_config(command: str, caller: Mapping[str, str], env: Mapping[str, 
     """The caller's own npm config file, which the private HOME would hide from npx (registry, proxy)."""
     home = caller.get("HOME", "")
     npmrc = os.path.join(home, ".npmrc") if home else ""
-    wanted = LAUNCHER_CACHES.get(os.path.basename(command)) == NPM_CACHE
+    wanted = os.path.basename(command) in ("npx", "npm")
     if wanted and npmrc and os.path.isfile(npmrc) and "npm_config_userconfig" not in env:
         return {"npm_config_userconfig": npmrc}
     return {}

@@ -8,11 +8,12 @@ from typing import Any
 from scanner.artifacts.record import FILE, describe, same_artifact
 from scanner.diff.artifact import artifact_details
 from scanner.diff.compare import compare_server
+from scanner.install.packages import tree_changes
 from scanner.lock.lockfile import Lockfile, ServerPin, launch_diff
 from scanner.model.kinds import KIND_KEYS
 from scanner.model.pointer import pointer
 from scanner.model.rule_base import Severity
-from scanner.model.rules import ARTIFACT_CHANGED, kind_label
+from scanner.model.rules import ARTIFACT_CHANGED, TREE_CHANGED, kind_label
 from scanner.model.transports import is_local
 
 PINNED, UNPINNED, LAUNCH = "pinned", "unpinned", "launch-changed"
@@ -53,7 +54,8 @@ def pinned(key: str, pin: ServerPin) -> PinChange:
         f"pinned: {surface_summary(pin)}",
         pointer("servers", key),
         details=[f"launch: {_launch_line(pin.launch)}"]
-        + ([f"artifact: {describe(pin.artifact, full=True)}"] if pin.artifact else []),
+        + ([f"artifact: {describe(pin.artifact, full=True)}"] if pin.artifact else [])
+        + ([f"tree: {_packages(pin.tree)} ({pin.tree.get('digest')})"] if pin.tree else []),
         definitions=definitions,
     )
 
@@ -72,7 +74,7 @@ def surface_summary(pin: ServerPin) -> str:
 
 
 def server_changes(key: str, old: ServerPin, new: ServerPin) -> list[PinChange]:
-    changes = launch_change(key, old, new) + artifact_change(key, old, new)
+    changes = launch_change(key, old, new) + artifact_change(key, old, new) + tree_change(key, old, new)
     for finding in compare_server(key, old, new):
         location = finding.location
         changes.append(
@@ -120,6 +122,28 @@ def artifact_change(key: str, old: ServerPin, new: ServerPin) -> list[PinChange]
     message = f"artifact changed: {describe(before)} → {describe(after)}"
     details = artifact_details(before, after)
     return [PinChange(key, ARTIFACT_CHANGED.id, message, where, details=details, severity=severity)]
+
+
+def tree_change(key: str, old: ServerPin, new: ServerPin) -> list[PinChange]:
+    """The dependency tree, before and after: every package added, removed or changed by the re-pin."""
+    before, after = old.tree, new.tree
+    if before == after or after is None:
+        return []
+    where = pointer("servers", key, "launch", "tree")
+    if before is None:
+        return [PinChange(key, TREE_CHANGED.id, f"tree recorded: {_packages(after)}", where, severity="info")]
+    changes = tree_changes(before, after)
+    if not changes:
+        return []
+    severity: Severity = "critical" if any(change.kind == "content" for change in changes) else "high"
+    message = f"dependency tree changed: {len(changes)} package(s)"
+    details = [change.line() for change in changes]
+    return [PinChange(key, TREE_CHANGED.id, message, where, details=details, severity=severity)]
+
+
+def _packages(tree: dict[str, Any]) -> str:
+    count = len(tree.get("packages") or [])
+    return f"{count} package{'s' if count != 1 else ''}"
 
 
 def _launch_line(launch: dict[str, Any]) -> str:

@@ -16,7 +16,8 @@ from scanner.model.findings import Finding, LockLocation, unique
 from scanner.model.rules import rule
 from scanner.policy.inert import outside_inert
 from scanner.policy.merge_base import Side, judge, key_lines
-from scanner.policy.settings import POLICY_FILE, Policy, PolicyError, parse_yaml, policy_from, policy_source
+from scanner.policy.settings import POLICY_FILE, Policy, parse_yaml, policy_from, policy_source
+from scanner.policy.values import PolicyError
 from scanner.run.offline import check_offline
 from scanner.run.operations import check
 from scanner.run.outcome import Outcome

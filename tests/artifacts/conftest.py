@@ -9,7 +9,6 @@ from artifacts.osv_server import OSV
 from artifacts.osv_server import serve as serve_osv
 from artifacts.simple_index_server import Index
 from artifacts.simple_index_server import serve as serve_index
-from scanner.artifacts.view import View, opened_view
 
 
 @pytest.fixture
@@ -37,10 +36,3 @@ def simple_index() -> Iterator[Index]:
     yield index
     server.shutdown()
     server.server_close()
-
-
-@pytest.fixture
-def host() -> Iterator[View]:
-    """mcp-lock's own filesystem, as a server run with `sandbox: off` sees it."""
-    with opened_view() as view:
-        yield view

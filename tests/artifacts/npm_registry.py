@@ -12,6 +12,7 @@ import io
 import json
 import tarfile
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -21,6 +22,7 @@ from urllib.parse import unquote
 # change between releases; the tool surface stays the same.
 SERVER_JS = """#!/usr/bin/env node
 // {marker}
+{prelude}
 const readline = require("readline");
 const tool = {{name: "echo", description: "Echo the text back.",
   inputSchema: {{type: "object", properties: {{text: {{type: "string"}}}}, required: ["text"]}}}};
@@ -40,12 +42,27 @@ readline.createInterface({{input: process.stdin}}).on("line", (line) => {{
 """
 
 
-def tarball(name: str, version: str, marker: str, reported: str = "0.0.1") -> bytes:
-    """An npm package tarball (`package/…`) whose bin is the demo server; `reported` is its serverInfo.version."""
-    manifest = {"name": name, "version": version, "bin": {name.rsplit("/", 1)[-1]: "server.js"}}
+def tarball(
+    name: str,
+    version: str,
+    marker: str,
+    reported: str = "0.0.1",
+    dependencies: dict[str, str] | None = None,
+    prelude: str = "",
+    scripts: dict[str, str] | None = None,
+) -> bytes:
+    """An npm package tarball (`package/…`) whose bin is the demo server; `reported` is its serverInfo.version,
+    `prelude` code the server runs first."""
+    manifest: dict[str, Any] = {"name": name, "version": version, "bin": {name.rsplit("/", 1)[-1]: "server.js"}}
+    if dependencies:
+        manifest["dependencies"] = dependencies
+    if scripts:
+        manifest["scripts"] = scripts
     files = {
         "package/package.json": json.dumps(manifest).encode(),
-        "package/server.js": SERVER_JS.format(marker=marker, reported=reported).encode(),
+        "package/server.js": SERVER_JS.replace("{prelude}", prelude.replace("{", "{{").replace("}", "}}"))
+        .format(marker=marker, reported=reported)
+        .encode(),
     }
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
@@ -68,13 +85,27 @@ class Registry:
     published: dict[str, dict[str, str]] = field(default_factory=dict)  # name -> version -> ISO 8601 time
     manifest: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # more of a version document
     raw: dict[str, bytes] = field(default_factory=dict)  # name -> the packument's bytes, verbatim
+    served: list[str] = field(default_factory=list)  # every path answered, in order
+    delay: float = 0.0  # seconds before each tarball is sent
 
     def publish(
-        self, name: str, version: str, marker: str, reported: str = "0.0.1", days_ago: float = 0.0, **manifest: Any
+        self,
+        name: str,
+        version: str,
+        marker: str,
+        reported: str = "0.0.1",
+        days_ago: float = 0.0,
+        dependencies: dict[str, str] | None = None,
+        prelude: str = "",
+        **manifest: Any,
     ) -> str:
-        """Publish a release `days_ago` and make it `latest`; returns its integrity. `manifest` adds to its
-        version document (e.g. `scripts={"postinstall": "node x.js"}`, `mcpName="io.github.x/y"`)."""
-        data = tarball(name, version, marker, reported)
+        """Publish a release `days_ago` (again, for a re-publish under the same version) and make it `latest`;
+        returns its integrity. `manifest` adds to its version document (e.g. `scripts={"postinstall": "node
+        x.js"}`, `mcpName="io.github.x/y"`); `dependencies` and `scripts` go into the tarball's package.json too,
+        and `prelude` is code the server runs first."""
+        data = tarball(name, version, marker, reported, dependencies, prelude, manifest.get("scripts"))
+        if dependencies:
+            manifest = {**manifest, "dependencies": dependencies}
         self.packages.setdefault(name, {})[version] = data
         self.latest[name] = version
         moment = datetime.datetime.now(datetime.UTC) - datetime.timedelta(days=days_ago)
@@ -106,7 +137,9 @@ def serve(registry: Registry) -> ThreadingHTTPServer:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
             path = unquote(self.path.split("?", 1)[0]).lstrip("/")
+            registry.served.append(path)
             if "/-/" in path:
+                time.sleep(registry.delay)
                 name, _, file = path.partition("/-/")
                 version = file[len(name.rsplit("/", 1)[-1]) + 1 : -len(".tgz")]
                 body = registry.packages.get(name, {}).get(version)

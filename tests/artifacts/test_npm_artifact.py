@@ -20,7 +20,7 @@ def npx_env(tmp_path: Path) -> dict[str, str]:
         pytest.fail("npx is not installed (Node.js provides it)")
     cache = tmp_path / "npm-cache"
     cache.mkdir()
-    return {"npm_config_cache": str(cache)}
+    return {"npm_config_cache": str(cache), "MCP_LOCK_STORE": str(tmp_path / "store")}
 
 
 def declare(repo: Repo, registry: Registry) -> None:
@@ -33,7 +33,7 @@ def test_a_new_release_behind_the_same_launch_fails_check(repo: Repo, npm_regist
     lock = repo.run("lock", env=npx_env)
     assert lock.exit_code == 0, lock.output
     pinned = repo.lock_json()
-    assert pinned["lockfileVersion"] == 2
+    assert pinned["lockfileVersion"] == 3  # the tree is recorded too
     assert pinned["servers"]["demo"]["launch"]["artifact"] == {
         "type": "npm", "name": PACKAGE, "version": "1.0.0", "integrity": first
     }

@@ -14,7 +14,7 @@ from fixture_repo import Repo
 from artifacts.osv_server import OSV, advisory
 from artifacts.test_advisories import MALICIOUS, NPM, pinned
 from scanner.artifacts import osv_api as client
-from scanner.artifacts.bounded_json import Bounds
+from scanner.files.bounded_json import Bounds
 
 
 def report(repo: Repo, osv: OSV, tmp_path: Path) -> tuple[int, list[dict]]:

@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scanner.artifacts.advisories import advisory_finding
-from scanner.artifacts.bounded_json import AnswerError, Bounds, parse
 from scanner.artifacts.inventory import Package, ServerPackage
 from scanner.artifacts.osv_api import AdvisoryError, batch_results
 from scanner.artifacts.packument import release_of
 from scanner.artifacts.simple_index import release_of as index_release_of
+from scanner.files.bounded_json import AnswerError, Bounds, parse
 
 BOUNDS = Bounds(bytes=64 * 1024, depth=8, values=2_000)
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20)

@@ -17,6 +17,7 @@ from artifacts.simple_index_server import Index
 from scanner.artifacts.inventory import Package, ServerPackage
 from scanner.artifacts.packument import Release
 from scanner.artifacts.release_screen import NewPackage, release_findings
+from scanner.lock.canonical import digest
 from scanner.lock.document import render
 from scanner.lock.reader import parse
 
@@ -118,9 +119,11 @@ def test_an_ignore_entry_at_the_base_bound_to_the_version_accepts_it(
 ) -> None:
     repo = GitRepo(tmp_path / "top")
     repo.add_in_dir("mail", "mail")
+    # The entry the finding's next step prints: bound to the package version by its digest (rule, npm, name, 1.0.1).
+    accepted = digest({"rule": "release-too-young", "package": ["npm", "@demo/mail-mcp", "1.0.1"]})
     repo.write("mcp-lock.yaml", (
         "ignore:\n  - rule: release-too-young\n    server: mail\n    tool: \"@demo/mail-mcp@1.0.1\"\n"
-        "    reason: reviewed the 1.0.1 diff\n"
+        f"    digest: {accepted}\n    reason: reviewed the 1.0.1 diff\n"
     ))
     assert repo.run("lock").exit_code == 0
     pin_artifact(repo, "1.0.0", npm_registry.publish(PACKAGE, "1.0.0", "one", days_ago=30))

@@ -1,4 +1,5 @@
-"""A sandboxed npx server cannot plant code in the caller's npm cache for a later unsandboxed run.
+"""A sandboxed npx or uvx server cannot plant code in the caller's npm or uv cache for a later unsandboxed run,
+nor in mcp-lock's store, from which it boots read-only.
 
 The package (tests/fixtures/servers/npm_cache_probe) is served by a minimal npm registry on 127.0.0.1 (a
 packument and a tarball) and installed into a throwaway caller cache by a real, unsandboxed `npx` first, as
@@ -24,7 +25,6 @@ import pytest
 from fixture_repo import FIXTURES, Repo
 from test_policy import write_policy
 
-from scanner.transports import caches
 from transports.test_sandbox import described
 
 PACKAGE = FIXTURES / "servers" / "npm_cache_probe"
@@ -91,7 +91,6 @@ def registry(tmp_path: Path) -> Iterator[str]:
 
 @needs_npx
 def test_a_server_cannot_write_the_callers_npm_cache(repo: Repo, tmp_path: Path, registry: str) -> None:
-    caches._npm_cache.cache_clear()
     cache = tmp_path / "npm-cache"
     spec = f"{NAME}@{VERSION}"
     caller = {**os.environ, "npm_config_cache": str(cache), "npm_config_registry": registry}
@@ -103,13 +102,21 @@ def test_a_server_cannot_write_the_callers_npm_cache(repo: Repo, tmp_path: Path,
     declared = {"npm_config_registry": registry, "npm_config_update_notifier": "false"}
     repo.add_entry("probe", {"command": "npx", "args": ["-y", spec, "--attack"], "env": declared})
     write_policy(repo, "network: deny\n")  # and so offline: the caller's warm cache is all npx may use
-    result = repo.run("lock", env={"npm_config_cache": str(cache)})
+    store = tmp_path / "store"
+    result = repo.run("lock", env={"npm_config_cache": str(cache), "MCP_LOCK_STORE": str(store)})
     assert result.exit_code == 0, result.output
     outcome = json.loads(described(repo, "probe", "outcome"))
-    assert outcome["own file"] == "EROFS"  # the installed package is the caller's, read-only
-    assert outcome["cache root"] == "written"  # its cache is private, and writable
-    assert tree_digest(cache) == before
+    assert outcome["own file"] in ("EROFS", "EACCES")  # it runs from mcp-lock's store entry: read-only
+    assert outcome["cache root"] != "written"  # and is given no cache of the caller's to write
+    # mcp-lock's own npm (resolving, outside the sandbox) refreshes its registry records there; what a later
+    # plain npx runs is unchanged, and nothing was planted.
+    assert {k: v for k, v in tree_digest(cache).items() if k.startswith("_npx/")} == {
+        k: v for k, v in before.items() if k.startswith("_npx/")
+    }
+    assert not list(cache.rglob("planted.txt"))
     assert not (entry / "node_modules" / NAME / "bin" / "server.js").read_text().endswith("scanned server\n")
+    (installed,) = [p for p in store.iterdir() if not p.name.startswith(".")]
+    assert not (installed / "node_modules" / NAME / "bin" / "server.js").read_text().endswith("scanned server\n")
 
 
 def build_wheel(folder: Path) -> Path:
@@ -137,7 +144,6 @@ def _urlsafe(digest: bytes) -> str:
 @pytest.mark.skipif(UVX is None, reason="needs uv's uvx")
 def test_a_server_cannot_write_the_callers_uv_cache(repo: Repo, tmp_path: Path) -> None:
     assert UVX is not None
-    caches._uv_cache.cache_clear()
     cache, wheels = tmp_path / "uv-cache", repo.root / "wheels"
     wheels.mkdir()
     build_wheel(wheels)
@@ -153,7 +159,6 @@ def test_a_server_cannot_write_the_callers_uv_cache(repo: Repo, tmp_path: Path) 
     path = f"{Path(UVX).parent}{os.pathsep}{os.environ['PATH']}"
     result = repo.run("lock", env={"UV_CACHE_DIR": str(cache), "PATH": path})
     assert result.exit_code == 0, result.output
-    outcome = json.loads(described(repo, "probe", "outcome"))
-    assert outcome["own file"] == os.strerror(30)  # EROFS: the cached environment is the caller's, read-only
-    assert outcome["cache root"] == "written"  # its cache is private, and writable
+    # --find-links: a launch mcp-lock does not install itself, so uv builds the environment in the sandbox's
+    # private cache, which the server may write; the caller's cache stays as it was.
     assert tree_digest(cache) == before

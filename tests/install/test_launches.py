@@ -1,0 +1,165 @@
+"""Which launches mcp-lock installs itself, and what it reads from them: the specs, the bin, the arguments."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from scanner.install.npm_launch import NoBin, NpmLaunch, boot_argv, npm_launch
+from scanner.install.packages import TreeError, npm_tree, tree_changes, uv_tree
+from scanner.install.store import publish, ready_entry, staging
+from scanner.install.uv_launch import UvLaunch, uv_launch
+
+
+@pytest.mark.parametrize(
+    ("command", "args", "expected"),
+    [
+        ("npx", ["-y", "pkg@1.2.3", "--root", "."], NpmLaunch(("pkg@1.2.3",), None, ("--root", "."))),
+        ("npx", ["--yes", "@scope/pkg"], NpmLaunch(("@scope/pkg",), None, ())),
+        ("npx", ["-y", "-p", "a@1.0.0", "-p", "b", "a-bin", "x"], NpmLaunch(("a@1.0.0", "b"), "a-bin", ("x",))),
+        ("npm", ["exec", "--package=pkg@2.0.0", "--", "srv", "-v"], NpmLaunch(("pkg@2.0.0",), "srv", ("-v",))),
+        ("npx", ["-y", "--registry", "http://127.0.0.1:1/", "pkg"], NpmLaunch(("pkg",), None, ())),
+    ],
+)
+def test_npm_launches_it_installs(command: str, args: list[str], expected: NpmLaunch) -> None:
+    assert npm_launch(command, args) == expected
+
+
+@pytest.mark.parametrize(
+    ("command", "args"),
+    [
+        ("npx", ["-c", "echo hi"]),
+        ("npx", ["-y", "./local-server"]),
+        ("npx", ["-y", "git+https://example.invalid/x.git"]),
+        ("npm", ["run", "server"]),
+        ("pnpm", ["dlx", "pkg@1.0.0"]),
+        ("bunx", ["pkg@1.0.0"]),
+    ],
+)
+def test_npm_launches_it_leaves_as_declared(command: str, args: list[str]) -> None:
+    assert npm_launch(command, args) is None
+
+
+@pytest.mark.parametrize(
+    ("command", "args", "expected"),
+    [
+        ("uvx", ["mcp-server-time==2025.9.25"], UvLaunch(("mcp-server-time==2025.9.25",), "mcp-server-time", ())),
+        ("uvx", ["--with", "mcp<2", "srv==1.0", "--x"], UvLaunch(("srv==1.0", "mcp<2"), "srv", ("--x",))),
+        ("uvx", ["--from", "pkg[cli]==1.0", "pkg-cli", "a"], UvLaunch(("pkg[cli]==1.0",), "pkg-cli", ("a",))),
+        ("uv", ["tool", "run", "srv@1.2.3"], UvLaunch(("srv==1.2.3",), "srv", ())),
+        ("uvx", ["--python", "3.12", "srv"], UvLaunch(("srv",), "srv", (), "3.12")),
+    ],
+)
+def test_uv_launches_it_installs(command: str, args: list[str], expected: UvLaunch) -> None:
+    assert uv_launch(command, args) == expected
+
+
+@pytest.mark.parametrize(
+    ("command", "args"),
+    [
+        ("uv", ["run", "server.py"]),
+        ("pipx", ["run", "srv==1.0"]),
+        ("uvx", ["--index-url", "http://x/", "srv"]),
+        ("uvx", ["--python", "./tools/python", "srv"]),  # uv would run the repository's file to query it
+    ],
+)
+def test_uv_launches_it_leaves_as_declared(command: str, args: list[str]) -> None:
+    assert uv_launch(command, args) is None
+
+
+def installed(tmp_path: Path, bins: object) -> Path:
+    package = tmp_path / "node_modules" / "@scope" / "srv"
+    package.mkdir(parents=True)
+    (package / "package.json").write_text(json.dumps({"name": "@scope/srv", "bin": bins}))
+    return tmp_path
+
+
+def test_the_bin_is_chosen_as_npx_chooses_it(tmp_path: Path) -> None:
+    launch = NpmLaunch(("@scope/srv@1.0.0",), None, ("--flag",))
+    entry = installed(tmp_path, {"helper": "a.js", "srv": "b.js"})
+    assert boot_argv(entry, launch) == [str(entry / "node_modules" / ".bin" / "srv"), "--flag"]
+
+
+def test_a_package_with_several_bins_none_named_after_it_has_none(tmp_path: Path) -> None:
+    entry = installed(tmp_path, {"one": "a.js", "two": "b.js"})
+    with pytest.raises(NoBin):
+        boot_argv(entry, NpmLaunch(("@scope/srv",), None, ()))
+
+
+LOCK = {
+    "lockfileVersion": 3,
+    "packages": {
+        "": {"dependencies": {"top": "1.0.0"}},
+        "node_modules/top": {"version": "1.0.0", "integrity": "sha512-AAAA", "hasInstallScript": True},
+        "node_modules/dep": {"version": "2.0.0", "integrity": "sha512-BBBB"},
+        "node_modules/top/node_modules/dep": {"version": "1.0.0", "integrity": "sha512-CCCC"},
+    },
+}
+
+
+def test_the_npm_tree_records_every_package_with_its_integrity() -> None:
+    tree = npm_tree(LOCK)
+    assert tree["packages"] == [
+        {"path": "node_modules/dep", "name": "dep", "version": "2.0.0", "integrity": "sha512-BBBB"},
+        {
+            "path": "node_modules/top", "name": "top", "version": "1.0.0", "integrity": "sha512-AAAA",
+            "installScript": True,
+        },
+        {"path": "node_modules/top/node_modules/dep", "name": "dep", "version": "1.0.0", "integrity": "sha512-CCCC"},
+    ]
+    assert tree["digest"] == npm_tree(json.loads(json.dumps(LOCK)))["digest"]
+
+
+def test_tree_changes_name_every_package() -> None:
+    old = npm_tree(LOCK)
+    lock = json.loads(json.dumps(LOCK))
+    lock["packages"]["node_modules/dep"] = {"version": "2.1.0", "integrity": "sha512-DDDD"}
+    lock["packages"]["node_modules/top"]["integrity"] = "sha512-EEEE"
+    del lock["packages"]["node_modules/top/node_modules/dep"]
+    lock["packages"]["node_modules/new"] = {"version": "0.1.0", "integrity": "sha512-FFFF"}
+    lines = [change.line() for change in tree_changes(old, npm_tree(lock))]
+    assert lines == [
+        "dep: 2.0.0 → 2.1.0",
+        "added new@0.1.0",
+        "top@1.0.0: same version, other content: sha512-AAAA → sha512-EEEE",
+        "removed dep (under top)@1.0.0",
+    ]
+
+
+def test_a_lock_entry_that_is_not_an_installed_package_is_refused() -> None:
+    with pytest.raises(TreeError):
+        npm_tree({"packages": {"../../etc": {"version": "1.0.0"}}})
+    with pytest.raises(TreeError):
+        npm_tree({"packages": {"node_modules/x": {"version": "1.0.0", "integrity": "md5-x y"}}})
+
+
+def test_uv_tree_reads_hashed_requirements() -> None:
+    text = (
+        "mcp-server-time==2025.9.25 \\\n    --hash=sha256:" + "a" * 64 + " \\\n    --hash=sha256:" + "b" * 64 + "\n"
+        "Tzdata==2025.2 \\\n    --hash=sha256:" + "c" * 64 + "\n"
+    )
+    tree = uv_tree(text)
+    assert tree["manager"] == "uv"
+    assert tree["packages"] == [
+        {"name": "mcp-server-time", "version": "2025.9.25", "sha256": ["a" * 64, "b" * 64]},
+        {"name": "tzdata", "version": "2025.2", "sha256": ["c" * 64]},
+    ]
+    later = uv_tree(text.replace("b" * 64, "d" * 64))  # another file added to the release: the same content
+    assert tree_changes(tree, later) == []
+    with pytest.raises(TreeError):
+        uv_tree("pkg==1.0\n")  # no hash: nothing to verify the install against
+
+
+def test_a_store_entry_is_read_only_and_found_only_whole(tmp_path: Path) -> None:
+    tree = npm_tree(LOCK)
+    assert ready_entry(tmp_path, tree) is None
+    folder = staging(tmp_path, tree)
+    (folder / "node_modules").mkdir()
+    entry = publish(tmp_path, folder, tree)
+    assert ready_entry(tmp_path, tree) == entry
+    assert not os.stat(entry).st_mode & 0o222 and not os.stat(entry / "node_modules").st_mode & 0o222
+    other = staging(tmp_path, tree)  # a second install of the same tree: the first entry stays
+    assert publish(tmp_path, other, tree) == entry and not other.exists()

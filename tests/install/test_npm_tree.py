@@ -1,0 +1,194 @@
+"""`npx -y pkg@1.0.0` from a loopback npm registry: mcp-lock resolves and records the whole tree before any
+package code runs, boots it from its store, and `check` names every dependency that changed behind the
+unchanged launch."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from artifacts.npm_registry import Registry
+from fixture_repo import Repo
+
+TOP, DEP = "mcp-tree-top", "mcp-tree-dep"
+# A release that rewrites what npm recorded of its own install to claim 1.0.0, as a forging release would.
+FORGER = """
+const fs = require("fs"), path = require("path");
+for (const up of ["..", "../..", "../../.."]) {
+  for (const name of ["package-lock.json", "package.json", "node_modules/.package-lock.json"]) {
+    try {
+      const file = path.join(__dirname, up, name);
+      fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace(/1\\.0\\.1/g, "1.0.0"));
+    } catch (error) {}
+  }
+}
+"""
+
+
+@pytest.fixture
+def npm_env(tmp_path: Path) -> dict[str, str]:
+    if shutil.which("npm") is None:
+        pytest.fail("npm is not installed (Node.js provides it)")
+    (tmp_path / "npm-cache").mkdir()
+    return {"npm_config_cache": str(tmp_path / "npm-cache"), "MCP_LOCK_STORE": str(tmp_path / "store")}
+
+
+def declare(repo: Repo, registry: Registry, spec: str) -> None:
+    repo.add_entry("demo", {"command": "npx", "args": ["-y", spec], "env": {"npm_config_registry": registry.url}})
+
+
+def packages(repo: Repo) -> dict[str, str]:
+    tree = repo.lock_json()["servers"]["demo"]["launch"]["tree"]
+    return {p["name"]: p["version"] for p in tree["packages"]}
+
+
+def test_a_dependency_release_behind_the_same_launch_fails_check(
+    repo: Repo, npm_registry: Registry, npm_env: dict[str, str]
+) -> None:
+    npm_registry.publish(DEP, "1.0.0", "dependency one")
+    npm_registry.publish(TOP, "1.0.0", "top one", dependencies={DEP: "^1.0.0"})
+    declare(repo, npm_registry, f"{TOP}@1.0.0")
+    lock = repo.run("lock", env=npm_env)
+    assert lock.exit_code == 0, lock.output
+    document = repo.lock_json()
+    assert document["lockfileVersion"] == 3
+    tree = document["servers"]["demo"]["launch"]["tree"]
+    assert tree["manager"] == "npm" and tree["digest"].startswith("sha256:")
+    assert packages(repo) == {TOP: "1.0.0", DEP: "1.0.0"}
+    assert all(p["integrity"].startswith("sha512-") for p in tree["packages"])
+    assert repo.run("check", env=npm_env).exit_code == 0  # nothing changed passes
+
+    npm_registry.publish(DEP, "1.0.1", "dependency two: same tools, other code")
+    check = repo.run("check", env=npm_env)
+    assert check.exit_code == 1, check.output
+    assert "tree-changed" in check.output
+    assert f"{DEP}: 1.0.0 → 1.0.1" in check.output
+    assert "artifact-changed" not in check.output  # the package the launch names is the same
+
+    update = repo.run("update", "demo", env=npm_env)
+    assert update.exit_code == 0, update.output
+    assert packages(repo) == {TOP: "1.0.0", DEP: "1.0.1"}
+    assert repo.run("check", env=npm_env).exit_code == 0
+
+
+def test_a_release_that_rewrites_its_own_install_records_still_fails_check(
+    repo: Repo, npm_registry: Registry, npm_env: dict[str, str], tmp_path: Path
+) -> None:
+    npm_registry.publish(TOP, "1.0.0", "release one")
+    declare(repo, npm_registry, TOP)
+    assert repo.run("lock", env=npm_env).exit_code == 0
+    npm_registry.publish(TOP, "1.0.1", "release two", prelude=FORGER)
+    # A runner whose store does not hold the pinned tree installs and boots what resolves now: the forger runs.
+    cold = {**npm_env, "MCP_LOCK_STORE": str(tmp_path / "cold-store")}
+    check = repo.run("check", env=cold)
+    assert check.exit_code == 1, check.output
+    assert f"{TOP}/-/{TOP}-1.0.1.tgz" in npm_registry.served  # what ran is the forging release
+    assert "artifact-changed" in check.output and "tree-changed" in check.output
+    assert f"{TOP}: 1.0.0 → 1.0.1" in check.output
+    # A warm runner boots the pinned tree from its store, and the fresh resolution still names the release.
+    warm = repo.run("check", env=npm_env)
+    assert warm.exit_code == 1 and f"{TOP}: 1.0.0 → 1.0.1" in warm.output, warm.output
+
+
+def test_the_same_version_with_other_content_is_critical(
+    repo: Repo, npm_registry: Registry, npm_env: dict[str, str]
+) -> None:
+    npm_registry.publish(DEP, "1.0.0", "dependency one")
+    npm_registry.publish(TOP, "1.0.0", "top one", dependencies={DEP: "1.0.0"})
+    declare(repo, npm_registry, f"{TOP}@1.0.0")
+    assert repo.run("lock", env=npm_env).exit_code == 0
+    npm_registry.publish(DEP, "1.0.0", "dependency one, re-published with other code")
+    check = repo.run("check", env=npm_env)
+    assert check.exit_code == 1, check.output
+    assert "CRITICAL" in check.output and "package-content-changed" in check.output
+    assert f"{DEP}@1.0.0: same version, other content" in check.output
+
+
+def test_a_second_boot_of_the_same_tree_downloads_nothing(
+    repo: Repo, npm_registry: Registry, npm_env: dict[str, str], tmp_path: Path
+) -> None:
+    npm_registry.publish(DEP, "1.0.0", "dependency one")
+    npm_registry.publish(TOP, "1.0.0", "top one", dependencies={DEP: "^1.0.0"})
+    declare(repo, npm_registry, f"{TOP}@1.0.0")
+    assert repo.run("lock", env=npm_env).exit_code == 0
+    assert sum(path.endswith(".tgz") for path in npm_registry.served) == 2
+    (tmp_path / "cold-npm-cache").mkdir()
+    cold = {**npm_env, "npm_config_cache": str(tmp_path / "cold-npm-cache")}  # npm's own cache cannot help
+    before = len(npm_registry.served)
+    assert repo.run("check", env=cold).exit_code == 0
+    assert not [path for path in npm_registry.served[before:] if path.endswith(".tgz")]
+    entries = [p for p in (tmp_path / "store").iterdir() if not p.name.startswith(".")]
+    assert len(entries) == 1 and not entries[0].stat().st_mode & 0o222  # one read-only entry
+
+
+def test_with_sandbox_off_the_tree_is_recorded_and_verified(
+    repo: Repo, npm_registry: Registry, npm_env: dict[str, str]
+) -> None:
+    (repo.root / "mcp-lock.yaml").write_text("sandbox: off\n", encoding="utf-8")
+    npm_registry.publish(DEP, "1.0.0", "dependency one")
+    npm_registry.publish(TOP, "1.0.0", "top one", dependencies={DEP: "^1.0.0"})
+    declare(repo, npm_registry, f"{TOP}@1.0.0")
+    assert repo.run("lock", env=npm_env).exit_code == 0
+    assert packages(repo) == {TOP: "1.0.0", DEP: "1.0.0"}
+    npm_registry.publish(DEP, "1.1.0", "dependency two")
+    check = repo.run("check", env=npm_env)
+    assert check.exit_code == 1 and f"{DEP}: 1.0.0 → 1.1.0" in check.output, check.output
+
+
+def test_a_failed_install_names_its_step_and_exit_code(
+    repo: Repo, npm_registry: Registry, npm_env: dict[str, str]
+) -> None:
+    npm_registry.publish(TOP, "1.0.0", "top one")
+    declare(repo, npm_registry, f"{TOP}@9.9.9")  # no such version
+    lock = repo.run("lock", env=npm_env)
+    assert lock.exit_code == 1
+    assert "npm install --package-lock-only" in lock.output and "exit code 1" in lock.output, lock.output
+
+
+def test_an_install_still_running_at_the_timeout_says_so_and_how_to_fix_it(
+    repo: Repo, npm_registry: Registry, npm_env: dict[str, str]
+) -> None:
+    (repo.root / "mcp-lock.yaml").write_text("timeout: 3\n", encoding="utf-8")
+    npm_registry.publish(TOP, "1.0.0", "top one")
+    npm_registry.delay = 8.0  # a slow registry: the tarball comes after the timeout
+    declare(repo, npm_registry, f"{TOP}@1.0.0")
+    lock = repo.run("lock", env=npm_env)
+    assert lock.exit_code == 1
+    assert "timed out after 3s while installing the launch's packages (still at `npm" in lock.output, lock.output
+    assert "timeout:" in lock.output and "store" in lock.output
+
+
+def test_a_launcher_mcp_lock_does_not_install_is_warned_about_once(repo: Repo) -> None:
+    repo.add_entry("other", {"command": "pnpm", "args": ["dlx", "some-server@1.0.0"]})
+    lock = repo.run("lock")
+    assert lock.output.count("code-unpinned") == 1, lock.output
+
+
+def test_install_scripts_run_after_the_record_in_their_own_entry(
+    repo: Repo, npm_registry: Registry, npm_env: dict[str, str], tmp_path: Path
+) -> None:
+    postinstall = {"postinstall": "echo built > built.txt"}
+    npm_registry.publish(DEP, "1.0.0", "dependency one", scripts=postinstall, hasInstallScript=True)
+    npm_registry.publish(TOP, "1.0.0", "top one", dependencies={DEP: "1.0.0"})
+    declare(repo, npm_registry, f"{TOP}@1.0.0")
+    lock = repo.run("lock", env=npm_env)
+    assert lock.exit_code == 0, lock.output
+    tree = repo.lock_json()["servers"]["demo"]["launch"]["tree"]
+    assert {p["name"]: p.get("installScript", False) for p in tree["packages"]} == {TOP: False, DEP: True}
+    (entry,) = [p for p in (tmp_path / "store").iterdir() if not p.name.startswith(".")]
+    built = entry / "node_modules" / DEP / "built.txt"  # the entry was writable while its scripts ran
+    assert built.read_text().strip() == "built" and not built.stat().st_mode & 0o222  # read-only once published
+
+
+def test_a_failed_install_script_is_a_note_and_the_server_still_boots(
+    repo: Repo, npm_registry: Registry, npm_env: dict[str, str]
+) -> None:
+    # A script that downloads a browser from a host there is no route to, say.
+    failing = {"install": "echo no route to the download host >&2; exit 3"}
+    npm_registry.publish(TOP, "1.0.0", "top one", scripts=failing, hasInstallScript=True)
+    declare(repo, npm_registry, f"{TOP}@1.0.0")
+    lock = repo.run("lock", env=npm_env)
+    assert lock.exit_code == 0, lock.output
+    assert "install-script-failed" in lock.output and "no route to the download host" in lock.output, lock.output
+    assert repo.lock_json()["servers"]["demo"]["tools"]["echo"]

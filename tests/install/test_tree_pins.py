@@ -1,0 +1,71 @@
+"""The tree a pin records: how `log` and `check --base` show a re-pin's tree change, and how it round-trips."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from scanner.artifacts.inventory import pin_packages
+from scanner.install.packages import npm_tree
+from scanner.lock.document import render
+from scanner.lock.lockfile import Lockfile, LockfileError, ServerPin
+from scanner.lock.reader import parse
+from scanner.vcs.pins import lock_changes
+
+LAUNCH = {"transport": "stdio", "command": "npx", "args": ["-y", "top@1.0.0"], "env": {}}
+
+
+def tree(dep_version: str, dep_integrity: str = "sha512-BBBB") -> dict:
+    return npm_tree({"packages": {
+        "node_modules/top": {"version": "1.0.0", "integrity": "sha512-AAAA"},
+        "node_modules/dep": {"version": dep_version, "integrity": dep_integrity},
+    }})
+
+
+def server(packages: dict | None) -> ServerPin:
+    pin = ServerPin(
+        declarations=[{"file": ".mcp.json", "client": "claude-code", "name": "top"}],
+        launch=dict(LAUNCH),
+        protocol_version="2025-06-18",
+        server_info={"name": "top", "version": "1.0.0"},
+        capabilities={},
+        instructions=None,
+        tree=packages,
+    )
+    pin.digest = pin.surface_digest()
+    return pin
+
+
+def test_a_repin_shows_every_package_its_tree_changed() -> None:
+    old, new = Lockfile(servers={"s": server(tree("1.0.0"))}), Lockfile(servers={"s": server(tree("1.0.1"))})
+    (change,) = lock_changes(old, new)
+    assert change.change == "tree-changed" and change.severity == "high"
+    assert change.details == ["dep: 1.0.0 → 1.0.1"] and change.pointer == "/servers/s/launch/tree"
+    (republished,) = lock_changes(
+        Lockfile(servers={"s": server(tree("1.0.0"))}), Lockfile(servers={"s": server(tree("1.0.0", "sha512-CCCC"))})
+    )
+    assert republished.severity == "critical"
+    (recorded,) = lock_changes(Lockfile(servers={"s": server(None)}), Lockfile(servers={"s": server(tree("1.0.0"))}))
+    assert recorded.message == "tree recorded: 2 packages"
+
+
+def test_the_tree_round_trips_as_format_3_and_a_wrong_digest_is_refused() -> None:
+    lock = Lockfile(servers={"s": server(tree("1.0.0"))})
+    text = render(lock)
+    assert '"lockfileVersion": 3' in text
+    assert parse(text, canonical=True).servers["s"].tree == tree("1.0.0")
+    forged = dataclasses.replace(lock.servers["s"], tree={**tree("1.0.1"), "digest": tree("1.0.0")["digest"]})
+    with pytest.raises(LockfileError, match="tree digest does not match its packages"):
+        parse(render(Lockfile(servers={"s": forged})), canonical=True)
+
+
+def test_every_package_of_the_tree_is_in_the_inventory_the_screens_read() -> None:
+    pin = server(tree("1.0.0"))
+    pin.artifact = {"type": "npm", "name": "top", "version": "1.0.0", "integrity": "sha512-AAAA"}
+    listed = pin_packages("s", pin)
+    assert [(str(p.package), p.direct, p.digest) for p in listed] == [
+        ("npm dep@1.0.0", False, "sha512-BBBB"),
+        ("npm top@1.0.0", True, "sha512-AAAA"),
+    ]
+    assert listed[0].location == "/servers/s/launch/tree/packages/0"
