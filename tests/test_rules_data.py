@@ -135,7 +135,7 @@ def test_the_packaged_table_lists_the_reported_rules_in_their_fixed_order() -> N
         "policy-loosened", "policy-changed", "version-bump-too-small", "version-mismatch", "version-not-semver",
         "unpinned-launch", "sandbox-bind-refused", "sandbox-limit-hit", "config-warning", "ignore-expired",
         "ignore-unmatched", "lock-weakened", "closure-changed", "server-not-allowed", "lock-diff-hidden",
-        "ignore-unbound",
+        "ignore-unbound", "sandbox-kept",
     ]  # fmt: skip
 
 
@@ -189,8 +189,8 @@ def test_every_rule_in_the_data_is_reachable_by_id() -> None:
 def test_each_named_constant_is_the_rule_of_its_id() -> None:
     constants = {name: value for name, value in vars(rules).items() if isinstance(value, rules.Rule)}
     # issue 29 added four supply-chain screens; issue 27 closure-changed, lock-weakened, server-not-allowed,
-    # lock-diff-hidden and ignore-unbound; issue 28 five install rules
-    assert len(constants) == 50
+    # lock-diff-hidden, ignore-unbound and sandbox-kept; issue 28 five install rules
+    assert len(constants) == 51
     for name, value in constants.items():
         assert name == value.id.upper().replace("-", "_")
         assert RULES_BY_ID[value.id] is value

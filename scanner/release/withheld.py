@@ -11,11 +11,15 @@ from collections.abc import Sequence
 import git
 
 from scanner.lock.lockfile import Lockfile
+from scanner.policy.inert import outside_inert
 from scanner.run.withhold import Withholding, withhold
 from scanner.run.workspace import Options, Workspace, read_lock
+from scanner.sources.closure import LaunchView
 from scanner.sources.declarations import Server
 from scanner.vcs.affected import code_reasons, manifest_reasons
 from scanner.vcs.base import changed_paths, open_worktree
+from scanner.vcs.base_views import discover_base, views_of
+from scanner.vcs.review import judge_by_base_policy
 
 
 def release_withholding(
@@ -25,6 +29,8 @@ def release_withholding(
     """What to boot for the release gate against `lock` at the tag `commit` (None: nothing is reviewed), and
     the options to boot it with."""
     current = read_lock(workspace, missing_ok=True) or Lockfile(version=1, servers={})
+    views: dict[str, LaunchView] = {}
+    touched: tuple[str, ...] = ()
     if commit is None:
         launches: dict[str, dict[str, object]] = {}
         edited: frozenset[str] = frozenset(server.key for server in servers)
@@ -36,6 +42,12 @@ def release_withholding(
         reasons += code_reasons(servers, changed, worktree, repo_dir, label)
         edited = frozenset(finding.server for finding in reasons)
         launches = {key: pin.launch for key, pin in lock.servers.items()}
-    reviewing = dataclasses.replace(options, base_launches=launches, edited=edited)
+        # As `check --base` judges a launch (scanner.run.withhold): its closure and names at the tag, and the
+        # files changed since outside the inert set, under the tag's own policy.
+        _, tag_policy = judge_by_base_policy(workspace, worktree, commit, label)
+        views = views_of(discover_base(workspace, worktree, commit, changed, tag_policy, lock))
+        lock_path = worktree.rel(workspace.lock_path)
+        touched = tuple(outside_inert(changed, worktree.prefix, lock_path, tag_policy.inert))
+    reviewing = dataclasses.replace(options, base_launches=launches, edited=edited, base_views=views, touched=touched)
     plan = withhold(workspace, servers, current, reviewing)
-    return plan, dataclasses.replace(options, bare=frozenset(plan.withheld))
+    return plan, dataclasses.replace(options, bare=frozenset(plan.withheld), confined=frozenset(plan.confined))

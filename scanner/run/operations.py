@@ -117,7 +117,9 @@ def check(workspace: Workspace, options: Options) -> Outcome:
     # Secrets go only to reviewed launches; the others boot without them.
     plan = withhold(workspace, ready, lockfile, options)
     trees = {key: pin.tree for key, pin in lockfile.servers.items() if pin.tree is not None}
-    bare = dataclasses.replace(options, bare=frozenset(plan.withheld), pinned_trees=trees)
+    bare = dataclasses.replace(
+        options, bare=frozenset(plan.withheld), confined=frozenset(plan.confined), pinned_trees=trees
+    )
     live, booted = boot_and_pin(workspace, plan.servers, bare, against_pin)
     findings += settle(plan, booted, block=workspace.policy.withheld_boot_failure == "block")
     # Servers that did not boot keep their pinned tools, so shadowing of them is still seen.

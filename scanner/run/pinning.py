@@ -79,6 +79,7 @@ def boot(
         progress=(lambda line: progress(redactor.text(line))) if progress else None,
         on_result=arrived,
         bare=options.bare,
+        confined=options.confined,
         trees=options.pinned_trees,
     )
     return masked

@@ -26,6 +26,7 @@ from scanner.run.workspace import Options, Workspace
 from scanner.sources.closure import differences, view_of
 from scanner.sources.declarations import Server
 from scanner.sources.repository_code import runs_repository_code
+from scanner.transports.sandbox import OFF as SANDBOX_OFF
 
 MAX_SHOWN = 5  # files named in a reason, at most
 
@@ -35,6 +36,9 @@ class Withholding:
     servers: list[Server]  # what to boot: each unreviewed launch replaced by its bare form
     withheld: dict[str, tuple[str, ...]] = field(default_factory=dict)  # key -> what it was not given
     reasons: dict[str, str] = field(default_factory=dict)  # key -> why its launch counts as unreviewed
+    # Unreviewed launches the policy runs unsandboxed: booted in the sandbox all the same (key -> why), since
+    # unsandboxed code could read another process's environment, mcp-lock's own with the runner's secrets.
+    confined: dict[str, str] = field(default_factory=dict)
 
 
 def withhold(workspace: Workspace, servers: Sequence[Server], lockfile: Lockfile, options: Options) -> Withholding:
@@ -42,8 +46,11 @@ def withhold(workspace: Workspace, servers: Sequence[Server], lockfile: Lockfile
     plan = Withholding([])
     for server in servers:
         names = secret_names(workspace, server)
-        why = unreviewed(server, lockfile, options, workspace) if names else None
-        if why is None:
+        unsandboxed = workspace.policy.for_server(*server.policy_names).sandbox == SANDBOX_OFF
+        why = unreviewed(server, lockfile, options, workspace) if names or unsandboxed else None
+        if why is not None and unsandboxed:
+            plan.confined[server.key] = why
+        if why is None or not names:
             plan.servers.append(server)
             continue
         plan.withheld[server.key], plan.reasons[server.key] = names, why
@@ -133,4 +140,7 @@ def settle(plan: Withholding, booted: Sequence[Finding], block: bool = True) -> 
         else:
             message = f"{key}: booted without {listed} ({why}); what it listed without them was checked"
         findings.append(Finding(rule("secrets-withheld"), key, message, server.primary.location, details=details))
+    for key, why in plan.confined.items():
+        message = f"{key}: booted in the sandbox although the policy says `sandbox: off` ({why})"
+        findings.append(Finding(rule("sandbox-kept"), key, message, by_key[key].primary.location))
     return findings

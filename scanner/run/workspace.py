@@ -42,6 +42,7 @@ class Options:
     base_views: Mapping[str, LaunchView] = field(default_factory=dict)
     touched: tuple[str, ...] = ()
     bare: frozenset[str] = frozenset()  # servers booted without any pass-through variable
+    confined: frozenset[str] = frozenset()  # servers booted in the sandbox whatever the policy says
     # False under `check --base`, whose review rescans every pin itself, telling text new since the base.
     rescan_pins: bool = True
     # `check`: the lock's dependency tree per server, booted from mcp-lock's store when it holds it.

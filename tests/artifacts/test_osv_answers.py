@@ -144,8 +144,14 @@ def test_a_broken_http_answer_is_a_finding(repo: Repo, tmp_path: Path, answer: b
         def answer_once() -> None:
             connection, _ = listener.accept()
             with connection:
-                connection.recv(65536)
+                _read_request(connection)
                 connection.sendall(answer)
+                # Half-close, then drain: closing with unread bytes would reset the connection, which the client
+                # reports as unreachable instead of as the broken answer under test.
+                connection.shutdown(socket.SHUT_WR)
+                connection.settimeout(10)
+                while connection.recv(65536):
+                    pass
 
         thread = threading.Thread(target=answer_once, daemon=True)
         thread.start()
@@ -155,3 +161,21 @@ def test_a_broken_http_answer_is_a_finding(repo: Repo, tmp_path: Path, answer: b
         thread.join(timeout=10)
     (failed,) = [f for f in json.loads(out.read_text())["findings"] if f["rule"] == "advisory-lookup-failed"]
     assert check.exit_code == 1 and said in failed["message"]
+
+
+def _read_request(connection: socket.socket) -> None:
+    """The whole HTTP request: its head, then as many body bytes as its Content-Length says."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = connection.recv(65536)
+        if not chunk:
+            return
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                   if line.lower().startswith(b"content-length:")), 0)
+    while len(body) < length:
+        chunk = connection.recv(65536)
+        if not chunk:
+            return
+        body += chunk

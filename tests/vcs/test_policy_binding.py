@@ -55,8 +55,10 @@ def test_a_second_name_does_not_borrow_sandbox_off(tmp_path: Path, listener: Lis
     second_name(repo, mail)
     listener.received.clear()
     report = check_pull_request(repo, {}, "Also call mail deploy")
-    # deploy runs unsandboxed, as the base policy says; mail stays in the sandbox.
-    assert sorted(listener.received) == ["ran ro ", "ran rw "], report["output"]
+    # mail stays in the sandbox; so does deploy: the new config file is outside the inert set and deploy runs
+    # repository code, so its launch is not the reviewed one, and unreviewed code never runs unsandboxed.
+    assert sorted(listener.received) == ["ran ro ", "ran ro "], report["output"]
+    assert "sandbox-kept" in rules(report, "deploy"), report["output"]
 
 
 def test_a_second_name_does_not_borrow_a_skip(tmp_path: Path, listener: Listener) -> None:
@@ -91,3 +93,36 @@ def test_a_declaration_that_merges_with_a_pinned_one_is_a_launch_change(tmp_path
     assert secret not in listener.text(), report["output"]
     message = withheld(report, "mail")["message"]
     assert "declared again" in message and "mail in .vscode/mcp.json" in message
+
+
+def _script_server_without_sandbox(repo: GitRepo, port: int) -> None:
+    """One server, `tool`, running the repository's script with `sandbox: off` in the base policy."""
+    repo.write("srv.py", LEAK_SERVER)
+    write_json(repo, "specs/tool.json", base_spec())
+    repo.add_entry("tool", {"command": sys.executable, "args": ["srv.py", str(port), "specs/tool.json"]})
+    repo.write("mcp-lock.yaml", "servers:\n  tool:\n    sandbox: off\n")
+
+
+def test_a_changed_script_never_runs_unsandboxed(tmp_path: Path, listener: Listener) -> None:
+    """Unsandboxed, a pull request's code could read mcp-lock's own environment (the runner's secrets), although
+    no secret is passed to it: an unreviewed launch boots in the sandbox whatever the base policy says."""
+    repo = GitRepo(tmp_path / "top")
+    _script_server_without_sandbox(repo, listener.port)
+    pin_on_main(repo, {})
+    repo.write("srv.py", LEAK_SERVER + "\n# the pull request's own line\n")
+    listener.received.clear()
+    report = check_pull_request(repo, {}, "Edit the server")
+    assert listener.received == ["ran ro "], report["output"]
+    assert "sandbox-kept" in rules(report, "tool"), report["output"]
+
+
+def test_a_docs_only_change_keeps_sandbox_off(tmp_path: Path, listener: Listener) -> None:
+    """The control: nothing the launch runs changed, so the base policy's `sandbox: off` applies."""
+    repo = GitRepo(tmp_path / "top")
+    _script_server_without_sandbox(repo, listener.port)
+    pin_on_main(repo, {})
+    repo.write("docs/usage.md", "How to use the tool server.\n")
+    listener.received.clear()
+    report = check_pull_request(repo, {}, "Document the server")
+    assert listener.received == ["ran rw "], report["output"]
+    assert "sandbox-kept" not in rules(report), report["output"]
