@@ -2,6 +2,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from artifacts.npm_registry import Registry, serve
 from fixture_repo import http_server, repo  # noqa: F401  (fixtures shared by every test module)
 
 
@@ -12,3 +13,13 @@ def verdict_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     folder = tmp_path_factory.mktemp("verdicts")
     monkeypatch.setenv("MCP_LOCK_CACHE_DIR", str(folder))
     yield folder
+
+
+@pytest.fixture
+def npm_registry() -> Iterator[Registry]:
+    """A loopback npm registry (tests/artifacts/npm_registry.py), shut down after the test."""
+    registry = Registry()
+    server = serve(registry)
+    yield registry
+    server.shutdown()
+    server.server_close()

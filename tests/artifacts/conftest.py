@@ -4,20 +4,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from artifacts.npm_registry import Registry, serve
 from artifacts.osv_server import OSV
 from artifacts.osv_server import serve as serve_osv
 from artifacts.simple_index_server import Index
 from artifacts.simple_index_server import serve as serve_index
-
-
-@pytest.fixture
-def npm_registry() -> Iterator[Registry]:
-    registry = Registry()
-    server = serve(registry)
-    yield registry
-    server.shutdown()
-    server.server_close()
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from artifacts.npm_registry import Registry, serve
+from artifacts.npm_registry import Registry
 from fixture_repo import Repo
 
 from scanner.transports.project_config import covered, mask_mounts
@@ -56,15 +56,6 @@ def listener() -> Iterator[Listener]:
     yield found
     found.server.shutdown()
     found.server.server_close()
-
-
-@pytest.fixture
-def npm_registry() -> Iterator[Registry]:
-    registry = Registry()
-    server = serve(registry)
-    yield registry
-    server.shutdown()
-    server.server_close()
 
 
 @pytest.fixture

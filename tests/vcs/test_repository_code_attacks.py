@@ -14,12 +14,12 @@ import json
 import py_compile
 import shutil
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from artifacts.npm_registry import Registry, serve
+from artifacts.npm_registry import Registry
 from fixture_repo import base_spec
 
 from .exfil import LEAK_SERVER, Listener, canary, check_pull_request, pin_on_main, rules, withheld, write_json
@@ -169,15 +169,6 @@ def test_widening_the_inert_set_is_a_loosening(tmp_path: Path, listener: Listene
 # -- control: a pinned package from a registry is not the repository's code ---------------------------------
 
 PACKAGE = "mcp-demo-leak"
-
-
-@pytest.fixture
-def npm_registry() -> Iterator[Registry]:
-    registry = Registry()
-    server = serve(registry)
-    yield registry
-    server.shutdown()
-    server.server_close()
 
 
 def test_a_pinned_package_keeps_its_secret_when_the_repository_code_changes(
