@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -119,7 +118,7 @@ def silent() -> Iterator[Callable[[], int]]:
         sock.close()
 
 
-def run_lock(repo: Repo, url: str, timeout: str = "15", **entry: Any) -> tuple[str, float]:
+def run_lock(repo: Repo, url: str, timeout: str = "15", **entry: Any) -> str:
     repo.add_stdio("notes")
     repo.add_entry("remote", {"type": "http", "url": url, **entry})
     # The healthy server gets its own generous timeout. The remote one answers at once (an error status, a
@@ -127,13 +126,11 @@ def run_lock(repo: Repo, url: str, timeout: str = "15", **entry: Any) -> tuple[s
     # process builds the SDK's models, which took over 3 s on a loaded machine (so a 3 s budget failed by
     # test order, with pytest-randomly).
     (repo.root / "mcp-lock.yaml").write_text("servers:\n  notes:\n    timeout: 120\n")
-    started = time.monotonic()
     result = repo.run("lock", "--timeout", timeout)
-    elapsed = time.monotonic() - started
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output
     assert list(repo.lock_json()["servers"]) == ["notes"], "the healthy stdio server must still be pinned"
-    return remote_line(result.output), elapsed
+    return remote_line(result.output)
 
 
 def remote_line(output: str) -> str:
@@ -148,12 +145,12 @@ AUTH_HINT = '"headers": {"Authorization": "Bearer ${TOKEN}"}'
 @pytest.mark.parametrize("code", ["401", "403"])
 def test_auth_required_says_how_to_pass_a_header(repo: Repo, hostile: Any, code: str) -> None:
     port = hostile(BEHAVIOURS[code])
-    line, elapsed = run_lock(repo, f"http://127.0.0.1:{port}/mcp", headers={"X-Api-Key": "sekrit-value-123"})
+    line = run_lock(repo, f"http://127.0.0.1:{port}/mcp", headers={"X-Api-Key": "sekrit-value-123"})
     assert f"HTTP {code}" in line
     assert "authentication" in line
     assert AUTH_HINT in line
     assert "sekrit-value-123" not in line
-    assert elapsed < 20
+    assert "timed out" not in line  # reported from the answer itself, not when the deadline passed
 
 
 @pytest.mark.parametrize(
@@ -167,38 +164,37 @@ def test_auth_required_says_how_to_pass_a_header(repo: Repo, hostile: Any, code:
 )
 def test_http_error_is_one_clear_line(repo: Repo, hostile: Any, case: str, expected: str) -> None:
     port = hostile(BEHAVIOURS[case])
-    line, elapsed = run_lock(repo, f"http://127.0.0.1:{port}/mcp")
+    line = run_lock(repo, f"http://127.0.0.1:{port}/mcp")
     assert expected in line
     assert f"127.0.0.1:{port}" in line or case in ("500", "html")
-    assert elapsed < 20
+    assert "timed out" not in line  # reported from the answer itself, not when the deadline passed
 
 
 def test_connection_refused(repo: Repo) -> None:
     port = free_port()  # nothing listens here
-    line, elapsed = run_lock(repo, f"http://127.0.0.1:{port}/mcp")
+    line = run_lock(repo, f"http://127.0.0.1:{port}/mcp")
     assert f"connection refused by 127.0.0.1:{port}" in line
     assert "is the server running" in line
-    assert elapsed < 20
+    assert "timed out" not in line  # reported from the answer itself, not when the deadline passed
 
 
 def test_tls_to_a_plain_http_port(repo: Repo, hostile: Any) -> None:
     port = hostile(BEHAVIOURS["404"])
-    line, elapsed = run_lock(repo, f"https://127.0.0.1:{port}/mcp")
+    line = run_lock(repo, f"https://127.0.0.1:{port}/mcp")
     assert f"TLS handshake with 127.0.0.1:{port} failed" in line
     assert "http://" in line  # suggests the plain scheme
-    assert elapsed < 20
+    assert "timed out" not in line  # reported from the answer itself, not when the deadline passed
 
 
 def test_accepts_and_never_answers(repo: Repo, silent: Any) -> None:
     port = silent()
-    line, elapsed = run_lock(repo, f"http://127.0.0.1:{port}/mcp", timeout="3")
+    line = run_lock(repo, f"http://127.0.0.1:{port}/mcp", timeout="3")
     assert "timed out after 3s" in line
-    assert elapsed < 20
 
 
 def test_header_values_never_printed(repo: Repo, hostile: Any) -> None:
     port = hostile(BEHAVIOURS["500"])
-    line, _ = run_lock(
+    line = run_lock(
         repo, f"http://user:pa55word@127.0.0.1:{port}/mcp?token=q-secret", headers={"Authorization": "Bearer s3cr3t"}
     )
     for secret in ("s3cr3t", "pa55word", "q-secret"):
@@ -230,12 +226,12 @@ def small_cap(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_endless_response_is_cut_off(repo: Repo, hostile: Any, small_cap: None) -> None:
     port = hostile(endless("application/json", b" " * 65536))
-    line, _ = run_lock(repo, f"http://127.0.0.1:{port}/mcp")
+    line = run_lock(repo, f"http://127.0.0.1:{port}/mcp")
     assert f"http://127.0.0.1:{port}/mcp sent more than 4 MiB in one response during the initialize handshake" in line
 
 
 def test_endless_sse_stream_is_cut_off(repo: Repo, hostile: Any, small_cap: None) -> None:
     # Event after event, each under the SDK's 1 MiB event limit, and never the endpoint to post to.
     port = hostile(endless("text/event-stream", b"event: noise\ndata: " + b"x" * 65000 + b"\n\n"))
-    line, _ = run_lock(repo, f"http://127.0.0.1:{port}/sse", type="sse")
+    line = run_lock(repo, f"http://127.0.0.1:{port}/sse", type="sse")
     assert f"http://127.0.0.1:{port}/sse sent more than 4 MiB in one response" in line
