@@ -123,15 +123,19 @@ def _reference_texts(server, before):
 
 
 def reference_suspicious(key, pinned, live):
+    # Every finding carries the digest of what it is about: the definition, or the instructions' own text.
     findings = destructive.destructive_findings(key, pinned, live) if pinned is not None else []
+    for finding in findings:
+        finding.digest = live.pins(finding.kind).get(finding.subject).digest
     if live.instructions and (pinned is None or pinned.instructions != live.instructions):
         findings += suspicious._scan(key, live.instructions, "instructions", None, None,
-                                     LockLocation(pointer("servers", key)))
+                                     LockLocation(pointer("servers", key)), digest(live.instructions))
     # D016 does not count an order about the server's own other tools or former names (see scoring.NAMED_FAMILIES).
     own = frozenset(tool.lower() for tool in (*live.tools, *(pinned.tools if pinned is not None else ())))
     for kind, name, path, text in _reference_texts(live, pinned):
         location = LockLocation(pointer("servers", key, kind, name))
-        findings += suspicious._scan(key, text, f"{kind_label(kind)} `{name}` {path}", name, kind, location, own)
+        about = live.pins(kind)[name].digest
+        findings += suspicious._scan(key, text, f"{kind_label(kind)} `{name}` {path}", name, kind, location, about, own)
     return findings
 
 
@@ -160,6 +164,7 @@ def reference_cross_server(live, baseline):
                     SUSPICIOUS_TEXT, key,
                     f"{key}: {kind_label(kind)} `{name}` {path}: names `{mentioned}`, {whose} [{shadowing.RULE.id}]",
                     LockLocation(pointer("servers", key, kind, name)), subject=name, kind=kind,
+                    digest=server.pins(kind)[name].digest,
                     details=[f"evidence: {text[max(0, start - 60):end + 60]}", evidence_kind_line(WORDING)],
                     severity="high", evidence_kind=WORDING,
                 ))
