@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Collection, Sequence
+from typing import Any
 
 from scanner.detectors.verdict_cache import Verdicts
 from scanner.diff.artifact import artifact_findings
@@ -13,7 +14,7 @@ from scanner.diff.schema_validity import schema_findings
 from scanner.diff.suspicious import cross_server_findings, first_pinned, pinned_findings, suspicious_findings
 from scanner.diff.verdicts import learn
 from scanner.errors import UsageError, unknown_servers
-from scanner.lock.lockfile import Lockfile, ServerPin, rebuild
+from scanner.lock.lockfile import Lockfile, ServerPin, launch_diff, rebuild
 from scanner.model.findings import Finding, unique
 from scanner.model.rule_base import Severity, severity_rank
 from scanner.model.rules import SUSPICIOUS_TEXT
@@ -34,6 +35,7 @@ from scanner.run.workspace import (
     server_named,
     write_lock,
 )
+from scanner.sources.declarations import Server
 from scanner.sources.discover import looked_for
 
 MAX_LISTED = 20  # tool names quoted in an error, at most
@@ -116,7 +118,9 @@ def check(workspace: Workspace, options: Options) -> Outcome:
 
     # Secrets go only to reviewed launches; the others boot without them.
     plan = withhold(workspace, ready, lockfile, options)
-    trees = {key: pin.tree for key, pin in lockfile.servers.items() if pin.tree is not None}
+    # The pinned tree is booted from the store only for the launch it was pinned for: a changed launch (a version
+    # bump) must run what it now names, or its new definitions would never be seen.
+    trees = {s.key: tree for s in plan.servers if (tree := _pinned_tree_of(s, lockfile)) is not None}
     bare = dataclasses.replace(
         options, bare=frozenset(plan.withheld), confined=frozenset(plan.confined), pinned_trees=trees
     )
@@ -131,6 +135,14 @@ def check(workspace: Workspace, options: Options) -> Outcome:
         verdicts.save()
     ran = {key: pin.artifact for key, pin in live.items() if pin.artifact is not None}
     return Outcome(unique(in_shard(findings, options.shard, keys)), artifacts=ran)
+
+
+def _pinned_tree_of(server: Server, lockfile: Lockfile) -> dict[str, Any] | None:
+    """The tree the lock pins for `server`, when its launch is still the one pinned (else None)."""
+    pin = lockfile.servers.get(server.key)
+    if pin is None or pin.tree is None or server.template is None:
+        return None
+    return pin.tree if launch_diff(pin.launch, server.template.spec()) is None else None
 
 
 def _new_server_findings(key: str, server_pin: ServerPin, verdicts: Verdicts) -> list[Finding]:

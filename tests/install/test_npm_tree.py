@@ -192,3 +192,22 @@ def test_a_failed_install_script_is_a_note_and_the_server_still_boots(
     assert lock.exit_code == 0, lock.output
     assert "install-script-failed" in lock.output and "no route to the download host" in lock.output, lock.output
     assert repo.lock_json()["servers"]["demo"]["tools"]["echo"]
+
+
+def test_a_version_bump_boots_the_version_it_names_not_the_pinned_tree(
+    repo: Repo, npm_registry: Registry, npm_env: dict[str, str]
+) -> None:
+    """The store holds the pinned tree, but the declaration now names another version: `check` must run that
+    version (its serverInfo says which ran), or a bump's new definitions would never be seen."""
+    npm_registry.publish(TOP, "1.0.0", "release one", reported="1.0.0")
+    npm_registry.publish(TOP, "1.0.1", "release two", reported="1.0.1")
+    declare(repo, npm_registry, f"{TOP}@1.0.0")
+    assert repo.run("lock", env=npm_env).exit_code == 0
+    declare(repo, npm_registry, f"{TOP}@1.0.1")  # the bot's one-line bump
+    check = repo.run("check", env=npm_env)
+    assert check.exit_code == 1, check.output
+    assert "launch-changed" in check.output
+    assert "server-info-changed" in check.output, check.output  # 1.0.0 -> 1.0.1: the new release ran
+    update = repo.run("update", "demo", env=npm_env)
+    assert update.exit_code == 0, update.output
+    assert packages(repo) == {TOP: "1.0.1"}
