@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import os
 import posixpath
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,8 @@ INTERPRETERS = frozenset(
     {"node", "python", "python3", "bash", "sh", "deno", "bun", "tsx", "ts-node", "ruby", "perl", "php"}
 )
 SUBCOMMANDS = {"deno": "run", "bun": "run"}
+# `python3.11`, `node22`, `php8.2`: a versioned name of an interpreter above (a venv's python often is one).
+_VERSIONED = re.compile(r"(?P<name>[a-z-]+?)[0-9][0-9.]*")
 
 
 def script_artifact(command: str, args: Sequence[str], cwd: str, repo: Path) -> dict[str, Any] | None:
@@ -38,6 +41,9 @@ def script_artifact(command: str, args: Sequence[str], cwd: str, repo: Path) -> 
 
 def _script(command: str, args: list[str]) -> str | None:
     runner = posixpath.basename(command.replace("\\", "/"))
+    versioned = _VERSIONED.fullmatch(runner)
+    if runner not in INTERPRETERS and versioned is not None and versioned["name"] in INTERPRETERS:
+        runner = versioned["name"]
     if runner not in INTERPRETERS:
         return command if "/" in command or "\\" in command else None
     if SUBCOMMANDS.get(runner) and args[:1] == [SUBCOMMANDS[runner]]:

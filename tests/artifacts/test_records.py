@@ -60,6 +60,17 @@ def test_a_script_inside_the_repository_is_hashed_one_outside_is_not(tmp_path: P
     assert script_artifact("python3", ["-m", "tools.server"], str(repo), repo) is None
 
 
+def test_a_versioned_interpreter_name_still_records_its_script(tmp_path: Path) -> None:
+    """A virtual environment's interpreter is often `python3.11` (CI's is): its script is recorded all the same."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "serve.py").write_bytes(b"print('hi')\n")
+    for interpreter in ("/opt/venv/bin/python3.11", "python3.12", "node22"):
+        record = script_artifact(interpreter, ["serve.py"], str(repo), repo)
+        assert record is not None and record["path"] == "serve.py", interpreter
+    assert script_artifact("python3.11-config", ["serve.py"], str(repo), repo) is None  # not an interpreter
+
+
 def test_a_docker_launch_is_inspected_by_the_engine_the_launch_names(fp, tmp_path: Path, monkeypatch) -> None:
     docker, env = engine(tmp_path)
     monkeypatch.setenv("PATH", env["PATH"])
