@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from scanner.artifacts.http_body import read_body, shown_url
 from scanner.artifacts.inventory import Package
 from scanner.files.bounded_json import AnswerError, Bounds, parse
 
@@ -34,7 +35,6 @@ BATCH_ANSWER = Bounds(bytes=16 * 1024 * 1024, depth=16, values=2_000_000)
 DETAIL_ANSWER = Bounds(bytes=4 * 1024 * 1024, depth=32, values=500_000)
 MAX_TOKEN = 4096  # characters of a page token sent back
 ADVISORY_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,99}")
-CHUNK = 64 * 1024
 
 
 class AdvisoryError(Exception):
@@ -165,44 +165,28 @@ def _url(base: str, path: str) -> str:
 def _request(url: str, body: dict[str, Any] | None, bounds: Bounds, deadline: float, clock: Callable[[], float]) -> Any:
     left = deadline - clock()
     if left <= 0:
-        raise AdvisoryError(f"the lookup took longer than {DEADLINE:.0f} s in all; stopped before {_shown(url)}")
+        raise AdvisoryError(f"the lookup took longer than {DEADLINE:.0f} s in all; stopped before {shown_url(url)}")
     data = json.dumps(body).encode() if body is not None else None
     request = urllib.request.Request(url, data=data, method="POST" if body is not None else "GET")
     request.add_header("Content-Type", "application/json")
     request.add_header("Accept", "application/json")
     try:
         with urllib.request.urlopen(request, timeout=min(REQUEST_TIMEOUT, left)) as response:
-            raw = _read(response, bounds.bytes, deadline, clock, url)
+            raw = read_body(
+                response, bounds.bytes, deadline, clock, answer=f"OSV's answer from {shown_url(url)}",
+                late=f"took longer than the lookup's {DEADLINE:.0f} s", error=AdvisoryError,
+            )
     except urllib.error.HTTPError as error:
-        raise AdvisoryError(f"OSV's API answered HTTP {error.code} for {_shown(url)}") from None
+        raise AdvisoryError(f"OSV's API answered HTTP {error.code} for {shown_url(url)}") from None
     except TimeoutError:
-        raise AdvisoryError(f"OSV's API timed out at {_shown(url)} (no answer within {REQUEST_TIMEOUT:.0f} s, or the "
-                            f"lookup's {DEADLINE:.0f} s were up)") from None
+        raise AdvisoryError(
+            f"OSV's API timed out at {shown_url(url)} (no answer within {REQUEST_TIMEOUT:.0f} s, or the "
+            f"lookup's {DEADLINE:.0f} s were up)"
+        ) from None
     except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as error:
         reason = getattr(error, "reason", None) or error
-        raise AdvisoryError(f"OSV's API could not be reached at {_shown(url)}: {reason}") from None
+        raise AdvisoryError(f"OSV's API could not be reached at {shown_url(url)}: {reason}") from None
     try:
         return parse(raw, bounds)
     except AnswerError as error:
-        raise AdvisoryError(f"OSV's answer from {_shown(url)} is {error}") from None
-
-
-def _read(response: Any, limit: int, deadline: float, clock: Callable[[], float], url: str) -> bytes:
-    """The body, one socket read at a time, so that neither its size nor a trickle of bytes goes unbounded."""
-    chunks: list[bytes] = []
-    size = 0
-    while chunk := response.read1(CHUNK):
-        size += len(chunk)
-        if size > limit:
-            raise AdvisoryError(f"OSV's answer from {_shown(url)} is larger than {limit // (1024 * 1024)} MiB")
-        if clock() > deadline:
-            raise AdvisoryError(f"OSV's answer from {_shown(url)} took longer than the lookup's {DEADLINE:.0f} s")
-        chunks.append(chunk)
-    if getattr(response, "length", None):  # bytes its Content-Length promised that never came
-        raise AdvisoryError(f"OSV's answer from {_shown(url)} was cut off before its end")
-    return b"".join(chunks)
-
-
-def _shown(url: str) -> str:
-    parts = urllib.parse.urlsplit(url)
-    return urllib.parse.urlunsplit((parts.scheme, parts.hostname or "", parts.path, "", ""))
+        raise AdvisoryError(f"OSV's answer from {shown_url(url)} is {error}") from None

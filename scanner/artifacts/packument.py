@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from scanner.artifacts.http_body import read_body, shown_url
 from scanner.files.bounded_json import AnswerError, Bounds, parse
 
 REQUEST_TIMEOUT = 20.0  # seconds without an answer, per request
@@ -30,7 +31,6 @@ PACKUMENT = Bounds(bytes=64 * 1024 * 1024, depth=48, values=8_000_000)
 INSTALL_SCRIPTS = ("preinstall", "install", "postinstall")
 REGISTRY_VARIABLES = ("npm_config_registry", "NPM_CONFIG_REGISTRY")
 ASK_TIMEOUT = 10.0
-CHUNK = 64 * 1024
 
 
 class RegistryError(Exception):
@@ -118,14 +118,17 @@ def moment(value: Any) -> datetime.datetime | None:
 
 def fetch_json(url: str, accept: str, deadline: float, clock: Callable[[], float]) -> Any:
     """A registry's JSON answer at `url`, read and parsed within bounds; RegistryError when it cannot be had."""
-    shown = _shown(url)
+    shown = shown_url(url)
     left = deadline - clock()
     if left <= 0:
         raise RegistryError(f"no time was left to ask {shown}")
     request = urllib.request.Request(url, headers={"Accept": accept})
     try:
         with urllib.request.urlopen(request, timeout=min(REQUEST_TIMEOUT, left)) as response:
-            raw = _read(response, deadline, clock, shown)
+            raw = read_body(
+                response, PACKUMENT.bytes, deadline, clock, answer=f"the registry's answer from {shown}",
+                late="did not arrive in time", error=RegistryError,
+            )
     except urllib.error.HTTPError as error:
         raise RegistryError(f"the registry answered HTTP {error.code} for {shown}") from None
     except TimeoutError:
@@ -137,24 +140,3 @@ def fetch_json(url: str, accept: str, deadline: float, clock: Callable[[], float
         return parse(raw, PACKUMENT)
     except AnswerError as error:
         raise RegistryError(f"the registry's answer from {shown} is {error}") from None
-
-
-def _read(response: Any, deadline: float, clock: Callable[[], float], shown: str) -> bytes:
-    """The body, one socket read at a time, so that neither its size nor a trickle of bytes goes unbounded."""
-    chunks: list[bytes] = []
-    size = 0
-    while chunk := response.read1(CHUNK):
-        size += len(chunk)
-        if size > PACKUMENT.bytes:
-            raise RegistryError(f"the registry's answer from {shown} is larger than {PACKUMENT.bytes >> 20} MiB")
-        if clock() > deadline:
-            raise RegistryError(f"the registry's answer from {shown} did not arrive in time")
-        chunks.append(chunk)
-    if getattr(response, "length", None):  # bytes its Content-Length promised that never came
-        raise RegistryError(f"the registry's answer from {shown} was cut off before its end")
-    return b"".join(chunks)
-
-
-def _shown(url: str) -> str:
-    parts = urllib.parse.urlsplit(url)
-    return urllib.parse.urlunsplit((parts.scheme, parts.hostname or "", parts.path, "", ""))
