@@ -179,7 +179,7 @@ class MemberLines:
             else:
                 token, index = str(index), index + 1
             children.setdefault(token, (member, pos))
-            pos = skip(self._decoder.raw_decode(text, pos)[1])
+            pos = skip(self._end_of_value(member, pos))
             if text[pos] == ",":
                 pos = skip(pos + 1)
             elif text[pos] != closing:
@@ -187,6 +187,27 @@ class MemberLines:
 
     def _skip(self, pos: int) -> int:
         return _WS.match(self.text, pos).end()  # type: ignore[union-attr]
+
+    def _end_of_value(self, member: int, pos: int) -> int:
+        """Where the value at `pos` (of the member whose key or element starts at `member`) ends.
+
+        A lock is read only in its canonical, indented rendering (scanner/lock/render.py): a container opened on
+        a line indented by N spaces closes at the next line that is N spaces and its closing bracket, and no
+        string holds a raw newline, so that line is found by C-speed `str.find` instead of decoding every
+        sibling (most of a 20 MB lock). Text in another layout is decoded as before; either way only the line
+        a finding is shown on depends on it.
+        """
+        text = self.text
+        opening = text[pos : pos + 1]
+        if opening in ("{", "[") and text[pos + 1 : pos + 2] != ("}" if opening == "{" else "]"):
+            line_start = text.rfind("\n", 0, member) + 1
+            indent = text[line_start:member]
+            if indent and indent.strip(" ") == "" and text.startswith("\n", pos + 1):
+                closing = "\n" + indent + ("}" if opening == "{" else "]")
+                end = text.find(closing, pos)
+                if end >= 0:
+                    return end + len(closing)
+        return self._decoder.raw_decode(text, pos)[1]
 
     def _line(self, pos: int) -> int:
         """1 + the newlines before offset `pos`."""
