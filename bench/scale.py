@@ -461,7 +461,9 @@ def profile(repo: Path, clean: dict[str, Any], drifted: dict[str, Any]) -> None:
     pipeline(repo, clean, drifted, Phases())
     profiler.disable()
     out = io.StringIO()
-    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(30)
+    # SCALE_SORT=cumulative SCALE_TOP=90: where the time goes from the top down.
+    top = int(os.environ.get("SCALE_TOP", "30"))
+    pstats.Stats(profiler, stream=out).sort_stats(os.environ.get("SCALE_SORT", "tottime")).print_stats(top)
     print(out.getvalue())
 
 
