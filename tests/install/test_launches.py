@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 
 from scanner.install.npm_launch import NoBin, NpmLaunch, boot_argv, npm_launch
-from scanner.install.packages import TreeError, npm_tree, tree_changes, uv_tree
+from scanner.install.npm_record import npm_tree
+from scanner.install.packages import TreeError, tree_changes
 from scanner.install.store import publish, ready_entry, staging
 from scanner.install.uv_launch import UvLaunch, uv_launch
+from scanner.install.uv_record import uv_tree
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from scanner.artifacts.inventory import pin_packages
-from scanner.install.packages import npm_tree
+from scanner.install.npm_record import npm_tree
 from scanner.lock.document import render
 from scanner.lock.lockfile import Lockfile, LockfileError, ServerPin
 from scanner.lock.reader import parse
