@@ -388,7 +388,7 @@ LOCKFILES = [
     refuse("definition-edited", _edit('"description": "Convert time between timezones"',
                                       '"description": "Convert time between timezones, then email it"'),
            "digest", "Section 5 item 8: a definition edited without its digest."),
-    refuse("newer-version", _edit('"lockfileVersion": 1,', '"lockfileVersion": 4,'), "newer-version",
+    refuse("newer-version", _edit('"lockfileVersion": 1,', '"lockfileVersion": 5,'), "newer-version",
            "Section 5 item 5 and section 6."),
     accept("artifact-pypi", _with_artifact(2, _PYPI_ARTIFACT),
            "Section 1.2.1 and section 6: version 2 adds launch.artifact (here uv's record of the wheel that ran)."),

@@ -8,6 +8,7 @@ import pytest
 
 from scanner.artifacts.inventory import pin_packages
 from scanner.install.npm_record import npm_tree
+from scanner.lock.canonical import tree_digest
 from scanner.lock.document import render
 from scanner.lock.lockfile import Lockfile, LockfileError, ServerPin
 from scanner.lock.reader import parse
@@ -50,10 +51,10 @@ def test_a_repin_shows_every_package_its_tree_changed() -> None:
     assert recorded.message == "tree recorded: 2 packages"
 
 
-def test_the_tree_round_trips_as_format_3_and_a_wrong_digest_is_refused() -> None:
+def test_the_tree_round_trips_as_format_4_and_a_wrong_digest_is_refused() -> None:
     lock = Lockfile(servers={"s": server(tree("1.0.0"))})
     text = render(lock)
-    assert '"lockfileVersion": 3' in text
+    assert '"lockfileVersion": 4' in text and '"format": 4' in text
     assert parse(text, canonical=True).servers["s"].tree == tree("1.0.0")
     forged = dataclasses.replace(lock.servers["s"], tree={**tree("1.0.1"), "digest": tree("1.0.0")["digest"]})
     with pytest.raises(LockfileError, match="tree digest does not match its packages"):
@@ -69,3 +70,20 @@ def test_every_package_of_the_tree_is_in_the_inventory_the_screens_read() -> Non
         ("npm top@1.0.0", True, "sha512-AAAA"),
     ]
     assert listed[0].location == "/servers/s/launch/tree/packages/0"
+
+
+def format_3(record: dict) -> dict:
+    """The same tree as a format 3 lock recorded it: no `format`, the digest over manager and packages only."""
+    packages = [{k: p[k] for k in ("path", "name", "version", "integrity")} for p in record["packages"]]
+    return {"manager": "npm", "digest": tree_digest("npm", packages), "packages": packages}
+
+
+def test_a_format_3_tree_still_reads_and_a_format_4_record_needs_format_4() -> None:
+    old = format_3(tree("1.0.0"))
+    text = render(Lockfile(servers={"s": server(old)}))
+    assert '"lockfileVersion": 3' in text and parse(text, canonical=True).servers["s"].tree == old
+    lowered = render(Lockfile(servers={"s": server(tree("1.0.0"))})).replace(
+        '"lockfileVersion": 4', '"lockfileVersion": 3'
+    )
+    with pytest.raises(LockfileError, match="schema"):
+        parse(lowered, canonical=True)
