@@ -13,6 +13,7 @@ from scanner.lock.document import render
 from scanner.lock.lockfile import Lockfile, LockfileError, ServerPin
 from scanner.lock.reader import parse
 from scanner.vcs.pins import lock_changes
+from scanner.vcs.weakened import weakenings
 
 LAUNCH = {"transport": "stdio", "command": "npx", "args": ["-y", "top@1.0.0"], "env": {}}
 
@@ -87,3 +88,15 @@ def test_a_format_3_tree_still_reads_and_a_format_4_record_needs_format_4() -> N
     )
     with pytest.raises(LockfileError, match="schema"):
         parse(lowered, canonical=True)
+
+
+def test_a_change_that_lowers_one_servers_tree_record_is_lock_weakened_for_that_server() -> None:
+    """One server's tree dropped, another's lowered to format 3, a third kept: two findings, one per server."""
+    base = Lockfile(version=4, servers={k: server(tree("1.0.0")) for k in ("dropped", "lowered", "kept")})
+    current = Lockfile(version=4, servers={
+        "dropped": server(None), "lowered": server(format_3(tree("1.0.0"))), "kept": server(tree("1.0.0")),
+    })
+    found = weakenings(base, current, {"dropped", "lowered", "kept"}, "mcp-lock.json", "main")
+    assert sorted(f.server for f in found) == ["dropped", "lowered"] and {f.rule.id for f in found} == {"lock-weakened"}
+    messages = {f.server: f.message for f in found}
+    assert "launch.tree from its pin" in messages["dropped"] and "launch.tree.format 4" in messages["lowered"]
