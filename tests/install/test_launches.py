@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from scanner.install.npm_launch import NoBin, NpmLaunch, boot_argv, npm_launch
 from scanner.install import store, verify
+from scanner.install.npm_launch import NoBin, NpmLaunch, boot_argv, npm_launch
 from scanner.install.npm_record import npm_files, npm_tree
 from scanner.install.packages import TreeError, tree_changes
 from scanner.install.store import publish, ready_entry, staging
