@@ -9,7 +9,7 @@ requirements, `uv pip install --require-hashes --no-deps` into a relocatable vir
 any file whose sha256 is not recorded). A cold runner downloads the pinned tree, never today's resolution.
 
 `resolve_and_install` is what a launch with no reviewed tree runs (`lock`, `update`, a changed launch):
-scanner.install.resolve, then install_tree of what it recorded.
+scanner.install.resolution, then install_tree of what it recorded.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from scanner.install import npm_launch as npm
 from scanner.install import uv_launch as pypi
 from scanner.install.npm_record import npm_files, registries_of
 from scanner.install.packages import NPM, UV, TreeError, top_package
-from scanner.install.resolve import installable, npm_artifact, pypi_artifact, resolve_launch, uv_path
+from scanner.install.resolution import installable, npm_artifact, pypi_artifact, resolve_launch, uv_path
 from scanner.install.runner import InstallFailed, Step, run_manager
 from scanner.install.store import DEFAULT_STORE_MIB, discard, evict, publish, ready_entry, staging, store_root
 from scanner.install.uv_record import requirements_text
