@@ -224,3 +224,22 @@ def test_a_version_bump_boots_the_version_it_names_not_the_pinned_tree(
     update = repo.run("update", "demo", env=npm_env)
     assert update.exit_code == 0, update.output
     assert packages(repo) == {TOP: "1.0.1"}
+
+
+def test_a_store_entry_rewritten_between_runs_is_never_booted(
+    repo: Repo, npm_registry: Registry, npm_env: dict[str, str], tmp_path: Path
+) -> None:
+    """What a poisoned cache restore does: a file of the entry rewritten (here to fail loudly if it ever runs).
+    `check` finds the entry does not verify, installs the recorded tree again and boots that."""
+    npm_registry.publish(TOP, "1.0.0", "top one")
+    declare(repo, npm_registry, f"{TOP}@1.0.0")
+    assert repo.run("lock", env=npm_env).exit_code == 0
+    (entry,) = [p for p in (tmp_path / "store").iterdir() if not p.name.startswith(".")]
+    server = entry / "node_modules" / TOP / "server.js"
+    original = server.read_bytes()
+    server.parent.chmod(0o755)
+    server.chmod(0o755)
+    server.write_text('#!/usr/bin/env node\nprocess.stderr.write("poisoned entry ran"); process.exit(9);\n')
+    check = repo.run("check", env=npm_env)
+    assert check.exit_code == 0 and "poisoned entry ran" not in check.output, check.output
+    assert server.read_bytes() == original  # the entry was installed again from the lock
