@@ -71,6 +71,9 @@ def _package(path: Any, entry: Any) -> dict[str, Any]:
         if value is not None:
             record[key] = _names(value, path, key)
     record.update({key: True for key in FLAGS if entry.get(key) is True})
+    meta = entry.get("peerDependenciesMeta")
+    if meta is not None:
+        record["peerDependenciesMeta"] = _peer_meta(meta, path)
     license_ = entry.get("license")
     if isinstance(license_, str) and license_:
         record["license"] = field(license_)
@@ -83,6 +86,14 @@ def _map(value: Any, path: str, key: str) -> dict[str, str]:
     if not isinstance(value, dict) or len(value) > MAX_EDGES:
         raise TreeError(f"npm's `{key}` of {path} is not a map of at most {MAX_EDGES} names")
     return {field(k): field(v) for k, v in value.items()}
+
+
+def _peer_meta(value: Any, path: str) -> dict[str, dict[str, bool]]:
+    """Which peers are optional (npm's `peerDependenciesMeta`): without it `npm ci` counts a missing optional
+    peer as a lock out of sync."""
+    if not isinstance(value, dict) or len(value) > MAX_EDGES:
+        raise TreeError(f"npm's `peerDependenciesMeta` of {path} is not a map of at most {MAX_EDGES} names")
+    return {field(k): {"optional": True} for k, v in value.items() if isinstance(v, dict) and v.get("optional") is True}
 
 
 def _names(value: Any, path: str, key: str) -> list[str]:
