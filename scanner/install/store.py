@@ -66,7 +66,26 @@ def _verified(entry: Path, digest: str, key: bytes) -> bool:
     document = verify.unsealed(data, key) if len(data) <= verify.MANIFEST_LIMIT else None
     if document is None or document.get("tree") != digest:
         return False
-    return verify.unchanged(entry, document) or verify.same_content(entry, document)
+    if verify.unchanged(entry, document):
+        return True
+    now = verify.same_content(entry, document)
+    if now is None:
+        return False
+    _reseal(entry, verify.sealed(now, key))  # the same bytes under new inodes: the next check is cheap again
+    return True
+
+
+def _reseal(entry: Path, sealed: bytes) -> None:
+    """Write the entry's manifest anew (its folder writable only meanwhile; neither is listed in it)."""
+    mode = stat.S_IMODE(os.lstat(entry).st_mode)
+    os.chmod(entry, mode | stat.S_IWUSR)
+    try:
+        fresh = entry / f".{verify.MANIFEST}.new"
+        fresh.write_bytes(sealed)
+        _drop_write(str(fresh))
+        os.replace(fresh, entry / verify.MANIFEST)
+    finally:
+        os.chmod(entry, mode)
 
 
 def staging(root: Path) -> Path:
@@ -80,8 +99,11 @@ def publish(root: Path, folder: Path, tree: Mapping[str, object], key: bytes) ->
     another boot got there first and its entry verifies, keep that one and remove `folder`)."""
     digest = str(tree["digest"])
     read_only(folder, keep_root=True)
-    (folder / verify.MANIFEST).write_bytes(verify.sealed(verify.manifest(folder, digest), key))
-    read_only(folder)
+    sealed = folder / verify.MANIFEST
+    sealed.write_bytes(verify.sealed(verify.manifest(folder, digest), key))
+    # Only what the manifest does not list changes now: a chmod moves a change time even when the mode stays.
+    _drop_write(str(sealed))
+    _drop_write(str(folder))
     entry = root / entry_name(digest)
     try:
         os.rename(folder, entry)

@@ -119,28 +119,31 @@ def unchanged(entry: Path, document: Mapping[str, Any]) -> bool:
             return False
     except OSError:
         return False
+    base, lstat, fmt, imode = str(entry) + os.sep, os.lstat, stat.S_IFMT, stat.S_IMODE  # a stat per path: kept tight
     for relative, recorded in files.items():
         if not relative:
             continue
         try:
-            info = os.lstat(entry / relative)
+            info = lstat(base + relative)
         except OSError:
             return False
-        if [stat.S_IFMT(info.st_mode), stat.S_IMODE(info.st_mode), info.st_size, *_fingerprint(info)] != [
-            *recorded[:3], *recorded[4:]
-        ]:
+        kind, mode, size, _content, inode, changed = recorded
+        if (fmt(info.st_mode), imode(info.st_mode), info.st_size, info.st_ino, info.st_ctime_ns) != (
+            kind, mode, size, inode, changed
+        ):
             return False
     return True
 
 
-def same_content(entry: Path, document: Mapping[str, Any]) -> bool:
-    """The full check: the same paths, types, modes, sizes and contents as the manifest lists."""
+def same_content(entry: Path, document: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The full check: the manifest of `entry` now, when it lists the same paths, types, modes, sizes and
+    contents as `document` (only inodes and change times differ); else None."""
     try:
         now = manifest(entry, str(document.get("tree")))
     except OSError:
-        return False
+        return None
     strip = lambda files: {k: v[:4] for k, v in files.items()}  # noqa: E731
-    return strip(now["files"]) == strip(document["files"])
+    return now if strip(now["files"]) == strip(document["files"]) else None
 
 
 def _names(entry: Path) -> list[str]:
