@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from scanner.artifacts import image
 from scanner.files.bounded_json import AnswerError, Bounds, parse
-from scanner.install.packages import read_npm_lock
+from scanner.install.npm_record import read_npm_lock
 from scanner.transports.rpc import StdioChannel
 
 scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20)

@@ -49,6 +49,8 @@ def noted(judgement: Judgement) -> dict[str, str]:
         ("", "servers: {a: {tmpfs-mib: 2048}}\n", "servers.a.tmpfs-mib", "2048"),
         ("", "memory-mib: 4096\n", "memory-mib", "4096"),  # more than the default 2048
         ("", "tmpfs-budget-mib: 65536\n", "tmpfs-budget-mib", "65536"),
+        ("", "install-timeout: 3600\n", "install-timeout", "3600"),  # longer than the default 600
+        ("store-mib: 1024\n", "store-mib: 65536\n", "store-mib", "65536"),
         ("memory-mib: 512\n", "memory-mib: 1024\n", "memory-mib", "1024"),
         ("", "servers: {a: {memory-mib: 8192}}\n", "servers.a.memory-mib", "8192"),
         ("", "servers: {a: {timeout: 600}}\n", "servers.a.timeout", "600"),

@@ -329,10 +329,15 @@ _TREE_PACKAGES = [
 # Section 1.2.2: the tree digest is over {"manager", "packages"}; all ASCII, no number: sorted compact JSON is
 # its canonical form.
 _TREE_DIGEST = _sha(json.dumps({"manager": "uv", "packages": _TREE_PACKAGES}, sort_keys=True, separators=(",", ":")))
+# From version 4, a format 4 tree's digest also covers `"format": 4`.
+_EXACT_DIGEST = _sha(
+    json.dumps({"format": 4, "manager": "uv", "packages": _TREE_PACKAGES}, sort_keys=True, separators=(",", ":"))
+)
 
 
-def _tree_text(digest: str) -> str:
-    lines = [',\n        "tree": {\n', f'          "digest": "{digest}",\n', '          "manager": "uv",\n',
+def _tree_text(digest: str, exact: bool = False) -> str:
+    lines = [',\n        "tree": {\n', f'          "digest": "{digest}",\n',
+             *(['          "format": 4,\n'] if exact else []), '          "manager": "uv",\n',
              '          "packages": [\n']
     for index, package in enumerate(_TREE_PACKAGES):
         hashes = ",\n".join(f'                "{h}"' for h in package["sha256"])
@@ -345,12 +350,14 @@ def _tree_text(digest: str) -> str:
     return "".join(lines)
 
 
-def _with_tree(version: int, digest: str = "") -> str:
-    """The example with a `tree` in the time server's launch (its last member) and `version`."""
+def _with_tree(version: int, digest: str = "", exact: bool = False) -> str:
+    """The example with a `tree` in the time server's launch (its last member) and `version`; `exact`: a
+    format 4 tree."""
     text = _edit('"lockfileVersion": 1,', f'"lockfileVersion": {version},')
     launch_end = '        "env": [],\n        "transport": "stdio"\n'
     assert text.count(launch_end) == 1
-    return text.replace(launch_end, launch_end[:-1] + _tree_text(digest or _TREE_DIGEST))
+    default = _EXACT_DIGEST if exact else _TREE_DIGEST
+    return text.replace(launch_end, launch_end[:-1] + _tree_text(digest or default, exact))
 
 
 def _with_artifact(version: int, artifact: str) -> str:
@@ -388,7 +395,7 @@ LOCKFILES = [
     refuse("definition-edited", _edit('"description": "Convert time between timezones"',
                                       '"description": "Convert time between timezones, then email it"'),
            "digest", "Section 5 item 8: a definition edited without its digest."),
-    refuse("newer-version", _edit('"lockfileVersion": 1,', '"lockfileVersion": 4,'), "newer-version",
+    refuse("newer-version", _edit('"lockfileVersion": 1,', '"lockfileVersion": 5,'), "newer-version",
            "Section 5 item 5 and section 6."),
     accept("artifact-pypi", _with_artifact(2, _PYPI_ARTIFACT),
            "Section 1.2.1 and section 6: version 2 adds launch.artifact (here uv's record of the wheel that ran)."),
@@ -402,6 +409,12 @@ LOCKFILES = [
            "Section 1.2.2 and section 6: version 3 adds launch.tree, every package with its files' sha256."),
     refuse("tree-digest-wrong", _with_tree(3, _TREE_DIGEST[:-1] + ("0" if _TREE_DIGEST[-1] != "0" else "1")),
            "digest", "Section 1.2.2 and section 5 item 8: the tree digest is not the digest of its packages."),
+    accept("tree-format-4", _with_tree(4, exact=True),
+           "Section 1.2.2 and section 6: version 4 adds launch.tree.format 4, covered by the tree digest."),
+    refuse("tree-format-4-in-version-3", _with_tree(3, exact=True), "schema",
+           "Section 6: launch.tree.format is a version 4 field; under version 3 it is hand-editing."),
+    refuse("tree-format-4-digest-without-format", _with_tree(4, _TREE_DIGEST, exact=True), "digest",
+           "Section 1.2.2: a format 4 tree's digest covers its format; the version 3 digest does not verify."),
     refuse("tree-in-version-2", _with_tree(2), "schema",
            "Section 6: launch.tree is a version 3 field; under version 2 it is hand-editing."),
     accept("version-2-without-artifact", _edit('"lockfileVersion": 1,', '"lockfileVersion": 2,'),

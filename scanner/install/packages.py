@@ -1,12 +1,15 @@
 """The dependency tree a launch runs, as the lock records it (`launch.tree`, lockfile-spec/SPEC.md 1.2.2).
 
-    {"manager": "npm", "digest": "sha256:…", "packages": [
-        {"path": "node_modules/a", "name": "a", "version": "1.0.0", "integrity": "sha512-…", "installScript": true}]}
-    {"manager": "uv", "digest": "sha256:…", "packages": [{"name": "a", "version": "1.0.0", "sha256": ["…"]}]}
+    {"manager": "npm", "format": 4, "digest": "sha256:…", "packages": [
+        {"path": "node_modules/a", "name": "a", "version": "1.0.0", "integrity": "sha512-…", "installScript": true,
+         "dependencies": {"b": "^2.0.0"}, "bin": {"a": "cli.js"}, "license": "MIT"}]}
+    {"manager": "uv", "format": 4, "digest": "sha256:…", "packages": [
+        {"name": "a", "version": "1.0.0", "sha256": ["…"], "markers": "sys_platform == 'win32'"}]}
 
-Built from the package manager's own resolution (npm's package-lock.json, uv's hashed requirements), which
-mcp-lock makes before any package code runs; the digest covers the manager and every package, and keys the
-store. Everything read is bounded: package counts, string sizes.
+Built from the package manager's own resolution (npm's package-lock.json: `npm_record`; uv's universal hashed
+requirements: `uv_record`), which mcp-lock makes before any package code runs. Format 4 holds all an install
+needs, so a pinned tree is installed from its record alone; the digest covers the manager, the format and
+every package, and keys the store. Everything read is bounded: package counts, string sizes.
 """
 
 from __future__ import annotations
@@ -17,19 +20,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from scanner.files.bounded_json import Bounds, parse
 from scanner.lock.canonical import tree_digest
 
 NPM, UV = "npm", "uv"
+EXACT = 4  # the tree record format that installs with no resolution (lockfile format 4)
 MAX_PACKAGES = 10_000  # a real server's tree is hundreds; past this the resolution is refused
-# npm's package-lock.json: 10,000 packages of a few dozen values each, a few levels deep.
-NPM_LOCK_BOUNDS = Bounds(bytes=64 * 1024 * 1024, depth=16, values=2_000_000)
 MAX_FIELD = 4096  # characters of one name, version, path or digest
 INTEGRITY = re.compile(r"sha(?:1|256|384|512)-[A-Za-z0-9+/]+={0,2}")
 SHA256 = re.compile(r"[0-9a-f]{64}")
-# uv's hashed requirements: `name==version \` then one `--hash=sha256:…` per published file.
-REQUIREMENT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==([^\s;\\]+)")
-HASH = re.compile(r"--hash=sha256:([0-9a-f]{64})")
 
 
 class TreeError(ValueError):
@@ -58,69 +56,15 @@ class Change:
 
 
 def tree_record(manager: str, packages: list[dict[str, Any]]) -> dict[str, Any]:
-    """The record of `packages` (each already a closed package record) with its digest."""
+    """The record of `packages` (each already a closed package record) with its digest, in format 4: enough
+    to install the tree again with no resolution."""
     ordered = sorted(packages, key=lambda p: (p.get("path", ""), p["name"], p["version"]))
-    return {"manager": manager, "digest": tree_digest(manager, ordered), "packages": ordered}
+    return {"manager": manager, "format": EXACT, "digest": tree_digest(manager, ordered, EXACT), "packages": ordered}
 
 
-def read_npm_lock(text: str) -> dict[str, Any]:
-    """The tree of npm's package-lock.json text, parsed within bounds (its contents come from registry answers):
-    TreeError or AnswerError (both ValueErrors) when it breaks one or is not such a lock."""
-    return npm_tree(parse(text.encode("utf-8"), NPM_LOCK_BOUNDS))
-
-
-def npm_tree(lock: Any) -> dict[str, Any]:
-    """The tree of an npm package-lock.json (lockfileVersion 2 or 3): every installed package but the root."""
-    packages = lock.get("packages") if isinstance(lock, dict) else None
-    if not isinstance(packages, dict):
-        raise TreeError("npm's package-lock.json has no `packages`")
-    if len(packages) > MAX_PACKAGES:
-        raise TreeError(f"npm resolved more than {MAX_PACKAGES} packages")
-    records = []
-    for path, entry in packages.items():
-        if path == "":
-            continue
-        if not isinstance(entry, dict) or not isinstance(path, str) or not path.startswith("node_modules/"):
-            raise TreeError(f"npm's package-lock.json has an entry that is not an installed package: {path[:80]!r}")
-        if entry.get("link"):
-            raise TreeError(f"npm resolved {path} to a link, which the store cannot hold")
-        name = entry.get("name") or path.rpartition("node_modules/")[2]
-        record: dict[str, Any] = {"path": _field(path), "name": _field(name), "version": _field(entry.get("version"))}
-        integrity = entry.get("integrity")
-        if integrity is not None:
-            if not isinstance(integrity, str) or not INTEGRITY.fullmatch(integrity) or len(integrity) > MAX_FIELD:
-                raise TreeError(f"npm's integrity for {path} is not an SRI string")
-            record["integrity"] = integrity
-        if entry.get("hasInstallScript") is True:
-            record["installScript"] = True
-        records.append(record)
-    return tree_record(NPM, records)
-
-
-def uv_tree(requirements: str) -> dict[str, Any]:
-    """The tree of uv's hashed requirements (`uv pip compile --generate-hashes`): each package once, with the
-    sha256 of every file the index published for its version."""
-    records: dict[tuple[str, str], dict[str, Any]] = {}
-    current: dict[str, Any] | None = None
-    for line in requirements.splitlines():
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        found = REQUIREMENT.match(stripped)
-        if found:
-            name = _normalised(found[1])
-            version = _field(found[2])
-            current = records.setdefault((name, version), {"name": _field(name), "version": version, "sha256": []})
-        if current is None:
-            raise TreeError(f"uv's requirements have a line this reader does not know: {stripped[:80]!r}")
-        current["sha256"] += HASH.findall(stripped)
-        if len(records) > MAX_PACKAGES or len(current["sha256"]) > MAX_PACKAGES:
-            raise TreeError(f"uv resolved more than {MAX_PACKAGES} packages or files")
-    for record in records.values():
-        if not record["sha256"]:
-            raise TreeError(f"uv gave no sha256 for {record['name']}=={record['version']}")
-        record["sha256"] = sorted(set(record["sha256"]))
-    return tree_record(UV, list(records.values()))
+def is_exact(tree: Mapping[str, Any]) -> bool:
+    """Whether `tree` holds everything to install it with no resolution (format 4); older records do not."""
+    return tree.get("format") == EXACT
 
 
 def tree_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[Change]:
@@ -146,7 +90,7 @@ def top_package(tree: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:
     for package in tree.get("packages") or []:
         if package.get("path", f"node_modules/{name}") == f"node_modules/{name}" and package.get("name") in (
             name,
-            _normalised(name),
+            normalised(name),
         ):
             return package
     return None
@@ -183,11 +127,12 @@ def _shown_name(package: Mapping[str, Any], key: str) -> str:
     return f"{name} (under {key.rpartition('/node_modules/')[0].removeprefix('node_modules/')})" if nested else name
 
 
-def _normalised(name: str) -> str:
+def normalised(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _field(value: Any) -> str:
+def field(value: Any) -> str:
+    """A name, version, path or digest of a resolution: a non-empty string within MAX_FIELD."""
     if not isinstance(value, str) or not value or len(value) > MAX_FIELD:
         raise TreeError(f"the resolution has a missing or oversized name, version or path: {str(value)[:80]!r}")
     return value

@@ -2,24 +2,28 @@
 directory (never the repository): `$MCP_LOCK_STORE`, else `$XDG_CACHE_HOME/mcp-lock/store`, else
 `~/.cache/mcp-lock/store`.
 
-An entry is installed into a staging folder beside it, made read-only, and renamed into place in one step,
-so an entry either is complete or is not there; two boots of one tree at once both install, and the first
-rename wins. The store is the cache: a second boot of the same tree finds its entry and downloads nothing.
-CI caches the whole folder between runs (keyed by the lock's tree digests).
+An entry is installed into a staging folder beside it, sealed (scanner.install.verify), made read-only and
+renamed into place in one step, so an entry either is complete or is not there; two boots of one tree at once
+both install, and the first rename wins. Before a boot the entry is verified against its sealed manifest: one
+that fails is removed, never booted, and the tree is installed again from the lock. The store is bounded:
+past the policy's `store-mib`, the entries used least recently are removed (`.used/<entry>` records a use).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import stat
 import tempfile
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
-RECORD = "mcp-lock-tree.json"  # the tree record an entry holds, written before any package code runs
+from scanner.install import verify
+
 WRITABLE = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
+USED = ".used"  # one empty file per entry, its modification time the entry's last use
+DEFAULT_STORE_MIB = 8192  # a few dozen real servers' trees (the largest measured: about 300 MiB)
 
 
 def store_root(caller: Mapping[str, str]) -> Path:
@@ -37,45 +41,129 @@ def entry_name(tree_digest: str) -> str:
     return tree_digest.removeprefix("sha256:")
 
 
-def ready_entry(root: Path, tree: Mapping[str, object]) -> Path | None:
-    """The installed entry of `tree`, when it is there whole: a real folder holding the same record."""
+def ready_entry(root: Path, tree: Mapping[str, object], key: bytes) -> Path | None:
+    """The installed entry of `tree`, when it is there and verifies (scanner.install.verify); an entry that
+    is there but does not verify is removed, so that the caller installs the tree again."""
     entry = root / entry_name(str(tree["digest"]))
     try:
         if not stat.S_ISDIR(os.lstat(entry).st_mode):
             return None
-        with open(entry / RECORD, encoding="utf-8") as handle:
-            recorded = json.load(handle)
-    except (OSError, ValueError):
+    except OSError:
         return None
-    return entry if recorded == tree else None
+    if _verified(entry, str(tree["digest"]), key):
+        _used(root, entry.name)
+        return entry
+    discard(entry)
+    return None
 
 
-def staging(root: Path, tree: Mapping[str, object]) -> Path:
-    """A new private folder to install `tree` into, holding its record first."""
+def _verified(entry: Path, digest: str, key: bytes) -> bool:
+    try:
+        with open(entry / verify.MANIFEST, "rb", opener=lambda p, f: os.open(p, f | os.O_NOFOLLOW)) as handle:
+            data = handle.read(verify.MANIFEST_LIMIT + 1)
+    except OSError:
+        return False
+    document = verify.unsealed(data, key) if len(data) <= verify.MANIFEST_LIMIT else None
+    if document is None or document.get("tree") != digest:
+        return False
+    if verify.unchanged(entry, document):
+        return True
+    now = verify.same_content(entry, document)
+    if now is None:
+        return False
+    _reseal(entry, verify.sealed(now, key))  # the same bytes under new inodes: the next check is cheap again
+    return True
+
+
+def _reseal(entry: Path, sealed: bytes) -> None:
+    """Write the entry's manifest anew (its folder writable only meanwhile; neither is listed in it)."""
+    mode = stat.S_IMODE(os.lstat(entry).st_mode)
+    os.chmod(entry, mode | stat.S_IWUSR)
+    try:
+        fresh = entry / f".{verify.MANIFEST}.new"
+        fresh.write_bytes(sealed)
+        _drop_write(str(fresh))
+        os.replace(fresh, entry / verify.MANIFEST)
+    finally:
+        os.chmod(entry, mode)
+
+
+def staging(root: Path) -> Path:
+    """A new private folder to install a tree into."""
     root.mkdir(parents=True, exist_ok=True)
-    folder = Path(tempfile.mkdtemp(prefix=".staging-", dir=root))
-    (folder / RECORD).write_text(json.dumps(tree, sort_keys=True), encoding="utf-8")
-    return folder
+    return Path(tempfile.mkdtemp(prefix=".staging-", dir=root))
 
 
-def publish(root: Path, folder: Path, tree: Mapping[str, object]) -> Path:
-    """Make the installed `folder` read-only and move it into place as `tree`'s entry (or, when another
-    boot got there first, keep that one and remove `folder`)."""
-    read_only(folder)
-    entry = root / entry_name(str(tree["digest"]))
+def publish(root: Path, folder: Path, tree: Mapping[str, object], key: bytes) -> Path:
+    """Seal the installed `folder`, make it read-only and move it into place as `tree`'s entry (or, when
+    another boot got there first and its entry verifies, keep that one and remove `folder`)."""
+    digest = str(tree["digest"])
+    read_only(folder, keep_root=True)
+    sealed = folder / verify.MANIFEST
+    sealed.write_bytes(verify.sealed(verify.manifest(folder, digest), key))
+    # Only what the manifest does not list changes now: a chmod moves a change time even when the mode stays.
+    _drop_write(str(sealed))
+    _drop_write(str(folder))
+    entry = root / entry_name(digest)
     try:
         os.rename(folder, entry)
     except OSError:
         discard(folder)
-        found = ready_entry(root, tree)
+        found = ready_entry(root, tree, key)
         if found is None:
             raise
         return found
+    _used(root, entry.name)
     return entry
 
 
+def evict(root: Path, limit_mib: int, keep: set[str]) -> list[str]:
+    """Remove the entries used least recently until the store holds at most `limit_mib` MiB (an entry named in
+    `keep`, in use by this run, stays); the names removed."""
+    sizes: dict[str, int] = {}
+    for entry in root.iterdir() if root.is_dir() else ():
+        if not entry.name.startswith(".") and entry.is_dir() and not entry.is_symlink():
+            sizes[entry.name] = _size(entry)
+    total, removed = sum(sizes.values()), []
+    for name in sorted(sizes, key=lambda n: _last_use(root, n)):
+        if total <= limit_mib * 1024 * 1024:
+            break
+        if name in keep:
+            continue
+        discard(root / name)
+        (root / USED / name).unlink(missing_ok=True)
+        total -= sizes[name]
+        removed.append(name)
+    return removed
+
+
+def _size(entry: Path) -> int:
+    """The bytes the entry's manifest lists (an entry without one is removed first: it can never boot)."""
+    try:
+        header = (entry / verify.MANIFEST).read_bytes().partition(b'"bytes":')[2]
+        return int(header.split(b",", 1)[0])
+    except (OSError, ValueError):
+        return 1 << 62
+
+
+def _used(root: Path, name: str) -> None:
+    folder = root / USED
+    folder.mkdir(exist_ok=True)
+    marker = folder / name
+    marker.touch()
+    now = time.time()
+    os.utime(marker, (now, now))
+
+
+def _last_use(root: Path, name: str) -> float:
+    try:
+        return os.stat(root / USED / name).st_mtime
+    except OSError:
+        return 0.0
+
+
 def discard(folder: Path) -> None:
-    """Remove a staging folder, read-only or not."""
+    """Remove a staging folder or an entry, read-only or not."""
     for path, dirs, _files in os.walk(folder):
         for name in (path, *(os.path.join(path, d) for d in dirs)):
             try:
@@ -85,12 +173,14 @@ def discard(folder: Path) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def read_only(folder: Path) -> None:
-    """Take every write bit off `folder` and what it holds (links are left alone: their mode is not used)."""
+def read_only(folder: Path, keep_root: bool = False) -> None:
+    """Take every write bit off `folder` and what it holds (links are left alone: their mode is not used);
+    with `keep_root`, the folder itself stays writable."""
     for path, dirs, files in os.walk(folder, topdown=False):
         for name in (*files, *dirs):
             _drop_write(os.path.join(path, name))
-    _drop_write(str(folder))
+    if not keep_root:
+        _drop_write(str(folder))
 
 
 def _drop_write(path: str) -> None:

@@ -123,8 +123,10 @@ def install_commands(uv: str, entry: Path, launch: UvLaunch, requirements: Path)
     venv = str(entry / VENV)
     return [
         [uv, "venv", "--relocatable", "--quiet", *python, venv],
-        [uv, "pip", "install", "--require-hashes", "--no-deps", "--quiet", "--python", f"{venv}/bin/python",
-         "-r", str(requirements)],
+        # --link-mode=copy: the entry owns every inode, never a hard link shared with uv's cache or another
+        # entry (a write there would be a write here, and the entry's seal checks each inode's change time).
+        [uv, "pip", "install", "--require-hashes", "--no-deps", "--link-mode=copy", "--quiet", "--python",
+         f"{venv}/bin/python", "-r", str(requirements)],
     ]
 
 

@@ -219,7 +219,7 @@ def _key(k: Any) -> str:
     return _scalar_string(str.__str__(k))
 
 
-def tree_digest(manager: str, packages: list[dict[str, Any]]) -> str:
-    """The digest of a launch's dependency tree (lockfile-spec/SPEC.md 1.2.2): over the manager and every
-    package record, in the order recorded."""
-    return digest({"manager": manager, "packages": packages})
+def tree_digest(manager: str, packages: list[dict[str, Any]], format: int | None = None) -> str:
+    """The digest of a launch's dependency tree (lockfile-spec/SPEC.md 1.2.2): over the manager, the record's
+    format (from format 4) and every package record, in the order recorded."""
+    return digest({"manager": manager, "packages": packages, **({"format": format} if format is not None else {})})

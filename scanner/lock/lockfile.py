@@ -12,9 +12,10 @@ from typing import Any
 from scanner.lock.canonical import MAX_DEPTH, digest
 from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
 
-LOCKFILE_VERSION = 3  # the newest format read and written (SPEC.md section 6)
+LOCKFILE_VERSION = 4  # the newest format read and written (SPEC.md section 6)
 ARTIFACT_VERSION = 2  # the first format with `launch.artifact`
 TREE_VERSION = 3  # the first format with `launch.tree`
+EXACT_TREE_VERSION = 4  # the first with `launch.tree.format` 4: a tree installed from its record alone
 # Containers around a definition in the document: root, servers, server, kind, pin.
 DOCUMENT_DEPTH = MAX_DEPTH + 5
 
@@ -76,7 +77,10 @@ class Lockfile:
 def format_version(lock: Lockfile) -> int:
     """The lowest format that holds `lock` (SPEC.md section 6): a lock using nothing newer stays readable by
     older readers, and its file does not change when mcp-lock is upgraded."""
-    if any(server.tree is not None for server in lock.servers.values()):
+    trees = [server.tree for server in lock.servers.values() if server.tree is not None]
+    if any(tree.get("format") == EXACT_TREE_VERSION for tree in trees):
+        return EXACT_TREE_VERSION
+    if trees:
         return TREE_VERSION
     newer = any(server.artifact is not None or server.prompt_bodies for server in lock.servers.values())
     return ARTIFACT_VERSION if newer else 1

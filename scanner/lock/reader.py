@@ -284,7 +284,7 @@ def verified(lock: Lockfile, text: str, source: str, plain: bool = False) -> Loc
         for prompt, body in server.prompt_bodies.items():
             _verify_body(name, prompt, body, server.prompts, text, source, plain)
         tree = server.tree
-        if tree is not None and tree_digest(tree["manager"], tree["packages"]) != tree["digest"]:
+        if tree is not None and tree_digest(tree["manager"], tree["packages"], tree.get("format")) != tree["digest"]:
             fail_at(
                 text,
                 source,

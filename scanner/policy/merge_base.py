@@ -11,8 +11,8 @@ Loosening: a new or widened `ignore:` entry (a later or no `until:`, a digest th
 list) or `skip:`, `sandbox: off`,
 `network: allow`, a new `env:` name, an `inputs:` entry newly read from the environment, a longer
 `timeout`, a laxer `unpinned-launch` (error, warn, off), a larger `tmpfs-mib`, `memory-mib`,
-`tmpfs-budget-mib`, `max-definitions` or `max-listing-bytes`, a smaller `min-release-age`, a new `inert:`
-glob, `withheld-boot-failure: note`, and any change of `client:`.
+`tmpfs-budget-mib`, `install-timeout`, `store-mib`, `max-definitions` or `max-listing-bytes`, a smaller
+`min-release-age`, a new `inert:` glob, `withheld-boot-failure: note`, and any change of `client:`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from scanner.install.runner import DEFAULT_INSTALL_TIMEOUT
+from scanner.install.store import DEFAULT_STORE_MIB
 from scanner.model.findings import Finding, SourceLocation
 from scanner.model.rules import POLICY_CHANGED, POLICY_LOOSENED
 from scanner.policy.allowlist import tightest
@@ -94,6 +96,8 @@ def judge(base: Side, change: Side, environ: Mapping[str, str]) -> Judgement:
         tmpfs_mib=top.tmpfs_mib,
         memory_mib=top.memory_mib,
         tmpfs_budget_mib=top.tmpfs_budget_mib,
+        install_timeout=top.install_timeout,
+        store_mib=top.store_mib,
         min_release_age=top.min_release_age,
         lists=lists,
     )
@@ -119,6 +123,11 @@ class _Top:
         self.tmpfs_budget_mib = _ordered(
             out, "tmpfs-budget-mib", (), where, b.tmpfs_budget_mib, c.tmpfs_budget_mib, _or(DEFAULT_TMPFS_BUDGET_MIB)
         )
+        # A longer install bound or a larger store lets a pull request spend more of the runner.
+        self.install_timeout = _ordered(
+            out, "install-timeout", (), where, b.install_timeout, c.install_timeout, _or(DEFAULT_INSTALL_TIMEOUT)
+        )
+        self.store_mib = _ordered(out, "store-mib", (), where, b.store_mib, c.store_mib, _or(DEFAULT_STORE_MIB))
         self.min_release_age = _ordered(
             out, "min-release-age", (), where, b.min_release_age, c.min_release_age, lambda days: -days
         )

@@ -4,6 +4,8 @@
     network: allow              # or deny: stdio servers run without network (default allow)
     sandbox: on                 # or off: stdio servers run in a bubblewrap sandbox (default on)
     tmpfs-mib: 512              # MiB of a sandboxed server's private /tmp (default 512)
+    install-timeout: 600        # seconds to install one launch's package tree, apart from `timeout:` (default 600)
+    store-mib: 8192             # MiB the store of installed trees may hold; least recently used go first (default 8192)
     client: {name: claude-code, version: 2.0.14}   # the clientInfo servers are shown (default: the
                                 # declaring client's own, see scanner.transports.clients)
     env: [HTTPS_PROXY]          # caller variables every stdio server may see
@@ -66,6 +68,7 @@ TOP_KEYS = {
     "version", "timeout", "network", "sandbox", "client", "env", "inputs", "servers", "ignore", "unpinned-launch",
     "inert", "withheld-boot-failure",
     "tmpfs-mib", "min-release-age", "allow", "deny", "memory-mib", "tmpfs-budget-mib",
+    "install-timeout", "store-mib",
 } | {DEFINITIONS_KEY, BYTES_KEY}
 SERVER_KEYS = {"skip", "timeout", "network", "sandbox", "client", "env", "inputs", "tmpfs-mib", "memory-mib"} | {
     DEFINITIONS_KEY,
@@ -109,6 +112,8 @@ class Policy:
     tmpfs_mib: int | None = None  # the default for every server; None means 512
     memory_mib: int | None = None  # the default for every server; None means 2048
     tmpfs_budget_mib: int | None = None  # every sandbox booting at once, together; None means 4096
+    install_timeout: float | None = None  # seconds to install one launch's tree; None means 600
+    store_mib: int | None = None  # MiB the store of installed trees may hold; None means 8192
     min_release_age: int = DEFAULT_MIN_RELEASE_AGE  # days; 0 turns the release-age screen off
     lists: Lists = field(default_factory=Lists)  # `allow:` and `deny:`: which servers may be declared
 
@@ -166,6 +171,8 @@ def policy_from(data: Any, text: str, environ: Mapping[str, str]) -> Policy:
         tmpfs_mib=mib(mapping.get("tmpfs-mib"), where, "tmpfs-mib"),
         memory_mib=mib(mapping.get("memory-mib"), where, "memory-mib", MIN_MEMORY_MIB),
         tmpfs_budget_mib=mib(mapping.get("tmpfs-budget-mib"), where, "tmpfs-budget-mib"),
+        install_timeout=timeout(mapping.get("install-timeout"), f"{where}: install-timeout"),
+        store_mib=mib(mapping.get("store-mib"), where, "store-mib"),
         min_release_age=min_release_age(mapping.get("min-release-age"), where),
         lists=_lists(mapping, where),
     )

@@ -13,11 +13,14 @@ from typing import Any
 import anyio
 from anyio.abc import TaskGroup
 
+from scanner.install.install import StoreTerms
+from scanner.install.runner import DEFAULT_INSTALL_TIMEOUT
+from scanner.install.store import DEFAULT_STORE_MIB
 from scanner.model.kinds import counted
 from scanner.model.transports import SSE, TRANSPORT_BY_NAME, TransportKind
 from scanner.policy.settings import DEFAULT_TIMEOUT, Policy
 from scanner.run.budget import OverBudget, TmpfsBudget
-from scanner.run.installing import Install, install_launch, pinned_install
+from scanner.run.installing import Install, InstallTerms, install_launch
 from scanner.snapshot import Snapshot
 from scanner.sources.declarations import ResolvedLaunch, Server
 from scanner.transports.cgroup import DEFAULT_MEMORY_MIB
@@ -101,6 +104,9 @@ async def _boot_all(
     started = time.monotonic()
     modules = TransportModules()
     budget = TmpfsBudget(policy.tmpfs_budget_mib or DEFAULT_TMPFS_BUDGET_MIB)
+    installing = InstallTerms(
+        policy.install_timeout or DEFAULT_INSTALL_TIMEOUT, StoreTerms(policy.store_mib or DEFAULT_STORE_MIB)
+    )
 
     async def run(server: Server) -> None:
         async with limiter:
@@ -126,6 +132,7 @@ async def _boot_all(
                         memory_mib=server_policy.memory_mib or DEFAULT_MEMORY_MIB,
                         declared_by=server.primary.client,
                         pinned_tree=trees.get(server.key),
+                        installing=installing,
                     )
             except OverBudget as refused:
                 result = BootResult(server.key, None, str(refused), "", 0.0)
@@ -221,12 +228,14 @@ async def boot_one(
     memory_mib: int = DEFAULT_MEMORY_MIB,
     declared_by: str | None = None,
     pinned_tree: dict[str, Any] | None = None,
+    installing: InstallTerms | None = None,
 ) -> BootResult:
     """Boot one server and probe it; never raises for anything the server does.
 
     A stdio server runs in the bubblewrap sandbox unless `sandbox` is "off"; `client` is the clientInfo shown,
     with the protocol version and capabilities of the client that declared the server (`declared_by`).
-    `pinned_tree`: the lock's tree for the launch, booted from the store when it holds it (scanner.run.installing).
+    `pinned_tree`: the lock's tree for the reviewed launch, installed exactly and booted (scanner.run.installing);
+    `installing`: the policy's install bound and store size.
     """
     try:
         kinds = [transport_kind(name) for name in transports_of(launch)]
@@ -245,6 +254,7 @@ async def boot_one(
             memory_mib,
             client_hello(declared_by),
             pinned_tree=pinned_tree,
+            installing=installing or InstallTerms(DEFAULT_INSTALL_TIMEOUT, StoreTerms()),
         )
         snapshot, error = await attempt.run(kinds, timeout)
     notes = list(dict.fromkeys(attempt.sandbox_notes))
@@ -279,41 +289,19 @@ class _Attempt:
     hello: tuple[str, dict[str, Any]] = field(default_factory=lambda: client_hello(None))
     sandbox_notes: list[tuple[str, str]] = field(default_factory=list)
     install: Install = field(default_factory=Install)
-    pinned_tree: dict[str, Any] | None = None  # the lock's tree for this launch, booted from the store if there
+    pinned_tree: dict[str, Any] | None = None  # the lock's tree for this launch: installed exactly, never resolved
+    installing: InstallTerms = field(default_factory=lambda: InstallTerms(DEFAULT_INSTALL_TIMEOUT, StoreTerms()))
 
     async def run(self, kinds: Sequence[TransportKind], timeout: float) -> tuple[Snapshot | None, str | None]:
-        deadline = time.monotonic() + timeout
-        if not all(kind.local for kind in kinds):
-            return await self._boot(kinds, deadline, timeout)
-        pinned = pinned_install(self.launch, self.pinned_tree)
-        if pinned is None:
-            self.install = await self._install(deadline, timeout, install=True)
+        if all(kind.local for kind in kinds):
+            # Installing has its own bound; the server's `timeout:` starts when its tree is ready.
+            self.install = await install_launch(
+                self.launch, self.installing, network=self.network, sandbox=self.sandbox, tmpfs_mib=self.tmpfs_mib,
+                notes=self.sandbox_notes, pinned_tree=self.pinned_tree,
+            )
             if self.install.error is not None:
                 return None, self.install.error
-            return await self._boot(kinds, deadline, timeout)
-        # The store holds the pinned tree: boot exactly that at once, and resolve afresh meanwhile, so that a
-        # warm check costs the longer of the two, not their sum. The fresh tree is what `check` compares.
-        self.install = pinned
-        fresh = Install()
-
-        async def resolve() -> None:
-            nonlocal fresh
-            fresh = await self._install(deadline, timeout, install=False)
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(resolve)
-            snapshot, error = await self._boot(kinds, deadline, timeout)
-        if fresh.error is not None:
-            return None, fresh.error
-        if snapshot is not None:
-            snapshot.tree, snapshot.artifact = fresh.tree, fresh.artifact
-        return snapshot, error
-
-    async def _install(self, deadline: float, timeout: float, *, install: bool) -> Install:
-        return await install_launch(
-            self.launch, deadline, timeout, network=self.network, sandbox=self.sandbox, tmpfs_mib=self.tmpfs_mib,
-            notes=self.sandbox_notes, install=install,
-        )
+        return await self._boot(kinds, time.monotonic() + timeout, timeout)
 
     async def _boot(
         self, kinds: Sequence[TransportKind], deadline: float, timeout: float

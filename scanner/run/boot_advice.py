@@ -33,13 +33,15 @@ LOGIN_HINT = (
     "where mcp-lock runs, or `skip:` it in mcp-lock.yaml with a reason"
 )
 COLD_HINT = (
-    "hint: on a cold runner {command} first downloads and installs the package (cold starts of 6-59 s were "
-    "measured): raise `timeout:` for this server in mcp-lock.yaml, or warm the cache in an earlier step "
-    "(`npx -y PACKAGE@VERSION --help`, `uvx PACKAGE==VERSION --help`)"
+    "hint: {command} downloads and installs the package inside the server's own boot time (cold starts of 6-59 s "
+    "were measured): launch it with npx or uvx and an exact version, so that mcp-lock installs its recorded tree "
+    "beforehand under its own `install-timeout` and keeps it in its store; or raise `timeout:` for this server "
+    "in mcp-lock.yaml on the default branch (a pull request cannot raise it)"
 )
 SLOW_HINT = (
-    "hint: if the server is only slow to start, raise `timeout:` for it in mcp-lock.yaml; a server that waits "
-    "for input (a prompt, a login) never answers: its stderr above says what it waits for"
+    "hint: if the server is only slow to start, raise `timeout:` for it in mcp-lock.yaml on the default branch "
+    "(a pull request cannot raise it); a server that waits for input (a prompt, a login) never answers: its "
+    "stderr above says what it waits for"
 )
 SILENT_HINT = (
     "hint: the server exited (code {code}) without a word on stderr: run its command yourself in the repository, "

@@ -1,8 +1,10 @@
-"""Before a stdio server boots: install what its launch runs (scanner.install), within the boot's own time.
+"""Before a stdio server boots: install what its launch runs (scanner.install), within its own time bound.
 
-The resolution and the install run as child processes awaited on the event loop, so the other boots go on
-meanwhile; their time counts against the server's timeout, and an install still running when it passes is
-reported as such, with the fix. Install scripts run in the sandbox the policy gives the server, with only the
+A reviewed launch (equal to its pin) is never resolved: exactly the tree its lock records is installed,
+verified, and booted (`install_tree`). Only a launch with no reviewed tree (`lock`, `update`, a launch the
+change altered, which scanner.run.withhold keeps without secrets) is resolved today. Installing has its own
+bound (the policy's `install-timeout`), apart from the server's `timeout:`, so a large tree never needs a
+policy change in a pull request. Install scripts run in the sandbox the policy gives the server, with only the
 store entry being installed writable. A package launcher mcp-lock does not install itself keeps booting as
 declared, with one `code-unpinned` note.
 """
@@ -10,14 +12,14 @@ declared, with one `code-unpinned` note.
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
 
-from scanner.install.packages import TreeError
-from scanner.install.prepare import InstallFailed, Step, prepare, stored
+from scanner.install.install import Contain, Prepared, StoreTerms, install_tree, resolve_and_install
+from scanner.install.packages import TreeError, is_exact
+from scanner.install.runner import InstallFailed, Step
 from scanner.install.store import store_root
 from scanner.sources.declarations import ResolvedLaunch
 from scanner.sources.unpinned import launched
@@ -27,13 +29,18 @@ from scanner.transports.sandbox import DEFAULT_TMPFS_MIB, launch_command
 CODE_UNPINNED = "code-unpinned"
 INSTALL_SCRIPT_FAILED = "install-script-failed"
 INSTALL_TIMEOUT = (
-    "timed out after {timeout:g}s while installing the launch's packages (still at `{step}`): the store did not "
-    "hold this tree yet. Warm the store once with a longer `timeout:` for this server in mcp-lock.yaml (a second "
-    "boot of the same tree downloads nothing), and in CI cache {store} between runs"
+    "installing the launch's packages ran out of its {timeout:g}s install bound (`install-timeout`) at `{step}`; "
+    "what was downloaded is kept in npm's or uv's cache for the next run. Check that this runner reaches the "
+    "package registry; for a tree this large, raise `install-timeout:` in mcp-lock.yaml on the default branch "
+    "(a pull request cannot raise it), and in CI cache {store} between runs"
 )
 NOT_INSTALLED = (
     "`{package}` is launched with {runner}, which mcp-lock does not install itself: its code and dependencies "
     "are not pinned, only its tool surface; launch it with npx or uvx and an exact version to pin its whole tree"
+)
+OLD_RECORD = (
+    "; the lock records this tree in format 3, without the dependency edges, bins and platform markers an "
+    "install from the record needs: `mcp-lock update` re-pins it in format 4"
 )
 
 
@@ -47,28 +54,26 @@ class Install:
     error: str | None = None
 
 
-def pinned_install(launch: ResolvedLaunch, tree: dict[str, Any] | None) -> Install | None:
-    """The store's entry of the tree the lock pins, when the store holds it: `check` boots exactly that at once,
-    while it resolves afresh to compare (install_launch with `install=False`)."""
-    prepared = stored(launch.command, launch.args, tree) if tree is not None else None
-    if prepared is None:
-        return None
-    return Install(Installed(prepared.argv, prepared.entry, prepared.path))
+@dataclass(frozen=True)
+class InstallTerms:
+    """The policy's bounds on installing: seconds per launch, MiB of store."""
+
+    timeout: float
+    store: StoreTerms
 
 
 async def install_launch(
     launch: ResolvedLaunch,
-    deadline: float,
-    timeout: float,
+    terms: InstallTerms,
     *,
     network: str,
     sandbox: str,
     tmpfs_mib: int = DEFAULT_TMPFS_MIB,
     notes: list[tuple[str, str]],
-    install: bool = True,
+    pinned_tree: dict[str, Any] | None = None,
 ) -> Install:
-    """Install `launch`'s tree by `deadline` (monotonic), or with `install=False` only resolve and record it; an
-    Install with `error` set when that failed."""
+    """Install `launch`'s tree within `terms.timeout`: exactly `pinned_tree` when the launch is the reviewed one,
+    else what it resolves to today; an Install with `error` set when that failed."""
 
     def contain(argv: list[str], env: dict[str, str], cwd: str, writable: str) -> tuple[list[str], dict[str, str]]:
         # Install scripts are package code: the server's sandbox and network, the entry writable.
@@ -79,11 +84,11 @@ async def install_launch(
 
     step = Step()
     try:
-        with anyio.fail_after(max(0.0, deadline - time.monotonic())):
-            prepared = await prepare(launch.command, launch.args, launch.env, contain, step, install=install)
+        with anyio.fail_after(terms.timeout):
+            prepared = await _prepare(launch, pinned_tree, contain, step, terms.store)
     except TimeoutError:
         store = store_root(os.environ)
-        return Install(error=INSTALL_TIMEOUT.format(timeout=timeout, step=step.name, store=store))
+        return Install(error=INSTALL_TIMEOUT.format(timeout=terms.timeout, step=step.name, store=store))
     except (InstallFailed, TreeError) as error:
         return Install(error=str(error))
     if prepared is None:
@@ -92,5 +97,17 @@ async def install_launch(
             notes.append((CODE_UNPINNED, NOT_INSTALLED.format(package=found.package, runner=found.runner)))
         return Install()
     notes += [(INSTALL_SCRIPT_FAILED, note) for note in prepared.notes]
-    installed = Installed(prepared.argv, prepared.entry, prepared.path) if install else None
-    return Install(installed, prepared.tree, prepared.artifact)
+    return Install(Installed(prepared.argv, prepared.entry, prepared.path), prepared.tree, prepared.artifact)
+
+
+async def _prepare(
+    launch: ResolvedLaunch, pinned: dict[str, Any] | None, contain: Contain, step: Step, store: StoreTerms
+) -> Prepared | None:
+    if pinned is None:
+        return await resolve_and_install(launch.command, launch.args, launch.env, contain, step, terms=store)
+    try:
+        return await install_tree(launch.command, launch.args, launch.env, pinned, contain, step, terms=store)
+    except (InstallFailed, TreeError) as error:
+        if is_exact(pinned):
+            raise
+        raise TreeError(str(error) + OLD_RECORD) from None

@@ -1,8 +1,9 @@
 """The lock weakened by hand under `check --base`: what the change removed from the lock that mcp-lock's own
 writer would have kept.
 
-A pin whose launch did not change keeps `launch.artifact` (and each of its fields) and the body of every
-prompt still pinned as it was; the file keeps the format its pins need; a server pinned at the base leaves
+A pin whose launch did not change keeps `launch.artifact` (and each of its fields), `launch.tree` in the
+format it had (a format 4 record is what installs the tree with no resolution), and the body of every prompt
+still pinned as it was; the file keeps the format its pins need; a server pinned at the base leaves
 the lock only while a config file still declares it (`check` then reports it as not pinned). Each loss is a
 blocking `lock-weakened` finding: digests recomputed with mcp-lock's own code verify, so without it a
 blocking `artifact-changed` would turn into a note once the artifact is gone.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from scanner.install.packages import is_exact
 from scanner.lock.lockfile import Lockfile, ServerPin, format_version
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import pointer
@@ -56,6 +58,11 @@ def _lost(old: ServerPin, new: ServerPin) -> list[str]:
             lost.append("launch.artifact")
         elif old.artifact.get("type") == new.artifact.get("type"):
             lost += [f"launch.artifact.{field}" for field in sorted(old.artifact.keys() - new.artifact.keys())]
+    if old.launch == new.launch and old.tree is not None:
+        if new.tree is None:
+            lost.append("launch.tree")
+        elif is_exact(old.tree) and not is_exact(new.tree):
+            lost.append("launch.tree.format 4 (what installs the tree with no resolution)")
     bodies = [
         name
         for name in sorted(old.prompt_bodies)

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
+from scanner.install import store, verify
 from scanner.install.npm_launch import NoBin, NpmLaunch, boot_argv, npm_launch
-from scanner.install.packages import TreeError, npm_tree, tree_changes, uv_tree
+from scanner.install.npm_record import npm_files, npm_tree
+from scanner.install.packages import TreeError, tree_changes
 from scanner.install.store import publish, ready_entry, staging
 from scanner.install.uv_launch import UvLaunch, uv_launch
+from scanner.install.uv_record import requirements_text, uv_tree
 
 
 @pytest.mark.parametrize(
@@ -153,13 +157,103 @@ def test_uv_tree_reads_hashed_requirements() -> None:
         uv_tree("pkg==1.0\n")  # no hash: nothing to verify the install against
 
 
+def _entry(root: Path, tree: dict, key: bytes, text: str = "console.log(1)\n") -> Path:
+    folder = staging(root)
+    (folder / "node_modules" / "top").mkdir(parents=True)
+    (folder / "node_modules" / "top" / "server.js").write_text(text, encoding="utf-8")
+    return publish(root, folder, tree, key)
+
+
+KEY = b"k" * 32
+
+
 def test_a_store_entry_is_read_only_and_found_only_whole(tmp_path: Path) -> None:
     tree = npm_tree(LOCK)
-    assert ready_entry(tmp_path, tree) is None
-    folder = staging(tmp_path, tree)
-    (folder / "node_modules").mkdir()
-    entry = publish(tmp_path, folder, tree)
-    assert ready_entry(tmp_path, tree) == entry
+    assert ready_entry(tmp_path, tree, KEY) is None
+    entry = _entry(tmp_path, tree, KEY)
+    assert ready_entry(tmp_path, tree, KEY) == entry
     assert not os.stat(entry).st_mode & 0o222 and not os.stat(entry / "node_modules").st_mode & 0o222
-    other = staging(tmp_path, tree)  # a second install of the same tree: the first entry stays
-    assert publish(tmp_path, other, tree) == entry and not other.exists()
+    other = staging(tmp_path)  # a second install of the same tree: the first entry stays
+    (other / "node_modules").mkdir()
+    assert publish(tmp_path, other, tree, KEY) == entry and not other.exists()
+
+
+def _writable(path: Path) -> None:
+    for folder in (path.parent, path):
+        if folder.exists():
+            os.chmod(folder, 0o755 if folder.is_dir() else 0o644)
+
+
+@pytest.mark.parametrize("rewrite", ["content", "same-size content", "added file", "manifest", "other machine"])
+def test_a_rewritten_store_entry_is_never_found(tmp_path: Path, rewrite: str) -> None:
+    """What a poisoned cache restore (or a `sandbox: off` server) does to an entry: it is not booted, it is
+    removed so that the tree is installed again."""
+    tree = npm_tree(LOCK)
+    entry = _entry(tmp_path, tree, KEY)
+    server = entry / "node_modules" / "top" / "server.js"
+    key = KEY
+    if rewrite in ("content", "same-size content"):
+        _writable(server)
+        server.write_text("evil()\n" if rewrite == "content" else "console.log(2)\n", encoding="utf-8")
+    elif rewrite == "added file":
+        _writable(server.parent / "x.js")
+        (server.parent / "x.js").write_text("evil()\n", encoding="utf-8")
+    elif rewrite == "manifest":  # rewritten to list the new content, without the key that seals it
+        _writable(entry / verify.MANIFEST)
+        os.chmod(entry, 0o755)
+        body = verify.manifest(entry, tree["digest"])
+        (entry / verify.MANIFEST).write_bytes(verify.sealed(body, b"x" * 32))
+    else:  # restored from another runner's cache: sealed with that runner's key
+        key = b"o" * 32
+    assert ready_entry(tmp_path, tree, key) is None
+    assert not entry.exists()
+
+
+def test_an_entry_copied_with_its_content_intact_still_verifies(tmp_path: Path) -> None:
+    tree = npm_tree(LOCK)
+    entry = _entry(tmp_path, tree, KEY)
+    copy = tmp_path / "copy"
+    shutil.copytree(entry, copy, symlinks=True)  # new inodes and change times, the same bytes
+    store.discard(entry)
+    os.rename(copy, entry)
+    assert ready_entry(tmp_path, tree, KEY) == entry
+
+
+def test_the_store_evicts_the_least_recently_used_entries_past_its_size(tmp_path: Path) -> None:
+    trees = [npm_tree({"packages": {"node_modules/top": {"version": f"1.0.{n}", "integrity": "sha512-AAAA"}}})
+             for n in range(3)]
+    big = "x" * (800 * 1024)
+    entries = [_entry(tmp_path, tree, KEY, big) for tree in trees]
+    assert ready_entry(tmp_path, trees[0], KEY) == entries[0]  # used last: kept
+    os.utime(tmp_path / store.USED / entries[1].name, (1, 1))
+    removed = store.evict(tmp_path, 2, keep={entries[2].name})
+    assert removed == [entries[1].name]
+    assert [e.exists() for e in entries] == [True, False, True]
+
+
+def test_an_npm_tree_writes_back_the_lock_npm_ci_installs() -> None:
+    lock = {"packages": {
+        "": {"name": "x"},
+        "node_modules/top": {"version": "1.0.0", "integrity": "sha512-AAAA", "dependencies": {"alias": "^2"},
+                             "bin": {"top": "cli.js"}, "license": "MIT", "hasInstallScript": True},
+        "node_modules/alias": {"name": "@real/dep", "version": "2.0.1", "integrity": "sha512-BBBB", "os": ["linux"],
+                               "optional": True},
+    }}
+    tree = npm_tree(lock)
+    manifest, written = npm_files(tree, ["top"], {"": "http://127.0.0.1:1/", "@real": "http://127.0.0.1:2/r/"})
+    assert json.loads(manifest)["dependencies"] == {"top": "1.0.0"}
+    packages = json.loads(written)["packages"]
+    assert packages["node_modules/alias"]["resolved"] == "http://127.0.0.1:2/r/@real/dep/-/dep-2.0.1.tgz"
+    assert packages["node_modules/top"]["resolved"] == "http://127.0.0.1:1/top/-/top-1.0.0.tgz"
+    assert packages["node_modules/top"]["hasInstallScript"] is True
+    assert npm_tree(json.loads(written)) == tree  # nothing recorded is lost on the way back
+
+
+def test_uv_markers_are_recorded_and_written_back() -> None:
+    text = (
+        "anyio==4.0.0 \\\n    --hash=sha256:" + "a" * 64 + "\n"
+        "pywin32==306 ; sys_platform == 'win32' \\\n    --hash=sha256:" + "b" * 64 + "\n"
+    )
+    tree = uv_tree(text)
+    assert tree["format"] == 4 and tree["packages"][1]["markers"] == "sys_platform == 'win32'"
+    assert uv_tree(requirements_text(tree)) == tree

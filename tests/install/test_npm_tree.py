@@ -1,6 +1,6 @@
-"""`npx -y pkg@1.0.0` from a loopback npm registry: mcp-lock resolves and records the whole tree before any
-package code runs, boots it from its store, and `check` names every dependency that changed behind the
-unchanged launch."""
+"""`npx -y pkg@1.0.0` from a loopback npm registry: `lock` resolves and records the whole tree before any
+package code runs (format 4: enough to install it again with no resolution), and `check` installs and boots
+exactly that recorded tree, verified, whatever the registry published since."""
 
 from __future__ import annotations
 
@@ -34,8 +34,10 @@ def npm_env(tmp_path: Path) -> dict[str, str]:
     return {"npm_config_cache": str(tmp_path / "npm-cache"), "MCP_LOCK_STORE": str(tmp_path / "store")}
 
 
-def declare(repo: Repo, registry: Registry, spec: str) -> None:
-    repo.add_entry("demo", {"command": "npx", "args": ["-y", spec], "env": {"npm_config_registry": registry.url}})
+def declare(repo: Repo, registry: Registry, spec: str, env: dict[str, str] | None = None) -> None:
+    repo.add_entry(
+        "demo", {"command": "npx", "args": ["-y", spec], "env": {"npm_config_registry": registry.url, **(env or {})}}
+    )
 
 
 def packages(repo: Repo) -> dict[str, str]:
@@ -43,66 +45,76 @@ def packages(repo: Repo) -> dict[str, str]:
     return {p["name"]: p["version"] for p in tree["packages"]}
 
 
-def test_a_dependency_release_behind_the_same_launch_fails_check(
-    repo: Repo, npm_registry: Registry, npm_env: dict[str, str]
+def fetched(registry: Registry, since: int) -> list[str]:
+    """What the registry answered since request `since`: packuments (a resolution) and tarballs."""
+    return registry.served[since:]
+
+
+# The server boots only when it sees the runner's secret: a check that passes proves the secret reached it.
+NEEDS_SECRET = 'if (process.env.DEMO_TOKEN !== "s3cret") { process.stderr.write("no secret"); process.exit(7); }'
+SECRET = {"DEMO_TOKEN": "${DEMO_TOKEN}"}
+
+
+def test_a_dependency_release_behind_an_unchanged_launch_never_boots_cold_or_warm(
+    repo: Repo, npm_registry: Registry, npm_env: dict[str, str], tmp_path: Path
 ) -> None:
+    """The 2025 npm compromises' shape: a dependency's new in-range release. `check` of the unchanged,
+    reviewed launch installs exactly the recorded tree (no packument is even asked for), on a cold runner
+    (empty store, empty npm cache) and a warm one, and it boots with its secret."""
     npm_registry.publish(DEP, "1.0.0", "dependency one")
-    npm_registry.publish(TOP, "1.0.0", "top one", dependencies={DEP: "^1.0.0"})
-    declare(repo, npm_registry, f"{TOP}@1.0.0")
-    lock = repo.run("lock", env=npm_env)
+    npm_registry.publish(TOP, "1.0.0", "top one", dependencies={DEP: "^1.0.0"}, prelude=NEEDS_SECRET)
+    declare(repo, npm_registry, f"{TOP}@1.0.0", SECRET)
+    env = {**npm_env, "DEMO_TOKEN": "s3cret"}
+    lock = repo.run("lock", env=env)
     assert lock.exit_code == 0, lock.output
     document = repo.lock_json()
-    assert document["lockfileVersion"] == 3
+    assert document["lockfileVersion"] == 4
     tree = document["servers"]["demo"]["launch"]["tree"]
-    assert tree["manager"] == "npm" and tree["digest"].startswith("sha256:")
+    assert tree["manager"] == "npm" and tree["format"] == 4 and tree["digest"].startswith("sha256:")
     assert packages(repo) == {TOP: "1.0.0", DEP: "1.0.0"}
+    top = next(p for p in tree["packages"] if p["name"] == TOP)
+    assert top["dependencies"] == {DEP: "^1.0.0"} and top["bin"] == {TOP: "server.js"}
     assert all(p["integrity"].startswith("sha512-") for p in tree["packages"])
-    assert repo.run("check", env=npm_env).exit_code == 0  # nothing changed passes
 
     npm_registry.publish(DEP, "1.0.1", "dependency two: same tools, other code")
-    check = repo.run("check", env=npm_env)
-    assert check.exit_code == 1, check.output
-    assert "tree-changed" in check.output
-    assert f"{DEP}: 1.0.0 → 1.0.1" in check.output
-    assert "artifact-changed" not in check.output  # the package the launch names is the same
+    (tmp_path / "cold-npm").mkdir()
+    cold = {**env, "MCP_LOCK_STORE": str(tmp_path / "cold-store"), "npm_config_cache": str(tmp_path / "cold-npm")}
+    for runner in (cold, env):  # a fresh CI runner, then one whose store holds the tree
+        before = len(npm_registry.served)
+        check = repo.run("check", env=runner)
+        assert check.exit_code == 0, check.output
+        asked = fetched(npm_registry, before)
+        assert f"{DEP}/-/{DEP}-1.0.1.tgz" not in asked and DEP not in asked and TOP not in asked, asked
+    assert f"{DEP}/-/{DEP}-1.0.0.tgz" in asked or runner is env  # the cold runner downloaded the pinned release
 
-    update = repo.run("update", "demo", env=npm_env)
-    assert update.exit_code == 0, update.output
-    assert packages(repo) == {TOP: "1.0.0", DEP: "1.0.1"}
-    assert repo.run("check", env=npm_env).exit_code == 0
 
-
-def test_a_release_that_rewrites_its_own_install_records_still_fails_check(
+def test_a_release_that_rewrites_its_own_install_records_never_boots_on_a_cold_runner(
     repo: Repo, npm_registry: Registry, npm_env: dict[str, str], tmp_path: Path
 ) -> None:
     npm_registry.publish(TOP, "1.0.0", "release one")
-    declare(repo, npm_registry, TOP)
+    declare(repo, npm_registry, TOP)  # unpinned: the lock records the version it resolved
     assert repo.run("lock", env=npm_env).exit_code == 0
     npm_registry.publish(TOP, "1.0.1", "release two", prelude=FORGER)
-    # A runner whose store does not hold the pinned tree installs and boots what resolves now: the forger runs.
     cold = {**npm_env, "MCP_LOCK_STORE": str(tmp_path / "cold-store")}
     check = repo.run("check", env=cold)
-    assert check.exit_code == 1, check.output
-    assert f"{TOP}/-/{TOP}-1.0.1.tgz" in npm_registry.served  # what ran is the forging release
-    assert "artifact-changed" in check.output and "tree-changed" in check.output
-    assert f"{TOP}: 1.0.0 → 1.0.1" in check.output
-    # A warm runner boots the pinned tree from its store, and the fresh resolution still names the release.
-    warm = repo.run("check", env=npm_env)
-    assert warm.exit_code == 1 and f"{TOP}: 1.0.0 → 1.0.1" in warm.output, warm.output
+    assert check.exit_code == 0, check.output
+    assert f"{TOP}/-/{TOP}-1.0.1.tgz" not in npm_registry.served  # the forging release never ran
 
 
-def test_the_same_version_with_other_content_is_critical(
-    repo: Repo, npm_registry: Registry, npm_env: dict[str, str]
+def test_the_same_version_with_other_content_never_boots(
+    repo: Repo, npm_registry: Registry, npm_env: dict[str, str], tmp_path: Path
 ) -> None:
     npm_registry.publish(DEP, "1.0.0", "dependency one")
     npm_registry.publish(TOP, "1.0.0", "top one", dependencies={DEP: "1.0.0"})
     declare(repo, npm_registry, f"{TOP}@1.0.0")
     assert repo.run("lock", env=npm_env).exit_code == 0
     npm_registry.publish(DEP, "1.0.0", "dependency one, re-published with other code")
-    check = repo.run("check", env=npm_env)
+    (tmp_path / "cold-npm").mkdir()
+    cold = {**npm_env, "MCP_LOCK_STORE": str(tmp_path / "cold-store"), "npm_config_cache": str(tmp_path / "cold-npm")}
+    check = repo.run("check", env=cold)  # npm checks the download against the lock's integrity and refuses it
     assert check.exit_code == 1, check.output
-    assert "CRITICAL" in check.output and "package-content-changed" in check.output
-    assert f"{DEP}@1.0.0: same version, other content" in check.output
+    assert "npm ci" in check.output and "integrity" in check.output.lower(), check.output
+    assert not list((tmp_path / "cold-store").glob("[0-9a-f]*"))  # nothing was published into the store
 
 
 def test_a_second_boot_of_the_same_tree_downloads_nothing(
@@ -132,8 +144,9 @@ def test_with_sandbox_off_the_tree_is_recorded_and_verified(
     assert repo.run("lock", env=npm_env).exit_code == 0
     assert packages(repo) == {TOP: "1.0.0", DEP: "1.0.0"}
     npm_registry.publish(DEP, "1.1.0", "dependency two")
-    check = repo.run("check", env=npm_env)
-    assert check.exit_code == 1 and f"{DEP}: 1.0.0 → 1.1.0" in check.output, check.output
+    check = repo.run("check", env={**npm_env, "MCP_LOCK_STORE": str(repo.root.parent / "cold-store")})
+    assert check.exit_code == 0, check.output
+    assert f"{DEP}/-/{DEP}-1.1.0.tgz" not in npm_registry.served
 
 
 def test_a_failed_install_names_its_step_and_exit_code(
@@ -149,14 +162,14 @@ def test_a_failed_install_names_its_step_and_exit_code(
 def test_an_install_still_running_at_the_timeout_says_so_and_how_to_fix_it(
     repo: Repo, npm_registry: Registry, npm_env: dict[str, str]
 ) -> None:
-    (repo.root / "mcp-lock.yaml").write_text("timeout: 3\n", encoding="utf-8")
+    (repo.root / "mcp-lock.yaml").write_text("install-timeout: 3\n", encoding="utf-8")
     npm_registry.publish(TOP, "1.0.0", "top one")
     npm_registry.delay = 8.0  # a slow registry: the tarball comes after the timeout
     declare(repo, npm_registry, f"{TOP}@1.0.0")
     lock = repo.run("lock", env=npm_env)
     assert lock.exit_code == 1
-    assert "timed out after 3s while installing the launch's packages (still at `npm" in lock.output, lock.output
-    assert "timeout:" in lock.output and "store" in lock.output
+    assert "ran out of its 3s install bound (`install-timeout`) at `npm " in lock.output, lock.output
+    assert "on the default branch" in lock.output and "--help" not in lock.output
 
 
 def test_a_launcher_mcp_lock_does_not_install_is_warned_about_once(repo: Repo) -> None:
@@ -211,3 +224,22 @@ def test_a_version_bump_boots_the_version_it_names_not_the_pinned_tree(
     update = repo.run("update", "demo", env=npm_env)
     assert update.exit_code == 0, update.output
     assert packages(repo) == {TOP: "1.0.1"}
+
+
+def test_a_store_entry_rewritten_between_runs_is_never_booted(
+    repo: Repo, npm_registry: Registry, npm_env: dict[str, str], tmp_path: Path
+) -> None:
+    """What a poisoned cache restore does: a file of the entry rewritten (here to fail loudly if it ever runs).
+    `check` finds the entry does not verify, installs the recorded tree again and boots that."""
+    npm_registry.publish(TOP, "1.0.0", "top one")
+    declare(repo, npm_registry, f"{TOP}@1.0.0")
+    assert repo.run("lock", env=npm_env).exit_code == 0
+    (entry,) = [p for p in (tmp_path / "store").iterdir() if not p.name.startswith(".")]
+    server = entry / "node_modules" / TOP / "server.js"
+    original = server.read_bytes()
+    server.parent.chmod(0o755)
+    server.chmod(0o755)
+    server.write_text('#!/usr/bin/env node\nprocess.stderr.write("poisoned entry ran"); process.exit(9);\n')
+    check = repo.run("check", env=npm_env)
+    assert check.exit_code == 0 and "poisoned entry ran" not in check.output, check.output
+    assert server.read_bytes() == original  # the entry was installed again from the lock

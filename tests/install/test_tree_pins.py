@@ -7,11 +7,13 @@ import dataclasses
 import pytest
 
 from scanner.artifacts.inventory import pin_packages
-from scanner.install.packages import npm_tree
+from scanner.install.npm_record import npm_tree
+from scanner.lock.canonical import tree_digest
 from scanner.lock.document import render
 from scanner.lock.lockfile import Lockfile, LockfileError, ServerPin
 from scanner.lock.reader import parse
 from scanner.vcs.pins import lock_changes
+from scanner.vcs.weakened import weakenings
 
 LAUNCH = {"transport": "stdio", "command": "npx", "args": ["-y", "top@1.0.0"], "env": {}}
 
@@ -50,10 +52,10 @@ def test_a_repin_shows_every_package_its_tree_changed() -> None:
     assert recorded.message == "tree recorded: 2 packages"
 
 
-def test_the_tree_round_trips_as_format_3_and_a_wrong_digest_is_refused() -> None:
+def test_the_tree_round_trips_as_format_4_and_a_wrong_digest_is_refused() -> None:
     lock = Lockfile(servers={"s": server(tree("1.0.0"))})
     text = render(lock)
-    assert '"lockfileVersion": 3' in text
+    assert '"lockfileVersion": 4' in text and '"format": 4' in text
     assert parse(text, canonical=True).servers["s"].tree == tree("1.0.0")
     forged = dataclasses.replace(lock.servers["s"], tree={**tree("1.0.1"), "digest": tree("1.0.0")["digest"]})
     with pytest.raises(LockfileError, match="tree digest does not match its packages"):
@@ -69,3 +71,32 @@ def test_every_package_of_the_tree_is_in_the_inventory_the_screens_read() -> Non
         ("npm top@1.0.0", True, "sha512-AAAA"),
     ]
     assert listed[0].location == "/servers/s/launch/tree/packages/0"
+
+
+def format_3(record: dict) -> dict:
+    """The same tree as a format 3 lock recorded it: no `format`, the digest over manager and packages only."""
+    packages = [{k: p[k] for k in ("path", "name", "version", "integrity")} for p in record["packages"]]
+    return {"manager": "npm", "digest": tree_digest("npm", packages), "packages": packages}
+
+
+def test_a_format_3_tree_still_reads_and_a_format_4_record_needs_format_4() -> None:
+    old = format_3(tree("1.0.0"))
+    text = render(Lockfile(servers={"s": server(old)}))
+    assert '"lockfileVersion": 3' in text and parse(text, canonical=True).servers["s"].tree == old
+    lowered = render(Lockfile(servers={"s": server(tree("1.0.0"))})).replace(
+        '"lockfileVersion": 4', '"lockfileVersion": 3'
+    )
+    with pytest.raises(LockfileError, match="schema"):
+        parse(lowered, canonical=True)
+
+
+def test_a_change_that_lowers_one_servers_tree_record_is_lock_weakened_for_that_server() -> None:
+    """One server's tree dropped, another's lowered to format 3, a third kept: two findings, one per server."""
+    base = Lockfile(version=4, servers={k: server(tree("1.0.0")) for k in ("dropped", "lowered", "kept")})
+    current = Lockfile(version=4, servers={
+        "dropped": server(None), "lowered": server(format_3(tree("1.0.0"))), "kept": server(tree("1.0.0")),
+    })
+    found = weakenings(base, current, {"dropped", "lowered", "kept"}, "mcp-lock.json", "main")
+    assert sorted(f.server for f in found) == ["dropped", "lowered"] and {f.rule.id for f in found} == {"lock-weakened"}
+    messages = {f.server: f.message for f in found}
+    assert "launch.tree from its pin" in messages["dropped"] and "launch.tree.format 4" in messages["lowered"]

@@ -34,3 +34,9 @@ def test_a_uvx_launch_is_resolved_recorded_and_booted_from_the_store(repo: Repo,
     check = repo.run("check", env=env)
     assert check.exit_code == 0, check.output
     assert [p for p in store.iterdir() if not p.name.startswith(".")] == [entry]  # the same entry, reused
+    assert tree["format"] == 4 and repo.lock_json()["lockfileVersion"] == 4
+    # A cold runner installs the recorded requirements (--require-hashes --no-deps), no resolution.
+    cold = repo.run("check", env={"MCP_LOCK_STORE": str(tmp_path / "cold-store")})
+    assert cold.exit_code == 0, cold.output
+    (cold_entry,) = [p for p in (tmp_path / "cold-store").iterdir() if not p.name.startswith(".")]
+    assert cold_entry.name == entry.name and "==" in (cold_entry / "requirements.txt").read_text()

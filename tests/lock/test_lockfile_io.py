@@ -244,15 +244,15 @@ def test_duplicate_pinned_tool(time_lock: Lockfile) -> None:
 
 
 def test_newer_version_asks_for_an_upgrade() -> None:
-    text = '{"lockfileVersion": 4, "servers": {"x": {"shape": "unknown to us"}}, "new": true}'
-    assert refusal(text) == "mcp-lock.json: written by a newer mcp-lock (format 4); upgrade mcp-lock"
+    text = '{"lockfileVersion": 5, "servers": {"x": {"shape": "unknown to us"}}, "new": true}'
+    assert refusal(text) == "mcp-lock.json: written by a newer mcp-lock (format 5); upgrade mcp-lock"
 
 
 @pytest.mark.parametrize(
     ("edit", "fragment"),
     [
-        (lambda d: d.update(lockfileVersion=0), "at /lockfileVersion: 0 is not one of [1, 2, 3]"),
-        (lambda d: d.update(lockfileVersion="1"), "at /lockfileVersion: '1' is not one of [1, 2, 3]"),
+        (lambda d: d.update(lockfileVersion=0), "at /lockfileVersion: 0 is not one of [1, 2, 3, 4]"),
+        (lambda d: d.update(lockfileVersion="1"), "at /lockfileVersion: '1' is not one of [1, 2, 3, 4]"),
         (
             lambda d: d.update(extra=True),
             "at /: Additional properties are not allowed ('extra' was unexpected)",
