@@ -20,7 +20,7 @@ from scanner.lock.lockfile import ServerPin, rebuild
 from scanner.lock.pin import pin_server
 from scanner.model.findings import Finding
 from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
-from scanner.model.rule_base import Category, severity_rank
+from scanner.model.rule_base import Category
 from scanner.model.rules import REGISTRY
 from scanner.snapshot import Snapshot
 
@@ -60,12 +60,9 @@ class Detection:
 
     @property
     def blocks(self) -> bool:
-        """Whether it is a poisoning finding that fails the run at blocking severity (high or above)."""
-        return self.blocking and is_poisoning(self.rule_id) and severity_rank(self.severity) <= severity_rank(BLOCKS_AT)
-
-
-# The severity a finding must reach to count as blocking in the figures: `update` refuses from here on.
-BLOCKS_AT = "high"
+        """Whether it is a poisoning finding that fails the run as graded (`detector_blocks`: what `check` fails on
+        and `update` refuses; wording only on unchanged text, and anything below high there, does not)."""
+        return self.blocking and is_poisoning(self.rule_id)
 
 
 def server_pin(
@@ -137,3 +134,9 @@ def _detections(findings: list[Finding]) -> list[Detection]:
         out.append(Detection(rule_id, finding.effective_severity, finding.message, evidence, finding.evidence_kind,
                              finding.blocking))
     return out
+
+
+def bump(definitions: Mapping[str, Sequence[dict[str, Any]]], package: str | None = None) -> list[Detection]:
+    """Every finding `check` gives on a dependency bump that brings all of a server's text (pinned before with
+    none of its definitions, now listing `definitions`), declared alone, graded as a change."""
+    return detections(server_pin({}, package=package), server_pin(definitions, package=package), neighbour=False)

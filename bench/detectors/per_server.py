@@ -16,7 +16,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapter import Detection, first_lock
+from adapter import Detection, bump, first_lock
 from corpus import BenignServer, Example, wilson
 
 # Named in issue 30 as blocked on day one; tuned on by necessity, so never in the held-out half.
@@ -58,6 +58,15 @@ def score_servers(servers: list[BenignServer]) -> tuple[ServerTally, ServerTally
     for server in servers:
         (held if held_out(server.package) else tuning).add(server.label, first_lock(server.definitions,
                                                                                      server.package))
+    return tuning, held
+
+
+def score_bumps(servers: list[BenignServer]) -> tuple[ServerTally, ServerTally]:
+    """(tuning half, held-out half): a dependency bump that brings all of each server's text, declared alone
+    (`adapter.bump`), graded as `check` grades a change."""
+    tuning, held = ServerTally(), ServerTally()
+    for server in servers:
+        (held if held_out(server.package) else tuning).add(server.label, bump(server.definitions, server.package))
     return tuning, held
 
 

@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from adapter import (
     Detection,
+    bump,
     category,
     detections,
     detections_for_new,
@@ -41,7 +42,7 @@ from adapter import (
 )
 from corpus import DATA, BenignServer, Example, load_benign, load_examples, wilson
 from hard_benign import hard_benign
-from per_server import ServerTally, blocked_at_first_lock, held_out, line, score_servers
+from per_server import ServerTally, blocked_at_first_lock, held_out, line, score_bumps, score_servers
 from servers import WIDELY_INSTALLED
 
 # Rules that can fire because the adapter's neighbour server owns the tool name a definition mentions (see
@@ -183,6 +184,8 @@ def evaluate() -> dict[str, Any]:
                               "hard_negatives": hard, "hard_real": hard_real, "hard_real_alone": hard_real_alone}
     result["servers_tuning"], result["servers_heldout"] = score_servers(servers)
     result["fresh_tuning"], result["fresh_heldout"] = score_servers(load_benign(DATA / "benign_fresh"))
+    result["bump_tuning"], result["bump_heldout"] = score_bumps(servers)
+    result["fresh_bump_tuning"], result["fresh_bump_heldout"] = score_bumps(load_benign(DATA / "benign_fresh"))
     for key, folder, _title, _tuned in POSITIVE_SETS:
         groups = score_examples(load_examples(DATA / folder), first=True)
         result[key], result[key + "_all"] = groups, _total(groups)
@@ -216,6 +219,11 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         line("tuning half", result["servers_tuning"]),
         line("fresh held-out part", result["fresh_heldout"]),
         line("fresh tuning part", result["fresh_tuning"]),
+        "per server: a dependency bump that brings all of a server's text (graded as a change), declared alone",
+        line("held-out half", result["bump_heldout"]),
+        line("tuning half", result["bump_tuning"]),
+        line("fresh held-out part", result["fresh_bump_heldout"]),
+        line("fresh tuning part", result["fresh_bump_tuning"]),
         "hard real benign set (must stay clean)",
         f"  beside its own server   {_both(result['hard_real'].summary())}",
         f"  as a server of its own  {_both(result['hard_real_alone'].summary())}",
@@ -279,6 +287,8 @@ def as_json(result: dict[str, Any]) -> dict[str, Any]:
         "servers_first_lock_heldout": result["servers_heldout"].summary(),
         "fresh_servers_first_lock_tuning": result["fresh_tuning"].summary(),
         "fresh_servers_first_lock_heldout": result["fresh_heldout"].summary(),
+        **{f"servers_bump_{part}": result[f"bump_{part}"].summary() for part in ("tuning", "heldout")},
+        **{f"fresh_servers_bump_{part}": result[f"fresh_bump_{part}"].summary() for part in ("tuning", "heldout")},
     }
 
 
@@ -288,16 +298,20 @@ def tuning_report() -> str:
     lines = ["per server, tuning servers only: blocked at first `lock`"]
     flagged = Tally()
     for name, folder in (("tuning half", "benign"), ("fresh tuning part", "benign_fresh")):
-        tally = ServerTally()
+        tally, bumps = ServerTally(), ServerTally()
         for server in load_benign(DATA / folder):
             if held_out(server.package):
                 continue
             tally.add(server.label, first_lock(server.definitions, server.package))
+            bumps.add(server.label, bump(server.definitions, server.package))
             for kind, key, found, alone in each_added(server.definitions, server.package):
                 flagged.add(f"{server.label} {kind}/{key}", found, alone)
         lines.append(line(name, tally))
         lines += [f"    BLOCKED {label}: " + "; ".join(f"{d.rule_id} {d.evidence[:160]!r}" for d in found)
                   for label, found in tally.labels]
+        lines.append(line(name + " (bump)", bumps))
+        lines += [f"    BUMP BLOCKED {label}: " + "; ".join(f"{d.rule_id} {d.evidence[:160]!r}" for d in found)
+                  for label, found in bumps.labels]
     lines += ["definitions flagged on tuning servers (any poisoning rule, as new to their server):"]
     lines += [f"    FP {label}: " + "; ".join(f"{d.rule_id} {d.evidence[:120]!r}" for d in found)
               for label, found in flagged.hits]

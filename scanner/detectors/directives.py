@@ -250,8 +250,12 @@ def directive_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, Ser
                               found.candidates[0][1] if found.candidates else found.written)
                 says = f"orders about `{listed}`"
                 kind_of = PAYLOAD if found.payload else WORDING
-                findings.append(tool_mention(RULE, key, kind, name, path, says, owner_phrase(found.candidates),
-                                             found.sentence[:200], kind_of))
+                finding = tool_mention(RULE, key, kind, name, path, says, owner_phrase(found.candidates),
+                                       found.sentence[:200], kind_of)
+                if kind_of == WORDING and preference_only(found.sentence):
+                    finding.severity = "medium"  # shown and explained, never blocking (see PREFERENCE)
+                    finding.details.append(PREFERENCE)
+                findings.append(finding)
                 break  # one finding per definition: the first directive quoted
     return findings
 
@@ -309,7 +313,7 @@ def _directive(
                 # Another spelling of a name no declared server lists is as often an action or field name
                 # (`createApiKey`): news only beside a secret path, an address or the conversation.
                 if others and _STRONG_PAYLOAD.search(words):
-                    return Directive(words.strip(), written, others, True)
+                    return Directive(words.strip(), written, others, sends_secret(words))
                 continue
             # An order about another server's tool, named exactly as it is listed, is news by itself unless it
             # has the honest shape (a data dependency of this tool's parameters, session set-up, an ordering
@@ -319,9 +323,48 @@ def _directive(
             foreign = bool(spelled) and _token_key(written) not in siblings
             if foreign and order_about(words, start, start + len(written)) and not honest_reason(words, parameters):
                 return Directive(words.strip(), written, others, payload)
-            if payload:
-                return Directive(words.strip(), written, others or listed, True)
+            if payload:  # beside a sibling or another spelling: a payload only where a secret goes somewhere
+                return Directive(words.strip(), written, others or listed, foreign or sends_secret(words))
     return None
+
+
+# "Use this instead of 'execute_command' with ls/dir commands" (Desktop Commander 0.2.52): a preference for this
+# tool over another, with no claim that the other is broken or unsafe and no argument set, is what honest servers
+# say of overlapping tools. Graded medium: shown on a bump, never blocking it.
+PREFERENCE = (
+    "graded medium: only a preference for this tool over another (no claim that it is broken, deprecated or unsafe, "
+    "no argument or call order given)"
+)
+_PREFERS = re.compile(r"\b(?:instead of|rather than|in place of|prefer(?:red)? (?:this|it) (?:tool )?(?:over|to))\b",
+                      re.IGNORECASE)
+_MORE_THAN_PREFERENCE = re.compile(
+    r"\b(?:before|after|afterwards|first|then|must|always|never|do not|don't|deprecated|obsolete|retired|broken"
+    r"|unsafe|disabled|insecure|removed|no longer|replace[sd]?|override|regardless|set|add|forward|send|route"
+    r"|redirect|every|all)\b",
+    re.IGNORECASE,
+)
+
+
+def preference_only(sentence: str) -> bool:
+    """Whether an order's sentence only prefers this tool to another ("use this instead of X for Y")."""
+    return bool(_PREFERS.search(sentence)) and not _MORE_THAN_PREFERENCE.search(sentence)
+
+
+# A secret word or a URL near a name is what documentation says too (a redirect tool's URL parameter, a note that
+# credentials are masked, a set-up step naming `.env`): quoted as a payload only when a secret or the conversation
+# and an outside destination stand in one sentence.
+_SECRET = re.compile(
+    r"~/\.|\.ssh\b|id_rsa|\.env\b|\.netrc\b|/etc/(?:passwd|shadow)|passwords?|api[ _-]?keys?|private key"
+    r"|credentials|tokens?\b|(?:full|entire|whole) conversation|conversation history|chat history",
+    re.IGNORECASE,
+)
+_RECIPIENT = re.compile(r"[\w.+-]+@[\w-]+\.\w|\bbcc\b", re.IGNORECASE)  # an outside recipient, by itself
+_URL = re.compile(r"https?://", re.IGNORECASE)
+
+
+def sends_secret(sentence: str) -> bool:
+    """Whether an order's sentence quotes an attack's goal: an outside recipient, or a secret beside a URL."""
+    return bool(_RECIPIENT.search(sentence) or (_SECRET.search(sentence) and _URL.search(sentence)))
 
 
 def _without(sentence: str, mentions: list[tuple[str, int, Candidates]]) -> str:

@@ -181,9 +181,23 @@ def _catalogue_hits(text: str) -> list[Hit]:
                 if len(found) >= MAX_HITS_PER_RULE:
                     break
         if found:  # one finding per detector per text: its matches quoted together
-            hits.append(Hit(entry.rule.id, entry.rule.severity, entry.rule.summary, " | ".join(found),
-                            entry.evidence_kind))
+            hits.append(_graded(entry, text, " | ".join(found)))
     return hits
+
+
+# Zero-width characters that hide or alter text (`unicode_checks.hides_text`) are a payload graded high; stray
+# ones (copied vendor documentation) are wording, at the catalogue's medium: shown, never failing a first lock.
+HIDING_SEVERITY: Severity = "high"
+
+
+def _graded(entry: CatalogueEntry, text: str, evidence: str) -> Hit:
+    rule = entry.rule
+    if entry.detector != "zero_width":
+        return Hit(rule.id, rule.severity, rule.summary, evidence, entry.evidence_kind)
+    if uc.hides_text(text, uc.find_zero_width(text)):
+        return Hit(rule.id, HIDING_SEVERITY, rule.summary + ": they hide or split words", evidence, PAYLOAD)
+    return Hit(rule.id, rule.severity, rule.summary + ": stray, beside spaces, punctuation or word boundaries",
+               evidence, WORDING)
 
 
 @functools.cache

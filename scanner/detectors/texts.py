@@ -125,3 +125,16 @@ def pin_texts(pin: Pin) -> list[str]:
     texts = texts_of(pin.definition)
     _WALKED[key] = (weakref.ref(pin, lambda _, key=key: _WALKED.pop(key, None)), pin.definition, texts)
     return texts
+
+
+def parameters_of(definition: Any) -> tuple[str, ...]:
+    """The names of a definition's own inputs: a tool's top-level `inputSchema` properties, a prompt's arguments."""
+    if not isinstance(definition, dict):
+        return ()
+    schema = definition.get("inputSchema")
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    names = [str(name) for name in properties] if isinstance(properties, dict) else []
+    arguments = definition.get("arguments")
+    if isinstance(arguments, list):
+        names += [str(a.get("name")) for a in arguments if isinstance(a, dict) and a.get("name")]
+    return tuple(names)

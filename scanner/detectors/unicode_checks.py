@@ -95,6 +95,25 @@ def find_zero_width(text: str) -> list[int]:
     return hits
 
 
+def hides_text(text: str, positions: list[int]) -> bool:
+    """Whether the zero-width characters at `positions` hide or alter text rather than stray in it: a run of
+    two or more (zero-width characters encode bits in runs), or one inside a word or a name ("ig<U+200B>nore",
+    "read<U+200B>_file": the model reads the word, a reviewer's search and a filter do not). One beside a space,
+    punctuation or a non-Latin letter is what copied vendor documentation carries."""
+    for pos in positions:
+        before = text[pos - 1] if pos else ""
+        after = text[pos + 1] if pos + 1 < len(text) else ""
+        if ord(before or " ") in ZERO_WIDTH or ord(after or " ") in ZERO_WIDTH:
+            return True
+        if _in_word(before) and _in_word(after):
+            return True
+    return False
+
+
+def _in_word(ch: str) -> bool:
+    return ch.isascii() and (ch.isalnum() or ch == "_")
+
+
 def _script(ch: str) -> str:
     if ch.isascii():
         return "latin"

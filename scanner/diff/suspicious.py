@@ -13,7 +13,8 @@ from collections.abc import Collection, Mapping
 
 from scanner.detectors import Hit, run_server_checks, run_workspace_checks, scoring
 from scanner.detectors.engine import score_hit
-from scanner.detectors.texts import changed_definitions, paths_of, property_names, property_names_of
+from scanner.detectors.purpose import documented
+from scanner.detectors.texts import changed_definitions, parameters_of, paths_of, property_names, property_names_of
 from scanner.detectors.unicode_checks import Normalised
 from scanner.detectors.verdict_cache import Verdicts
 from scanner.diff.text_hits import MIN_NAME, hits
@@ -60,7 +61,8 @@ def suspicious_findings(
             paths = paths or paths_of(definition)
             location = LockLocation(pointer("servers", key, kind, name))
             findings += _scan(
-                key, text, f"{kind_label(kind)} `{name}` {paths[index]}", name, kind, location, about, own
+                key, text, f"{kind_label(kind)} `{name}` {paths[index]}", name, kind, location, about, own,
+                parameters_of(definition),
             )
         old = pinned.pins(kind).get(name) if pinned is not None else None
         findings += _scan_property_names(key, kind, name, definition, old.definition if old else None, about)
@@ -124,11 +126,11 @@ def _scan_property_names(
 
 def _scan(
     key: str, text: str, where: str, subject: str | None, kind: str | None, location: LockLocation, about: str,
-    own: frozenset[str] = frozenset(),
+    own: frozenset[str] = frozenset(), parameters: tuple[str, ...] = (),
 ) -> list[Finding]:
     if subject is not None:
         own = own - {subject.lower()}
-    return [
+    return weak_wording([
         Finding(
             SUSPICIOUS_TEXT,
             key,
@@ -141,11 +143,17 @@ def _scan(
             evidence_kind=hit.evidence_kind,
             digest=about,
         )
-        for hit in _own_hits(text, own, (subject or '').lower())
-    ]
+        for hit in _own_hits(text, own, (subject or '').lower(), parameters)
+    ])
 
 
-def _own_hits(text: str, own: frozenset[str], name: str) -> tuple[Hit, ...]:
+def _own_hits(text: str, own: frozenset[str], name: str, parameters: tuple[str, ...] = ()) -> tuple[Hit, ...]:
+    """`hits(text)` in its definition's context: D016 re-scored with the server's own tool names, and negated
+    acts and the tool's own secrets regraded as documentation (`purpose.documented`)."""
+    return documented(_renamed_hits(text, own, name), text, name, parameters)
+
+
+def _renamed_hits(text: str, own: frozenset[str], name: str) -> tuple[Hit, ...]:
     found = hits(text)
     if not (own or name) or not any(h.rule_id == scoring.RULE.id for h in found):
         return found
@@ -164,9 +172,9 @@ def cross_server_findings(
     `verdicts`: the SCREENED checks (D022) skip the definitions held as NO_DIRECTIVE (as if pinned before);
     the others, which read names against every server, scan them all."""
     if verdicts is None:
-        return about_definitions(run_workspace_checks(live, baseline), live)
+        return weak_wording(about_definitions(run_workspace_checks(live, baseline), live))
     screened = {key: clean_of_directives(live[key], verdicts) if pin is None else pin for key, pin in baseline.items()}
-    return about_definitions(run_workspace_checks(live, baseline, screened), live)
+    return weak_wording(about_definitions(run_workspace_checks(live, baseline, screened), live))
 
 
 def pinned_findings(
@@ -200,8 +208,10 @@ def on_pinned_text(finding: Finding) -> Finding:
     prefix = f"{finding.server}: "
     message = finding.message
     message = prefix + PINNED_MARK + message[len(prefix):] if message.startswith(prefix) else PINNED_MARK + message
-    detail = PINNED_DETAIL + ("" if finding.evidence_kind == WORDING else PINNED_BLOCKS)
-    return at_first_pin(dataclasses.replace(finding, message=message, details=[*finding.details, detail]))
+    graded = at_first_pin(finding)
+    detail = PINNED_DETAIL + (PINNED_BLOCKS if graded.advisory is None else "")
+    return dataclasses.replace(graded, message=message, details=[*finding.details, detail, *graded.details[len(
+        finding.details):]])
 
 
 # Wording alone, on text no change under review brought, is what honest servers say too (bench/detectors: the
@@ -210,7 +220,14 @@ ADVISORY = (
     "not blocking: wording only, on text no change under review brought (a change that brings "
     "such text blocks)"
 )
+# A payload graded below high (stray zero-width characters, a weak secret-path cue) is shown on text no change
+# brought, never blocking: a medium finding never fails a first lock.
+ADVISORY_BELOW_HIGH = (
+    "not blocking: graded below high, on text no change under review brought (a change that brings such text "
+    "blocks)"
+)
 ADVISORY_SEVERITY: Severity = "medium"
+BLOCKS_UNCHANGED_AT: Severity = "high"  # on text no change brought, a payload blocks from here on
 
 
 FIRST_PIN_DETAIL = "first pin: the server sent this text when it was first pinned; no change under review brought it"
@@ -223,11 +240,35 @@ def first_pinned(finding: Finding) -> Finding:
 
 def at_first_pin(finding: Finding) -> Finding:
     """`finding` as `lock` grades it on a server it pins for the first time, and `check` on pinned text: a
-    payload quoted blocks at its severity; wording only is shown at most medium, without failing the run."""
-    if finding.evidence_kind != WORDING or finding.advisory is not None:
+    payload quoted blocks at high or above; wording only, or anything graded below high, is shown (wording at
+    most medium) without failing the run."""
+    if finding.evidence_kind is None or finding.advisory is not None:
         return finding
+    if finding.evidence_kind != WORDING:
+        if severity_rank(finding.effective_severity) <= severity_rank(BLOCKS_UNCHANGED_AT):
+            return finding
+        return dataclasses.replace(finding, advisory=ADVISORY_BELOW_HIGH, details=[*finding.details,
+                                                                                  ADVISORY_BELOW_HIGH])
     severity = min(finding.effective_severity, ADVISORY_SEVERITY, key=lambda s: -severity_rank(s))
     return dataclasses.replace(finding, severity=severity, advisory=ADVISORY, details=[*finding.details, ADVISORY])
+
+
+# Wording only graded below high (stray zero-width characters, a mere preference for this tool over another) is
+# weak evidence wherever it stands: shown, graded and explained, never blocking, on a bump as at a first lock.
+WEAK_WORDING = (
+    "not blocking: wording only, graded below high (weak evidence: shown and explained, blocking neither a first "
+    "lock nor a change)"
+)
+
+
+def weak_wording(findings: list[Finding]) -> list[Finding]:
+    """`findings`, each wording-only one graded below high marked as shown without blocking (WEAK_WORDING)."""
+    return [
+        dataclasses.replace(f, advisory=WEAK_WORDING, details=[*f.details, WEAK_WORDING])
+        if f.evidence_kind == WORDING and f.advisory is None
+        and severity_rank(f.effective_severity) > severity_rank(BLOCKS_UNCHANGED_AT) else f
+        for f in findings
+    ]
 
 
 def is_on_pinned_text(finding: Finding) -> bool:

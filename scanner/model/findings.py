@@ -10,11 +10,11 @@ from typing import Literal
 from scanner.model.locations import Location, LockLocation, SourceLocation
 from scanner.model.pointer import pointer
 from scanner.model.rule_base import Severity, severity_rank
-from scanner.model.rules import REGISTRY, Category, Rule
+from scanner.model.rules import REGISTRY, SUSPICIOUS_TEXT, Category, Rule
 
 __all__ = [
     "PAYLOAD", "WORDING", "EvidenceKind", "Finding", "Location", "LockLocation", "SourceLocation", "by_severity",
-    "evidence_kind_line", "ordered", "unique",
+    "detector_blocks", "evidence_kind_line", "ordered", "unique",
 ]
 
 # A detector's finding ends its message by quoting the check's id: "… [MCPL-D020]".
@@ -110,6 +110,13 @@ class Finding:
             self.message,
             tuple(self.details),
         )
+
+
+def detector_blocks(finding: Finding) -> bool:
+    """Whether a detector finding, as graded, fails `check` (at its default `--fail-on`): the one decision `check`
+    fails on, `update` refuses to pin on and the reports say `update` refuses on, so `update` never writes a pin
+    the next `check` fails."""
+    return finding.rule.id == SUSPICIOUS_TEXT.id and finding.blocking
 
 
 def ordered(findings: Iterable[Finding]) -> list[Finding]:

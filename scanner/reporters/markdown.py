@@ -87,7 +87,7 @@ def _head(findings: Sequence[Finding], title: str) -> str:
     if any(refuses_update(f) for f in active):
         text += (
             "\n**Detector findings.** A re-pin does not fix them, and `mcp-lock update` refuses to re-pin a server "
-            "while one at or above high stands: report the text to the server's maintainers, or, once reviewed, "
+            "while a blocking one stands: report the text to the server's maintainers, or, once reviewed, "
             "add its entry (below) to `mcp-lock.yaml`.\n"
         )
     text += _entries([f for f in active if f.blocking and f.category in ACKNOWLEDGED and f.subject is not None])

@@ -9,8 +9,7 @@ from itertools import groupby
 
 from scanner.diff.suspicious import is_unchanged_text
 from scanner.model.environment import UNLAUNCHABLE
-from scanner.model.findings import Finding, ordered
-from scanner.model.rule_base import Severity, severity_rank
+from scanner.model.findings import Finding, detector_blocks, ordered
 from scanner.model.rules import SUSPICIOUS_TEXT, Category
 from scanner.reporters.acknowledgement import suggested_entries
 from scanner.reporters.console import safe
@@ -90,8 +89,6 @@ _ACCEPTABLE = {Category.DRIFT, Category.POISONING, Category.CAPABILITY, Category
 _PACKAGE_SCREENS = {"known-advisory", "release-too-young", "install-script-added", "mcp-name-mismatch"}
 # Detector verdicts, where a reviewed false positive is worth an `ignore:` entry.
 _DETECTED = {Category.POISONING, Category.CAPABILITY, Category.CORRECTNESS}
-# `update` refuses to pin text with an unacknowledged detector finding this severe or worse (run.operations).
-REFUSE_AT: Severity = "high"
 ENTRIES_PRINTED = 5  # `ignore:` entries printed in full; the rest are counted
 
 
@@ -119,7 +116,7 @@ def next_steps(findings: Sequence[Finding]) -> list[str]:
             "first), or `skip:` it in mcp-lock.yaml with a reason"
         )
     detected = [f for f in blocking if f.rule.id == SUSPICIOUS_TEXT.id]  # every detector files its hits there
-    # Where a detector finding at or above REFUSE_AT stands, `update` refuses: it is not the way out there.
+    # Where a blocking detector finding stands, `update` refuses: it is not the way out there.
     refusing = {f.server for f in detected if refuses_update(f)}
     drifted = sorted({f.server for f in blocking if f.rule.id not in (SUSPICIOUS_TEXT.id, "server-not-pinned")
                       and f.category in _ACCEPTABLE})
@@ -133,8 +130,8 @@ def next_steps(findings: Sequence[Finding]) -> list[str]:
     held = [server for server in drifted if server in refusing]
     if held:
         steps.append(
-            f"`mcp-lock update` refuses to re-pin {safe(shlex.join(held))} while a detector finding at or above "
-            f"{REFUSE_AT} stands on its text: settle those first (below), then review and re-pin the changes"
+            f"`mcp-lock update` refuses to re-pin {safe(shlex.join(held))} while a detector finding it would fail on "
+            "stands on its text: settle those first (below), then review and re-pin the changes"
         )
     unchanged = [f for f in detected if is_unchanged_text(f)]
     changed = [f for f in detected if not is_unchanged_text(f)]
@@ -185,10 +182,9 @@ def next_steps(findings: Sequence[Finding]) -> list[str]:
 
 
 def refuses_update(finding: Finding) -> bool:
-    """Whether `update` would refuse to re-pin this finding's server while it stands: an unacknowledged detector
-    finding at or above REFUSE_AT (a wording-only one on unchanged text is graded below that)."""
-    return (finding.rule.id == SUSPICIOUS_TEXT.id and finding.blocking
-            and severity_rank(finding.effective_severity) <= severity_rank(REFUSE_AT))
+    """Whether `update` would refuse to re-pin this finding's server while it stands (`detector_blocks`: what
+    `check` fails on; a wording-only finding on unchanged text, or one graded below high, does not block)."""
+    return detector_blocks(finding)
 
 
 def entry_block(findings: Sequence[Finding]) -> str:

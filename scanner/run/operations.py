@@ -11,13 +11,17 @@ from scanner.diff.artifact import artifact_findings
 from scanner.diff.compare import compare_server
 from scanner.diff.dependencies import tree_findings
 from scanner.diff.schema_validity import schema_findings
-from scanner.diff.suspicious import cross_server_findings, first_pinned, pinned_findings, suspicious_findings
+from scanner.diff.suspicious import (
+    cross_server_findings,
+    first_pinned,
+    pinned_findings,
+    suspicious_findings,
+)
 from scanner.diff.verdicts import learn
 from scanner.errors import UsageError, unknown_servers
 from scanner.lock.lockfile import Lockfile, ServerPin, launch_diff, rebuild
-from scanner.model.findings import Finding, unique
-from scanner.model.rule_base import Severity, severity_rank
-from scanner.model.rules import SUSPICIOUS_TEXT
+from scanner.model.findings import Finding, detector_blocks, unique
+from scanner.model.rule_base import Severity
 from scanner.policy.suppression import Audit, apply_ignores, today_utc
 from scanner.reporters.acknowledgement import suggested_entries
 from scanner.run.offline import bootable, config_findings, declared_vs_lock, launch_change
@@ -39,7 +43,8 @@ from scanner.sources.declarations import Server
 from scanner.sources.discover import looked_for
 
 MAX_LISTED = 20  # tool names quoted in an error, at most
-# `update` refuses to accept text carrying an unacknowledged detector finding this severe or worse.
+# `update` exits non-zero on its other findings (boot, config) from this severity on; a detector finding it refuses
+# is exactly one `check` would fail on (`detector_blocks`), whatever its severity.
 REFUSE_AT: Severity = "high"
 
 
@@ -195,8 +200,9 @@ def update(
     outcome.findings += pinned_findings(lockfile.servers, booted_pins, previous)
     refused = _refused(workspace, outcome.findings, booted_pins.keys(), tools)
     if refused:
+        outcome.fail_on = "info"  # a refusal fails the run, whatever the refused findings' severity
         outcome.messages.append(
-            f"not written: {len(refused)} detector finding(s) at or above {REFUSE_AT} in what would be pinned "
+            f"not written: {len(refused)} detector finding(s) that `check` would fail on in what would be pinned "
             f"({', '.join(sorted({f.server for f in refused}))}); fix the server, or acknowledge a reviewed false "
             f"positive with an `ignore:` entry and its reason in {workspace.policy.path or 'mcp-lock.yaml'}; "
             "each entry below accepts that text as it is now (write its reason first):"
@@ -218,18 +224,10 @@ def _artifact_accepted(key: str, old: ServerPin, live: ServerPin) -> list[Findin
 def _refused(
     workspace: Workspace, findings: Sequence[Finding], servers: Collection[str], tools: Sequence[str]
 ) -> list[Finding]:
-    """The detector findings on re-pinned text that no `ignore:` entry acknowledges, at or above REFUSE_AT
-    (with `--tool`, only on the named tools: the rest of the pin is not accepted anew)."""
+    """The detector findings on re-pinned text that `check` would fail on (`detector_blocks`, after the `ignore:`
+    entries; with `--tool`, only on the named tools: the rest of the pin is not accepted anew)."""
     judged = apply_ignores(findings, workspace.policy.ignores, Audit(), today_utc())
-    return [
-        f
-        for f in judged
-        if f.rule.id == SUSPICIOUS_TEXT.id
-        and f.suppression is None
-        and f.server in servers
-        and (not tools or f.subject in tools)
-        and severity_rank(f.effective_severity) <= severity_rank(REFUSE_AT)
-    ]
+    return [f for f in judged if detector_blocks(f) and f.server in servers and (not tools or f.subject in tools)]
 
 
 def rerender(workspace: Workspace) -> Outcome:

@@ -41,9 +41,8 @@ def reference_scan(text: str) -> list[Hit]:
                         found.append(ev)
                 if len(found) >= engine.MAX_HITS_PER_RULE:
                     break
-        if found:
-            hits.append(Hit(entry.rule.id, entry.rule.severity, entry.rule.summary, " | ".join(found),
-                            entry.evidence_kind))
+        if found:  # graded as the engine grades a hit (zero-width characters by what they do): not the pre-filter's
+            hits.append(engine._graded(entry, text, " | ".join(found)))
     return hits
 
 

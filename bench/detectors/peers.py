@@ -1,0 +1,154 @@
+"""Peers side by side: two offline scanners' text rules on the held-out sets, with mcp-lock's figures beside them.
+
+    python bench/detectors/peers.py            # installs the peers into bench/.cache/peers-venv, then scores
+    python bench/detectors/peers.py --json OUT
+
+The peers are installed from the package registry into a venv of their own (never the project's dependencies):
+* heldfast 0.2.3, its text rules (`heldfast.rules.poisoning`: agent-directed instruction signals MCPA010, invisible
+  characters MCPA011, credential paths MCPA012, confusable letters), run on each text of a definition (a tool's
+  description non-strict, schema strings strict, as heldfast's own targets are);
+* cisco-ai-mcp-scanner 4.8.7, its YARA rules (`mcpscanner/data/yara_rules/*.yara`, compiled with yara-python), run on
+  the description and on the JSON of the input schema, as its YARA analyzer reads a tool. Installed `--no-deps`
+  plus yara-python: its other dependencies (litellm, tree-sitter, an API server) serve analyzers not run here.
+
+A definition counts as flagged by a peer when any of its rules fires (neither grades payload from wording), and a
+server as blocked when any of its definitions is flagged. mcp-lock's columns are its own blocking decisions
+(`adapter.Detection.blocks`): on a change (a bump bringing the text) and at a first lock.
+Only held-out data is scored: the held-out author sets and the held-out benign servers (`per_server.held_out`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import venv
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+VENV = HERE.parent / ".cache" / "peers-venv"
+PEERS = ("heldfast==0.2.3", "cisco-ai-mcp-scanner==4.8.7", "yara-python==4.5.4")
+HELD_OUT_SETS = ("positives_independent_heldout", "positives_heldout")
+
+_PEER_CODE = r'''
+import json, sys
+from pathlib import Path
+import importlib.util
+import yara
+from heldfast.rules.poisoning import SENSITIVE_PATHS, _scan_text, invisible_runs
+from heldfast.confusables import mixed_script_words
+
+# The package's data only: importing mcpscanner loads analyzers whose dependencies are not installed here.
+rules_dir = Path(importlib.util.find_spec("mcpscanner").submodule_search_locations[0]) / "data" / "yara_rules"
+compiled = yara.compile(filepaths={p.stem: str(p) for p in sorted(rules_dir.glob("*.yara"))})
+
+def strings(value, out):
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, dict):
+        for v in value.values():
+            strings(v, out)
+    elif isinstance(value, list):
+        for v in value:
+            strings(v, out)
+    return out
+
+def heldfast(definition):
+    texts = [(definition.get("description") or "", False)]
+    texts += [(t, True) for t in strings(definition.get("inputSchema") or {}, [])]
+    for text, strict in texts:
+        if not text:
+            continue
+        if next(iter(_scan_text(text, strict)), None) or invisible_runs(text) or SENSITIVE_PATHS.search(text):
+            return True
+        if mixed_script_words(text):
+            return True
+    return False
+
+def cisco(definition):
+    text = (definition.get("description") or "") + "\n" + json.dumps(definition.get("inputSchema") or {})
+    return bool(compiled.match(data=text.encode("utf-8", "surrogatepass")))
+
+for line in sys.stdin:
+    definition = json.loads(line)
+    print(json.dumps([heldfast(definition), cisco(definition)]), flush=True)
+'''
+
+
+def ensure_venv() -> Path:
+    python = VENV / "bin" / "python"
+    if not python.exists():
+        venv.create(VENV, with_pip=True)
+    check = "import heldfast, yara, importlib.util as u; assert u.find_spec('mcpscanner')"
+    probe = subprocess.run([str(python), "-c", check], capture_output=True)
+    if probe.returncode != 0:
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", *PEERS], check=True)
+    return python
+
+
+def peer_verdicts(python: Path, definitions: list[dict[str, Any]]) -> list[tuple[bool, bool]]:
+    """(heldfast flags it, Cisco's YARA rules flag it) for each definition, in the peers' own venv."""
+    stdin = "".join(json.dumps(d) + "\n" for d in definitions)
+    done = subprocess.run([str(python), "-c", _PEER_CODE], input=stdin, capture_output=True, text=True, check=True)
+    return [tuple(json.loads(line)) for line in done.stdout.splitlines()]  # type: ignore[misc]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", type=Path)
+    opts = parser.parse_args()
+    sys.path.insert(0, str(HERE))
+    from adapter import bump, detections_for_new, first_lock
+    from corpus import DATA, load_benign, load_examples, wilson
+    from per_server import held_out
+
+    python = ensure_venv()
+    result: dict[str, Any] = {}
+
+    def rate(k: int, n: int) -> dict[str, Any]:
+        low, high = wilson(k, n)
+        return {"k": k, "n": n, "rate": k / n if n else 0.0, "ci95": [low, high]}
+
+    for name in HELD_OUT_SETS:
+        examples = load_examples(DATA / name)
+        defs = [e.definition for e in examples]
+        peers = peer_verdicts(python, defs)
+        ours_change = [any(d.blocks for d in detections_for_new("tools", e, neighbour=False)) for e in defs]
+        ours_first = [any(d.blocks for d in first_lock({"tools": [e]})) for e in defs]
+        result[name] = {
+            "heldfast": rate(sum(p[0] for p in peers), len(defs)),
+            "cisco_yara": rate(sum(p[1] for p in peers), len(defs)),
+            "mcp_lock_change": rate(sum(ours_change), len(defs)),
+            "mcp_lock_first_lock": rate(sum(ours_first), len(defs)),
+        }
+    servers = [s for folder in ("benign", "benign_fresh") for s in load_benign(DATA / folder) if held_out(s.package)]
+    defs_per_server = [[d for kind in ("tools",) for d in s.definitions.get(kind, ())] for s in servers]
+    flat = [d for defs in defs_per_server for d in defs]
+    peers = peer_verdicts(python, flat)
+    at, blocked_h, blocked_c = 0, 0, 0
+    for defs in defs_per_server:
+        verdicts = peers[at:at + len(defs)]
+        at += len(defs)
+        blocked_h += any(v[0] for v in verdicts)
+        blocked_c += any(v[1] for v in verdicts)
+    first = sum(any(d.blocks for d in first_lock(s.definitions, s.package)) for s in servers)
+    bumped = sum(any(d.blocks for d in bump(s.definitions, s.package)) for s in servers)
+    result["held_out_servers"] = {
+        "heldfast": rate(blocked_h, len(servers)), "cisco_yara": rate(blocked_c, len(servers)),
+        "mcp_lock_first_lock": rate(first, len(servers)), "mcp_lock_bump": rate(bumped, len(servers)),
+    }
+    result["held_out_tool_definitions"] = {
+        "heldfast": rate(sum(p[0] for p in peers), len(flat)), "cisco_yara": rate(sum(p[1] for p in peers), len(flat)),
+    }
+    for section, figures in result.items():
+        print(section)
+        for who, f in figures.items():
+            print(f"  {who:22s} {f['k']:4d}/{f['n']:<5d} {f['rate']:7.2%}  [{f['ci95'][0]:6.2%}, {f['ci95'][1]:6.2%}]")
+    if opts.json:
+        opts.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,184 @@
+"""Negation and purpose: a cue that names an act is not the act when the text forbids it, or when the secret it
+names is the tool's own subject.
+
+"this cannot silently replace translated copy", "Do not read ~/.ssh unless asked", "Do not report it to the user as
+an error" forbid or qualify what a catalogue pattern matches; "Pass the private key of the sending account as
+`private_key`" on a wallet tool that takes one, "Requires AWS credentials configured (env vars, ~/.aws/credentials)",
+an SSH key tool naming `~/.ssh`: documentation of the tool's own subject. Each is regraded, never dropped: shown as
+wording only (`documented`), so a reviewer still reads it, and it blocks neither a first lock nor a bump. Text
+that also sends, copies or includes something elsewhere keeps its payload grade.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable
+
+from scanner.model.findings import PAYLOAD, WORDING
+
+from .engine import Hit
+
+# A negation or caution right before the matched act (at most two words between): "cannot silently replace",
+# "never send ... unless". "never forget to", "do not fail to" negate nothing.
+_NEGATED = re.compile(
+    r"(?:\b(?:never|not|cannot|can't|can not|won't|doesn't|don't|isn't|aren't|mustn't|shouldn't|no)\b)"
+    r"(?:\s+(?!(?:forget|fail|omit|skip|neglect|hesitate)\b)[\w'-]+){0,2}\s*$",
+    re.IGNORECASE,
+)
+# "Do not report it to the user as an error", "Never tell the user a schedule type is unsupported": how a state is
+# worded to the user, not an action kept from them.
+_STATE_WORDING = re.compile(
+    r"\bas\s+(?:an?\s+|the\s+)?(?:error|failure|problem|bug|warning|issue|exception)s?\b"
+    r"|\b(?:is|are|was|were)\s+(?:not\s+supported|unsupported|unavailable|not\s+available|invalid|missing"
+    r"|not\s+found|an?\s+error|a\s+failure|failed|broken|empty)\b",
+    re.IGNORECASE,
+)
+# What sends, copies or hides an action: text holding one keeps its grade whatever else it says.
+_ACTS = re.compile(
+    r"\b(?:send|sends|sent|upload|post|forward|bcc|exfiltrat\w*|attach|append|paste|embed|copy|copied|mirror"
+    r"|include\s+(?:it|them|its|the\s+contents?)|that\s+you|you\s+(?:have|called|sent|read|ran|used))\b"
+    r"|https?://|[\w.+-]+@[\w-]+\.\w",
+    re.IGNORECASE,
+)
+# Documentation that a secret is configured for the tool (a prerequisite), not an order to read it: "Requires AWS
+# credentials configured (env vars, ~/.aws/credentials …)", "uses the default credential chain".
+_PREREQUISITE = re.compile(
+    r"\b(?:requires?|needs?)\b[^.!?\n]{0,60}?\b(?:credentials?|keys?|tokens?|profiles?|login)\b[^.!?\n]{0,30}?"
+    r"\b(?:configured|set\s+up|available|installed|present|in\s+place)\b"
+    r"|\bcredentials?\s+chain\b|\b(?:credentials?|keys?)\s+(?:are|is|must\s+be)\s+(?:configured|set\s+up)\b",
+    re.IGNORECASE,
+)
+# An order to do something with what is named: a prerequisite that also says one is no prerequisite.
+_ORDERS = re.compile(
+    r"\b(?:read|open|cat|prints?|slurp|return|put|pass(?:ing)?|paste|include|fill|call|send|copy|show|dump|load"
+    r"|inspect|examine|upload|attach|provide|share|insert|use)\b|[\u3400-\u9fff\uac00-\ud7af]",
+    re.IGNORECASE,
+)
+# A secret the model is sent to find (in storage, the browser, the keychain) is no argument the user gives.
+_FETCHED = re.compile(
+    r"\b(?:find|locate|look\s+up|search|extract|retrieve|read|grab|collect|storage|keychain|clipboard|browser"
+    r"|extension|disk|files?)\b",
+    re.IGNORECASE,
+)
+_PRIVATE_FILE = re.compile(r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|private\s+keys?", re.IGNORECASE)
+_PUBLIC_KEY = re.compile(r"\.pub\b|\bpublic[ _-]?keys?\b|\bauthorized_keys\b|\bknown_hosts\b", re.IGNORECASE)
+_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?](?=\s|$)|\n|$)")
+# The words a secret is named by, as a parameter or a tool name spells them.
+# A secret named as a noun the tool takes: "pass the private key … as `private_key`" on a wallet tool.
+_SECRET_PARAMETERS = {
+    "private key": ("privatekey", "private_key"),
+    "seed phrase": ("seed_phrase", "seedphrase", "mnemonic"),
+    "mnemonic": ("mnemonic", "seed_phrase", "seedphrase"),
+}
+_SPLIT = re.compile(r"[^a-z0-9]+|(?<=[a-z])(?=[A-Z])")
+_RULES = frozenset({"MCPL-D010", "MCPL-D011", "MCPL-D012", "MCPL-D016"})
+
+DOCUMENTED = "regraded wording only: {why} (not the act it names)"
+
+
+def documented(hits: Iterable[Hit], text: str, name: str, parameters: Iterable[str]) -> tuple[Hit, ...]:
+    """`hits` on `text` (of the definition `name` taking `parameters`), each payload hit that only forbids the
+    act, words a state, or documents the tool's own secret regraded as wording only, at most medium."""
+    found = tuple(hits)
+    if not any(h.rule_id in _RULES and (h.evidence_kind == PAYLOAD or "secret_path" in h.evidence) for h in found):
+        return found
+    words = _words(name, parameters)
+    return tuple(_regraded(hit, text, words) for hit in found)
+
+
+def _regraded(hit: Hit, text: str, words: frozenset[str]) -> Hit:
+    if hit.rule_id not in _RULES or (hit.evidence_kind != PAYLOAD and hit.rule_id != "MCPL-D016"):
+        return hit
+    why = _why(hit, text, words)
+    if why is None:
+        return hit
+    return dataclasses.replace(hit, severity="medium", evidence_kind=WORDING,
+                               summary=f"{hit.summary}; {DOCUMENTED.format(why=why)}")
+
+
+def _why(hit: Hit, text: str, words: frozenset[str]) -> str | None:
+    quoted = [part.strip() for part in hit.evidence.split(" | ") if part.strip()]
+    if hit.rule_id == "MCPL-D016":
+        return _prerequisite(text, hit.evidence, words)
+    if not quoted:
+        return None
+    reasons = [_one(hit.rule_id, text, q, words) for q in quoted]
+    return reasons[0] if all(reasons) else None
+
+
+def _one(rule_id: str, text: str, quoted: str, words: frozenset[str]) -> str | None:
+    at = text.find(quoted)
+    if at < 0:
+        return None
+    sentence = _sentence_at(text, at)
+    head = re.split(r"[.!?;:\n]", text[max(0, at - 60):at])[-1]
+    if not re.match(r"(?i)(?:do|don|never|must|should|avoid|without)\b", quoted) and _NEGATED.search(head):
+        return "a negation or caution forbids it"
+    if rule_id == "MCPL-D010" and _STATE_WORDING.search(text[at + len(quoted):at + len(quoted) + 80]) \
+            and not _ACTS.search(sentence):
+        return "it words a state to the user, it hides no action"
+    if rule_id == "MCPL-D012" and _own_secret(quoted, sentence, words) and not _sends_elsewhere(sentence, quoted):
+        return "the secret is the tool's own subject (a parameter it takes, or the public keys it manages)"
+    return None
+
+
+def _prerequisite(text: str, evidence: str, words: frozenset[str]) -> str | None:
+    """A D016 score whose only payload is a secret path, in a sentence that documents a prerequisite or names the
+    tool's own secret."""
+    payloads = re.findall(r'(\w+) \+([\d.]+) "([^"]*)"', evidence)
+    heavy = [(family, quoted) for family, weight, quoted in payloads if float(weight) >= 2.5]
+    if any(family != "secret_path" for family, _ in heavy):
+        return None
+    heavy = [(family, quoted) for family, _weight, quoted in payloads if family == "secret_path"]
+    if not heavy:
+        return None
+    if re.search(r"\btransmit\b.*\bdestination\b|\bdestination\b.*\btransmit\b", evidence):
+        return None
+    for _family, quoted in heavy:
+        at = text.lower().find(quoted.lower())
+        if at < 0:
+            return None
+        sentence = _sentence_at(text, at)
+        if _ACTS.search(sentence):
+            return None
+        prerequisite = _PREREQUISITE.search(sentence) and not _ORDERS.search(sentence)
+        negated = _NEGATED.search(re.split(r"[.!?;:\n]", text[max(0, at - 60):at])[-1])
+        if not (prerequisite or negated or _own_secret(quoted, sentence, words)):
+            return None
+    return "a prerequisite, a caution or the tool's own secret is documented"
+
+
+def _sentence_at(text: str, at: int) -> str:
+    for match in _SENTENCE.finditer(text):
+        if match.start() <= at < match.end():
+            return match.group()
+    return text
+
+
+def _sends_elsewhere(sentence: str, quoted: str) -> bool:
+    rest = sentence.replace(quoted, " ")
+    return bool(re.search(r"https?://|[\w.+-]+@[\w-]+\.\w|\b(?:send|upload|post|forward|exfiltrat\w*)\b", rest,
+                          re.IGNORECASE))
+
+
+def _own_secret(quoted: str, sentence: str, words: frozenset[str]) -> bool:
+    """Whether the secret quoted is the tool's own subject: a noun it takes as a parameter of that name (no file
+    read), or `~/.ssh` in a sentence about public keys, on a tool whose name or parameters say ssh."""
+    lowered = quoted.lower()
+    if "~/" not in lowered and "/" not in lowered and not _FETCHED.search(sentence) and any(
+        term in lowered and any(w in words for w in spelled) for term, spelled in _SECRET_PARAMETERS.items()
+    ):
+        return True
+    return ".ssh" in lowered and "ssh" in words and bool(_PUBLIC_KEY.search(sentence)) and not _PRIVATE_FILE.search(
+        sentence)
+
+
+def _words(name: str, parameters: Iterable[str]) -> frozenset[str]:
+    out: set[str] = set()
+    for raw in (name, *parameters):
+        lowered = raw.lower()
+        out.add(lowered.replace("-", "_"))
+        out.add(re.sub(r"[^a-z0-9]", "", lowered))
+        out.update(part.lower() for part in _SPLIT.split(raw) if part)
+    return frozenset(out)
