@@ -112,7 +112,9 @@ def bare_server(server: Server) -> Server:
     primary = server.primary
     assert primary.resolved is not None
     launch = primary.resolved.bare or primary.resolved
-    return Server(server.key, [dataclasses.replace(primary, resolved=launch), *server.declarations[1:]])
+    # The same policy names as `server` (`Server.bound`): booted bare, it must not borrow another name's entry.
+    declarations = [dataclasses.replace(primary, resolved=launch), *server.declarations[1:]]
+    return dataclasses.replace(server, declarations=declarations)
 
 
 def settle(plan: Withholding, booted: Sequence[Finding], block: bool = True) -> list[Finding]:

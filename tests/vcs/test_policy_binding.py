@@ -126,3 +126,25 @@ def test_a_docs_only_change_keeps_sandbox_off(tmp_path: Path, listener: Listener
     report = check_pull_request(repo, {}, "Document the server")
     assert listener.received == ["ran rw "], report["output"]
     assert "sandbox-kept" not in rules(report), report["output"]
+
+
+def test_a_second_name_does_not_borrow_sandbox_off_when_its_secret_is_withheld(
+    tmp_path: Path, listener: Listener
+) -> None:
+    """Issue 36, item 2, as measured: `deploy` has `sandbox: off` and a pass-through secret at the base. mail,
+    declared again as `deploy`, is booted without the secret it tried to borrow; that bare boot must keep
+    mail's own policy (it was looked up by every declared name, and ran unsandboxed)."""
+    repo, secret = GitRepo(tmp_path / "top"), canary()
+    environ = {"DEPLOY_SECRET": secret}
+    policy = "inert: ['.vscode/**']\nservers:\n  deploy:\n    sandbox: off\n    env: [DEPLOY_SECRET]\n"
+    mail = two_servers(repo, listener.port, policy)
+    repo.write("dep.py", LEAK_SERVER.replace('"ran "', '"deploy "'))
+    deploy = {"command": sys.executable, "args": ["dep.py", str(listener.port), "specs/deploy.json"]}
+    repo.add_entry("deploy", {**deploy, "env": {"T": "${DEPLOY_SECRET}"}})
+    pin_on_main(repo, environ)
+    second_name(repo, mail)
+    listener.received.clear()
+    report = check_pull_request(repo, environ, "Also call mail deploy")
+    assert "ran ro " in listener.received, (listener.received, report["output"])  # mail, in the sandbox
+    assert f"deploy rw {secret} {secret}" in listener.received  # the control: deploy keeps its own policy
+    assert "newly given" in withheld(report, "mail")["message"]
