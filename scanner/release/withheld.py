@@ -12,6 +12,7 @@ import git
 
 from scanner.lock.lockfile import Lockfile
 from scanner.policy.inert import outside_inert
+from scanner.run.inert_view import hidden_for
 from scanner.run.withhold import Withholding, withhold
 from scanner.run.workspace import Options, Workspace, read_lock
 from scanner.sources.closure import LaunchView
@@ -31,6 +32,7 @@ def release_withholding(
     current = read_lock(workspace, missing_ok=True) or Lockfile(version=1, servers={})
     views: dict[str, LaunchView] = {}
     touched: tuple[str, ...] = ()
+    every: tuple[str, ...] = ()
     if commit is None:
         launches: dict[str, dict[str, object]] = {}
         edited: frozenset[str] = frozenset(server.key for server in servers)
@@ -47,7 +49,10 @@ def release_withholding(
         _, tag_policy = judge_by_base_policy(workspace, worktree, commit, label)
         views = views_of(discover_base(workspace, worktree, commit, changed, tag_policy, lock))
         lock_path = worktree.rel(workspace.lock_path)
-        touched = tuple(outside_inert(changed, worktree.prefix, lock_path, tag_policy.inert))
-    reviewing = dataclasses.replace(options, base_launches=launches, edited=edited, base_views=views, touched=touched)
+        touched = tuple(outside_inert(changed, worktree.prefix, lock_path, tag_policy.inert, hidden_for(workspace)))
+        every = tuple(sorted(path for path in changed if path != lock_path))
+    reviewing = dataclasses.replace(
+        options, base_launches=launches, edited=edited, base_views=views, touched=touched, changed=every
+    )
     plan = withhold(workspace, servers, current, reviewing)
     return plan, dataclasses.replace(options, bare=frozenset(plan.withheld), confined=frozenset(plan.confined))

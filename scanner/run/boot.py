@@ -69,6 +69,7 @@ def boot_servers(
     bare: Collection[str] = (),
     trees: Mapping[str, dict[str, Any]] | None = None,
     confined: Collection[str] = (),
+    hidden: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, BootResult]:
     """Boot every server (they must all have a resolved launch) and return results by key.
 
@@ -80,7 +81,7 @@ def boot_servers(
     with adopting_orphans():  # every process of the run is waited for, and none outlives it
         return anyio.run(
             _boot_all, servers, repo, policy, timeout, concurrency, progress, on_result, frozenset(bare), trees or {},
-            frozenset(confined),
+            frozenset(confined), hidden or {},
         )
 
 
@@ -95,6 +96,7 @@ async def _boot_all(
     bare: frozenset[str],
     trees: Mapping[str, dict[str, Any]],
     confined: frozenset[str],
+    hidden: Mapping[str, Sequence[str]],
 ) -> dict[str, BootResult]:
     results: dict[str, BootResult] = {}
     limiter = anyio.CapacityLimiter(max(1, concurrency))
@@ -126,6 +128,7 @@ async def _boot_all(
                         memory_mib=server_policy.memory_mib or DEFAULT_MEMORY_MIB,
                         declared_by=server.primary.client,
                         pinned_tree=trees.get(server.key),
+                        hidden=tuple(hidden.get(server.key, ())),
                     )
             except OverBudget as refused:
                 result = BootResult(server.key, None, str(refused), "", 0.0)
@@ -221,6 +224,7 @@ async def boot_one(
     memory_mib: int = DEFAULT_MEMORY_MIB,
     declared_by: str | None = None,
     pinned_tree: dict[str, Any] | None = None,
+    hidden: Sequence[str] = (),
 ) -> BootResult:
     """Boot one server and probe it; never raises for anything the server does.
 
@@ -245,6 +249,7 @@ async def boot_one(
             memory_mib,
             client_hello(declared_by),
             pinned_tree=pinned_tree,
+            hidden=tuple(hidden),
         )
         snapshot, error = await attempt.run(kinds, timeout)
     notes = list(dict.fromkeys(attempt.sandbox_notes))
@@ -280,6 +285,7 @@ class _Attempt:
     sandbox_notes: list[tuple[str, str]] = field(default_factory=list)
     install: Install = field(default_factory=Install)
     pinned_tree: dict[str, Any] | None = None  # the lock's tree for this launch, booted from the store if there
+    hidden: tuple[str, ...] = ()  # what its sandbox hides of the repository (scanner.policy.inert)
 
     async def run(self, kinds: Sequence[TransportKind], timeout: float) -> tuple[Snapshot | None, str | None]:
         deadline = time.monotonic() + timeout
@@ -354,6 +360,7 @@ class _Attempt:
             capabilities=dict(self.hello[1]),
             sandbox_notes=self.sandbox_notes,
             installed=self.install.installed,
+            hidden=self.hidden,
         )
         try:
             # Importing the transport (the SDK, in a worker thread) is mcp-lock's own time, not the server's:

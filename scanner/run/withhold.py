@@ -98,10 +98,14 @@ def unreviewed(server: Server, lockfile: Lockfile, options: Options, workspace: 
         return f"declared again since the merge base ({', '.join(f'{n} in {f}' for f, n in declared)})"
     if changed := differences(was.closure, now.closure):
         return f"it resolves differently than at the merge base ({', '.join(changed)})"
-    if options.touched and runs_repository_code(server.template, workspace.repo):
-        shown = ", ".join(options.touched[:MAX_SHOWN])
-        more = f" and {len(options.touched) - MAX_SHOWN} more" if len(options.touched) > MAX_SHOWN else ""
-        return f"it can run code from the repository, and the change touches {shown}{more} outside the inert set"
+    # Inert is what the sandbox hides (scanner.policy.inert): where it is off, every changed file counts.
+    unsandboxed = workspace.policy.for_server(*server.policy_names).sandbox == SANDBOX_OFF
+    touched = options.changed if unsandboxed else options.touched
+    if touched and runs_repository_code(server.template, workspace.repo):
+        shown = ", ".join(touched[:MAX_SHOWN])
+        more = f" and {len(touched) - MAX_SHOWN} more" if len(touched) > MAX_SHOWN else ""
+        where = "(with `sandbox: off` nothing is inert)" if unsandboxed else "outside the inert set"
+        return f"it can run code from the repository, and the change touches {shown}{more} {where}"
     if server.key in options.edited:
         return "it runs a file changed since the merge base"
     return None

@@ -18,12 +18,15 @@ from scanner.policy.inert import outside_inert
 from scanner.policy.merge_base import Side, judge, key_lines
 from scanner.policy.settings import POLICY_FILE, Policy, parse_yaml, policy_from, policy_source
 from scanner.policy.values import PolicyError
+from scanner.run.inert_view import hidden_for
 from scanner.run.offline import check_offline
 from scanner.run.operations import check
 from scanner.run.outcome import Outcome
 from scanner.run.shard import Shard, in_shard
 from scanner.run.workspace import Options, Workspace, judge_by, read_lock, server_keys
 from scanner.sources.closure import LaunchView
+from scanner.sources.repository_code import runs_repository_code
+from scanner.transports.sandbox import OFF as SANDBOX_OFF
 from scanner.vcs.affected import code_reasons, launch_reasons, manifest_reasons
 from scanner.vcs.base import Worktree, changed_paths, file_at, merge_base, open_worktree
 from scanner.vcs.base_views import bind_policy, closure_findings, discover_base, views_of
@@ -45,6 +48,7 @@ class Review:
     pins: dict[str, ServerPin] = field(default_factory=dict)
     views: dict[str, LaunchView] = field(default_factory=dict)  # each server's closure and names at the base
     touched: tuple[str, ...] = ()  # changed files outside the inert set (scanner.policy.inert)
+    changed: tuple[str, ...] = ()  # every changed file but the lock: where the sandbox is off, nothing is inert
 
     @property
     def edited(self) -> frozenset[str]:
@@ -89,10 +93,12 @@ def review(workspace: Workspace, ref: str) -> Review:
     findings += policy_findings
     message = f"compared with {label}, the merge base of {ref} and HEAD; judged by its {POLICY_FILE}"
     launches = {key: pin.launch for key, pin in base_lock.servers.items()} if base_lock is not None else {}
-    touched = outside_inert(changed, worktree.prefix, lock_path, workspace.policy.inert)
+    # Inert only what the sandbox hides from repository-code launches, on this tree (scanner.run.inert_view).
+    touched = outside_inert(changed, worktree.prefix, lock_path, workspace.policy.inert, hidden_for(workspace))
+    every = tuple(sorted(path for path in changed if path != lock_path))
     pins = dict(base_lock.servers) if base_lock is not None else {}
     return Review(
-        label, findings, server_keys(workspace, lockfile), [message], launches, pins, views, tuple(touched)
+        label, findings, server_keys(workspace, lockfile), [message], launches, pins, views, tuple(touched), every
     )
 
 
@@ -182,7 +188,7 @@ def check_with_base(
     if options is None:
         outcome = check_offline(workspace, shard, rescan_pins=False)
     else:
-        only = frozenset(notes.servers) if changed_only else None
+        only = frozenset(notes.servers | runs_touched_code(workspace, notes)) if changed_only else None
         reviewed = dataclasses.replace(
             options,
             only=only,
@@ -190,6 +196,7 @@ def check_with_base(
             edited=notes.edited,
             base_views=notes.views,
             touched=notes.touched,
+            changed=notes.changed,
             rescan_pins=False,
         )
         outcome = check(workspace, reviewed)
@@ -199,6 +206,19 @@ def check_with_base(
     outcome.messages = notes.messages + outcome.messages
     outcome.base_pins = notes.pins
     return outcome
+
+
+def runs_touched_code(workspace: Workspace, notes: Review) -> set[str]:
+    """Servers that can run repository code the change touched (scanner.run.withhold): `--changed-only` boots
+    them, without their secrets, rather than skip them."""
+    found: set[str] = set()
+    for server in workspace.discovery.servers:
+        if server.template is None or not runs_repository_code(server.template, workspace.repo):
+            continue
+        unsandboxed = workspace.policy.for_server(*server.policy_names).sandbox == SANDBOX_OFF
+        if notes.changed if unsandboxed else notes.touched:
+            found.add(server.key)
+    return found
 
 
 def _not_booted(workspace: Workspace, booted: frozenset[str], label: str) -> str:
