@@ -28,7 +28,7 @@ DEFAULT_INERT = ("**/*.md", "**/*.markdown", "docs/**")
 # What an interpreter or loader runs (CommonJS runs any other suffix as JavaScript too: such a file is inert
 # only while hidden). Compared lower-case.
 SCRIPT_SUFFIXES = frozenset({
-    ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx", ".json", ".node", ".wasm", ".py", ".pyc", ".pyo",
+    ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx", ".node", ".wasm", ".py", ".pyc", ".pyo",
     ".pyw", ".pyz", ".pth", ".so", ".dylib", ".dll", ".sh", ".bash", ".zsh", ".ksh", ".fish", ".rb", ".pl", ".pm",
     ".php", ".lua", ".r", ".jar", ".class", ".exe", ".bat", ".cmd", ".ps1", ".psm1", ".go", ".rs", ".swift", ".kt",
     ".zip", ".whl", ".egg", ".tgz",

@@ -12,7 +12,6 @@ import git
 
 from scanner.lock.lockfile import Lockfile
 from scanner.policy.inert import outside_inert
-from scanner.run.inert_view import hidden_for
 from scanner.run.withhold import Withholding, withhold
 from scanner.run.workspace import Options, Workspace, read_lock
 from scanner.sources.closure import LaunchView
@@ -49,10 +48,11 @@ def release_withholding(
         _, tag_policy = judge_by_base_policy(workspace, worktree, commit, label)
         views = views_of(discover_base(workspace, worktree, commit, changed, tag_policy, lock))
         lock_path = worktree.rel(workspace.lock_path)
-        touched = tuple(outside_inert(changed, worktree.prefix, lock_path, tag_policy.inert, hidden_for(workspace)))
+        touched = tuple(outside_inert(changed, worktree.prefix, lock_path, tag_policy.inert))
         every = tuple(sorted(path for path in changed if path != lock_path))
     reviewing = dataclasses.replace(
-        options, base_launches=launches, edited=edited, base_views=views, touched=touched, changed=every
+        options, base_launches=launches, edited=edited, base_views=views, touched=touched, changed=every,
+        prefix=worktree.prefix if commit is not None else "",
     )
     plan = withhold(workspace, servers, current, reviewing)
     return plan, dataclasses.replace(options, bare=frozenset(plan.withheld), confined=frozenset(plan.confined))

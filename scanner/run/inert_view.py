@@ -13,14 +13,13 @@ from scanner.sources.closure import file_refs
 from scanner.sources.declarations import Server
 
 
-def hidden_for(workspace: Workspace) -> Hidden:
-    """The paths hidden from repository-code launches of `workspace` (the same object: the same answer)."""
-    if workspace.hidden is not None:
-        return workspace.hidden
-    # What the lock records of a launch's files (`launch.artifact`, a script) is the script its words name.
-    named = set(named_paths(workspace.discovery.servers, workspace.repo))
-    workspace.hidden = hidden_paths(workspace.repo, workspace.policy.inert, sorted(named))
-    return workspace.hidden
+def hidden_for(workspace: Workspace, server: Server) -> Hidden:
+    """The paths hidden from `server`'s launch, should it run repository code: the inert files but what its own
+    declarations name (the same workspace and server: the same answer)."""
+    if server.key not in workspace.hidden:
+        named = sorted(set(named_paths([server], workspace.repo)))
+        workspace.hidden[server.key] = hidden_paths(workspace.repo, workspace.policy.inert, named)
+    return workspace.hidden[server.key]
 
 
 def named_paths(servers: Iterable[Server], repo: os.PathLike[str] | str) -> Iterator[str]:

@@ -92,10 +92,8 @@ def hidden_from(workspace: Workspace, servers: Sequence[Server]) -> dict[str, tu
     """Per server key, what its sandbox hides of the repository: the inert paths, from each launch that can run
     repository code (scanner.policy.inert), nothing from the others."""
     code = [s.key for s in servers if s.template is not None and runs_repository_code(s.template, workspace.repo)]
-    if not code:
-        return {}
-    paths = hidden_for(workspace).absolute()
-    return {key: paths for key in code}
+    by_key = {s.key: s for s in servers}
+    return {key: hidden_for(workspace, by_key[key]).absolute() for key in code}
 
 
 def boot_failure(server: Server, result: BootResult) -> Finding:

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from scanner.lock.lockfile import Lockfile, launch_diff
 from scanner.model.findings import Finding
 from scanner.model.rules import rule
+from scanner.policy.inert import outside_inert
+from scanner.run.inert_view import hidden_for
 from scanner.run.workspace import Options, Workspace
 from scanner.sources.closure import differences, view_of
 from scanner.sources.declarations import Server
@@ -100,7 +102,7 @@ def unreviewed(server: Server, lockfile: Lockfile, options: Options, workspace: 
         return f"it resolves differently than at the merge base ({', '.join(changed)})"
     # Inert is what the sandbox hides (scanner.policy.inert): where it is off, every changed file counts.
     unsandboxed = workspace.policy.for_server(*server.policy_names).sandbox == SANDBOX_OFF
-    touched = options.changed if unsandboxed else options.touched
+    touched = options.changed if unsandboxed else touched_by(server, options, workspace)
     if touched and runs_repository_code(server.template, workspace.repo):
         shown = ", ".join(touched[:MAX_SHOWN])
         more = f" and {len(touched) - MAX_SHOWN} more" if len(touched) > MAX_SHOWN else ""
@@ -109,6 +111,14 @@ def unreviewed(server: Server, lockfile: Lockfile, options: Options, workspace: 
     if server.key in options.edited:
         return "it runs a file changed since the merge base"
     return None
+
+
+def touched_by(server: Server, options: Options, workspace: Workspace) -> tuple[str, ...]:
+    """The changed files outside what `server`'s sandbox hides (scanner.run.inert_view)."""
+    if not options.changed:
+        return ()
+    hidden = hidden_for(workspace, server)
+    return tuple(outside_inert(options.changed, options.prefix, "", workspace.policy.inert, hidden))
 
 
 def bare_server(server: Server) -> Server:

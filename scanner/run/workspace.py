@@ -43,6 +43,7 @@ class Options:
     base_views: Mapping[str, LaunchView] = field(default_factory=dict)
     touched: tuple[str, ...] = ()
     changed: tuple[str, ...] = ()  # every file the change touches but the lock (nothing is inert unsandboxed)
+    prefix: str = ""  # the scanned folder from the git top, which `changed` paths start from
     bare: frozenset[str] = frozenset()  # servers booted without any pass-through variable
     confined: frozenset[str] = frozenset()  # servers booted in the sandbox whatever the policy says
     # False under `check --base`, whose review rescans every pin itself, telling text new since the base.
@@ -63,7 +64,7 @@ class Workspace:
     # The last lock read, by the file's identity: `check --base` reads it in review() and check().
     read_cache: tuple[tuple[int, int, int], Lockfile] | None = field(default=None, repr=False, compare=False)
     # What repository-code launches do not see of the repository (scanner.run.inert_view), once worked out.
-    hidden: Hidden | None = field(default=None, repr=False, compare=False)
+    hidden: dict[str, Hidden] = field(default_factory=dict, repr=False, compare=False)  # by server key
 
     @property
     def lock_display(self) -> str:

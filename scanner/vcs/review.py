@@ -49,6 +49,7 @@ class Review:
     views: dict[str, LaunchView] = field(default_factory=dict)  # each server's closure and names at the base
     touched: tuple[str, ...] = ()  # changed files outside the inert set (scanner.policy.inert)
     changed: tuple[str, ...] = ()  # every changed file but the lock: where the sandbox is off, nothing is inert
+    prefix: str = ""  # the scanned folder from the git top
 
     @property
     def edited(self) -> frozenset[str]:
@@ -94,11 +95,12 @@ def review(workspace: Workspace, ref: str) -> Review:
     message = f"compared with {label}, the merge base of {ref} and HEAD; judged by its {POLICY_FILE}"
     launches = {key: pin.launch for key, pin in base_lock.servers.items()} if base_lock is not None else {}
     # Inert only what the sandbox hides from repository-code launches, on this tree (scanner.run.inert_view).
-    touched = outside_inert(changed, worktree.prefix, lock_path, workspace.policy.inert, hidden_for(workspace))
+    touched = outside_inert(changed, worktree.prefix, lock_path, workspace.policy.inert)
     every = tuple(sorted(path for path in changed if path != lock_path))
     pins = dict(base_lock.servers) if base_lock is not None else {}
     return Review(
-        label, findings, server_keys(workspace, lockfile), [message], launches, pins, views, tuple(touched), every
+        label, findings, server_keys(workspace, lockfile), [message], launches, pins, views, tuple(touched), every,
+        worktree.prefix,
     )
 
 
@@ -197,6 +199,7 @@ def check_with_base(
             base_views=notes.views,
             touched=notes.touched,
             changed=notes.changed,
+            prefix=notes.prefix,
             rescan_pins=False,
         )
         outcome = check(workspace, reviewed)
@@ -212,11 +215,13 @@ def runs_touched_code(workspace: Workspace, notes: Review) -> set[str]:
     """Servers that can run repository code the change touched (scanner.run.withhold): `--changed-only` boots
     them, without their secrets, rather than skip them."""
     found: set[str] = set()
+    globs = workspace.policy.inert
     for server in workspace.discovery.servers:
         if server.template is None or not runs_repository_code(server.template, workspace.repo):
             continue
         unsandboxed = workspace.policy.for_server(*server.policy_names).sandbox == SANDBOX_OFF
-        if notes.changed if unsandboxed else notes.touched:
+        hidden = hidden_for(workspace, server)
+        if notes.changed if unsandboxed else outside_inert(notes.changed, notes.prefix, "", globs, hidden):
             found.add(server.key)
     return found
 
