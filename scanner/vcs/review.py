@@ -50,6 +50,7 @@ class Review:
     touched: tuple[str, ...] = ()  # changed files outside the inert set (scanner.policy.inert)
     changed: tuple[str, ...] = ()  # every changed file but the lock: where the sandbox is off, nothing is inert
     prefix: str = ""  # the scanned folder from the git top
+    envs: dict[str, dict[str, str]] = field(default_factory=dict)  # each launch's environment at the base
 
     @property
     def edited(self) -> frozenset[str]:
@@ -98,9 +99,10 @@ def review(workspace: Workspace, ref: str) -> Review:
     touched = outside_inert(changed, worktree.prefix, lock_path, workspace.policy.inert)
     every = tuple(sorted(path for path in changed if path != lock_path))
     pins = dict(base_lock.servers) if base_lock is not None else {}
+    envs = {s.key: dict(s.resolved.env) for s in before.servers if s.resolved is not None}
     return Review(
         label, findings, server_keys(workspace, lockfile), [message], launches, pins, views, tuple(touched), every,
-        worktree.prefix,
+        worktree.prefix, envs,
     )
 
 
@@ -208,6 +210,7 @@ def check_with_base(
     outcome.findings = unique([*outcome.findings, *in_shard(notes.findings, shard, notes.keys)])
     outcome.messages = notes.messages + outcome.messages
     outcome.base_pins = notes.pins
+    outcome.base_envs = notes.envs
     return outcome
 
 
