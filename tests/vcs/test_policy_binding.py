@@ -148,5 +148,6 @@ def test_a_second_name_does_not_borrow_sandbox_off_when_its_secret_is_withheld(
     listener.received.clear()
     report = check_pull_request(repo, environ, "Also call mail deploy")
     assert "ran ro " in listener.received, (listener.received, report["output"])  # mail, in the sandbox
-    assert f"deploy rw {secret} {secret}" in listener.received  # the control: deploy keeps its own policy
+    # deploy runs unsandboxed at the base: nothing is hidden from it, so the new file is no inert one for it.
+    assert "deploy ro " in listener.received and secret not in listener.text()
     assert "newly given" in withheld(report, "mail")["message"]
