@@ -33,7 +33,8 @@ SCRIPT_SUFFIXES = frozenset({
     ".php", ".lua", ".r", ".jar", ".class", ".exe", ".bat", ".cmd", ".ps1", ".psm1", ".go", ".rs", ".swift", ".kt",
     ".zip", ".whl", ".egg", ".tgz",
 })
-SKIPPED = frozenset({".git", "node_modules"})  # never walked: nothing in them is hidden, so none is inert
+# Never walked: nothing in them is hidden, so none of it is inert.
+SKIPPED = frozenset({".git", "node_modules", ".venv", "__pycache__"})
 MAX_WALKED = 20_000  # entries the walk looks at; past that nothing more is hidden
 MAX_HIDDEN = 256  # mounts a sandbox gets for them (each costs bwrap about 0.5 ms)
 
