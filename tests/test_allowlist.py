@@ -123,3 +123,83 @@ def test_under_base_a_change_cannot_allow_its_own_server(tmp_path: Path) -> None
     assert "allow" in loosened["message"]
     git(pr.top, "checkout", "-q", "main")
     assert pr.report("--offline")["exit_code"] == 0  # main itself is within its list
+
+
+# -- issue 36, item 3: lists match what is fetched, not its spelling ---------------------------------------
+
+DENIED_URL = "http://127.0.0.1:8765"
+
+
+def _locked(repo: Repo) -> None:
+    """A lock pinning one server, so that `check --offline` judges what is added after it."""
+    repo.add_stdio("notes")
+    assert repo.run("lock").exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "HTTP://127.0.0.1:8765/mcp",
+        "http://localhost:8765/mcp",
+        "http://127.1:8765/mcp",
+        "http://x@127.0.0.1:8765/mcp",
+        "http://[::ffff:127.0.0.1]:8765/mcp",
+        "http://2130706433:8765/mcp",
+        "http://127.0.0.1:99999/mcp",  # cannot be parsed: refused by a deny list with URL entries
+    ],
+)
+@pytest.mark.parametrize("where", ["policy", "managed"])
+def test_a_denied_url_is_denied_however_spelled(repo: Repo, tmp_path: Path, url: str, where: str) -> None:
+    _locked(repo)
+    repo.add_entry("remote", {"type": "http", "url": url})
+    env = None
+    if where == "policy":
+        (repo.root / "mcp-lock.yaml").write_text(f"deny:\n  - url: '{DENIED_URL}/*'\n", encoding="utf-8")
+    else:
+        managed = tmp_path / "managed-settings.json"
+        managed.write_text(json.dumps({"deniedMcpServers": [{"serverUrl": f"{DENIED_URL}/*"}]}), encoding="utf-8")
+        env = {"MCP_LOCK_MANAGED_SETTINGS": str(managed)}
+    code, found = findings(repo, "--offline", env=env)
+    assert "server-not-allowed" in [f["rule"] for f in found], found
+    assert code == 1
+
+
+def test_a_url_the_deny_list_does_not_name_is_not_refused(repo: Repo) -> None:
+    """The control: another loopback address, another port, and the exact spelling the allowlist names."""
+    _locked(repo)
+    repo.add_entry("a", {"type": "http", "url": "http://127.0.0.2:8765/mcp"})
+    repo.add_entry("b", {"type": "http", "url": "https://MCP.example.com:443/mcp"})
+    allow = "  - url: 'http://127.0.0.2:8765/*'\n  - url: 'https://mcp.example.com/*'\n  - name: notes\n"
+    policy = f"deny:\n  - url: '{DENIED_URL}/*'\nallow:\n{allow}"
+    (repo.root / "mcp-lock.yaml").write_text(policy, encoding="utf-8")
+    _, found = findings(repo, "--offline")
+    assert "server-not-allowed" not in [f["rule"] for f in found], found
+
+
+@pytest.mark.parametrize(
+    ("policy", "args"),
+    [
+        ("allow:\n  - package: mailpkg\n  - name: notes\n", ["npx", "-y", "mailpkg@npm:imposter@1.0.0"]),
+        ("deny:\n  - package: evilpkg\n", ["uvx", "--from", "EvilPkg==1.0.0", "evilpkg"]),
+        ("deny:\n  - package: evil-pkg\n", ["uvx", "evil_pkg==1.0.0"]),
+        ("deny:\n  - name: evil\n", ["npx", "-y", "ok@1.0.0"]),
+    ],
+)
+def test_a_package_or_name_is_matched_by_identity(repo: Repo, policy: str, args: list[str]) -> None:
+    _locked(repo)
+    repo.add_entry("Evil", {"command": args[0], "args": args[1:]})
+    (repo.root / "mcp-lock.yaml").write_text(policy, encoding="utf-8")
+    code, found = findings(repo, "--offline")
+    assert "server-not-allowed" in [f["rule"] for f in found], found
+    assert code == 1
+
+
+def test_an_allowlisted_package_and_its_alias_of_itself_are_admitted(repo: Repo) -> None:
+    _locked(repo)
+    repo.add_entry("mail", {"command": "npx", "args": ["-y", "mailpkg@1.0.0"]})
+    repo.add_entry("mail2", {"command": "npx", "args": ["-y", "other@npm:mailpkg@1.0.0"]})
+    repo.add_entry("py", {"command": "uvx", "args": ["--from", "Mail_Pkg==1.0.0", "mail"]})
+    allow = "allow:\n  - package: mailpkg\n  - package: mail-pkg\n  - name: notes\n"
+    (repo.root / "mcp-lock.yaml").write_text(allow, encoding="utf-8")
+    _, found = findings(repo, "--offline")
+    assert "server-not-allowed" not in [f["rule"] for f in found], found

@@ -9,17 +9,20 @@ again", never "bad".
 
 The file lives in the user's cache folder ($MCP_LOCK_CACHE_DIR, else $XDG_CACHE_HOME/mcp-lock, else
 ~/.cache/mcp-lock), never in the repository (a cache folder inside it is not used) and never in the lock. It is
-self-checked (magic, name, key, entry count, SHA-256 of the whole) and read only when it is a regular file owned by
-this user and writable by nobody else, in such a folder, without following a link: a corrupted, truncated,
-foreign-version or unsafe file is ignored and everything is judged again, so a bad file costs time only. A forged
-file needs the user's own write access, which could as well replace mcp-lock itself.
+authenticated (magic, name, key, entry count, and an HMAC-SHA256 of the whole keyed by a secret of this user's,
+`verdict-key` beside it: 32 random bytes, mode 0600, created atomically and never replaced) and read only when it
+is a regular file owned by this user and writable by nobody else, in such a folder, without following a link: a
+corrupted, truncated, foreign-version, unsafe or forged file (one made without the secret) is ignored and
+everything is judged again, so a bad file costs time only. Without a usable secret nothing is kept.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import os
+import secrets
 import stat
 import time
 from collections.abc import Iterable, Mapping
@@ -32,6 +35,8 @@ ENTRY = 32  # bytes: a SHA-256
 MAX_ENTRIES = 1 << 20  # 32 MiB at most; a larger file is not read
 STALE_DAYS = 30  # files of other code versions untouched this long are removed on write
 CACHE_ENV = "MCP_LOCK_CACHE_DIR"
+SECRET_FILE = "verdict-key"  # in the cache folder: what authenticates every kept file
+SECRET_BYTES = 32
 
 
 def cache_dir(environ: Mapping[str, str]) -> Path | None:
@@ -56,9 +61,12 @@ class Kept:
         self._known: set[bytes] = set()
         self._added: set[bytes] = set()
         self._path = self.folder / f"{name}-{key.hex()[:32]}.bin" if self.folder else None
+        self._secret: bytes | None = None
         if self._path is not None:
             with contextlib.suppress(OSError, ValueError):
-                self._known = _read(self._path, name, key)
+                self._secret = _read_secret(self._path.parent)
+                if self._secret is not None:
+                    self._known = _read(self._path, name, key, self._secret)
 
     @property
     def empty(self) -> bool:
@@ -78,7 +86,9 @@ class Kept:
         entries = sorted(self._known | self._added)[-MAX_ENTRIES:]
         with contextlib.suppress(OSError):
             _make_private_folder(self._path.parent)
-            replace_atomically(str(self._path.parent), self._path.name, _encode(entries, self.name, self.key), 0o600)
+            secret = self._secret or _secret(self._path.parent)
+            data = _encode(entries, self.name, self.key, secret)
+            replace_atomically(str(self._path.parent), self._path.name, data, 0o600)
             self._known |= self._added
             self._added.clear()
             _remove_stale(self._path, self.name)
@@ -96,13 +106,53 @@ def _head(name: str, key: bytes) -> bytes:
     return MAGIC + name.encode() + b"\0" + key
 
 
-def _encode(entries: Iterable[bytes], name: str, key: bytes) -> bytes:
+def _encode(entries: Iterable[bytes], name: str, key: bytes, secret: bytes) -> bytes:
     body = b"".join(entries)
     head = _head(name, key) + (len(body) // ENTRY).to_bytes(8, "big")
-    return head + body + hashlib.sha256(head + body).digest()
+    return head + body + hmac.digest(secret, head + body, hashlib.sha256)
 
 
-def _read(path: Path, name: str, key: bytes) -> set[bytes]:
+def _secret(folder: Path) -> bytes:
+    """The user's secret in `folder`, made (atomically, 0600, never replacing one) when there is none."""
+    found = _read_secret(folder)
+    if found is not None:
+        return found
+    path = folder / SECRET_FILE
+    temporary = folder / f".{SECRET_FILE}.{secrets.token_hex(8)}"
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(secrets.token_bytes(SECRET_BYTES))
+            handle.flush()
+            os.fsync(handle.fileno())
+        with contextlib.suppress(FileExistsError):  # another run made one first: theirs is the one
+            os.link(temporary, path)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+    found = _read_secret(folder)
+    if found is None:
+        raise OSError(f"{path}: not a private secret")
+    return found
+
+
+def _read_secret(folder: Path) -> bytes | None:
+    """The secret, when it is a private regular file of exactly SECRET_BYTES in a private folder."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(folder / SECRET_FILE, flags)
+    except FileNotFoundError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        readable_by_others = info.st_mode & (stat.S_IRGRP | stat.S_IROTH)
+        if not (_private(info) and stat.S_ISREG(info.st_mode) and _private(os.stat(folder))) or readable_by_others:
+            return None
+        data = handle.read(SECRET_BYTES + 1)
+    return data if len(data) == SECRET_BYTES else None
+
+
+def _read(path: Path, name: str, key: bytes, secret: bytes) -> set[bytes]:
     """The entries of a sound file, or an empty set: anything doubtful is not used."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
@@ -119,7 +169,8 @@ def _read(path: Path, name: str, key: bytes) -> set[bytes]:
             return set()
         data = handle.read(info.st_size + 1)
     body, check = data[:-ENTRY], data[-ENTRY:]
-    if len(data) < head + ENTRY or hashlib.sha256(body).digest() != check or body[: len(expected)] != expected:
+    authentic = hmac.compare_digest(hmac.digest(secret, body, hashlib.sha256), check)
+    if len(data) < head + ENTRY or not authentic or body[: len(expected)] != expected:
         return set()
     count = int.from_bytes(body[head - 8 : head], "big")
     entries = body[head:]

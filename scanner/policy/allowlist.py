@@ -28,6 +28,7 @@ from typing import Any
 
 from scanner.files.safe_read import CONFIG_LIMIT, MissingFile, RefusedFile, read_regular
 from scanner.model.transports import is_local
+from scanner.policy.identity import package_identity, pypi_name, url_identity
 from scanner.sources.declarations import Server
 from scanner.sources.unpinned import launched
 
@@ -53,9 +54,28 @@ class Entry:
         if self.kind == "argv":
             return facts["argv"] is not None and tuple(facts["argv"]) == self.value
         if self.kind == "name":
-            return self.value in facts["names"]
+            return str(self.value).casefold() in facts["names"]
+        if self.kind == "url":
+            return _url_matches(facts["url"], str(self.value))
+        if self.kind == "package" and facts["ecosystem"] == "pypi":
+            return facts["package"] is not None and fnmatch.fnmatchcase(facts["package"], pypi_name(str(self.value)))
         found = facts[self.kind]
         return found is not None and fnmatch.fnmatchcase(found, str(self.value))
+
+    def unparsed(self, server: Server) -> bool:
+        """A URL entry facing a URL it cannot parse: refused by a deny list, never admitted by an allowlist."""
+        # The resolved URL only: a template's placeholders (`https://${env:HOST}/mcp`) are no URL yet.
+        urls = [f["url"] for f in _facts(server) if f["url"] is not None and f["resolved"]]
+        return self.kind == "url" and any(url_identity(url) is None for url in urls)
+
+
+def _url_matches(url: str | None, pattern: str) -> bool:
+    if url is None:
+        return False
+    found, wanted = url_identity(url), url_identity(pattern, pattern=True)
+    if found is None:
+        return False
+    return fnmatch.fnmatchcase(found, wanted if wanted is not None else pattern)
 
 
 @dataclass(frozen=True)
@@ -66,7 +86,7 @@ class Lists:
 
     def refusal(self, server: Server) -> str | None:
         """Why `server` may not be declared; None when it may."""
-        denied = next((entry for entry in self.deny if entry.matches(server)), None)
+        denied = next((entry for entry in self.deny if entry.matches(server) or entry.unparsed(server)), None)
         if denied is not None:
             return f"denied by {denied.where} ({_shown(denied)})"
         if self.allow is None:
@@ -155,17 +175,20 @@ def _facts(server: Server) -> list[dict[str, Any]]:
     facts = []
     for declaration in server.declarations:
         for launch in (declaration.template, declaration.resolved):
+            resolved = launch is declaration.resolved
             if launch is None:
                 continue
             package = launched(launch)
             argv = [launch.command, *launch.args] if launch.command else None
             facts.append(
                 {
-                    "package": package.name if package is not None else None,
+                    "package": package_identity(package) if package is not None else None,
+                    "ecosystem": package.ecosystem if package is not None else None,
                     "command": " ".join(argv) if argv else None,
                     "argv": argv,
                     "url": launch.url,
-                    "names": set(server.names),
+                    "names": {name.casefold() for name in server.names},
+                    "resolved": resolved,
                 }
             )
     return facts

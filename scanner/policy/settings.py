@@ -31,6 +31,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -61,7 +62,9 @@ from scanner.policy.values import (
     unpinned_launch,
     withheld_boot,
 )
+from scanner.transports.cgroup import DEFAULT_MEMORY_MIB
 from scanner.transports.listing import BYTES_KEY, DEFAULT_CAPS, DEFINITIONS_KEY, ListingCaps
+from scanner.transports.sandbox import DEFAULT_TMPFS_MIB
 
 POLICY_FILE = "mcp-lock.yaml"
 TOP_KEYS = {
@@ -118,8 +121,16 @@ class Policy:
     lists: Lists = field(default_factory=Lists)  # `allow:` and `deny:`: which servers may be declared
 
     def for_server(self, *names: str) -> ServerPolicy:
-        """The settings of the server called `names` (its key first, then its other declared names)."""
-        own = next((self.servers[name] for name in names if name in self.servers), ServerPolicy())
+        """The settings of the server called `names` (its key first, then its other declared names).
+
+        Where several of its names have an entry, the strictest of them applies to each key (`_strictest`):
+        a declaration merged into a launch never loosens what another of its entries sets.
+        """
+        entries = [self._resolved(self.servers[name]) for name in dict.fromkeys(names) if name in self.servers]
+        return _strictest(entries) if entries else self._resolved(ServerPolicy())
+
+    def _resolved(self, own: ServerPolicy) -> ServerPolicy:
+        """`own` with the file's defaults filled in."""
         return ServerPolicy(
             skip=own.skip,
             timeout=own.timeout if own.timeout is not None else self.timeout,
@@ -132,6 +143,33 @@ class Policy:
             tmpfs_mib=own.tmpfs_mib or self.tmpfs_mib,
             memory_mib=own.memory_mib or self.memory_mib,
         )
+
+
+def _strictest(entries: list[ServerPolicy]) -> ServerPolicy:
+    """One server's entries (defaults filled in) merged key by key, the strictest winning: only the
+    pass-throughs every entry gives, the sandbox unless every entry turns it off, no network if one denies
+    it, a skip only if every entry skips, the smallest timeout, memory and /tmp."""
+    first = entries[0]
+    if len(entries) == 1:
+        return first
+    env = [name for name in first.env if all(name in e.env for e in entries)]
+    skips = [e.skip for e in entries]
+    return dataclasses.replace(
+        first,
+        skip=skips[0] if all(skips) else None,
+        env=tuple(env),
+        network="deny" if any(e.network == "deny" for e in entries) else first.network,
+        sandbox="off" if all(e.sandbox == "off" for e in entries) else "on",
+        timeout=_least([e.timeout for e in entries], DEFAULT_TIMEOUT),
+        tmpfs_mib=_least([e.tmpfs_mib for e in entries], DEFAULT_TMPFS_MIB),
+        memory_mib=_least([e.memory_mib for e in entries], DEFAULT_MEMORY_MIB),
+    )
+
+
+def _least(values: list[Any], default: Any) -> Any:
+    """The smallest of `values`, None (the default) counted as `default`; None when that is the smallest."""
+    least = min(default if v is None else v for v in values)
+    return None if None in values and least == default else least
 
 
 def load_policy(repo: Path, environ: Mapping[str, str]) -> Policy:

@@ -31,6 +31,7 @@ def release_withholding(
     current = read_lock(workspace, missing_ok=True) or Lockfile(version=1, servers={})
     views: dict[str, LaunchView] = {}
     touched: tuple[str, ...] = ()
+    every: tuple[str, ...] = ()
     if commit is None:
         launches: dict[str, dict[str, object]] = {}
         edited: frozenset[str] = frozenset(server.key for server in servers)
@@ -48,6 +49,10 @@ def release_withholding(
         views = views_of(discover_base(workspace, worktree, commit, changed, tag_policy, lock))
         lock_path = worktree.rel(workspace.lock_path)
         touched = tuple(outside_inert(changed, worktree.prefix, lock_path, tag_policy.inert))
-    reviewing = dataclasses.replace(options, base_launches=launches, edited=edited, base_views=views, touched=touched)
+        every = tuple(sorted(path for path in changed if path != lock_path))
+    reviewing = dataclasses.replace(
+        options, base_launches=launches, edited=edited, base_views=views, touched=touched, changed=every,
+        prefix=worktree.prefix if commit is not None else "",
+    )
     plan = withhold(workspace, servers, current, reviewing)
     return plan, dataclasses.replace(options, bare=frozenset(plan.withheld), confined=frozenset(plan.confined))

@@ -72,6 +72,7 @@ def boot_servers(
     bare: Collection[str] = (),
     trees: Mapping[str, dict[str, Any]] | None = None,
     confined: Collection[str] = (),
+    hidden: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, BootResult]:
     """Boot every server (they must all have a resolved launch) and return results by key.
 
@@ -83,7 +84,7 @@ def boot_servers(
     with adopting_orphans():  # every process of the run is waited for, and none outlives it
         return anyio.run(
             _boot_all, servers, repo, policy, timeout, concurrency, progress, on_result, frozenset(bare), trees or {},
-            frozenset(confined),
+            frozenset(confined), hidden or {},
         )
 
 
@@ -98,6 +99,7 @@ async def _boot_all(
     bare: frozenset[str],
     trees: Mapping[str, dict[str, Any]],
     confined: frozenset[str],
+    hidden: Mapping[str, Sequence[str]],
 ) -> dict[str, BootResult]:
     results: dict[str, BootResult] = {}
     limiter = anyio.CapacityLimiter(max(1, concurrency))
@@ -133,6 +135,7 @@ async def _boot_all(
                         declared_by=server.primary.client,
                         pinned_tree=trees.get(server.key),
                         installing=installing,
+                        hidden=tuple(hidden.get(server.key, ())),
                     )
             except OverBudget as refused:
                 result = BootResult(server.key, None, str(refused), "", 0.0)
@@ -229,6 +232,7 @@ async def boot_one(
     declared_by: str | None = None,
     pinned_tree: dict[str, Any] | None = None,
     installing: InstallTerms | None = None,
+    hidden: Sequence[str] = (),
 ) -> BootResult:
     """Boot one server and probe it; never raises for anything the server does.
 
@@ -255,6 +259,7 @@ async def boot_one(
             client_hello(declared_by),
             pinned_tree=pinned_tree,
             installing=installing or InstallTerms(DEFAULT_INSTALL_TIMEOUT, StoreTerms()),
+            hidden=tuple(hidden),
         )
         snapshot, error = await attempt.run(kinds, timeout)
     notes = list(dict.fromkeys(attempt.sandbox_notes))
@@ -291,6 +296,7 @@ class _Attempt:
     install: Install = field(default_factory=Install)
     pinned_tree: dict[str, Any] | None = None  # the lock's tree for this launch: installed exactly, never resolved
     installing: InstallTerms = field(default_factory=lambda: InstallTerms(DEFAULT_INSTALL_TIMEOUT, StoreTerms()))
+    hidden: tuple[str, ...] = ()  # what its sandbox hides of the repository (scanner.policy.inert)
 
     async def run(self, kinds: Sequence[TransportKind], timeout: float) -> tuple[Snapshot | None, str | None]:
         if all(kind.local for kind in kinds):
@@ -342,6 +348,7 @@ class _Attempt:
             capabilities=dict(self.hello[1]),
             sandbox_notes=self.sandbox_notes,
             installed=self.install.installed,
+            hidden=self.hidden,
         )
         try:
             # Importing the transport (the SDK, in a worker thread) is mcp-lock's own time, not the server's:

@@ -27,6 +27,9 @@ class Outcome:
     # `check --base`: the servers the lock pinned at the merge base ({} when it pinned none or cannot be read),
     # against which packages new to a server are told apart; None without --base.
     base_pins: dict[str, ServerPin] | None = None
+    # `check --base`: each server's launch environment as the merge base declares it, resolved: the registry a
+    # release is asked about is the base's, never one the change configured (scanner.run.release_check).
+    base_envs: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def fails(self, finding: Finding) -> bool:
         if finding.rule.id == POLICY_LOOSENED.id:  # not a graded change: `--fail-on` cannot let a loosening pass

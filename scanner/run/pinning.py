@@ -10,10 +10,12 @@ from scanner.lock.pin import pin_server
 from scanner.model.findings import Finding
 from scanner.model.rules import rule
 from scanner.run.boot_advice import advice
+from scanner.run.inert_view import hidden_for
 from scanner.run.launchers import launcher_failure
 from scanner.run.redact import Redactor, redactor_for
 from scanner.run.workspace import Options, Workspace
 from scanner.sources.declarations import Server
+from scanner.sources.repository_code import runs_repository_code
 
 if TYPE_CHECKING:
     from scanner.run.boot import BootResult
@@ -81,8 +83,17 @@ def boot(
         bare=options.bare,
         confined=options.confined,
         trees=options.pinned_trees,
+        hidden=hidden_from(workspace, servers),
     )
     return masked
+
+
+def hidden_from(workspace: Workspace, servers: Sequence[Server]) -> dict[str, tuple[str, ...]]:
+    """Per server key, what its sandbox hides of the repository: the inert paths, from each launch that can run
+    repository code (scanner.policy.inert), nothing from the others."""
+    code = [s.key for s in servers if s.template is not None and runs_repository_code(s.template, workspace.repo)]
+    by_key = {s.key: s for s in servers}
+    return {key: hidden_for(workspace, by_key[key]).absolute() for key in code}
 
 
 def boot_failure(server: Server, result: BootResult) -> Finding:

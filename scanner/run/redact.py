@@ -147,8 +147,9 @@ def launch_secrets(server: Server, policy: Policy, environ: Mapping[str, str]) -
     resolved = server.resolved
     if resolved is None:
         return set()
-    server_policy = policy.for_server(*server.policy_names)
-    values = [*resolved.outside.values(), *(environ[n] for n in server_policy.env if n in environ)]
+    # Every pass-through any of its names' entries lists: masking reaches further than what it is given.
+    passed = {n for name in (*server.names, *server.policy_names) for n in policy.for_server(name).env}
+    values = [*resolved.outside.values(), *(environ[n] for n in sorted(passed) if n in environ)]
     for name, value in {**resolved.env, **resolved.headers}.items():
         words = value.split()
         if len(words) == 1 or (len(words) == 2 and name in resolved.headers):

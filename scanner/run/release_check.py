@@ -51,7 +51,7 @@ def check_releases(
     min_age = datetime.timedelta(days=workspace.policy.min_release_age)
     deadline = time.monotonic() + DEADLINE
     servers = {c.server for c in changes}
-    envs = {key: _env(workspace, key) for key in servers}
+    envs = {key: registry_env(workspace, outcome, key) for key in servers}
     registries = {key: registry_for(envs[key], workspace.environ) for key in servers}
     indexes = {key: index_for(envs[key], workspace.environ) for key in servers}
 
@@ -90,6 +90,14 @@ def registry_name(pin: ServerPin) -> str | None:
         if declaration.get("client") == REGISTRY_CLIENT and isinstance(declaration.get("name"), str):
             return declaration["name"].split("#", 1)[0]
     return None
+
+
+def registry_env(workspace: Workspace, outcome: Outcome, key: str) -> Mapping[str, str]:
+    """The launch environment that names the registry to ask: under `check --base` the merge base's declaration
+    of the server (none there: no declared registry, so mcp-lock's own), never the change's."""
+    if outcome.base_pins is not None:
+        return outcome.base_envs.get(key, {})
+    return _env(workspace, key)
 
 
 def _env(workspace: Workspace, key: str) -> Mapping[str, str]:

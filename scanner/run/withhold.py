@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from scanner.lock.lockfile import Lockfile, launch_diff
 from scanner.model.findings import Finding
 from scanner.model.rules import rule
+from scanner.policy.inert import outside_inert
+from scanner.run.inert_view import hidden_for
 from scanner.run.workspace import Options, Workspace
 from scanner.sources.closure import differences, view_of
 from scanner.sources.declarations import Server
@@ -98,13 +100,25 @@ def unreviewed(server: Server, lockfile: Lockfile, options: Options, workspace: 
         return f"declared again since the merge base ({', '.join(f'{n} in {f}' for f, n in declared)})"
     if changed := differences(was.closure, now.closure):
         return f"it resolves differently than at the merge base ({', '.join(changed)})"
-    if options.touched and runs_repository_code(server.template, workspace.repo):
-        shown = ", ".join(options.touched[:MAX_SHOWN])
-        more = f" and {len(options.touched) - MAX_SHOWN} more" if len(options.touched) > MAX_SHOWN else ""
-        return f"it can run code from the repository, and the change touches {shown}{more} outside the inert set"
+    # Inert is what the sandbox hides (scanner.policy.inert): where it is off, every changed file counts.
+    unsandboxed = workspace.policy.for_server(*server.policy_names).sandbox == SANDBOX_OFF
+    touched = options.changed if unsandboxed else touched_by(server, options, workspace)
+    if touched and runs_repository_code(server.template, workspace.repo):
+        shown = ", ".join(touched[:MAX_SHOWN])
+        more = f" and {len(touched) - MAX_SHOWN} more" if len(touched) > MAX_SHOWN else ""
+        where = "(with `sandbox: off` nothing is inert)" if unsandboxed else "outside the inert set"
+        return f"it can run code from the repository, and the change touches {shown}{more} {where}"
     if server.key in options.edited:
         return "it runs a file changed since the merge base"
     return None
+
+
+def touched_by(server: Server, options: Options, workspace: Workspace) -> tuple[str, ...]:
+    """The changed files outside what `server`'s sandbox hides (scanner.run.inert_view)."""
+    if not options.changed:
+        return ()
+    hidden = hidden_for(workspace, server)
+    return tuple(outside_inert(options.changed, options.prefix, "", workspace.policy.inert, hidden))
 
 
 def bare_server(server: Server) -> Server:
@@ -112,7 +126,9 @@ def bare_server(server: Server) -> Server:
     primary = server.primary
     assert primary.resolved is not None
     launch = primary.resolved.bare or primary.resolved
-    return Server(server.key, [dataclasses.replace(primary, resolved=launch), *server.declarations[1:]])
+    # The same policy names as `server` (`Server.bound`): booted bare, it must not borrow another name's entry.
+    declarations = [dataclasses.replace(primary, resolved=launch), *server.declarations[1:]]
+    return dataclasses.replace(server, declarations=declarations)
 
 
 def settle(plan: Withholding, booted: Sequence[Finding], block: bool = True) -> list[Finding]:

@@ -16,6 +16,7 @@ from scanner.files.safe_read import containment_root, display_path
 from scanner.lock import reader, writer
 from scanner.lock.lockfile import Lockfile, LockfileError
 from scanner.policy.allowlist import AllowlistError, Lists, managed_lists
+from scanner.policy.inert import Hidden
 from scanner.policy.settings import Policy, load_policy
 from scanner.policy.values import PolicyError
 from scanner.run.shard import Shard
@@ -41,6 +42,8 @@ class Options:
     # change touches outside the inert set (scanner.policy.inert).
     base_views: Mapping[str, LaunchView] = field(default_factory=dict)
     touched: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()  # every file the change touches but the lock (nothing is inert unsandboxed)
+    prefix: str = ""  # the scanned folder from the git top, which `changed` paths start from
     bare: frozenset[str] = frozenset()  # servers booted without any pass-through variable
     confined: frozenset[str] = frozenset()  # servers booted in the sandbox whatever the policy says
     # False under `check --base`, whose review rescans every pin itself, telling text new since the base.
@@ -60,6 +63,8 @@ class Workspace:
     managed: Lists | None = None
     # The last lock read, by the file's identity: `check --base` reads it in review() and check().
     read_cache: tuple[tuple[int, int, int], Lockfile] | None = field(default=None, repr=False, compare=False)
+    # What repository-code launches do not see of the repository (scanner.run.inert_view), once worked out.
+    hidden: dict[str, Hidden] = field(default_factory=dict, repr=False, compare=False)  # by server key
 
     @property
     def lock_display(self) -> str:

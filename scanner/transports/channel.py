@@ -60,6 +60,7 @@ class ChannelRequest:
     memory_mib: int = DEFAULT_MEMORY_MIB  # the memory a local server's processes may hold together
     sandbox_notes: list[tuple[str, str]] = field(default_factory=list)  # (rule id, message) the transport adds
     installed: Installed | None = None  # booted from mcp-lock's store instead of through the declared launcher
+    hidden: Sequence[str] = ()  # paths a sandboxed server does not see: each covered by an empty one
 
 
 class Opener(Protocol):

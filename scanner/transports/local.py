@@ -104,7 +104,8 @@ def _command_line(
     refused: list[str] = []
     try:
         return launch_command(
-            argv, env, cwd, request.network, request.sandbox, readable, request.tmpfs_mib, refused
+            argv, env, cwd, request.network, request.sandbox, readable, request.tmpfs_mib, refused,
+            hidden=request.hidden,
         )
     except FileNotFoundError:
         raise _not_found(launch.command) from None  # before the sandbox, which would report its own exec failure

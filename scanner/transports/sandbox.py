@@ -129,6 +129,7 @@ def launch_command(
     tmpfs_mib: int = DEFAULT_TMPFS_MIB,
     refused: list[str] | None = None,
     writable: Iterable[str] = (),
+    hidden: Iterable[str] = (),
 ) -> tuple[list[str], dict[str, str]]:
     """What to start for a stdio server and with which environment: `argv` in the sandbox, or with
     `sandbox: off` as it is (`network: deny`: in a new network namespace). Raises SandboxUnavailable
@@ -145,7 +146,7 @@ def launch_command(
         return (argv, env) if network != DENY else (isolated(argv), env)
     return sandboxed(
         argv, env=env, cwd=cwd, network=network, readable=readable, tmpfs_mib=tmpfs_mib, refused=refused,
-        writable=writable,
+        writable=writable, hidden=hidden,
     )
 
 
@@ -166,12 +167,14 @@ def sandboxed(
     tmpfs_mib: int = DEFAULT_TMPFS_MIB,
     refused: list[str] | None = None,
     writable: Iterable[str] = (),
+    hidden: Iterable[str] = (),
 ) -> tuple[list[str], dict[str, str]]:
     """The bwrap command line running `argv`, and the environment to start bwrap with.
 
     `readable` names host paths the server must see even when they lie under /tmp or /run (the
     repository); `caller` is mcp-lock's environment, whose PATH is bound back (default: os.environ);
-    `writable` names the folders bound writable (a store entry while its install scripts run, nothing else).
+    `writable` names the folders bound writable (a store entry while its install scripts run, nothing else);
+    `hidden` the files and folders covered by an empty one (`covering`).
     Paths a declaration asked for and does not get are appended to `refused` (see BIND_REFUSED); raises
     BindRefused when the refused path is the working directory.
     """
@@ -195,6 +198,7 @@ def sandboxed(
         mounts += ["--ro-bind-try", "/dev/null", path]
     for path in writable:
         mounts += ["--bind", path, path]
+    mounts += covering(hidden)
     server_env.update(_launcher_config(argv[0], caller, server_env))
     if package_launch(argv) and real_launcher(argv[0], server_env.get("PATH", os.defpath), cwd, caller):
         # the repository's package-manager configuration never chooses what it runs
@@ -203,6 +207,27 @@ def sandboxed(
     # A new cgroup namespace: /proc/self/cgroup shows "/", not the per-boot cgroup mcp-lock made.
     flags = [*NAMESPACE_FLAGS, "--unshare-cgroup-try", *(["--unshare-net"] if network == DENY else [])]
     return [bwrap, *flags, *mounts, "--chdir", cwd, "--", *command], server_env
+
+
+def covering(paths: Iterable[str]) -> list[str]:
+    """Mounts that make each path absent in effect: a folder an empty read-only tmpfs, a file /dev/null (not a
+    regular file: Node's `require` finds no module there, a read gets nothing). Only a path with no link in it
+    (a mount on a link would cover its target) that exists now."""
+    mounts: list[str] = []
+    for path in paths:
+        if os.path.realpath(path) != os.path.normpath(path) or not os.path.lexists(path):
+            continue
+        if os.path.isdir(path):
+            size = ["--size", str(MIB)] if _size_ok() else []
+            mounts += [*size, "--tmpfs", path, "--remount-ro", path]
+        else:
+            mounts += ["--ro-bind", "/dev/null", path]
+    return mounts
+
+
+def _size_ok() -> bool:
+    bwrap = shutil.which("bwrap")
+    return bwrap is not None and _has_size(bwrap)
 
 
 def _sized(bwrap: str, tmpfs_mib: int) -> list[str]:

@@ -18,12 +18,15 @@ from scanner.policy.inert import outside_inert
 from scanner.policy.merge_base import Side, judge, key_lines
 from scanner.policy.settings import POLICY_FILE, Policy, parse_yaml, policy_from, policy_source
 from scanner.policy.values import PolicyError
+from scanner.run.inert_view import hidden_for
 from scanner.run.offline import check_offline
 from scanner.run.operations import check
 from scanner.run.outcome import Outcome
 from scanner.run.shard import Shard, in_shard
 from scanner.run.workspace import Options, Workspace, judge_by, read_lock, server_keys
 from scanner.sources.closure import LaunchView
+from scanner.sources.repository_code import runs_repository_code
+from scanner.transports.sandbox import OFF as SANDBOX_OFF
 from scanner.vcs.affected import code_reasons, launch_reasons, manifest_reasons
 from scanner.vcs.base import Worktree, changed_paths, file_at, merge_base, open_worktree
 from scanner.vcs.base_views import bind_policy, closure_findings, discover_base, views_of
@@ -45,6 +48,9 @@ class Review:
     pins: dict[str, ServerPin] = field(default_factory=dict)
     views: dict[str, LaunchView] = field(default_factory=dict)  # each server's closure and names at the base
     touched: tuple[str, ...] = ()  # changed files outside the inert set (scanner.policy.inert)
+    changed: tuple[str, ...] = ()  # every changed file but the lock: where the sandbox is off, nothing is inert
+    prefix: str = ""  # the scanned folder from the git top
+    envs: dict[str, dict[str, str]] = field(default_factory=dict)  # each launch's environment at the base
 
     @property
     def edited(self) -> frozenset[str]:
@@ -89,10 +95,14 @@ def review(workspace: Workspace, ref: str) -> Review:
     findings += policy_findings
     message = f"compared with {label}, the merge base of {ref} and HEAD; judged by its {POLICY_FILE}"
     launches = {key: pin.launch for key, pin in base_lock.servers.items()} if base_lock is not None else {}
+    # Inert only what the sandbox hides from repository-code launches, on this tree (scanner.run.inert_view).
     touched = outside_inert(changed, worktree.prefix, lock_path, workspace.policy.inert)
+    every = tuple(sorted(path for path in changed if path != lock_path))
     pins = dict(base_lock.servers) if base_lock is not None else {}
+    envs = {s.key: dict(s.resolved.env) for s in before.servers if s.resolved is not None}
     return Review(
-        label, findings, server_keys(workspace, lockfile), [message], launches, pins, views, tuple(touched)
+        label, findings, server_keys(workspace, lockfile), [message], launches, pins, views, tuple(touched), every,
+        worktree.prefix, envs,
     )
 
 
@@ -182,7 +192,7 @@ def check_with_base(
     if options is None:
         outcome = check_offline(workspace, shard, rescan_pins=False)
     else:
-        only = frozenset(notes.servers) if changed_only else None
+        only = frozenset(notes.servers | runs_touched_code(workspace, notes)) if changed_only else None
         reviewed = dataclasses.replace(
             options,
             only=only,
@@ -190,6 +200,8 @@ def check_with_base(
             edited=notes.edited,
             base_views=notes.views,
             touched=notes.touched,
+            changed=notes.changed,
+            prefix=notes.prefix,
             rescan_pins=False,
         )
         outcome = check(workspace, reviewed)
@@ -198,7 +210,23 @@ def check_with_base(
     outcome.findings = unique([*outcome.findings, *in_shard(notes.findings, shard, notes.keys)])
     outcome.messages = notes.messages + outcome.messages
     outcome.base_pins = notes.pins
+    outcome.base_envs = notes.envs
     return outcome
+
+
+def runs_touched_code(workspace: Workspace, notes: Review) -> set[str]:
+    """Servers that can run repository code the change touched (scanner.run.withhold): `--changed-only` boots
+    them, without their secrets, rather than skip them."""
+    found: set[str] = set()
+    globs = workspace.policy.inert
+    for server in workspace.discovery.servers:
+        if server.template is None or not runs_repository_code(server.template, workspace.repo):
+            continue
+        unsandboxed = workspace.policy.for_server(*server.policy_names).sandbox == SANDBOX_OFF
+        hidden = hidden_for(workspace, server)
+        if notes.changed if unsandboxed else outside_inert(notes.changed, notes.prefix, "", globs, hidden):
+            found.add(server.key)
+    return found
 
 
 def _not_booted(workspace: Workspace, booted: frozenset[str], label: str) -> str:

@@ -280,3 +280,27 @@ def test_another_package_joining_a_pinned_server_with_an_install_script_is_repor
     code, (added,) = findings(bump, npm_registry, tmp_path, *SCREENS)
     assert code == 1 and added["rule"] == "install-script-added" and added["subject"] == "mail-helper@2.0.0"
     assert "joins what this server runs" in added["message"]
+
+
+def test_under_base_the_age_is_asked_of_the_base_s_registry(
+    bump: GitRepo, npm_registry: Registry, tmp_path: Path
+) -> None:
+    """Issue 36, item 4: the change points mail's launch at a registry of its own that calls 1.0.1 a month
+    old; the release is two days old in the registry the base (here, the runner) names, and that one is asked."""
+    from artifacts.npm_registry import serve
+
+    lying = Registry()
+    server = serve(lying)
+    try:
+        lying.publish(PACKAGE, "1.0.0", "one", days_ago=60)
+        lying.publish(PACKAGE, "1.0.1", "two", days_ago=30)
+        entry = json.loads((bump.root / ".mcp.json").read_text(encoding="utf-8"))["mcpServers"]["mail"]
+        bump.add_entry("mail", {**entry, "env": {"npm_config_registry": lying.url}})
+        assert bump.run("lock").exit_code == 0
+        bumped(bump, npm_registry, days_ago=2)
+        code, found = findings(bump, npm_registry, tmp_path, *SCREENS)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert [f["rule"] for f in found] == ["release-too-young"], found
+    assert code == 1

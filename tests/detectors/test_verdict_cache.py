@@ -222,3 +222,56 @@ def test_cached_verdicts_never_change_the_findings(tmp_path: Path, first: dict[s
     learnt.save()
     mixed = {**{f"x{k}": s for k, s in first.items()}, **second}
     assert _messages(mixed, Verdicts(folder)) == _messages(mixed, None)
+
+
+# -- issue 36, item 5: entries authenticated with the user's secret -------------------------------------------
+
+
+def _forged(tmp_path: Path, entries: list[bytes], check: bytes | None = None) -> None:
+    """A well-formed file made without the secret: the format is public, the checksum an unkeyed SHA-256."""
+    head = kept._head("clean", verdict_cache.detector_key()) + len(entries).to_bytes(8, "big")
+    body = head + b"".join(entries)
+    path = tmp_path / f"clean-{verdict_cache.detector_key().hex()[:32]}.bin"
+    path.write_bytes(body + (check if check is not None else kept.hashlib.sha256(body).digest()))
+    path.chmod(0o600)
+
+
+def test_a_forged_entry_is_rejected(tmp_path: Path) -> None:
+    _saved(tmp_path)  # a real file (and the secret beside it)
+    forged = verdict_cache.entry_key("tools", "sha256:" + "ab" * 32)
+    _forged(tmp_path, [forged])
+    verdicts = Verdicts(tmp_path)
+    assert not verdicts.is_clean("tools", "sha256:" + "ab" * 32) and verdicts.empty  # costs a rescan, no more
+
+
+def test_the_secret_is_private_and_kept(tmp_path: Path) -> None:
+    _saved(tmp_path)
+    secret = tmp_path / kept.SECRET_FILE
+    assert secret.stat().st_mode & 0o777 == 0o600 and len(secret.read_bytes()) == kept.SECRET_BYTES
+    before = secret.read_bytes()
+    verdicts = Verdicts(tmp_path)
+    verdicts.add("tools", "sha256:" + "cd" * 32)
+    verdicts.save()
+    assert secret.read_bytes() == before and Verdicts(tmp_path).is_clean("tools", "sha256:" + "cd" * 32)
+
+
+def test_a_secret_others_may_read_or_a_linked_one_is_not_used(tmp_path: Path) -> None:
+    _saved(tmp_path)
+    secret = tmp_path / kept.SECRET_FILE
+    secret.chmod(0o644)
+    assert Verdicts(tmp_path).empty
+    secret.chmod(0o600)
+    elsewhere = tmp_path / "elsewhere"
+    secret.rename(elsewhere)
+    secret.symlink_to(elsewhere)
+    assert Verdicts(tmp_path).empty
+
+
+def test_an_entry_made_with_the_secret_is_used(tmp_path: Path) -> None:
+    """The control: the same file keyed with the user's secret is read."""
+    _saved(tmp_path)
+    entry = verdict_cache.entry_key("tools", "sha256:" + "ef" * 32)
+    head = kept._head("clean", verdict_cache.detector_key()) + (1).to_bytes(8, "big")
+    secret = (tmp_path / kept.SECRET_FILE).read_bytes()
+    _forged(tmp_path, [entry], kept.hmac.digest(secret, head + entry, kept.hashlib.sha256))
+    assert Verdicts(tmp_path).is_clean("tools", "sha256:" + "ef" * 32)

@@ -57,8 +57,9 @@ def test_changed_only_boots_a_server_whose_script_the_change_edits(mail: GitRepo
     assert any("named by the launch" in d for d in note["details"])
     assert {f["server"] for f in notes(report, "tool-changed")} == {"mail"}
     assert any(f["rule"] == "suspicious-text" and f["blocking"] for f in report["findings"])
-    assert booted == ["mail"]
-    assert "not booted, nothing changed for them since" in report["output"] and ": other" in report["output"]
+    # `other` runs repository code too, and the change touched a file it can see (issue 36, item 1): it is
+    # booted (without secrets) rather than skipped.
+    assert sorted(booted) == ["mail", "other"]
 
 
 def test_a_module_beside_the_script_is_part_of_what_it_runs(mail: GitRepo) -> None:

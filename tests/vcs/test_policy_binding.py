@@ -14,7 +14,7 @@ from pathlib import Path
 from fixture_repo import base_spec
 
 from .exfil import LEAK_SERVER, Listener, canary, check_pull_request, pin_on_main, rules, withheld, write_json
-from .gitrepo import GitRepo
+from .gitrepo import GitRepo, git
 
 
 def two_servers(repo: GitRepo, port: int, policy: str) -> dict[str, object]:
@@ -116,13 +116,38 @@ def test_a_changed_script_never_runs_unsandboxed(tmp_path: Path, listener: Liste
     assert "sandbox-kept" in rules(report, "tool"), report["output"]
 
 
-def test_a_docs_only_change_keeps_sandbox_off(tmp_path: Path, listener: Listener) -> None:
-    """The control: nothing the launch runs changed, so the base policy's `sandbox: off` applies."""
+def test_an_unchanged_tree_keeps_sandbox_off(tmp_path: Path, listener: Listener) -> None:
+    """The control: nothing the launch could see changed, so the base policy's `sandbox: off` applies. (A
+    docs-only change no longer keeps it: nothing is hidden from an unsandboxed launch, so nothing is inert;
+    tests/vcs/test_inert_construction.py.)"""
     repo = GitRepo(tmp_path / "top")
     _script_server_without_sandbox(repo, listener.port)
     pin_on_main(repo, {})
-    repo.write("docs/usage.md", "How to use the tool server.\n")
+    git(repo.top, "commit", "-q", "--allow-empty", "-m", "Nothing changes")
     listener.received.clear()
-    report = check_pull_request(repo, {}, "Document the server")
-    assert listener.received == ["ran rw "], report["output"]
-    assert "sandbox-kept" not in rules(report), report["output"]
+    result = repo.run("check", "--base", "main")
+    assert listener.received == ["ran rw "], result.output
+    assert "sandbox-kept" not in result.output and result.exit_code == 0, result.output
+
+
+def test_a_second_name_does_not_borrow_sandbox_off_when_its_secret_is_withheld(
+    tmp_path: Path, listener: Listener
+) -> None:
+    """Issue 36, item 2, as measured: `deploy` has `sandbox: off` and a pass-through secret at the base. mail,
+    declared again as `deploy`, is booted without the secret it tried to borrow; that bare boot must keep
+    mail's own policy (it was looked up by every declared name, and ran unsandboxed)."""
+    repo, secret = GitRepo(tmp_path / "top"), canary()
+    environ = {"DEPLOY_SECRET": secret}
+    policy = "inert: ['.vscode/**']\nservers:\n  deploy:\n    sandbox: off\n    env: [DEPLOY_SECRET]\n"
+    mail = two_servers(repo, listener.port, policy)
+    repo.write("dep.py", LEAK_SERVER.replace('"ran "', '"deploy "'))
+    deploy = {"command": sys.executable, "args": ["dep.py", str(listener.port), "specs/deploy.json"]}
+    repo.add_entry("deploy", {**deploy, "env": {"T": "${DEPLOY_SECRET}"}})
+    pin_on_main(repo, environ)
+    second_name(repo, mail)
+    listener.received.clear()
+    report = check_pull_request(repo, environ, "Also call mail deploy")
+    assert "ran ro " in listener.received, (listener.received, report["output"])  # mail, in the sandbox
+    # deploy runs unsandboxed at the base: nothing is hidden from it, so the new file is no inert one for it.
+    assert "deploy ro " in listener.received and secret not in listener.text()
+    assert "newly given" in withheld(report, "mail")["message"]
