@@ -3,7 +3,8 @@
 New means: not in the lock at the merge base (`check --base`), else not in the lock (a live check saw the
 launch run another version than the one pinned). The screens are judged by `min-release-age` of the policy the
 run is judged by (under `--base`, the merge base's). A run that has nothing new asks no registry. The registry is
-the one the launch fetches from: its declaration's `npm_config_registry` (or PyPI index setting), else mcp-lock's.
+the one the launch fetches from: its declaration's `npm_config_registry` (or PyPI index setting), else mcp-lock's
+(for PyPI: the user's uv or pip configuration, else uv's own default; scanner.artifacts.pypi_index).
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from scanner.artifacts.inventory import (
     tree_packages,
 )
 from scanner.artifacts.packument import RegistryError, Release, registry_for, releases
+from scanner.artifacts.pypi_index import configured_index, index_releases
 from scanner.artifacts.release_screen import NewPackage, new_packages, release_findings
-from scanner.artifacts.simple_index import index_for, pypi_releases
 from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding
 from scanner.model.pointer import pointer
@@ -98,7 +99,7 @@ def screen_changes(
     servers = {c.server for c in changes}
     envs = {key: _env(workspace, key) for key in servers}
     registries = {key: registry_for(envs[key], workspace.environ) for key in servers}
-    indexes = {key: index_for(envs[key], workspace.environ) for key in servers}
+    indexes = {key: configured_index(envs[key], workspace.environ) for key in servers}
 
     asked: dict[tuple[str | None, Package, str | None], tuple[Release, Release | None] | None] = {}
 
@@ -121,8 +122,10 @@ def screen_changes(
 def _ask(
     source: str | None, package: Package, previous: str | None, pypi: bool, deadline: float
 ) -> tuple[Release, Release | None] | None:
-    if pypi:  # no index configured: mcp-lock names none, so it cannot ask
-        return pypi_releases(source, package.name, package.version, previous, deadline) if source else None
+    if pypi:
+        if source is None:
+            raise RegistryError("no Python package index is configured and no uv is installed to name its default")
+        return index_releases(source, package.name, package.version, previous, deadline)
     if source is None:
         raise RegistryError("no npm registry is configured (npm_config_registry) and npm is not installed")
     return releases(source, package.name, package.version, previous, deadline)
