@@ -186,3 +186,33 @@ def test_the_path_comes_from_recorded_edges_when_the_tree_has_them() -> None:
     bare = [{k: v for k, v in r.items() if k != "dependencies"} for r in records]
     unknown = tree_paths({"manager": "npm", "packages": bare}, "top")["node_modules/b"]
     assert not unknown.known and "records no dependency edges" in (unknown.pulled_in_by("b@2.0.0") or "")
+
+
+def test_an_ignore_entry_at_the_base_accepts_the_dependency_version_it_names_and_no_other(
+    tmp_path: Path, npm_registry: Registry
+) -> None:
+    from scanner.lock.canonical import digest
+
+    for name, version in ((TOP, "1.0.0"), (MID, "2.0.0"), (DEP, "9.0.0"), (DEP, "1.0.0")):
+        npm_registry.publish(name, version, f"{name} {version}", days_ago=60)
+    npm_registry.publish(DEP, "1.0.1", "leaf two", days_ago=1 / 24)
+    npm_registry.publish(DEP, "1.0.2", "leaf three", days_ago=1 / 24)
+    accepted = digest({"rule": "release-too-young", "package": ["npm", DEP, "1.0.1"]})
+    repo = GitRepo(tmp_path / "top")
+    repo.add_in_dir("probe", "probe")
+    repo.write("mcp-lock.yaml", (f"ignore:\n  - rule: release-too-young\n    server: probe\n    tool: {DEP}@1.0.1\n"
+                                 f"    digest: {accepted}\n    reason: reviewed the leaf's 1.0.1 diff\n"))
+    assert repo.run("lock").exit_code == 0
+    pin_tree(repo, npm_registry, "1.0.0")
+    repo.commit("Pin probe with its tree, and accept leaf 1.0.1")
+    repo.branch("feature")
+    pin_tree(repo, npm_registry, "1.0.1")
+    repo.commit("Re-pin: leaf 1.0.1")
+    code, found = check(repo, npm_registry, tmp_path)
+    (young,) = [f for f in found if f["rule"] == "release-too-young"]
+    assert code == 0 and young["suppression"] == "reviewed the leaf's 1.0.1 diff"
+    pin_tree(repo, npm_registry, "1.0.2")
+    repo.commit("Re-pin: leaf 1.0.2")
+    code, found = check(repo, npm_registry, tmp_path)
+    (young,) = [f for f in found if f["rule"] == "release-too-young"]
+    assert code == 1 and young["subject"] == f"{DEP}@1.0.2" and not young.get("suppression")
