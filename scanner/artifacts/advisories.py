@@ -65,15 +65,18 @@ def advisory_finding(key: str, entry: ServerPackage, advisory: dict[str, Any], u
     aliases = [a for a in listed(advisory.get("aliases")) if isinstance(a, str)][:MAX_ALIASES]
     malicious = any(is_malicious(name) for name in (advisory_id, *aliases))
     kind = "a malicious-package advisory" if malicious else "an advisory"
-    message = f"{key}: {package} has {kind}: {advisory_id}"
+    clause = entry.pulled_in_by()
+    message = f"{key}: {package}{f' ({clause})' if clause else ''} has {kind}: {advisory_id}"
     details = [f"summary: {summary}"] if summary else []
+    if entry.via is not None and entry.via.chain and not entry.direct:
+        details.append(f"in the tree: {entry.via.shown(package.spec)}")
     if unfetched:
         details.append(unfetched)
     if aliases:
         details.append(f"aliases: {', '.join(aliases)}")
     fixed = fixed_versions(advisory, package)
     details.append(f"fixed in: {', '.join(fixed)}" if fixed else "fixed in: no fixed version is listed")
-    details.append(_next_step(key, package, advisory_id, fixed, malicious))
+    details.append(_next_step(key, entry, advisory_id, fixed, malicious))
     return Finding(
         KNOWN_ADVISORY,
         key,
@@ -88,11 +91,14 @@ def advisory_finding(key: str, entry: ServerPackage, advisory: dict[str, Any], u
     )
 
 
-def _next_step(key: str, package: Package, advisory_id: str, fixed: list[str], malicious: bool) -> str:
+def _next_step(key: str, entry: ServerPackage, advisory_id: str, fixed: list[str], malicious: bool) -> str:
+    package = entry.package
+    parent = entry.via.parent() if entry.via is not None and not entry.direct else None
+    other = f" (or a version of {parent} that does not pull it in)" if parent else ""
     if malicious:
         return (f"next step: stop running {package.spec} (remove the server or pin a version the advisory does not "
-                "list), and treat the machines that ran it as compromised")
-    move = f"pin a fixed version ({fixed[0]})" if fixed else "pin a version the advisory does not list"
+                f"list{other}), and treat the machines that ran it as compromised")
+    move = (f"pin a fixed version ({fixed[0]})" if fixed else "pin a version the advisory does not list") + other
     return (f"next step: {move}, then `mcp-lock update {key}`; or accept the risk with an `ignore:` entry "
             f"(rule: known-advisory, server: {key}, tool: {advisory_id}, reason, until)")
 

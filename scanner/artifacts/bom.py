@@ -122,7 +122,7 @@ def _package(key: str, entry: ServerPackage) -> Component:
         type=ComponentType.LIBRARY,
         purl=purl,
         bom_ref=BomRef(f"{key}:{purl.to_string()}"),
-        hashes=_hashes(entry.digest),
+        hashes=[h for digest in (entry.hashes or (entry.digest,)) for h in _hashes(digest)],
     )
     if entry.license:
         component.licenses.add(LicenseExpression(entry.license))

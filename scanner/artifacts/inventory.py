@@ -8,11 +8,12 @@ tree when the lock records one (`launch.tree`, lockfile format 3), else the pack
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from scanner.artifacts.record import NPM, PYPI, content
+from scanner.artifacts.tree_paths import TreePath, tree_paths
 from scanner.lock.lockfile import ServerPin
 from scanner.model.pointer import pointer
 
@@ -44,6 +45,18 @@ class ServerPackage:
     digest: str | None = None  # the registry's integrity (npm SRI) or the wheel's sha256, when recorded
     direct: bool = True  # the package the launch names (False: a dependency of it)
     license: str | None = None  # an SPDX expression, when the record carries one
+    # Where it sits in the launch's tree (which package pulls it in); None for a package no tree records.
+    via: TreePath | None = None
+    hashes: tuple[str, ...] = ()  # every digest the record pins (a uv package: each published file's sha256)
+
+    @property
+    def tree_key(self) -> str | None:
+        """What a tree tells this package apart by: npm's install path, uv's name (None outside a tree)."""
+        return self.via.path if self.via is not None else None
+
+    def pulled_in_by(self) -> str | None:
+        """The clause a finding adds about where this package sits (None for the launched package)."""
+        return self.via.pulled_in_by(self.package.spec) if self.via is not None and not self.direct else None
 
 
 TREE_ECOSYSTEMS = {"npm": "npm", "uv": "PyPI"}  # a tree's manager -> OSV's spelling
@@ -53,22 +66,44 @@ def pin_packages(key: str, pin: ServerPin) -> list[ServerPackage]:
     """Every npm and PyPI package `pin` runs: its tree's packages (the one its launch names is `direct`), else
     the package `launch.artifact` names."""
     tree = pin.tree
-    ecosystem = TREE_ECOSYSTEMS.get(str(tree.get("manager"))) if tree else None
-    if tree is None or ecosystem is None:
+    if tree is None or TREE_ECOSYSTEMS.get(str(tree.get("manager"))) is None:
         return artifact_packages(key, pin.artifact)
     top = (pin.artifact or {}).get("name")
+    return tree_packages(tree, top if isinstance(top, str) else None,
+                         lambda index: pointer("servers", key, "launch", "tree", "packages", str(index)))
+
+
+def tree_packages(tree: Mapping[str, Any], top: str | None, where: Callable[[int], str]) -> list[ServerPackage]:
+    """Every package of a recorded tree (`where(index)`: its record's JSON pointer), the one named `top` direct."""
+    ecosystem = TREE_ECOSYSTEMS[str(tree.get("manager"))]
+    paths = tree_paths(tree, top)
     listed = []
     for index, record in enumerate(tree.get("packages") or []):
-        nested = str(record.get("path", "")).count("node_modules/") > 1
+        via = paths.get(str(record.get("path") if ecosystem == "npm" else record.get("name")))
+        hashes = record_hashes(record)
+        licence = record.get("license")
         listed.append(
             ServerPackage(
                 Package(ecosystem, str(record["name"]), str(record["version"])),
-                pointer("servers", key, "launch", "tree", "packages", str(index)),
-                record.get("integrity"),  # a PyPI release's files each have a sha256: no one digest to show
-                direct=record["name"] == top and not nested,
+                where(index),
+                hashes[0] if len(hashes) == 1 else None,  # several files of a uv release: `hashes` has each
+                direct=via is not None and via.known and not via.chain,
+                license=licence if isinstance(licence, str) and licence else None,
+                via=via,
+                hashes=hashes,
             )
         )
     return listed
+
+
+def record_hashes(record: Mapping[str, Any]) -> tuple[str, ...]:
+    """The digests a tree record pins: npm's integrity, or the sha256 of each file of a uv package's release
+    (uv installs with --require-hashes: the wheel that installs is one of them)."""
+    integrity = record.get("integrity")
+    if isinstance(integrity, str):
+        return (integrity,)
+    listed = record.get("sha256")
+    return tuple(h for h in listed if isinstance(h, str)) if isinstance(listed, list) else ()
 
 
 def artifact_packages(key: str, artifact: Mapping[str, Any] | None) -> list[ServerPackage]:

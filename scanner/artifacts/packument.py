@@ -44,6 +44,7 @@ class Release:
     published: datetime.datetime | None  # UTC; None when the registry does not say
     install_script: bool
     mcp_name: str | None
+    license: str | None = None  # the license the registry states for this version (SPDX, as written)
 
 
 def registry_for(launch_env: Mapping[str, Any], environ: Mapping[str, str]) -> str | None:
@@ -95,7 +96,22 @@ def release_of(document: dict[str, Any], version: str) -> Release | None:
         published=moment(times.get(version) if isinstance(times, dict) else None),
         install_script=_runs_install_script(entry),
         mcp_name=entry.get("mcpName") if isinstance(entry.get("mcpName"), str) else None,
+        license=stated_license(entry.get("license")),
     )
+
+
+MAX_LICENSE = 200  # characters of a stated license kept
+
+
+def stated_license(value: Any) -> str | None:
+    """A license as a registry states it: a string (npm's `license`, an SPDX expression), or the legacy
+    `{"type": …}` object; None for anything else, an empty one, or one past MAX_LICENSE characters."""
+    if isinstance(value, dict):
+        value = value.get("type")
+    if not isinstance(value, str):
+        return None
+    text = " ".join(value.split())
+    return text if 0 < len(text) <= MAX_LICENSE else None
 
 
 def _runs_install_script(entry: dict[str, Any]) -> bool:

@@ -30,13 +30,18 @@ def content(artifact: Mapping[str, Any]) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def describe(artifact: Mapping[str, Any], *, full: bool = False) -> str:
-    """One line: `npm pkg@1.2.3 (sha512-AbC…)`; `full` keeps the whole digest."""
+def describe(artifact: Mapping[str, Any], *, full: bool = False, tree: Mapping[str, Any] | None = None) -> str:
+    """One line: `npm pkg@1.2.3 (sha512-AbC…)`; `full` keeps the whole digest. A PyPI record without its own
+    digest shows the sha256 of each file the launch's `tree` pins for that version (uv installs one of them)."""
     kind = artifact.get("type")
     name = artifact.get("path") if kind == FILE else artifact.get("name")
     version = artifact.get("version")
     text = f"{kind} {name}" + (f"@{version}" if isinstance(version, str) else "")
     digest = content(artifact)
+    pinned = tree_digests(artifact, tree) if digest is None and kind == PYPI else []
+    if pinned:
+        shown = [h if full else h[:SHOWN_DIGEST] + "…" for h in pinned]
+        return f"{text} (sha256 of the {len(pinned)} file(s) the tree pins: {', '.join(shown)})"
     if digest is None:
         return text + " (no digest recorded)"
     return f"{text} ({digest if full or len(digest) <= SHOWN_DIGEST else digest[:SHOWN_DIGEST] + '…'})"
@@ -53,3 +58,15 @@ def same_artifact(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
         return True
     old_digest, new_digest = content(old), content(new)
     return old_digest is None or new_digest is None or old_digest == new_digest
+
+
+def tree_digests(artifact: Mapping[str, Any], tree: Mapping[str, Any] | None) -> list[str]:
+    """The sha256 of each file a uv tree pins for the artifact's name and version (none without such a record)."""
+    if not tree or tree.get("manager") != "uv" or not isinstance(artifact.get("name"), str):
+        return []
+    for package in tree.get("packages") or []:
+        if (isinstance(package, Mapping) and package.get("name") == normalised(artifact["name"])
+                and package.get("version") == artifact.get("version")):
+            listed = package.get("sha256")
+            return [h for h in listed if isinstance(h, str)] if isinstance(listed, list) else []
+    return []

@@ -21,7 +21,13 @@ from scanner.artifacts.packument import RegistryError, Release
 from scanner.lock.canonical import digest
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.rule_base import Rule
-from scanner.model.rules import INSTALL_SCRIPT_ADDED, MCP_NAME_MISMATCH, PACKAGE_METADATA_FAILED, RELEASE_TOO_YOUNG
+from scanner.model.rules import (
+    INSTALL_SCRIPT_ADDED,
+    LICENSE_CHANGED,
+    MCP_NAME_MISMATCH,
+    PACKAGE_METADATA_FAILED,
+    RELEASE_TOO_YOUNG,
+)
 
 
 @dataclass(frozen=True)
@@ -40,16 +46,25 @@ class NewPackage:
 def new_packages(
     before: Mapping[str, list[ServerPackage]], after: Mapping[str, list[ServerPackage]]
 ) -> list[NewPackage]:
-    """Every (server, package version) in `after` that `before` did not have, with the version it replaces."""
+    """Every (server, package version) in `after` that `before` did not have, wherever it sits in the tree, with
+    the version it replaces: the one at the same place in the tree (npm's install path, uv's name), else another
+    version of the same package the server ran."""
     found: list[NewPackage] = []
     for key, entries in after.items():
-        old = {e.package: e for e in before.get(key, [])}
-        by_name = {(e.package.ecosystem, e.package.name): e for e in before.get(key, [])}
-        fresh = not old
+        old = before.get(key, [])
+        held = {e.package for e in old}
+        at_place = {(e.package.ecosystem, e.tree_key): e for e in old if e.tree_key is not None}
+        by_name: dict[tuple[str, str], ServerPackage] = {}
+        for e in sorted(old, key=lambda e: not e.direct):  # the launched package first
+            by_name.setdefault((e.package.ecosystem, e.package.name), e)
         for entry in entries:
-            if entry.package not in old:
-                previous = by_name.get((entry.package.ecosystem, entry.package.name))
-                found.append(NewPackage(key, entry, previous, fresh=fresh))
+            if entry.package in held:
+                continue
+            package = entry.package
+            previous = at_place.get((package.ecosystem, entry.tree_key)) if entry.tree_key is not None else None
+            if previous is None or previous.package.name != package.name:
+                previous = by_name.get((package.ecosystem, package.name))
+            found.append(NewPackage(key, entry, previous, fresh=not old))
     return found
 
 
@@ -71,9 +86,11 @@ def release_findings(
         if described is None:
             continue
         release, before = described
-        findings += _young(change, release, min_age, now)
+        if not change.fresh:  # a first pin is reviewed whole: screened for advisories, not for its age
+            findings += _young(change, release, min_age, now)
         findings += _install_script(change, release, before)
         findings += _mcp_name(change, release)
+        findings += _licence(change, release, before)
     return findings
 
 
@@ -87,13 +104,14 @@ def _young(change: NewPackage, release: Release, min_age: datetime.timedelta, no
     ready = release.published + min_age
     days = min_age.days
     message = (
-        f"{change.server}: {package} was published {_age(age)} ago ({release.published:%Y-%m-%d %H:%M} UTC), "
-        f"younger than the {days}-day min-release-age: acceptable from {ready:%Y-%m-%d %H:%M} UTC"
+        f"{change.server}: {package}{_where(change)} was published {_age(age)} ago "
+        f"({release.published:%Y-%m-%d %H:%M} UTC), younger than the {days}-day min-release-age: acceptable from "
+        f"{ready:%Y-%m-%d %H:%M} UTC"
     )
     steps = [
         f"published: {release.published:%Y-%m-%d %H:%M} UTC; acceptable from: {ready:%Y-%m-%d %H:%M} UTC",
-        f"next step: wait until {ready:%Y-%m-%d} and run the check again; or pin another version"
-        + (f" (the one pinned before: {change.previous.package.spec})" if change.previous else "")
+        *_tree_line(change),
+        f"next step: wait until {ready:%Y-%m-%d} and run the check again; or {_other_version(change)}"
         + "; or, after reviewing the release, " + _ignore(RELEASE_TOO_YOUNG.id, change, f"{ready:%Y-%m-%d}"),
     ]
     return [_finding(RELEASE_TOO_YOUNG, change, message, steps)]
@@ -111,9 +129,10 @@ def _install_script(change: NewPackage, release: Release, before: Release | None
         what = f"joins what this server runs and {runs}"
     else:
         what = f"{runs}, which {change.previous.package.spec} did not"
-    message = f"{change.server}: {package} {what} (code that runs when it is installed, before the server starts)"
+    message = (f"{change.server}: {package}{_where(change)} {what} (code that runs when it is installed, before "
+               "the server starts)")
     read = f"read its scripts (`npm view {package.spec} scripts`)" if npm else "read its build (setup.py, pyproject)"
-    steps = [f"next step: {read}; pin another version; or, once reviewed, "
+    steps = [*_tree_line(change), f"next step: {read}; {_other_version(change)}; or, once reviewed, "
              + _ignore(INSTALL_SCRIPT_ADDED.id, change, None)]
     return [_finding(INSTALL_SCRIPT_ADDED, change, message, steps)]
 
@@ -132,10 +151,49 @@ def _mcp_name(change: NewPackage, release: Release) -> list[Finding]:
     return [_finding(MCP_NAME_MISMATCH, change, message, steps)]
 
 
+def _licence(change: NewPackage, release: Release, before: Release | None) -> list[Finding]:
+    """A note when the license the registry states differs from the one the replaced version stated."""
+    if before is None or change.previous is None or not before.license or not release.license:
+        return []
+    if before.license.strip().lower() == release.license.strip().lower():
+        return []
+    package = change.entry.package
+    message = (f"{change.server}: {package}{_where(change)} is licensed {release.license!r}; "
+               f"{change.previous.package.spec} was licensed {before.license!r}")
+    steps = ["next step: check the new license against what your project may use; the bill of materials "
+             "(`mcp-lock bom`) lists each package's license as the lock records it"]
+    return [_finding(LICENSE_CHANGED, change, message, steps)]
+
+
+def _where(change: NewPackage) -> str:
+    """`, pulled in by a@1.0.0 (top@1.0.0 → a@1.0.0 → b@2.0.0),` for a dependency; nothing for the launched one."""
+    clause = change.entry.pulled_in_by()
+    return f" ({clause})" if clause else ""
+
+
+def _tree_line(change: NewPackage) -> list[str]:
+    via = change.entry.via
+    if via is None or change.entry.direct or not via.chain:
+        return []
+    return [f"in the tree: {via.shown(change.entry.package.spec)}"]
+
+
+def _other_version(change: NewPackage) -> str:
+    """How to run another version: the launched package's own pin, or, for a dependency, the tree pinned before
+    (the lock is the install) or a version of the package that pulls it in."""
+    before = f" ({change.previous.package.spec}, pinned before)" if change.previous else ""
+    if change.entry.direct or change.entry.via is None:
+        return "pin another version" + before
+    parent = change.entry.via.parent()
+    by = f"a version of {parent} that does not pull it in" if parent else "a launch whose tree does not hold it"
+    return (f"keep the tree pinned before{before}: do not re-pin (`check` installs what the lock records); "
+            f"or pin {by}")
+
+
 def _failed(change: NewPackage, reason: str) -> Finding:
     package = change.entry.package
-    message = (f"{change.server}: {package} is new here, and its registry could not say how old it is or whether "
-               f"it runs an install script: {reason}")
+    message = (f"{change.server}: {package}{_where(change)} is new here, and its registry could not say how old it "
+               f"is or whether it runs an install script: {reason}")
     steps = ["next step: run the check again; if the registry is unreachable from here, point npm_config_registry "
              "(for PyPI, UV_DEFAULT_INDEX) at one that is (a mirror)"]
     return _finding(PACKAGE_METADATA_FAILED, change, message, steps)

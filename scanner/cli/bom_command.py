@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from scanner import __version__
 from scanner.cli.help_text import command
 from scanner.cli.options import FILE, LOCK_OPTION, REPO_OPTION, run_action, workspace_at, write_report
 from scanner.errors import EXIT_ERROR
@@ -24,8 +25,11 @@ def bom(repo: Path, lockfile: Path | None, output: Path | None) -> None:
         # The CycloneDX library is the `bom` extra, and only this command needs it.
         from scanner.artifacts.bom import bom_json
     except ImportError:
-        click.echo("mcp-lock: error: `mcp-lock bom` needs the bom extra: pip install 'mcp-lock[bom]' (see docs/bom.md)",
-                   err=True)
+        # Never a bare package name: mcp-lock is on no index, so `pip install mcp-lock[bom]` would install
+        # whatever someone else publishes under that name. The README installs from the repository at a tag.
+        source = f"git+https://github.com/mcp-lock/mcp-lock@v{__version__}"
+        click.echo("mcp-lock: error: `mcp-lock bom` needs the bom extra, installed from the repository at the "
+                   f"release you run: pip install 'mcp-lock[bom] @ {source}' (see docs/bom.md)", err=True)
         sys.exit(EXIT_ERROR)
     workspace = workspace_at(repo, lockfile)
     lock = run_action(lambda: read_lock(workspace))

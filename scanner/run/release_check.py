@@ -3,7 +3,8 @@
 New means: not in the lock at the merge base (`check --base`), else not in the lock (a live check saw the
 launch run another version than the one pinned). The screens are judged by `min-release-age` of the policy the
 run is judged by (under `--base`, the merge base's). A run that has nothing new asks no registry. The registry is
-the one the launch fetches from: its declaration's `npm_config_registry` (or PyPI index setting), else mcp-lock's.
+the one the launch fetches from: its declaration's `npm_config_registry` (or PyPI index setting), else mcp-lock's
+(for PyPI: the user's uv or pip configuration, else uv's own default; scanner.artifacts.pypi_index).
 """
 
 from __future__ import annotations
@@ -11,13 +12,23 @@ from __future__ import annotations
 import datetime
 import time
 from collections.abc import Mapping
+from typing import Any
 
-from scanner.artifacts.inventory import Package, ServerPackage, pin_packages, server_packages
+from scanner.artifacts.advisories import advisory_findings
+from scanner.artifacts.inventory import (
+    TREE_ECOSYSTEMS,
+    Package,
+    ServerPackage,
+    pin_packages,
+    server_packages,
+    tree_packages,
+)
 from scanner.artifacts.packument import RegistryError, Release, registry_for, releases
+from scanner.artifacts.pypi_index import configured_index, index_releases
 from scanner.artifacts.release_screen import NewPackage, new_packages, release_findings
-from scanner.artifacts.simple_index import index_for, pypi_releases
 from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding
+from scanner.model.pointer import pointer
 from scanner.run.outcome import Outcome
 from scanner.run.shard import Shard, in_shard
 from scanner.run.workspace import Workspace, read_lock, server_keys
@@ -46,6 +57,41 @@ def check_releases(
         for c in new_packages(before, after)
         if c.server in owned and c.server in pins
     ]
+    return in_shard(screen_changes(workspace, changes, now), shard, keys)
+
+
+def screen_tree_change(
+    workspace: Workspace,
+    key: str,
+    old_tree: Mapping[str, Any] | None,
+    new_tree: Mapping[str, Any],
+    top: str | None,
+    *,
+    advisories: str | None = None,
+    now: datetime.datetime | None = None,
+) -> list[Finding]:
+    """Every package of `new_tree` (server `key`'s, launching `top`) that `old_tree` did not hold at that version,
+    wherever it sits: release age, a newly present install script or build, the license it states, and, with an
+    OSV `advisories` source, its advisories (MAL- critical). `old_tree` None is a first pin: advisories only.
+    Each finding names the package and the package that pulls it in. For `check --fresh` / `update --fresh`
+    (the fresh resolution against the pinned tree) and any caller holding two trees."""
+    if TREE_ECOSYSTEMS.get(str(new_tree.get("manager"))) is None:
+        return []
+    new = tree_packages(new_tree, top, lambda index: pointer("servers", key, "launch", "tree", "packages", str(index)))
+    old = tree_packages(old_tree, top, lambda _index: "") if old_tree is not None else []
+    if old_tree is not None and TREE_ECOSYSTEMS.get(str(old_tree.get("manager"))) is None:
+        old = []
+    changes = new_packages({key: old}, {key: new})
+    findings = [] if old_tree is None else screen_changes(workspace, changes, now)
+    if advisories is not None and changes:
+        findings += advisory_findings(advisories, {key: [change.entry for change in changes]})
+    return findings
+
+
+def screen_changes(
+    workspace: Workspace, changes: list[NewPackage], now: datetime.datetime | None = None
+) -> list[Finding]:
+    """The release-age, install-script, license and mcpName findings of `changes`, each registry asked once."""
     if not changes:
         return []
     min_age = datetime.timedelta(days=workspace.policy.min_release_age)
@@ -53,7 +99,7 @@ def check_releases(
     servers = {c.server for c in changes}
     envs = {key: registry_env(workspace, outcome, key) for key in servers}
     registries = {key: registry_for(envs[key], workspace.environ) for key in servers}
-    indexes = {key: index_for(envs[key], workspace.environ) for key in servers}
+    indexes = {key: configured_index(envs[key], workspace.environ) for key in servers}
 
     asked: dict[tuple[str | None, Package, str | None], tuple[Release, Release | None] | None] = {}
 
@@ -70,14 +116,16 @@ def check_releases(
     findings = release_findings(changes, min_age, now or datetime.datetime.now(datetime.UTC), describe)
     if workspace.policy.min_release_age == 0:
         findings = [f for f in findings if f.rule.id != "release-too-young"]
-    return in_shard(findings, shard, keys)
+    return findings
 
 
 def _ask(
     source: str | None, package: Package, previous: str | None, pypi: bool, deadline: float
 ) -> tuple[Release, Release | None] | None:
-    if pypi:  # no index configured: mcp-lock names none, so it cannot ask
-        return pypi_releases(source, package.name, package.version, previous, deadline) if source else None
+    if pypi:
+        if source is None:
+            raise RegistryError("no Python package index is configured and no uv is installed to name its default")
+        return index_releases(source, package.name, package.version, previous, deadline)
     if source is None:
         raise RegistryError("no npm registry is configured (npm_config_registry) and npm is not installed")
     return releases(source, package.name, package.version, previous, deadline)

@@ -54,7 +54,7 @@ def pinned(key: str, pin: ServerPin) -> PinChange:
         f"pinned: {surface_summary(pin)}",
         pointer("servers", key),
         details=[f"launch: {_launch_line(pin.launch)}"]
-        + ([f"artifact: {describe(pin.artifact, full=True)}"] if pin.artifact else [])
+        + ([f"artifact: {describe(pin.artifact, full=True, tree=pin.tree)}"] if pin.artifact else [])
         + ([f"tree: {_packages(pin.tree)} ({pin.tree.get('digest')})"] if pin.tree else []),
         definitions=definitions,
     )
@@ -115,11 +115,12 @@ def artifact_change(key: str, old: ServerPin, new: ServerPin) -> list[PinChange]
         return []
     where = pointer("servers", key, "launch", "artifact")
     if before is None:
-        return [PinChange(key, ARTIFACT_CHANGED.id, f"artifact recorded: {describe(after)}", where, severity="info")]
+        recorded = f"artifact recorded: {describe(after, tree=new.tree)}"
+        return [PinChange(key, ARTIFACT_CHANGED.id, recorded, where, severity="info")]
     if same_artifact(before, after):
         return []
     severity: Severity = "info" if after.get("type") == FILE else "high"
-    message = f"artifact changed: {describe(before)} → {describe(after)}"
+    message = f"artifact changed: {describe(before, tree=old.tree)} → {describe(after, tree=new.tree)}"
     details = artifact_details(before, after)
     return [PinChange(key, ARTIFACT_CHANGED.id, message, where, details=details, severity=severity)]
 

@@ -177,7 +177,10 @@ def test_without_the_bom_extra_it_says_what_to_install(repo: Repo, monkeypatch: 
         monkeypatch.setitem(sys.modules, name, None)  # as if the library were not installed
     monkeypatch.delitem(sys.modules, "scanner.artifacts.bom", raising=False)
     result = run_bom(repo)
-    assert result.exit_code == 2 and "mcp-lock[bom]" in result.output
+    assert result.exit_code == 2
+    # The way the README installs mcp-lock (the repository at a tag), never a name an index could answer.
+    assert "pip install 'mcp-lock[bom] @ git+https://github.com/mcp-lock/mcp-lock@v" in result.output
+    assert "pip install 'mcp-lock[bom]' " not in result.output
 
 
 def test_the_spec_s_example_lock_with_a_remote_server_validates(repo: Repo) -> None:
@@ -194,3 +197,28 @@ def test_the_spec_s_example_lock_with_a_remote_server_validates(repo: Repo) -> N
         for kind, word in (("tools", "tool"), ("prompts", "prompt"), ("resources", "resource")):
             for name, entry in pin[kind].items():
                 assert servers[key][f"mcp-lock:{word}:{name}"] == entry["digest"]
+
+
+def test_every_tree_package_has_its_hashes_and_the_license_its_record_states() -> None:
+    """A uv package's record pins the sha256 of each file of its release (uv installs one of them with
+    --require-hashes): each is in the document, never none; a license the record states is the component's."""
+    from scanner.artifacts.bom import bom_json
+    from scanner.install.packages import tree_record
+
+    wheel, sdist = hashlib.sha256(b"wheel").hexdigest(), hashlib.sha256(b"sdist").hexdigest()
+    uv = pin_of("pypi", "time", "mcp-server-time", "2026.10.19")
+    uv.tree = tree_record("uv", [
+        {"name": "mcp-server-time", "version": "2026.10.19", "sha256": sorted([wheel, sdist])},
+        {"name": "tzdata", "version": "2025.2", "sha256": [hashlib.sha256(b"tz").hexdigest()]},
+    ])
+    npm = pin_of("npm", "memory", "@modelcontextprotocol/server-memory", "2026.8.31")
+    npm.tree = tree_record("npm", [{"path": "node_modules/@modelcontextprotocol/server-memory",
+                                    "name": "@modelcontextprotocol/server-memory", "version": "2026.8.31",
+                                    "integrity": npm.artifact["integrity"], "license": "MIT"}])
+    text = bom_json(Lockfile(servers={"time": uv, "memory": npm}), "project", {"SOURCE_DATE_EPOCH": "0"})
+    assert_valid(text)
+    parts = {c["name"]: c for server in json.loads(text)["components"] for c in server.get("components", [])}
+    assert sorted(h["content"] for h in parts["mcp-server-time"]["hashes"]) == sorted([wheel, sdist])
+    assert all(h["alg"] == "SHA-256" for h in parts["mcp-server-time"]["hashes"])
+    assert parts["tzdata"]["hashes"] and all(parts[name].get("hashes") for name in parts)
+    assert parts["@modelcontextprotocol/server-memory"]["licenses"] == [{"expression": "MIT"}]

@@ -79,3 +79,19 @@ def test_a_docker_launch_is_inspected_by_the_engine_the_launch_names(fp, tmp_pat
     launch = ResolvedLaunch("stdio", "docker", ("run", "-i", "--rm", "-e", "TOKEN", "ghcr.io/acme/mcp:1"))
     record = resolved_artifact(launch, str(tmp_path), tmp_path)
     assert record == {"type": "image", "name": "ghcr.io/acme/mcp:1", "digest": DIGEST}
+
+
+def test_a_pypi_bump_shows_the_digests_its_tree_pins() -> None:
+    """A uvx launch's artifact record names the release; the tree pins the sha256 of each of its files: a bump
+    shows those, never "(no digest recorded)"."""
+    from scanner.artifacts.record import describe
+    from scanner.install.packages import tree_record
+
+    wheel, sdist = "a" * 64, "b" * 64
+    tree = tree_record("uv", [{"name": "mcp-server-time", "version": "2026.10.19", "sha256": [wheel, sdist]}])
+    artifact = {"type": "pypi", "name": "mcp_server_time", "version": "2026.10.19"}
+    shown = describe(artifact, tree=tree)
+    assert "no digest recorded" not in shown and "the 2 file(s) the tree pins" in shown
+    assert "aaaaaaaaaaaaaaaaaaa…" in shown
+    assert wheel in describe(artifact, tree=tree, full=True) and sdist in describe(artifact, tree=tree, full=True)
+    assert describe(artifact) == "pypi mcp_server_time@2026.10.19 (no digest recorded)"  # no tree: nothing to show

@@ -241,16 +241,54 @@ def test_a_pypi_version_is_screened_in_the_configured_index(
     repo = pypi_bump(tmp_path, simple_index, {"days_ago": 30}, after)
     code, found = pypi_findings(repo, {"UV_DEFAULT_INDEX": simple_index.url}, tmp_path)
     assert [f["rule"] for f in found] == rules and code == (1 if rules else 0)
-    assert simple_index.accepts and all("application/vnd.pypi.simple.v1+json" in a for a in simple_index.accepts)
+    assert any(path.startswith("/pypi/mcp-server-x/") for path in simple_index.served)  # its JSON API
     if rules == ["install-script-added"]:
         assert "mcp-server-x@0.3.1 has no wheel" in found[0]["message"] and "0.3.0 did not" in found[0]["message"]
 
 
-def test_without_a_configured_index_a_pypi_version_is_not_screened(tmp_path: Path, simple_index: Index) -> None:
+UNSET = {name: "" for name in ("UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL", "UV_CONFIG_FILE",
+                                 "PIP_CONFIG_FILE")}
+
+
+def test_the_json_api_answers_where_the_index_has_one(tmp_path: Path, simple_index: Index) -> None:
+    repo = pypi_bump(tmp_path, simple_index, {"days_ago": 30}, {"days_ago": 1 / 24})
+    code, (young,) = pypi_findings(repo, {"UV_DEFAULT_INDEX": simple_index.url}, tmp_path)
+    assert code == 1 and young["rule"] == "release-too-young" and "published 1 h ago" in young["message"]
+    assert "/pypi/mcp-server-x/0.3.1/json" in simple_index.served and simple_index.accepts == []
+
+
+def test_the_index_of_the_users_uv_configuration_is_asked(tmp_path: Path, simple_index: Index) -> None:
+    config = tmp_path / "xdg" / "uv" / "uv.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f'[[index]]\nurl = "{simple_index.url}"\ndefault = true\n', encoding="utf-8")
     repo = pypi_bump(tmp_path, simple_index, {"days_ago": 30}, {"days_ago": 1})
-    env = {name: "" for name in ("UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL")}
+    code, found = pypi_findings(repo, {**UNSET, "XDG_CONFIG_HOME": str(tmp_path / "xdg")}, tmp_path)
+    assert (code, [f["rule"] for f in found]) == (1, ["release-too-young"])
+
+
+def test_pips_configuration_is_read_and_an_index_without_json_api_is_read_by_its_simple_api(
+    tmp_path: Path, simple_index: Index
+) -> None:
+    simple_index.json_api = False
+    (tmp_path / "pip.conf").write_text(f"[global]\nindex-url = {simple_index.url}\n", encoding="utf-8")
+    repo = pypi_bump(tmp_path, simple_index, {"days_ago": 30}, {"days_ago": 1})
+    env = {**UNSET, "PIP_CONFIG_FILE": str(tmp_path / "pip.conf"), "XDG_CONFIG_HOME": str(tmp_path / "none")}
     code, found = pypi_findings(repo, env, tmp_path)
-    assert (code, found, simple_index.accepts) == (0, [], [])  # mcp-lock names no index of its own
+    assert (code, [f["rule"] for f in found]) == (1, ["release-too-young"]) and simple_index.accepts
+
+
+def test_without_a_configured_index_uvs_own_default_is_asked(tmp_path: Path, simple_index: Index) -> None:
+    """mcp-lock names no index: the default is the one uv states (here a uv on PATH that states the loopback's)."""
+    fake = tmp_path / "bin" / "uv"
+    fake.parent.mkdir()
+    said = f"echo '          The default package index (by default: <{simple_index.url}>)'\n"
+    fake.write_text("#!/bin/sh\necho '      --default-index <DEFAULT_INDEX>'\n" + said, encoding="utf-8")
+    fake.chmod(0o755)
+    repo = pypi_bump(tmp_path, simple_index, {"days_ago": 30}, {"days_ago": 1})
+    env = {**UNSET, "XDG_CONFIG_HOME": str(tmp_path / "none"), "HOME": str(tmp_path / "home"),
+           "PATH": f"{fake.parent}:/usr/bin:/bin"}
+    code, found = pypi_findings(repo, env, tmp_path)
+    assert (code, [f["rule"] for f in found]) == (1, ["release-too-young"])
 
 
 def test_a_server_pinned_for_the_first_time_is_not_newly_running_its_install_script(
