@@ -1,0 +1,135 @@
+"""Same face for every client: a second listing of each server, under another client, compared with the first.
+
+MCP 2026-07-28 says a server's listings MUST NOT vary per connection. A server that shows a checker clean
+definitions and an agent poisoned ones would pass any review made from one listing, so every boot lists the
+server twice in the same run: as the declaring client (the listing the lock, the diff and the detectors use)
+and, over a fresh process started alongside it (`scanner.run.boot`), as a checker (`clients.second_face`). A
+second session over the same process would cost less but tells the server which connection is the second one;
+a fresh process is a connection like any other. Any difference between the two is a critical finding quoting
+both texts. A second listing that fails where the first did not (a server that can run only once, say on a
+fixed port) is a note, never a verdict: nothing was compared.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from scanner.model.findings import Finding
+from scanner.model.kinds import KINDS
+from scanner.model.rules import rule
+from scanner.snapshot import Snapshot
+from scanner.sources.declarations import Server
+from scanner.transports.stdio import StderrTail
+
+MAX_QUOTED = 10  # differences quoted one by one; the rest are counted
+QUOTE_CHARS = 600  # of each text quoted
+
+
+@dataclass(frozen=True)
+class Face:
+    """Who a listing is made as, and where its process keeps its scratch files and stderr."""
+
+    client: dict[str, str]
+    scratch: str
+    errlog: StderrTail
+    bodies: bool = True  # also `prompts/get` (the first listing only)
+
+
+@dataclass(frozen=True)
+class SecondListing:
+    """What the server listed for the second client (`snapshot` None: it failed, `error` says how)."""
+
+    client: dict[str, str]
+    snapshot: Snapshot | None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Difference:
+    where: str  # "tool `send`", "the server's instructions"
+    first: str | None  # the text the first client was shown (None: nothing)
+    second: str | None
+
+
+def differences(first: Snapshot, second: Snapshot) -> list[Difference]:
+    """Every definition (and the instructions) that differs between the two listings, in listing order."""
+    found: list[Difference] = []
+    if first.instructions != second.instructions:
+        found.append(Difference("the server's instructions", first.instructions, second.instructions))
+    for kind in KINDS:
+        ones = _by_name(first.definitions.get(kind.key, []), kind.name_field)
+        others = _by_name(second.definitions.get(kind.key, []), kind.name_field)
+        for name in [*ones, *(n for n in others if n not in ones)]:
+            one, other = ones.get(name), others.get(name)
+            if one != other:
+                found.append(Difference(f"{kind.noun} `{name}`", *_texts(one, other)))
+    return found
+
+
+def _by_name(definitions: list[dict[str, Any]], field: str) -> dict[str, list[dict[str, Any]]]:
+    """Definitions by their name (a list: a server may list one name twice; order within a name counts)."""
+    named: dict[str, list[dict[str, Any]]] = {}
+    for definition in definitions:
+        named.setdefault(str(definition.get(field)), []).append(definition)
+    return named
+
+
+def _texts(one: list[dict[str, Any]] | None, other: list[dict[str, Any]] | None) -> tuple[str | None, str | None]:
+    """What to quote of each side: the descriptions when only they differ, else the whole definitions."""
+    if one is not None and other is not None and len(one) == len(other) == 1:
+        a, b = one[0], other[0]
+        if {**a, "description": None} == {**b, "description": None}:
+            return _text(a.get("description")), _text(b.get("description"))
+    return _text(one), _text(other)
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= QUOTE_CHARS else text[:QUOTE_CHARS] + f"… ({len(text)} characters)"
+
+
+def face_findings(
+    server: Server, shown: dict[str, str], second: SecondListing | None, first: Snapshot
+) -> list[Finding]:
+    """A critical finding when the second client was shown other definitions; a note when it was not shown any."""
+    if second is None:
+        return []
+    other = _name(second.client)
+    if second.snapshot is None:
+        message = (
+            f"{server.key}: the second listing, as {other}, failed ({second.error}); whether this server shows every "
+            "client the same definitions was not checked"
+        )
+        return [Finding(rule("second-listing-failed"), server.key, message, server.primary.location)]
+    found = differences(first, second.snapshot)
+    if not found:
+        return []
+    me = _name(shown)
+    details: list[str] = []
+    for difference in found[:MAX_QUOTED]:
+        details += [
+            f"{difference.where}, as {me}: {_shown(difference.first)}",
+            f"{difference.where}, as {other}: {_shown(difference.second)}",
+        ]
+    if len(found) > MAX_QUOTED:
+        details.append(f"and {len(found) - MAX_QUOTED} more difference(s)")
+    listed = ", ".join(d.where for d in found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
+    message = (
+        f"{server.key}: lists different definitions to different clients ({listed}): {me} and {other} were shown "
+        "different text in the same run"
+    )
+    return [Finding(rule("client-dependent-listing"), server.key, message, server.primary.location, details=details)]
+
+
+def _name(client: dict[str, str]) -> str:
+    return f"{client.get('name')} {client.get('version')}"
+
+
+def _shown(text: str | None) -> str:
+    return "(not listed)" if text is None else repr(text)
