@@ -47,7 +47,8 @@ def test_handshake_and_listing_on_the_wire(repo: Repo, tmp_path: Path) -> None:
 
 
 def test_modern_requests_carry_the_envelope(repo: Repo, tmp_path: Path) -> None:
-    add_raw(repo, "modern", {"pages": [[tool("a")]], "modern_only": True, "record_in": str(tmp_path / "in-{pid}.jsonl")})
+    record = str(tmp_path / "in-{pid}.jsonl")
+    add_raw(repo, "modern", {"pages": [[tool("a")]], "modern_only": True, "record_in": record})
     write_policy(repo, "sandbox: off\n")  # the server records outside the repository: unsandboxed only
     assert repo.run("lock").exit_code == 0
     messages = received_first(tmp_path)
