@@ -12,11 +12,11 @@ from typing import Any
 
 import anyio
 
-from scanner.model.kinds import counted
 from scanner.model.transports import SSE, TRANSPORT_BY_NAME, TransportKind
 from scanner.policy.settings import DEFAULT_TIMEOUT, Policy
+from scanner.run.boot_progress import done_line, report_waiting
 from scanner.run.budget import OverBudget, TmpfsBudget
-from scanner.run.faces import Face, SecondListing
+from scanner.run.faces import OFF, PROCESS, SESSION, Face, SecondListing, relist
 from scanner.run.installing import Install, install_launch, pinned_install
 from scanner.run.transport_modules import TransportModules
 from scanner.snapshot import Snapshot
@@ -38,7 +38,6 @@ from scanner.transports.stage import Stage
 from scanner.transports.stdio import StderrTail
 
 DEFAULT_CONCURRENCY = 8
-PROGRESS_INTERVAL = 5.0
 
 
 @dataclass
@@ -70,11 +69,11 @@ def boot_servers(
     bare: Collection[str] = (),
     trees: Mapping[str, dict[str, Any]] | None = None,
     confined: Collection[str] = (),
-    second_listing: bool = True,
+    second_listing: str = SESSION,
 ) -> dict[str, BootResult]:
     """Boot every server (they must all have a resolved launch) and return results by key.
 
-    With `second_listing`, each server is also listed by a second process as another client (scanner.run.faces).
+    `second_listing`: how each server is listed again as another client (scanner.run.faces): SESSION, PROCESS or OFF.
 
     `on_result` gets each result as it arrives, while the other servers still boot. The servers keyed in
     `bare` get none of the caller variables the policy passes through; `trees` are the lock's dependency
@@ -99,7 +98,7 @@ async def _boot_all(
     bare: frozenset[str],
     trees: Mapping[str, dict[str, Any]],
     confined: frozenset[str],
-    second_listing: bool,
+    second_listing: str,
 ) -> dict[str, BootResult]:
     results: dict[str, BootResult] = {}
     limiter = anyio.CapacityLimiter(max(1, concurrency))
@@ -116,7 +115,7 @@ async def _boot_all(
             sandboxed = sandbox == ON and _local(server.resolved)
             need = tmpfs_total_mib(tmpfs_mib) if sandboxed else 0
             # Both listings at once when the budget holds both sandboxes; one after the other when not.
-            parallel = second_listing and 2 * need <= budget.total
+            parallel = second_listing == PROCESS and 2 * need <= budget.total
             try:
                 async with budget.room(2 * need if parallel else need):
                     result = await boot_one(
@@ -134,13 +133,14 @@ async def _boot_all(
                         memory_mib=server_policy.memory_mib or DEFAULT_MEMORY_MIB,
                         declared_by=server.primary.client,
                         pinned_tree=trees.get(server.key),
-                        second_listing=parallel if second_listing else None,
+                        second_listing=second_listing,
+                        second_parallel=parallel,
                     )
             except OverBudget as refused:
                 result = BootResult(server.key, None, str(refused), "", 0.0)
         results[server.key] = result
         if progress:
-            progress(_done_line(result))
+            progress(done_line(result))
         if on_result:
             on_result(result)
 
@@ -148,7 +148,7 @@ async def _boot_all(
         modules.preload(reporter, _transports_needed(servers))
         if progress and servers:
             progress(f"booting {len(servers)} server(s), timeout {timeout:g}s each")
-            reporter.start_soon(_report_waiting, servers, results, started, progress)
+            reporter.start_soon(report_waiting, servers, results, started, progress)
         async with anyio.create_task_group() as boots:
             for server in servers:
                 boots.start_soon(run, server)
@@ -164,25 +164,6 @@ def _local(launch: ResolvedLaunch) -> bool:
 def _transports_needed(servers: Sequence[Server]) -> list[TransportKind]:
     names = {name for s in servers if s.resolved is not None for name in transports_of(s.resolved)}
     return [TRANSPORT_BY_NAME[name] for name in sorted(names) if name in TRANSPORT_BY_NAME]
-
-
-async def _report_waiting(
-    servers: Sequence[Server], results: dict[str, BootResult], started: float, progress: Progress
-) -> None:
-    while True:
-        await anyio.sleep(PROGRESS_INTERVAL)
-        waiting = [s.key for s in servers if s.key not in results]
-        if not waiting:
-            return
-        shown = ", ".join(waiting[:5]) + (f" and {len(waiting) - 5} more" if len(waiting) > 5 else "")
-        progress(f"still waiting for {shown} ({time.monotonic() - started:.0f}s)")
-
-
-def _done_line(result: BootResult) -> str:
-    if result.snapshot is None:
-        return f"✗ {result.key}: {result.error} ({result.seconds:.1f}s)"
-    counts = ", ".join(counted(len(v), k) for k, v in result.snapshot.definitions.items() if v) or "nothing listed"
-    return f"✓ {result.key}: {counts} ({result.seconds:.1f}s)"
 
 
 async def boot_one(
@@ -201,14 +182,15 @@ async def boot_one(
     memory_mib: int = DEFAULT_MEMORY_MIB,
     declared_by: str | None = None,
     pinned_tree: dict[str, Any] | None = None,
-    second_listing: bool | None = None,
+    second_listing: str = OFF,
+    second_parallel: bool = False,
 ) -> BootResult:
     """Boot one server and probe it; never raises for anything the server does.
 
     A stdio server runs in the bubblewrap sandbox unless `sandbox` is "off"; `client` is the clientInfo shown,
     with the protocol version and capabilities of the client that declared the server (`declared_by`).
     `pinned_tree`: the lock's tree for the launch, booted from the store when it holds it (scanner.run.installing).
-    `second_listing`: also list it as another client (scanner.run.faces), at once (True) or after (False).
+    `second_listing`: also list it as another client (scanner.run.faces); a second process at once or after.
     """
     try:
         kinds = [transport_kind(name) for name in transports_of(launch)]
@@ -224,8 +206,9 @@ async def boot_one(
             launch, repo, scratch, errlog, tuple(passthrough), network, sandbox, shown, modules or TransportModules(),
             caps, tmpfs_mib, memory_mib, client_hello(declared_by),
             pinned_tree=pinned_tree,
-            second_client=None if second_listing is None else second_face(shown),
-            second_parallel=bool(second_listing),
+            second_client=None if second_listing == OFF else second_face(shown),
+            second_mode=second_listing,
+            second_parallel=second_parallel,
         )
         snapshot, error = await attempt.run(kinds, timeout)
     notes = list(dict.fromkeys(attempt.sandbox_notes))
@@ -264,7 +247,8 @@ class _Attempt:
     install: Install = field(default_factory=Install)
     pinned_tree: dict[str, Any] | None = None  # the lock's tree for this launch, booted from the store if there
     second_client: dict[str, str] | None = None  # list it again as this client (scanner.run.faces)
-    second_parallel: bool = True  # the second listing alongside the first, not after it
+    second_mode: str = OFF  # SESSION: over the first listing's connection; PROCESS: a fresh process
+    second_parallel: bool = True  # PROCESS: the second listing alongside the first, not after it
     second: SecondListing | None = None
 
     async def run(self, kinds: Sequence[TransportKind], timeout: float) -> tuple[Snapshot | None, str | None]:
@@ -306,7 +290,7 @@ class _Attempt:
     ) -> tuple[Snapshot | None, str | None]:
         """The first listing, and the second (scanner.run.faces) beside it or after it; the first is the result."""
         client = self.second_client
-        if client is None:
+        if client is None or self.second_mode != PROCESS:
             return await self._boot(kinds, deadline, timeout)
         if not self.second_parallel:
             first = await self._boot(kinds, deadline, timeout)
@@ -351,6 +335,7 @@ class _Attempt:
         self, kind: TransportKind, remaining: float, timeout: float, face: Face | None = None
     ) -> tuple[Snapshot | None, str]:
         face = face or Face(self.client, self.scratch, self.errlog)
+        ends = time.monotonic() + remaining
         stage = Stage()
         garbage: list[str] = []
         artifacts: list[dict[str, Any]] = []
@@ -383,6 +368,9 @@ class _Attempt:
                     snapshot = await probe(
                         channel, stage, face.client, caps=self.caps, hello=self.hello, bodies=face.bodies
                     )
+                    garbage = list(garbage)  # what the first listing saw; the second listing's lines are its own
+                    if self.second_client is not None and self.second_mode == SESSION:
+                        self.second = await relist(channel, self.second_client, self.caps, self.hello, ends)
         except TimeoutError:
             return None, f"timed out after {timeout:g}s waiting for {stage}"
         except Exception as error:

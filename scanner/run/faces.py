@@ -3,26 +3,44 @@
 MCP 2026-07-28 says a server's listings MUST NOT vary per connection. A server that shows a checker clean
 definitions and an agent poisoned ones would pass any review made from one listing, so every boot lists the
 server twice in the same run: as the declaring client (the listing the lock, the diff and the detectors use)
-and, over a fresh process started alongside it (`scanner.run.boot`), as a checker (`clients.second_face`). A
-second session over the same process would cost less but tells the server which connection is the second one;
-a fresh process is a connection like any other. Any difference between the two is a critical finding quoting
-both texts. A second listing that fails where the first did not (a server that can run only once, say on a
-fixed port) is a note, never a verdict: nothing was compared.
+and as a checker (`clients.second_face`; the protocol version and capabilities stay the declaring client's).
+
+Two ways, measured side by side (bench/README.md): SESSION, the default, sends a second `initialize` over the
+first listing's connection and lists again (the SDKs' servers take a new handshake and answer the new client):
+about 3 % of a warm check (ratio of medians 1.03, within the noise). PROCESS starts a fresh process beside the
+first: a connection like any other, which a server cannot tell from an agent's, but it doubles every server's
+boot: 1.69x the wall time of a warm check of four SDK servers on two cores. A server that remembers its first
+handshake can defeat SESSION; PROCESS is there for the run that pays for it (`boot_servers(second_listing=)`).
+
+Any difference is a critical finding quoting both texts. A second listing that fails where the first did not
+(a server that refuses a second handshake, or one that can run only once) is a note, never a verdict.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from typing import Any
+
+import anyio
 
 from scanner.model.findings import Finding
 from scanner.model.kinds import KINDS
 from scanner.model.rules import rule
 from scanner.snapshot import Snapshot
 from scanner.sources.declarations import Server
+from scanner.transports.channel import describe
+from scanner.transports.listing import ListingCapExceeded, ListingCaps
+from scanner.transports.probe import Channel, probe
+from scanner.transports.protocol import ConnectionClosed, ProbeError, RpcError
+from scanner.transports.stage import Stage
 from scanner.transports.stdio import StderrTail
 
+SESSION = "session"  # the second listing over the first one's connection: a new `initialize`, then the lists
+PROCESS = "process"  # the second listing from a fresh process started beside the first
+OFF = "off"
+MARGIN = 0.2  # seconds of the boot's budget the second session leaves, so that it never fails the first listing
 MAX_QUOTED = 10  # differences quoted one by one; the rest are counted
 QUOTE_CHARS = 600  # of each text quoted
 
@@ -51,6 +69,24 @@ class Difference:
     where: str  # "tool `send`", "the server's instructions"
     first: str | None  # the text the first client was shown (None: nothing)
     second: str | None
+
+
+async def relist(
+    channel: Channel, client: dict[str, str], caps: ListingCaps, hello: tuple[str, dict[str, Any]], ends: float
+) -> SecondListing:
+    """The second listing over the first one's connection: `initialize` again as `client`, then every list.
+
+    Bounded by what is left of the boot's budget (less MARGIN), so a server that stalls here costs its
+    note, never the first listing. Any error is the note's text, never the boot's.
+    """
+    stage = Stage()
+    with anyio.move_on_after(ends - time.monotonic() - MARGIN) as scope:
+        try:
+            return SecondListing(client, await probe(channel, stage, client, caps=caps, hello=hello, bodies=False))
+        except (RpcError, ProbeError, ConnectionClosed, ListingCapExceeded) as error:
+            return SecondListing(client, None, describe(error, stage))
+    assert scope.cancelled_caught
+    return SecondListing(client, None, f"timed out waiting for {stage}")
 
 
 def differences(first: Snapshot, second: Snapshot) -> list[Difference]:

@@ -14,22 +14,19 @@ from scanner.transports import protocol
 
 
 def received(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
-def received_first(folder: Path) -> list[dict[str, Any]]:
-    """What the first listing's process received (the second listing, as the checker, is another process)."""
-    sessions = [received(path) for path in sorted(folder.glob("in-*.jsonl"))]
-    assert len(sessions) == 2
-    (first,) = [s for s in sessions if "mcp-inspector" not in json.dumps(s)]
-    return first
+    """The messages of the first listing (the second, as a checker, follows its own `initialize`)."""
+    messages = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    again = [i for i, m in enumerate(messages) if m.get("method") == "initialize"][1:]
+    assert again and "mcp-inspector" in json.dumps(messages[again[0]])
+    return messages[: again[0]]
 
 
 def test_handshake_and_listing_on_the_wire(repo: Repo, tmp_path: Path) -> None:
-    add_raw(repo, "raw", {"pages": [[tool("a")], [tool("b")]], "record_in": str(tmp_path / "in-{pid}.jsonl")})
+    inbound = tmp_path / "in.jsonl"
+    add_raw(repo, "raw", {"pages": [[tool("a")], [tool("b")]], "record_in": str(inbound)})
     write_policy(repo, "sandbox: off\n")  # the server records outside the repository: unsandboxed only
     assert repo.run("lock").exit_code == 0
-    messages = received_first(tmp_path)
+    messages = received(inbound)
     methods = [m.get("method") for m in messages]
     assert methods == ["initialize", "notifications/initialized", "tools/list", "tools/list"]
     initialize, initialized, first, second = messages
@@ -47,11 +44,11 @@ def test_handshake_and_listing_on_the_wire(repo: Repo, tmp_path: Path) -> None:
 
 
 def test_modern_requests_carry_the_envelope(repo: Repo, tmp_path: Path) -> None:
-    record = str(tmp_path / "in-{pid}.jsonl")
-    add_raw(repo, "modern", {"pages": [[tool("a")]], "modern_only": True, "record_in": record})
+    inbound = tmp_path / "in.jsonl"
+    add_raw(repo, "modern", {"pages": [[tool("a")]], "modern_only": True, "record_in": str(inbound)})
     write_policy(repo, "sandbox: off\n")  # the server records outside the repository: unsandboxed only
     assert repo.run("lock").exit_code == 0
-    messages = received_first(tmp_path)
+    messages = received(inbound)
     assert [m["method"] for m in messages] == ["initialize", "server/discover", "tools/list"]
     for message in messages[1:]:
         assert message["params"]["_meta"] == protocol.modern_envelope("2026-07-28", protocol.CLIENT_INFO, {"roots": {}})

@@ -6,13 +6,16 @@ The fixture (tests/fixtures/servers/two_faced.py) is a real SDK server that read
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from typing import Any
 
+import pytest
 from fixture_repo import FIXTURES, Repo
 
-from scanner.run.faces import Difference, differences
+import scanner.run.boot
+from scanner.run.faces import PROCESS, SESSION, Difference, differences
 from scanner.snapshot import Snapshot
 
 TWO_FACED = FIXTURES / "servers" / "two_faced.py"
@@ -32,7 +35,13 @@ def of_rule(found: list[dict[str, Any]], rule_id: str) -> list[dict[str, Any]]:
     return [f for f in found if f["rule"] == rule_id]
 
 
-def test_a_server_that_answers_a_checker_differently_is_caught(repo: Repo) -> None:
+@pytest.mark.parametrize("mode", [SESSION, PROCESS])
+def test_a_server_that_answers_a_checker_differently_is_caught(
+    repo: Repo, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # SESSION (the default): a second `initialize` over the same connection; PROCESS: a fresh process beside it.
+    boot = functools.partial(scanner.run.boot.boot_servers, second_listing=mode)
+    monkeypatch.setattr(scanner.run.boot, "boot_servers", boot)
     add_two_faced(repo)
     code, found = findings(repo, "lock")
     (caught,) = of_rule(found, RULE)
