@@ -176,7 +176,7 @@ def test_nothing_from_the_venv_runs_after_mcp_lock_returns() -> None:
 def test_installers_run_with_a_minimal_environment() -> None:
     [install] = [s["run"] for s in steps() if "pip install" in s.get("run", "")]
     lines = [line.strip() for line in install.splitlines()]
-    python_lines = [line for line in lines if "-m pip" in line or "-m venv" in line]
+    python_lines = [line for line in lines if "-m pip" in line or "-m venv" in line or "find_spec" in line]
     assert len(python_lines) == 4
     assert all(line.removeprefix("if ! ").startswith('env -i "${clean[@]}"') for line in python_lines)
     assert 'uv=(env -i "${clean[@]}" UV_SYSTEM_CERTS=1 "$tools/bin/uv" pip)' in lines
