@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import anyio
 
 from scanner.model.kinds import counted
+from scanner.snapshot import Snapshot
 from scanner.sources.declarations import Server
 
-if TYPE_CHECKING:
-    from scanner.run.boot import BootResult
+
+class BootResult(Protocol):
+    """What a progress line reads of `scanner.run.boot.BootResult` (named here, not imported: no cycle)."""
+
+    key: str
+    snapshot: Snapshot | None
+    error: str | None
+    seconds: float
 
 PROGRESS_INTERVAL = 5.0
 Progress = Callable[[str], None]
