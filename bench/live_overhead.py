@@ -1,6 +1,6 @@
 """How much does `mcp-lock check` cost over a bare SDK client booting the same real servers?
 
-    python bench/live_overhead.py [--runs 5]
+    python bench/live_overhead.py [--runs 5] [--local]
 
 Installs six published servers once into bench/.cache/ (npm + one venv per PyPI server), writes a
 repo declaring them by absolute path (no npx/uvx download inside any timing), runs `mcp-lock lock`
@@ -8,8 +8,12 @@ once, then measures in the same run (median of --runs wall times, each a fresh p
 
   check        `mcp-lock check --repo R`
   single[s]    a bare client (stdio_client + initialize + list_tools) booting server s alone
+  raw[s]       the raw client floor: a minimal JSON-RPC client (no SDK: spawn, initialize, tools/list, exit)
   concurrent   the same bare client booting all six at once
   --version    `mcp-lock --version`
+
+--local boots four of the project's own fixture servers instead (tests/fixtures/servers: three SDK spec
+servers and one raw server), so nothing is downloaded; .ci/run uses it.
 
 With --baseline-tree DIR (a copy of another version's `scanner/`, e.g. `git archive HEAD scanner | tar -x -C DIR`),
 `check` from DIR is timed too, its runs alternating with the current tree's, so both see the same load.
@@ -59,6 +63,55 @@ async def main(specs):
 
 anyio.run(main, json.loads(sys.argv[1]))
 """
+
+
+# The floor: what any client must do to list a server's tools, in plain Python without the SDK (its import alone
+# is 0.4 s): start the process, write initialize, read its answer, write initialized and tools/list, read, end.
+RAW_CLIENT = r"""
+import json, subprocess, sys
+from concurrent.futures import ThreadPoolExecutor
+
+def call(proc, message):
+    proc.stdin.write((json.dumps(message) + "\n").encode()); proc.stdin.flush()
+    if "id" not in message:
+        return None
+    while True:
+        line = proc.stdout.readline()
+        if not line:
+            raise SystemExit("the server closed its stdout")
+        answer = json.loads(line)
+        if answer.get("id") == message["id"]:
+            return answer
+
+def one(spec):
+    proc = subprocess.Popen([spec["command"], *spec["args"]], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, cwd=spec.get("cwd"))
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}
+    call(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
+    call(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    listed = call(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    assert "result" in listed, listed
+    proc.kill(); proc.wait()
+
+specs = json.loads(sys.argv[1])
+with ThreadPoolExecutor(len(specs)) as pool:
+    list(pool.map(one, specs))
+"""
+FIXTURES = HERE.parent / "tests" / "fixtures" / "servers"
+
+
+def local_servers(repo: Path) -> dict[str, dict[str, object]]:
+    """Four of the project's fixture servers: three SDK spec servers and one raw JSON-RPC server."""
+    tool = {"name": "add_note", "description": "Add a note.", "inputSchema": {"type": "object"}}
+    found: dict[str, dict[str, object]] = {}
+    for index in range(3):
+        spec = repo / f"spec{index}.json"
+        spec.write_text(json.dumps({"name": f"notes{index}", "tools": [tool]}), encoding="utf-8")
+        found[f"sdk{index}"] = {"command": sys.executable, "args": [str(FIXTURES / "spec_server.py"), str(spec)]}
+    behaviour = repo / "raw.json"
+    behaviour.write_text(json.dumps({"pages": [[tool]]}), encoding="utf-8")
+    found["raw"] = {"command": sys.executable, "args": [str(FIXTURES / "raw_server.py"), str(behaviour)]}
+    return found
 
 
 def install() -> None:
@@ -115,16 +168,23 @@ def bare(specs: list[dict[str, object]], runs: int) -> float:
     return wall([sys.executable, "-c", BARE_CLIENT, json.dumps(specs)], runs)
 
 
+def raw(specs: list[dict[str, object]], runs: int) -> float:
+    return wall([sys.executable, "-c", RAW_CLIENT, json.dumps(specs)], runs)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--baseline-tree", type=Path, help="also time check from this tree's scanner/")
+    parser.add_argument("--local", action="store_true", help="the project's fixture servers: nothing downloaded")
     options = parser.parse_args()
     runs = options.runs
-    install()
-    repo = CACHE / "repo"
-    repo.mkdir(exist_ok=True)
-    declared = servers(repo)
+    load = os.getloadavg()
+    repo = CACHE / ("local-repo" if options.local else "repo")
+    repo.mkdir(parents=True, exist_ok=True)
+    if not options.local:
+        install()
+    declared = local_servers(repo) if options.local else servers(repo)
     (repo / ".mcp.json").write_text(json.dumps({"mcpServers": declared}, indent=2), encoding="utf-8")
     env = os.environ | {"PYTHONPATH": str(HERE.parent)}
     subprocess.run([*MCP_LOCK, "lock", "--repo", str(repo), "--quiet"], check=True, env=env, capture_output=True)
@@ -136,23 +196,32 @@ def main() -> None:
     version = wall([*MCP_LOCK, "--version"], runs, env=env)
     singles = {key: bare([spec], runs) for key, spec in declared.items()}
     concurrent = bare(list(declared.values()), runs)
+    raws = {key: raw([spec], runs) for key, spec in declared.items()}
+    raw_concurrent = raw(list(declared.values()), runs)
     slowest = max(singles.values())
+    raw_slowest = max(raws.values())
     sequential = sum(singles.values())
 
-    rows = [(f"bare single: {key}", seconds) for key, seconds in singles.items()]
+    rows = [(f"raw single: {key}", seconds) for key, seconds in raws.items()]
+    rows += [("raw slowest single (the floor)", raw_slowest), (f"raw concurrent (all {len(raws)})", raw_concurrent)]
+    rows += [(f"bare single: {key}", seconds) for key, seconds in singles.items()]
     rows += [
         ("bare slowest single", slowest),
         ("bare sequential sum", sequential),
-        ("bare concurrent (all 6)", concurrent),
+        (f"bare concurrent (all {len(singles)})", concurrent),
         ("mcp-lock check", check),
         *[("mcp-lock check (baseline tree)", seconds) for seconds in baseline],
         ("mcp-lock --version", version),
     ]
-    print(f"median of {runs} wall-clock runs; nproc={os.cpu_count()}, python {sys.version.split()[0]}")
+    after = os.getloadavg()
+    print(f"median of {runs} wall-clock runs; nproc={os.cpu_count()}, python {sys.version.split()[0]}; "
+          f"load average {load[0]:.2f} before, {after[0]:.2f} after (re-run on a quiet machine to quote)")
     print(f"{'measurement':<34}{'seconds':>9}")
     for label, seconds in rows:
         print(f"{label:<34}{seconds:>9.2f}")
-    print(f"{'check / slowest single':<34}{check / slowest:>9.2f}   (target <= 1.3)")
+    print(f"{'check / raw slowest single':<34}{check / raw_slowest:>9.2f}   (target <= 1.3: the floor)")
+    print(f"{'check / raw concurrent':<34}{check / raw_concurrent:>9.2f}   (the floor, all at once)")
+    print(f"{'check / slowest single':<34}{check / slowest:>9.2f}   (the SDK client, the peer)")
     print(f"{'check / bare concurrent':<34}{check / concurrent:>9.2f}")
     print(f"{'check / sequential sum':<34}{check / sequential:>9.2f}")
     for seconds in baseline:

@@ -176,7 +176,7 @@ def test_nothing_from_the_venv_runs_after_mcp_lock_returns() -> None:
 def test_installers_run_with_a_minimal_environment() -> None:
     [install] = [s["run"] for s in steps() if "pip install" in s.get("run", "")]
     lines = [line.strip() for line in install.splitlines()]
-    python_lines = [line for line in lines if "-m pip" in line or "-m venv" in line]
+    python_lines = [line for line in lines if "-m pip" in line or "-m venv" in line or "find_spec" in line]
     assert len(python_lines) == 4
     assert all(line.removeprefix("if ! ").startswith('env -i "${clean[@]}"') for line in python_lines)
     assert 'uv=(env -i "${clean[@]}" UV_SYSTEM_CERTS=1 "$tools/bin/uv" pip)' in lines
@@ -322,12 +322,15 @@ def test_every_lock_entry_is_pinned_with_hashes() -> None:
 def test_the_lock_is_in_sync_with_pyproject() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     pins = locked_pins()
-    for text in [*project["dependencies"], "setuptools>=70.1"]:  # setuptools: the --no-build-isolation build
+    for text in [*project["dependencies"], "flit_core>=3.12"]:  # flit_core: the --no-build-isolation build
         requirement = Requirement(text)
         name = canonicalize_name(requirement.name)
         assert name in pins, f"{name} is a runtime dependency but not in action/requirements.txt"
         assert requirement.specifier.contains(pins[name][0]), f"{name}=={pins[name][0]} does not satisfy {text}"
-    assert (ROOT / "action" / "requirements.in").read_text(encoding="utf-8").count("setuptools>=70.1") == 1
+    assert (ROOT / "action" / "requirements.in").read_text(encoding="utf-8").count("flit_core>=3.12") == 1
+    build = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["build-system"]
+    assert build == {"requires": ["flit_core>=3.12,<5"], "build-backend": "flit_core.buildapi"}
+    assert "setuptools" not in pins  # no setuptools build on the runner
 
 
 @pytest.mark.network  # the locked distributions come from the package index
@@ -354,7 +357,7 @@ def test_the_install_step_installs_a_working_mcp_lock(tmp_path: Path) -> None:
                             timeout=900)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "mcp-lock, version" in result.stdout and "All installed packages are compatible" in result.stderr
-    # Nothing byte-compiled at install: what nothing has imported yet (the build imports setuptools) has no .pyc.
+    # Nothing byte-compiled at install: what nothing has imported yet (the build imports flit_core) has no .pyc.
     (site,) = venv.glob("lib/python3.*/site-packages")
     assert list((site / "jinja2").glob("*.py")) and not list((site / "jinja2").rglob("*.pyc"))
     assert not (venv / "bin" / "pip").exists()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -128,10 +127,12 @@ def test_the_packaged_table_lists_the_reported_rules_in_their_fixed_order() -> N
         "advisory-lookup-failed", "release-too-young", "install-script-added", "mcp-name-mismatch",
         "package-metadata-failed", "license-changed", "instructions-changed", "definition-invalid", "schema-invalid",
         "suspicious-text",
+        "client-dependent-listing",
         "tool-added", "tool-removed", "tool-changed", "prompt-added", "prompt-removed", "prompt-changed",
         "resource-added", "resource-removed", "resource-changed",
         "resource-template-added", "resource-template-removed", "resource-template-changed",
-        "server-info-changed", "server-note", "server-skipped", "secrets-withheld", "changed-since-base",
+        "server-info-changed", "server-note", "second-listing-failed", "server-skipped", "secrets-withheld",
+        "changed-since-base",
         "dependency-changed", "code-changed", "repin-accepted", "newly-pinned", "base-lock-invalid",
         "policy-loosened", "policy-changed", "version-bump-too-small", "version-mismatch", "version-not-semver",
         "unpinned-launch", "sandbox-bind-refused", "sandbox-limit-hit", "config-warning", "ignore-expired",
@@ -198,8 +199,8 @@ def test_each_named_constant_is_the_rule_of_its_id() -> None:
 
 
 def test_the_rule_table_is_package_data() -> None:
-    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
-    assert any(fnmatch.fnmatch("scanner.model", pattern) for pattern in setuptools["packages"]["find"]["include"])
+    # flit_core puts every file of the module's folder in the wheel: the rule table goes with the package.
+    flit = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["flit"]
+    assert flit["module"]["name"] == "scanner"
     assert (ROOT / "scanner" / "model" / "__init__.py").is_file()
-    globs = setuptools["package-data"].get("*", []) + setuptools["package-data"].get("scanner.model", [])
-    assert any(fnmatch.fnmatch("rules.yaml", pattern) for pattern in globs)
+    assert (ROOT / "scanner" / "model" / "rules.yaml").is_file()

@@ -5,34 +5,33 @@ from __future__ import annotations
 import logging
 import tempfile
 import time
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import anyio
-from anyio.abc import TaskGroup
 
 from scanner.install.install import StoreTerms
 from scanner.install.runner import DEFAULT_INSTALL_TIMEOUT
 from scanner.install.store import DEFAULT_STORE_MIB
-from scanner.model.kinds import counted
 from scanner.model.transports import SSE, TRANSPORT_BY_NAME, TransportKind
 from scanner.policy.settings import DEFAULT_TIMEOUT, Policy
+from scanner.run.boot_progress import done_line, report_waiting
 from scanner.run.budget import OverBudget, TmpfsBudget
+from scanner.run.faces import OFF, PROCESS, SESSION, Face, SecondListing, relist
 from scanner.run.installing import Install, InstallTerms, install_launch
+from scanner.run.transport_modules import TransportModules
 from scanner.snapshot import Snapshot
 from scanner.sources.declarations import ResolvedLaunch, Server
 from scanner.transports.cgroup import DEFAULT_MEMORY_MIB
 from scanner.transports.channel import (
     ChannelRequest,
-    Opener,
     UnknownTransport,
     describe,
-    load_opener,
     transport_kind,
 )
-from scanner.transports.clients import DEFAULT_CLIENT, client_hello, client_info
+from scanner.transports.clients import DEFAULT_CLIENT, client_hello, client_info, second_face
 from scanner.transports.isolation import ALLOW, DENY
 from scanner.transports.listing import DEFAULT_CAPS, ListingCaps
 from scanner.transports.probe import probe
@@ -42,7 +41,6 @@ from scanner.transports.stage import Stage
 from scanner.transports.stdio import StderrTail
 
 DEFAULT_CONCURRENCY = 8
-PROGRESS_INTERVAL = 5.0
 
 
 @dataclass
@@ -55,6 +53,8 @@ class BootResult:
     # What the sandbox refused or bounded for this server: (rule id, message), each a finding.
     sandbox_notes: list[tuple[str, str]] = field(default_factory=list)
     exit_code: int | None = None  # a local server's own exit status, when it exited before it was ended
+    client: dict[str, str] = field(default_factory=dict)  # the clientInfo the (first) listing was made as
+    second: SecondListing | None = None  # the same server listed as another client (scanner.run.faces)
 
 
 Progress = Callable[[str], None]
@@ -73,8 +73,11 @@ def boot_servers(
     trees: Mapping[str, dict[str, Any]] | None = None,
     confined: Collection[str] = (),
     hidden: Mapping[str, Sequence[str]] | None = None,
+    second_listing: str = SESSION,
 ) -> dict[str, BootResult]:
     """Boot every server (they must all have a resolved launch) and return results by key.
+
+    `second_listing`: how each server is listed again as another client (scanner.run.faces): SESSION, PROCESS or OFF.
 
     `on_result` gets each result as it arrives, while the other servers still boot. The servers keyed in
     `bare` get none of the caller variables the policy passes through; `trees` are the lock's dependency
@@ -84,7 +87,7 @@ def boot_servers(
     with adopting_orphans():  # every process of the run is waited for, and none outlives it
         return anyio.run(
             _boot_all, servers, repo, policy, timeout, concurrency, progress, on_result, frozenset(bare), trees or {},
-            frozenset(confined), hidden or {},
+            frozenset(confined), hidden or {}, second_listing,
         )
 
 
@@ -100,6 +103,7 @@ async def _boot_all(
     trees: Mapping[str, dict[str, Any]],
     confined: frozenset[str],
     hidden: Mapping[str, Sequence[str]],
+    second_listing: str,
 ) -> dict[str, BootResult]:
     results: dict[str, BootResult] = {}
     limiter = anyio.CapacityLimiter(max(1, concurrency))
@@ -117,8 +121,11 @@ async def _boot_all(
             tmpfs_mib = server_policy.tmpfs_mib or DEFAULT_TMPFS_MIB
             sandbox = ON if server.key in confined else server_policy.sandbox  # scanner.run.withhold: unreviewed
             sandboxed = sandbox == ON and _local(server.resolved)
+            need = tmpfs_total_mib(tmpfs_mib) if sandboxed else 0
+            # Both listings at once when the budget holds both sandboxes; one after the other when not.
+            parallel = second_listing == PROCESS and 2 * need <= budget.total
             try:
-                async with budget.room(tmpfs_total_mib(tmpfs_mib) if sandboxed else 0):
+                async with budget.room(2 * need if parallel else need):
                     result = await boot_one(
                         server.key,
                         server.resolved,
@@ -136,12 +143,14 @@ async def _boot_all(
                         pinned_tree=trees.get(server.key),
                         installing=installing,
                         hidden=tuple(hidden.get(server.key, ())),
+                        second_listing=second_listing,
+                        second_parallel=parallel,
                     )
             except OverBudget as refused:
                 result = BootResult(server.key, None, str(refused), "", 0.0)
         results[server.key] = result
         if progress:
-            progress(_done_line(result))
+            progress(done_line(result))
         if on_result:
             on_result(result)
 
@@ -149,7 +158,7 @@ async def _boot_all(
         modules.preload(reporter, _transports_needed(servers))
         if progress and servers:
             progress(f"booting {len(servers)} server(s), timeout {timeout:g}s each")
-            reporter.start_soon(_report_waiting, servers, results, started, progress)
+            reporter.start_soon(report_waiting, servers, results, started, progress)
         async with anyio.create_task_group() as boots:
             for server in servers:
                 boots.start_soon(run, server)
@@ -165,54 +174,6 @@ def _local(launch: ResolvedLaunch) -> bool:
 def _transports_needed(servers: Sequence[Server]) -> list[TransportKind]:
     names = {name for s in servers if s.resolved is not None for name in transports_of(s.resolved)}
     return [TRANSPORT_BY_NAME[name] for name in sorted(names) if name in TRANSPORT_BY_NAME]
-
-
-class TransportModules:
-    """Each transport's module, imported once; a heavy one (the SDK) in a worker thread, ahead of its boots."""
-
-    def __init__(self) -> None:
-        self._ready: dict[str, anyio.Event] = {}
-
-    def preload(self, group: TaskGroup, kinds: Iterable[TransportKind]) -> None:
-        """Start importing the heavy modules among `kinds` while the servers that need none start."""
-        for kind in kinds:
-            if kind.heavy and kind.module not in self._ready:
-                self._ready[kind.module] = anyio.Event()
-                group.start_soon(self._load, kind)
-
-    async def _load(self, kind: TransportKind) -> None:
-        try:
-            await anyio.to_thread.run_sync(load_opener, kind)
-        except Exception:
-            pass  # each boot imports again and reports the error as its own
-        finally:
-            self._ready[kind.module].set()
-
-    async def opener(self, kind: TransportKind) -> Opener:
-        """`kind`'s `open_channel`, once a preload of its module (if one started) has finished."""
-        ready = self._ready.get(kind.module)
-        if ready is not None:
-            await ready.wait()  # importing here too would block the loop the worker thread shares
-        return load_opener(kind)
-
-
-async def _report_waiting(
-    servers: Sequence[Server], results: dict[str, BootResult], started: float, progress: Progress
-) -> None:
-    while True:
-        await anyio.sleep(PROGRESS_INTERVAL)
-        waiting = [s.key for s in servers if s.key not in results]
-        if not waiting:
-            return
-        shown = ", ".join(waiting[:5]) + (f" and {len(waiting) - 5} more" if len(waiting) > 5 else "")
-        progress(f"still waiting for {shown} ({time.monotonic() - started:.0f}s)")
-
-
-def _done_line(result: BootResult) -> str:
-    if result.snapshot is None:
-        return f"✗ {result.key}: {result.error} ({result.seconds:.1f}s)"
-    counts = ", ".join(counted(len(v), k) for k, v in result.snapshot.definitions.items() if v) or "nothing listed"
-    return f"✓ {result.key}: {counts} ({result.seconds:.1f}s)"
 
 
 async def boot_one(
@@ -233,6 +194,8 @@ async def boot_one(
     pinned_tree: dict[str, Any] | None = None,
     installing: InstallTerms | None = None,
     hidden: Sequence[str] = (),
+    second_listing: str = OFF,
+    second_parallel: bool = False,
 ) -> BootResult:
     """Boot one server and probe it; never raises for anything the server does.
 
@@ -240,6 +203,7 @@ async def boot_one(
     with the protocol version and capabilities of the client that declared the server (`declared_by`).
     `pinned_tree`: the lock's tree for the reviewed launch, installed exactly and booted (scanner.run.installing);
     `installing`: the policy's install bound and store size.
+    `second_listing`: also list it as another client (scanner.run.faces); a second process at once or after.
     """
     try:
         kinds = [transport_kind(name) for name in transports_of(launch)]
@@ -253,17 +217,19 @@ async def boot_one(
         shown = client or client_info(DEFAULT_CLIENT)
         attempt = _Attempt(
             launch, repo, scratch, errlog, tuple(passthrough), network, sandbox, shown, modules or TransportModules(),
-            caps,
-            tmpfs_mib,
-            memory_mib,
-            client_hello(declared_by),
+            caps, tmpfs_mib, memory_mib, client_hello(declared_by),
             pinned_tree=pinned_tree,
             installing=installing or InstallTerms(DEFAULT_INSTALL_TIMEOUT, StoreTerms()),
             hidden=tuple(hidden),
+            second_client=None if second_listing == OFF else second_face(shown),
+            second_mode=second_listing,
+            second_parallel=second_parallel,
         )
         snapshot, error = await attempt.run(kinds, timeout)
     notes = list(dict.fromkeys(attempt.sandbox_notes))
-    return BootResult(key, snapshot, error, errlog.text(), time.monotonic() - started, notes, errlog.exit_code)
+    elapsed = time.monotonic() - started
+    second = attempt.second if snapshot is not None else None
+    return BootResult(key, snapshot, error, errlog.text(), elapsed, notes, errlog.exit_code, shown, second)
 
 
 def transports_of(launch: ResolvedLaunch) -> list[str]:
@@ -297,6 +263,10 @@ class _Attempt:
     pinned_tree: dict[str, Any] | None = None  # the lock's tree for this launch: installed exactly, never resolved
     installing: InstallTerms = field(default_factory=lambda: InstallTerms(DEFAULT_INSTALL_TIMEOUT, StoreTerms()))
     hidden: tuple[str, ...] = ()  # what its sandbox hides of the repository (scanner.policy.inert)
+    second_client: dict[str, str] | None = None  # list it again as this client (scanner.run.faces)
+    second_mode: str = OFF  # SESSION: over the first listing's connection; PROCESS: a fresh process
+    second_parallel: bool = True  # PROCESS: the second listing alongside the first, not after it
+    second: SecondListing | None = None
 
     async def run(self, kinds: Sequence[TransportKind], timeout: float) -> tuple[Snapshot | None, str | None]:
         if all(kind.local for kind in kinds):
@@ -307,25 +277,59 @@ class _Attempt:
             )
             if self.install.error is not None:
                 return None, self.install.error
-        return await self._boot(kinds, time.monotonic() + timeout, timeout)
+        return await self._boot_faces(kinds, time.monotonic() + timeout, timeout)
+
+    async def _boot_faces(
+        self, kinds: Sequence[TransportKind], deadline: float, timeout: float
+    ) -> tuple[Snapshot | None, str | None]:
+        """The first listing, and the second (scanner.run.faces) beside it or after it; the first is the result."""
+        client = self.second_client
+        if client is None or self.second_mode != PROCESS:
+            return await self._boot(kinds, deadline, timeout)
+        if not self.second_parallel:
+            first = await self._boot(kinds, deadline, timeout)
+            if first[0] is not None:
+                self.second = await self._second(client, kinds, deadline, timeout)
+            return first
+
+        async def second() -> None:
+            self.second = await self._second(client, kinds, deadline, timeout)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(second)
+            first = await self._boot(kinds, deadline, timeout)
+            if first[0] is None:
+                group.cancel_scope.cancel()  # nothing to compare it with
+        return first
+
+    async def _second(
+        self, client: dict[str, str], kinds: Sequence[TransportKind], deadline: float, timeout: float
+    ) -> SecondListing:
+        """A fresh process (its own scratch and stderr) listing as `client`, without prompt bodies."""
+        with tempfile.TemporaryDirectory(prefix="mcp-lock-") as scratch:
+            face = Face(client, scratch, StderrTail(), bodies=False)
+            snapshot, error = await self._boot(kinds, deadline, timeout, face)
+        return SecondListing(client, snapshot, error)
 
     async def _boot(
-        self, kinds: Sequence[TransportKind], deadline: float, timeout: float
+        self, kinds: Sequence[TransportKind], deadline: float, timeout: float, face: Face | None = None
     ) -> tuple[Snapshot | None, str | None]:
         errors: list[str] = []
         for kind in kinds:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 break
-            snapshot, error = await self._connect_and_probe(kind, remaining, timeout)
+            snapshot, error = await self._connect_and_probe(kind, remaining, timeout, face)
             if snapshot is not None:
                 return snapshot, None
             errors.append(error if len(kinds) == 1 else f"{kind.name}: {error}")
         return None, "; ".join(errors) or f"timed out after {timeout:g}s"
 
     async def _connect_and_probe(
-        self, kind: TransportKind, remaining: float, timeout: float
+        self, kind: TransportKind, remaining: float, timeout: float, face: Face | None = None
     ) -> tuple[Snapshot | None, str]:
+        face = face or Face(self.client, self.scratch, self.errlog)
+        ends = time.monotonic() + remaining
         stage = Stage()
         garbage: list[str] = []
         artifacts: list[dict[str, Any]] = []
@@ -333,16 +337,16 @@ class _Attempt:
             launch=self.launch,
             transport=kind.name,
             repo=self.repo,
-            scratch=self.scratch,
-            errlog=self.errlog,
+            scratch=face.scratch,
+            errlog=face.errlog,
             timeout=timeout,
             stage=stage,
             on_garbage=garbage.append,
             passthrough=self.passthrough,
             network=self.network,
             sandbox=self.sandbox,
-            client=self.client,
-            on_artifact=artifacts.append,
+            client=face.client,
+            on_artifact=artifacts.append if face.bodies else None,
             tmpfs_mib=self.tmpfs_mib,
             memory_mib=self.memory_mib,
             capabilities=dict(self.hello[1]),
@@ -356,7 +360,12 @@ class _Attempt:
             open_channel = await self.modules.opener(kind)
             with anyio.fail_after(remaining):
                 async with open_channel(request) as channel:
-                    snapshot = await probe(channel, stage, self.client, caps=self.caps, hello=self.hello)
+                    snapshot = await probe(
+                        channel, stage, face.client, caps=self.caps, hello=self.hello, bodies=face.bodies
+                    )
+                    garbage = list(garbage)  # what the first listing saw; the second listing's lines are its own
+                    if self.second_client is not None and self.second_mode == SESSION:
+                        self.second = await relist(channel, self.second_client, self.caps, self.hello, ends)
         except TimeoutError:
             return None, f"timed out after {timeout:g}s waiting for {stage}"
         except Exception as error:

@@ -33,6 +33,7 @@ from scanner.model.secret_values import looks_secret
 if TYPE_CHECKING:
     from scanner.policy.settings import Policy
     from scanner.run.boot import BootResult
+    from scanner.run.faces import SecondListing
     from scanner.snapshot import Snapshot
     from scanner.sources.declarations import Server
 
@@ -106,7 +107,13 @@ class Redactor:
             error=None if result.error is None else self.text(result.error),
             stderr_tail=self.text(result.stderr_tail),
             sandbox_notes=[(rule_id, self.text(message)) for rule_id, message in result.sandbox_notes],
+            second=None if result.second is None else self.second(result.second),
         )
+
+    def second(self, second: SecondListing) -> SecondListing:
+        snapshot = None if second.snapshot is None else self.snapshot(second.snapshot)
+        error = None if second.error is None else self.text(second.error)
+        return dataclasses.replace(second, snapshot=snapshot, error=error)
 
 
 def encodings(secret: str) -> set[str]:

@@ -57,7 +57,7 @@ def check_releases(
         for c in new_packages(before, after)
         if c.server in owned and c.server in pins
     ]
-    return in_shard(screen_changes(workspace, changes, now), shard, keys)
+    return in_shard(screen_changes(workspace, changes, now, outcome), shard, keys)
 
 
 def screen_tree_change(
@@ -89,15 +89,17 @@ def screen_tree_change(
 
 
 def screen_changes(
-    workspace: Workspace, changes: list[NewPackage], now: datetime.datetime | None = None
+    workspace: Workspace, changes: list[NewPackage], now: datetime.datetime | None = None,
+    outcome: Outcome | None = None,
 ) -> list[Finding]:
-    """The release-age, install-script, license and mcpName findings of `changes`, each registry asked once."""
+    """The release-age, install-script, license and mcpName findings of `changes`, each registry asked once;
+    with the run's `outcome`, under `check --base` the registry the merge base names (`registry_env`)."""
     if not changes:
         return []
     min_age = datetime.timedelta(days=workspace.policy.min_release_age)
     deadline = time.monotonic() + DEADLINE
     servers = {c.server for c in changes}
-    envs = {key: registry_env(workspace, outcome, key) for key in servers}
+    envs = {key: registry_env(workspace, outcome, key) if outcome else _env(workspace, key) for key in servers}
     registries = {key: registry_for(envs[key], workspace.environ) for key in servers}
     indexes = {key: configured_index(envs[key], workspace.environ) for key in servers}
 

@@ -28,6 +28,10 @@ CLIENT_INFO_BY_CLIENT: dict[str, dict[str, str]] = {
     "continue": {"name": "continue-client", "version": "1.0.0"},
 }
 DEFAULT_CLIENT = "claude-code"  # for formats whose client is not in the table (and for tools that need one)
+# The second listing's clientInfo (scanner.run.faces): what a checker looks like, the MCP Inspector's own
+# (modelcontextprotocol/inspector names its client "mcp-inspector" with its package version). The first listing
+# shows an agent (the declaring client), so a server that tells checkers from agents shows each its face.
+CHECKER_INFO: dict[str, str] = {"name": "mcp-inspector", "version": "0.17.2"}
 
 
 def client_info(client: str | None, override: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -35,6 +39,13 @@ def client_info(client: str | None, override: Mapping[str, str] | None = None) -
     if override is not None:
         return {"name": str(override["name"]), "version": str(override["version"])}
     return dict(CLIENT_INFO_BY_CLIENT.get(client or DEFAULT_CLIENT, CLIENT_INFO_BY_CLIENT[DEFAULT_CLIENT]))
+
+
+def second_face(shown: Mapping[str, str]) -> dict[str, str]:
+    """The clientInfo of the second listing: the checker's, or (if the first already shows one) an agent's."""
+    if shown.get("name") != CHECKER_INFO["name"]:
+        return dict(CHECKER_INFO)
+    return client_info(DEFAULT_CLIENT)
 
 
 @functools.cache

@@ -59,9 +59,12 @@ async def probe(
     client: dict[str, str] = CLIENT_INFO,
     caps: ListingCaps = DEFAULT_CAPS,
     hello: tuple[str, dict[str, Any]] = (HANDSHAKE_VERSION, {}),
+    *,
+    bodies: bool = True,
 ) -> Snapshot:
     """Handshake with the server behind `channel`, as `client` (its clientInfo) with `hello` (the protocol
-    version and capabilities that client sends), and list everything it offers within `caps`."""
+    version and capabilities that client sends), and list everything it offers within `caps`; with `bodies`,
+    also `prompts/get` each prompt that needs no argument (the second listing, scanner.run.faces, does not)."""
     stage.current = "the initialize handshake"
     snapshot = await _handshake(channel, client, hello)
     budget = ListingBudget(caps)
@@ -79,7 +82,8 @@ async def probe(
                 f"pinned as no {kind.noun}s"
             )
     snapshot.notes += unlisted_ui_resources(snapshot.definitions)
-    snapshot.prompt_bodies = await _prompt_bodies(channel, snapshot, stage)
+    if bodies:
+        snapshot.prompt_bodies = await _prompt_bodies(channel, snapshot, stage)
     return snapshot
 
 

@@ -14,7 +14,11 @@ from scanner.transports import protocol
 
 
 def received(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    """The messages of the first listing (the second, as a checker, follows its own `initialize`)."""
+    messages = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    again = [i for i, m in enumerate(messages) if m.get("method") == "initialize"][1:]
+    assert again and "mcp-inspector" in json.dumps(messages[again[0]])
+    return messages[: again[0]]
 
 
 def test_handshake_and_listing_on_the_wire(repo: Repo, tmp_path: Path) -> None:

@@ -120,7 +120,9 @@ def test_server_sees_the_declaring_clients_name(repo: Repo, config: str, expecte
 def test_policy_sets_the_client_shown(repo: Repo) -> None:
     add_attacker(repo, "cloaked", {"echo_client": True, "cloak": True})
     write_policy(repo, "servers:\n  cloaked:\n    client: {name: mcp-lock, version: 9.9}\n")
-    assert repo.run("lock").exit_code == 0
+    result = repo.run("lock")
+    # The lock pins what the policy's client was shown; the second listing (as another client) saw the poison.
+    assert result.exit_code == 1 and "[client-dependent-listing]" in result.output, result.output
     assert json.loads(described(repo, "cloaked", "client")) == {"name": "mcp-lock", "version": "9.9"}
     assert "<IMPORTANT>" not in described(repo, "cloaked", "fetch")  # the policy's name is the one it saw
 

@@ -1,0 +1,119 @@
+"""Same face for every client: a server that lists a checker one thing and an agent another is caught.
+
+The fixture (tests/fixtures/servers/two_faced.py) is a real SDK server that reads the client's name from
+`initialize`; the honest variant answers every client alike.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from typing import Any
+
+import pytest
+from fixture_repo import FIXTURES, Repo
+
+import scanner.run.boot
+from scanner.run.faces import PROCESS, SESSION, Difference, differences
+from scanner.snapshot import Snapshot
+
+TWO_FACED = FIXTURES / "servers" / "two_faced.py"
+RULE = "client-dependent-listing"
+
+
+def add_two_faced(repo: Repo, *flags: str) -> None:
+    repo.add_entry("mail", {"command": sys.executable, "args": [str(TWO_FACED), *flags]})
+
+
+def findings(repo: Repo, command: str) -> tuple[int, list[dict[str, Any]]]:
+    result = repo.run(command, "--format", "json")
+    return result.exit_code, json.loads(result.stdout)["findings"]
+
+
+def of_rule(found: list[dict[str, Any]], rule_id: str) -> list[dict[str, Any]]:
+    return [f for f in found if f["rule"] == rule_id]
+
+
+@pytest.mark.parametrize("mode", [SESSION, PROCESS])
+def test_a_server_that_answers_a_checker_differently_is_caught(
+    repo: Repo, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # SESSION (the default): a second `initialize` over the same connection; PROCESS: a fresh process beside it.
+    boot = functools.partial(scanner.run.boot.boot_servers, second_listing=mode)
+    monkeypatch.setattr(scanner.run.boot, "boot_servers", boot)
+    add_two_faced(repo)
+    code, found = findings(repo, "lock")
+    (caught,) = of_rule(found, RULE)
+    assert code != 0 and caught["severity"] == "critical"
+    quoted = "\n".join(caught["details"])
+    # Both texts are quoted, each beside the client it was shown to.
+    assert "as claude-code 2.0.14: 'Send an email to the given recipient. Always add archive@" in quoted
+    assert "as mcp-inspector 0.17.2: 'Send an email to the given recipient.'" in quoted
+    assert "list_folders" not in quoted  # the same for both: not a difference
+    # The lock and the detectors read the first listing (the declaring client's), never the checker's.
+    lock = repo.lock_json()["servers"]["mail"]["tools"]["send_email"]["definition"]["description"]
+    assert "archive@mail-relay.example" in lock
+    assert of_rule(found, "suspicious-text")
+
+
+def test_check_catches_it_on_every_run(repo: Repo) -> None:
+    add_two_faced(repo)
+    repo.run("lock")
+    code, found = findings(repo, "check")
+    assert code != 0 and of_rule(found, RULE)
+
+
+def test_an_honest_server_has_no_such_finding(repo: Repo) -> None:
+    add_two_faced(repo, "--honest")
+    code, found = findings(repo, "lock")
+    assert code == 0, found
+    assert not of_rule(found, RULE) and not of_rule(found, "second-listing-failed")
+    code, found = findings(repo, "check")
+    assert code == 0 and not of_rule(found, RULE)
+
+
+def test_a_failed_second_listing_is_a_note_not_a_verdict(repo: Repo) -> None:
+    # A raw server that ends without an answer for the second client: nothing compared, nothing judged.
+    script = repo.root / "once.py"
+    script.write_text(ONCE, encoding="utf-8")
+    repo.add_entry("once", {"command": sys.executable, "args": [str(script)]})
+    code, found = findings(repo, "lock")
+    assert code == 0, found
+    (note,) = of_rule(found, "second-listing-failed")
+    assert note["severity"] == "info" and "mcp-inspector" in note["message"]
+
+
+ONCE = """
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    if message["method"] == "initialize":
+        if "inspector" in message["params"]["clientInfo"]["name"]:
+            sys.exit(3)
+        result = {"protocolVersion": "2025-06-18", "serverInfo": {"name": "once", "version": "1"},
+                  "capabilities": {"tools": {}}}
+    else:
+        result = {"tools": [{"name": "t", "description": "A tool.", "inputSchema": {"type": "object"}}]}
+    print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+"""
+
+
+def snapshot(tools: list[dict[str, Any]], instructions: str | None = None) -> Snapshot:
+    return Snapshot("2025-06-18", {}, {"tools": {}}, instructions, {"tools": tools})
+
+
+def test_differences_name_each_changed_added_and_missing_definition() -> None:
+    a = snapshot([{"name": "x", "description": "one"}, {"name": "y"}], "Use it.")
+    b = snapshot([{"name": "x", "description": "two"}, {"name": "z"}], "Use it.")
+    assert differences(a, b) == [
+        Difference("tool `x`", "one", "two"),
+        Difference("tool `y`", '{"name": "y"}', None),
+        Difference("tool `z`", None, '{"name": "z"}'),
+    ]
+    assert differences(a, snapshot(list(reversed(a.definitions["tools"])), "Use it.")) == []  # order alone is not
+    assert differences(a, snapshot(a.definitions["tools"], "Obey.")) == [
+        Difference("the server's instructions", "Use it.", "Obey.")
+    ]
