@@ -41,6 +41,8 @@ class Options:
     # change touches outside the inert set (scanner.policy.inert).
     base_views: Mapping[str, LaunchView] = field(default_factory=dict)
     touched: tuple[str, ...] = ()
+    # `check --base`: servers whose tree record differs from the base's (scanner.vcs.tree_review), and why.
+    base_trees: Mapping[str, str] = field(default_factory=dict)
     bare: frozenset[str] = frozenset()  # servers booted without any pass-through variable
     confined: frozenset[str] = frozenset()  # servers booted in the sandbox whatever the policy says
     # False under `check --base`, whose review rescans every pin itself, telling text new since the base.

@@ -29,6 +29,7 @@ from scanner.vcs.base import Worktree, changed_paths, file_at, merge_base, open_
 from scanner.vcs.base_views import bind_policy, closure_findings, discover_base, views_of
 from scanner.vcs.package_config import package_config_findings
 from scanner.vcs.pins import PINNED, PinChange, lock_changes
+from scanner.vcs.tree_review import review_trees
 from scanner.vcs.weakened import weakenings
 
 
@@ -45,6 +46,7 @@ class Review:
     pins: dict[str, ServerPin] = field(default_factory=dict)
     views: dict[str, LaunchView] = field(default_factory=dict)  # each server's closure and names at the base
     touched: tuple[str, ...] = ()  # changed files outside the inert set (scanner.policy.inert)
+    trees: dict[str, str] = field(default_factory=dict)  # servers whose tree record is not the base's, and why
 
     @property
     def edited(self) -> frozenset[str]:
@@ -86,13 +88,16 @@ def review(workspace: Workspace, ref: str) -> Review:
     findings += repin_findings(lockfile, base_lock, invalid)
     if base_lock is not None:
         findings += weakenings(base_lock, lockfile, {s.key for s in declared}, lock_path, label)
+    trees = review_trees(base_lock, lockfile, label)
+    findings += trees.findings
     findings += policy_findings
     message = f"compared with {label}, the merge base of {ref} and HEAD; judged by its {POLICY_FILE}"
     launches = {key: pin.launch for key, pin in base_lock.servers.items()} if base_lock is not None else {}
     touched = outside_inert(changed, worktree.prefix, lock_path, workspace.policy.inert)
     pins = dict(base_lock.servers) if base_lock is not None else {}
     return Review(
-        label, findings, server_keys(workspace, lockfile), [message], launches, pins, views, tuple(touched)
+        label, findings, server_keys(workspace, lockfile), [message], launches, pins, views, tuple(touched),
+        trees.unreviewed,
     )
 
 
@@ -190,6 +195,7 @@ def check_with_base(
             edited=notes.edited,
             base_views=notes.views,
             touched=notes.touched,
+            base_trees=notes.trees,
             rescan_pins=False,
         )
         outcome = check(workspace, reviewed)
