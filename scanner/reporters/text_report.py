@@ -187,6 +187,8 @@ def next_steps(findings: Sequence[Finding]) -> list[str]:
 def refuses_update(finding: Finding) -> bool:
     """Whether `update` would refuse to re-pin this finding's server while it stands: an unacknowledged detector
     finding at or above REFUSE_AT (a wording-only one on unchanged text is graded below that)."""
+    if finding.rule.id == "package-content-changed":  # same version, other bytes (scanner.run.tree_accept)
+        return finding.blocking
     return (finding.rule.id == SUSPICIOUS_TEXT.id and finding.blocking
             and severity_rank(finding.effective_severity) <= severity_rank(REFUSE_AT))
 

@@ -99,3 +99,34 @@ def test_an_untouched_tree_keeps_its_secret(pinned: tuple[GitRepo, dict[str, str
     report = check_pull_request(repo, environ, "Docs")
     assert f"ran real {secret}" in listener.text(), report["output"]
     assert "tree-changed-since-base" not in rules(report) and report["exit_code"] == 0, report["output"]
+
+
+# -- item 8: a bump's tree change where the reviewer reads it ------------------------------------------------
+
+def test_a_bump_lists_its_tree_change_in_check_base_and_the_markdown_summary(
+    tmp_path: Path, npm_registry: Registry
+) -> None:
+    if shutil.which("npx") is None:
+        pytest.fail("npx is not installed (Node.js provides it)")
+    top, dep, builder = "mcp-tb-top", "mcp-tb-dep", "mcp-tb-builder"
+    npm_registry.publish(dep, "1.0.0", "dependency one", days_ago=30)
+    npm_registry.publish(top, "1.0.0", "top one", dependencies={dep: "1.0.0"}, days_ago=30)
+    (tmp_path / "npm-cache").mkdir()
+    environ = {"npm_config_cache": str(tmp_path / "npm-cache"), "MCP_LOCK_STORE": str(tmp_path / "store")}
+    repo = GitRepo(tmp_path / "top")
+    registry = {"npm_config_registry": npm_registry.url}
+    repo.add_entry("demo", {"command": "npx", "args": ["-y", f"{top}@1.0.0"], "env": registry})
+    pin_on_main(repo, environ)
+    npm_registry.publish(dep, "2.0.0", "dependency two", days_ago=30)
+    scripts = {"postinstall": "echo built > built.txt"}
+    npm_registry.publish(builder, "1.0.0", "builder", scripts=scripts, hasInstallScript=True, days_ago=30)
+    npm_registry.publish(top, "2.0.0", "top two", dependencies={dep: "2.0.0", builder: "1.0.0"}, days_ago=30)
+    repo.add_entry("demo", {"command": "npx", "args": ["-y", f"{top}@2.0.0"], "env": registry})
+    assert repo.run("update", "demo", env=environ).exit_code == 0
+    report = check_pull_request(repo, environ, "Bump demo")
+    (note,) = [f for f in report["findings"] if f["rule"] == "repin-accepted" and "dependency tree" in f["message"]]
+    assert "1 added, 0 removed, 2 changed, 1 new install script (2 → 3 packages)" in note["message"], note
+    assert note["details"][:2] == [f"new install script: {builder}@1.0.0 (added)", f"added {builder}@1.0.0"]
+    assert f"{dep}: 1.0.0 → 2.0.0" in note["details"]
+    summary = repo.run("check", "--base", "main", "--format", "markdown", env=environ).output
+    assert "1 added, 0 removed, 2 changed" in summary and f"new install script: {builder}@1.0.0" in summary, summary
