@@ -49,6 +49,8 @@ class Options:
     rescan_pins: bool = True
     # `check`: the lock's dependency tree per server, booted from mcp-lock's store when it holds it.
     pinned_trees: Mapping[str, dict[str, Any]] | None = None
+    # `update --fresh`: re-pin to what each launch resolves to today, never to the tree the lock records.
+    fresh: bool = False
 
 
 @dataclass
