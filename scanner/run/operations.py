@@ -20,6 +20,7 @@ from scanner.model.rule_base import Severity, severity_rank
 from scanner.model.rules import SUSPICIOUS_TEXT
 from scanner.policy.suppression import Audit, apply_ignores, today_utc
 from scanner.reporters.acknowledgement import suggested_entries
+from scanner.run.image_pin import pin_images
 from scanner.run.offline import bootable, config_findings, declared_vs_lock, launch_change
 from scanner.run.outcome import Outcome
 from scanner.run.pinning import boot_and_pin
@@ -109,6 +110,8 @@ def check(workspace: Workspace, options: Options) -> Outcome:
 
     def against_pin(key: str, server_pin: ServerPin) -> list[Finding]:
         pinned = lockfile.servers[key]
+        if key in by_image and server_pin.artifact and server_pin.artifact.get("digest") == by_image[key]:
+            server_pin.artifact = pinned.artifact  # booted by that digest (scanner.run.image_pin)
         return (
             compare_server(key, pinned, server_pin, grouped=True)
             + artifact_findings(key, pinned, server_pin)
@@ -122,6 +125,8 @@ def check(workspace: Workspace, options: Options) -> Outcome:
     # The pinned tree is booted from the store only for the launch it was pinned for: a changed launch (a version
     # bump) must run what it now names, or its new definitions would never be seen.
     trees = {s.key: tree for s in plan.servers if (tree := _pinned_tree_of(s, lockfile)) is not None}
+    # A container launch as pinned boots by the image digest the lock records, never by what its tag names now.
+    plan.servers, by_image = pin_images(plan.servers, lockfile.servers)
     bare = dataclasses.replace(
         options, bare=frozenset(plan.withheld), confined=frozenset(plan.confined), pinned_trees=trees
     )
