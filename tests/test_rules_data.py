@@ -136,7 +136,9 @@ def test_the_packaged_table_lists_the_reported_rules_in_their_fixed_order() -> N
         "dependency-changed", "code-changed", "repin-accepted", "newly-pinned", "base-lock-invalid",
         "policy-loosened", "policy-changed", "version-bump-too-small", "version-mismatch", "version-not-semver",
         "unpinned-launch", "sandbox-bind-refused", "sandbox-limit-hit", "config-warning", "ignore-expired",
-        "ignore-unmatched", "lock-weakened", "closure-changed", "server-not-allowed", "lock-diff-hidden",
+        "ignore-unmatched", "lock-weakened", "closure-changed", "tree-changed-since-base", "tree-would-change",
+        "fresh-resolve-failed",
+        "server-not-allowed", "lock-diff-hidden",
         "ignore-unbound", "sandbox-kept",
     ]  # fmt: skip
 

@@ -150,6 +150,13 @@ def lock(
     help="An enterprise managed-settings.json whose allowedMcpServers/deniedMcpServers say which servers may "
     "be declared (default: $MCP_LOCK_MANAGED_SETTINGS; unset, none). A server outside it fails the run.",
 )
+@click.option(
+    "--fresh",
+    is_flag=True,
+    help="The scheduled question: resolve each pinned launch as it would install today (no package code, no "
+    "secret), name every package that would change and screen the new releases. Exit 1 when any would change; "
+    "`update --fresh` re-pins. See docs/ci.md.",
+)
 @boot_options
 @report_options
 def check(
@@ -162,6 +169,7 @@ def check(
     changed_only: bool,
     advisories: str | None,
     managed_settings: Path | None,
+    fresh: bool,
     timeout: float | None,
     concurrency: int | None,
     quiet: bool,
@@ -170,7 +178,17 @@ def check(
     """Boot every declared server and compare what it says with the lock. Exit 1 on any unpinned change."""
     if changed_only and base is None:
         raise click.UsageError("--changed-only needs --base REF")
+    if fresh and (base is not None or offline or shard is not None):
+        raise click.UsageError("--fresh is its own run: give it without --base, --offline or --shard")
     workspace = workspace_at(repo, lockfile)
+    if fresh:
+        from scanner.run.fresh import advisory_screen, check_fresh, release_screen
+
+        screens = [release_screen(workspace), *([advisory_screen(advisories)] if advisories else [])]
+        outcome = run_action(lambda: check_fresh(workspace, screens))
+        outcome.fail_on = fail_on
+        finish(workspace, outcome, report)
+        return
     if managed_settings is not None:
         workspace.managed = run_action(lambda: read_managed(managed_settings))
     options = None
@@ -219,6 +237,12 @@ def _audit(workspace: Workspace, *, offline: bool, shard: Shard | None, partial:
 @click.argument("servers", nargs=-1)
 @click.option("--tool", "tools", multiple=True, help="Re-pin only this tool (repeatable).")
 @click.option("--rerender", is_flag=True, help="Boot nothing: verify the lock's digests, rewrite it in canonical form.")
+@click.option(
+    "--fresh",
+    is_flag=True,
+    help="Re-pin to what each launch resolves to today (the nightly re-pin after `check --fresh`), listing every "
+    "package it accepts.",
+)
 @REPO_OPTION
 @LOCK_OPTION
 @boot_options
@@ -227,6 +251,7 @@ def update(
     servers: tuple[str, ...],
     tools: tuple[str, ...],
     rerender: bool,
+    fresh: bool,
     repo: Path,
     lockfile: Path | None,
     timeout: float | None,
@@ -238,7 +263,11 @@ def update(
     if rerender and (servers or tools):
         raise click.UsageError("--rerender re-renders the whole lock: name no server and no --tool")
     workspace = workspace_at(repo, lockfile)
+    if rerender and fresh:
+        raise click.UsageError("--rerender boots nothing: give it without --fresh")
     options = None if rerender else boot_settings(timeout, concurrency, quiet)
+    if options is not None:
+        options.fresh = fresh  # resolve today's tree even where the lock records one
     if options is None:
         outcome = run_action(lambda: operations.rerender(workspace))
     else:

@@ -183,7 +183,10 @@ def next_steps(findings: Sequence[Finding]) -> list[str]:
 
 def refuses_update(finding: Finding) -> bool:
     """Whether `update` would refuse to re-pin this finding's server while it stands (`detector_blocks`: what
-    `check` fails on; a wording-only finding on unchanged text, or one graded below high, does not block)."""
+    `check` fails on; a wording-only finding on unchanged text, or one graded below high, does not block), or a
+    package whose bytes changed under the same version (scanner.run.tree_accept)."""
+    if finding.rule.id == "package-content-changed":
+        return finding.blocking
     return detector_blocks(finding)
 
 

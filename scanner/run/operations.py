@@ -24,10 +24,12 @@ from scanner.model.findings import Finding, detector_blocks, unique
 from scanner.model.rule_base import Severity
 from scanner.policy.suppression import Audit, apply_ignores, today_utc
 from scanner.reporters.acknowledgement import suggested_entries
+from scanner.run.image_pin import pin_images
 from scanner.run.offline import bootable, config_findings, declared_vs_lock, launch_change
 from scanner.run.outcome import Outcome
 from scanner.run.pinning import boot_and_pin
 from scanner.run.shard import in_shard
+from scanner.run.tree_accept import accepted_tree_lines, content_findings, refused_content
 from scanner.run.unpinned_findings import unpinned_findings
 from scanner.run.withhold import settle, withhold
 from scanner.run.workspace import (
@@ -113,6 +115,8 @@ def check(workspace: Workspace, options: Options) -> Outcome:
 
     def against_pin(key: str, server_pin: ServerPin) -> list[Finding]:
         pinned = lockfile.servers[key]
+        if key in by_image and server_pin.artifact and server_pin.artifact.get("digest") == by_image[key]:
+            server_pin.artifact = pinned.artifact  # booted by that digest (scanner.run.image_pin)
         return (
             compare_server(key, pinned, server_pin, grouped=True)
             + artifact_findings(key, pinned, server_pin)
@@ -126,6 +130,8 @@ def check(workspace: Workspace, options: Options) -> Outcome:
     # The pinned tree is booted from the store only for the launch it was pinned for: a changed launch (a version
     # bump) must run what it now names, or its new definitions would never be seen.
     trees = {s.key: tree for s in plan.servers if (tree := _pinned_tree_of(s, lockfile)) is not None}
+    # A container launch as pinned boots by the image digest the lock records, never by what its tag names now.
+    plan.servers, by_image = pin_images(plan.servers, lockfile.servers)
     bare = dataclasses.replace(
         options, bare=frozenset(plan.withheld), confined=frozenset(plan.confined), pinned_trees=trees
     )
@@ -175,6 +181,7 @@ def update(
             outcome.messages.append(f"removed {key}: no config file declares it any more")
     ready, skipped = bootable(workspace, selected)
     previous = dict(lockfile.servers)
+    contents: list[Finding] = []  # same version, other bytes: refused unless acknowledged
     booted_pins, booted = boot_and_pin(workspace, ready, options)
     outcome.findings += skipped + booted
     if tools:
@@ -191,14 +198,27 @@ def update(
             accepted = [f for f in accepted if f.kind == "tools" and f.subject in tools]
             live = _with_tools(old, live, tools)
         accepted += launch_change(server, old) if not tools else []
+        contents += content_findings(server.key, old, live)
         lockfile.servers[server.key] = live
-        outcome.messages += [line for f in accepted for line in _accepted_lines(f)] or [f"{server.key}: unchanged"]
+        lines = [line for f in accepted for line in _accepted_lines(f)] + accepted_tree_lines(server.key, old, live)
+        outcome.messages += lines or [f"{server.key}: unchanged"]
     if any(f.rule.id == "boot-failed" for f in outcome.findings):
         outcome.messages.append("not written: a server failed to boot, so its pin would be lost or stale")
         return outcome
     outcome.fail_on = REFUSE_AT  # what is below it is shown and pinned; `check` keeps reporting it
-    outcome.findings += pinned_findings(lockfile.servers, booted_pins, previous)
+    outcome.findings += pinned_findings(lockfile.servers, booted_pins, previous) + contents
     refused = _refused(workspace, outcome.findings, booted_pins.keys(), tools)
+    republished = refused_content(workspace, contents, booted_pins.keys())
+    if republished:
+        outcome.messages.append(
+            f"not written: {len(republished)} package(s) would be pinned at a version the lock holds with other "
+            f"content ({', '.join(sorted({f.subject or '' for f in republished}))}); a registry does not re-publish "
+            "a version, so find out where these bytes come from; if they are reviewed, acknowledge each with an "
+            f"`ignore:` entry and its reason in {workspace.policy.path or 'mcp-lock.yaml'} (write its reason first):"
+        )
+        outcome.messages += ["ignore:", *suggested_entries(republished)]
+        if not refused:
+            return outcome
     if refused:
         outcome.fail_on = "info"  # a refusal fails the run, whatever the refused findings' severity
         outcome.messages.append(
@@ -218,7 +238,9 @@ def update(
 def _artifact_accepted(key: str, old: ServerPin, live: ServerPin) -> list[Finding]:
     """The artifact change a re-pin accepts; that it was not recorded before is no change to accept."""
     found = artifact_findings(key, old, live) + tree_findings(key, old, live)
-    return [f for f in found if f.rule.id not in ("artifact-unrecorded", "tree-unrecorded")]
+    # The tree's change is listed on its own (scanner.run.tree_accept), a bump's included.
+    skipped = ("artifact-unrecorded", "tree-unrecorded", "tree-changed", "package-content-changed")
+    return [f for f in found if f.rule.id not in skipped]
 
 
 def _refused(

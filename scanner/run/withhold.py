@@ -3,7 +3,8 @@
 A value from outside the repository (what `scanner.sources.interpolate.Resolver` records as outside:
 caller variables, inputs read from the environment, files) and the policy's `env:` pass-throughs go
 only to a launch identical to its pin and, under `check --base`, to the launch reviewed at the merge base:
-its pin there, its closure (everything it resolves to except secret values, scanner.sources.closure), the
+its pin there, the tree it records (scanner.vcs.tree_review), its closure (everything it resolves to except
+secret values, scanner.sources.closure), the
 names and files that declare it, and, for a launch that can run repository code
 (scanner.sources.repository_code), a change that touches only inert files (scanner.policy.inert). Every
 other launch boots without them (`ResolvedLaunch.bare`: a header or variable that held one is left out)
@@ -90,6 +91,8 @@ def unreviewed(server: Server, lockfile: Lockfile, options: Options, workspace: 
         return "not pinned at the merge base"
     if launch_diff(base, spec) is not None:
         return "its launch changed since the merge base"
+    if (tree := options.base_trees.get(server.key)) is not None:
+        return tree  # the tree decides what boots (scanner.vcs.tree_review)
     was = options.base_views.get(server.key)
     if was is None:
         return "not declared at the merge base"

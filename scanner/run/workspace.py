@@ -44,12 +44,16 @@ class Options:
     touched: tuple[str, ...] = ()
     changed: tuple[str, ...] = ()  # every file the change touches but the lock (nothing is inert unsandboxed)
     prefix: str = ""  # the scanned folder from the git top, which `changed` paths start from
+    # `check --base`: servers whose tree record differs from the base's (scanner.vcs.tree_review), and why.
+    base_trees: Mapping[str, str] = field(default_factory=dict)
     bare: frozenset[str] = frozenset()  # servers booted without any pass-through variable
     confined: frozenset[str] = frozenset()  # servers booted in the sandbox whatever the policy says
     # False under `check --base`, whose review rescans every pin itself, telling text new since the base.
     rescan_pins: bool = True
     # `check`: the lock's dependency tree per server, booted from mcp-lock's store when it holds it.
     pinned_trees: Mapping[str, dict[str, Any]] | None = None
+    # `update --fresh`: re-pin to what each launch resolves to today, never to the tree the lock records.
+    fresh: bool = False
 
 
 @dataclass

@@ -8,6 +8,7 @@ from typing import Any
 from scanner.artifacts.record import FILE, describe, same_artifact
 from scanner.diff.artifact import artifact_details
 from scanner.diff.compare import compare_server
+from scanner.diff.tree_listing import tree_lines
 from scanner.install.packages import tree_changes
 from scanner.lock.lockfile import Lockfile, ServerPin, launch_diff
 from scanner.model.kinds import KIND_KEYS
@@ -137,8 +138,8 @@ def tree_change(key: str, old: ServerPin, new: ServerPin) -> list[PinChange]:
     if not changes:
         return []
     severity: Severity = "critical" if any(change.kind == "content" for change in changes) else "high"
-    message = f"dependency tree changed: {len(changes)} package(s)"
-    details = [change.line() for change in changes]
+    summary, *details = tree_lines(before, after)  # counts, then new install scripts first, capped
+    message = f"dependency tree changed: {summary}"
     return [PinChange(key, TREE_CHANGED.id, message, where, details=details, severity=severity)]
 
 

@@ -32,6 +32,7 @@ from scanner.vcs.base import Worktree, changed_paths, file_at, merge_base, open_
 from scanner.vcs.base_views import bind_policy, closure_findings, discover_base, views_of
 from scanner.vcs.package_config import package_config_findings
 from scanner.vcs.pins import PINNED, PinChange, lock_changes
+from scanner.vcs.tree_review import review_trees
 from scanner.vcs.weakened import weakenings
 
 
@@ -51,6 +52,7 @@ class Review:
     changed: tuple[str, ...] = ()  # every changed file but the lock: where the sandbox is off, nothing is inert
     prefix: str = ""  # the scanned folder from the git top
     envs: dict[str, dict[str, str]] = field(default_factory=dict)  # each launch's environment at the base
+    trees: dict[str, str] = field(default_factory=dict)  # servers whose tree record is not the base's, and why
 
     @property
     def edited(self) -> frozenset[str]:
@@ -92,6 +94,8 @@ def review(workspace: Workspace, ref: str) -> Review:
     findings += repin_findings(lockfile, base_lock, invalid)
     if base_lock is not None:
         findings += weakenings(base_lock, lockfile, {s.key for s in declared}, lock_path, label)
+    trees = review_trees(base_lock, lockfile, label)
+    findings += trees.findings
     findings += policy_findings
     message = f"compared with {label}, the merge base of {ref} and HEAD; judged by its {POLICY_FILE}"
     launches = {key: pin.launch for key, pin in base_lock.servers.items()} if base_lock is not None else {}
@@ -102,7 +106,7 @@ def review(workspace: Workspace, ref: str) -> Review:
     envs = {s.key: dict(s.resolved.env) for s in before.servers if s.resolved is not None}
     return Review(
         label, findings, server_keys(workspace, lockfile), [message], launches, pins, views, tuple(touched), every,
-        worktree.prefix, envs,
+        worktree.prefix, envs, trees.unreviewed,
     )
 
 
@@ -202,6 +206,7 @@ def check_with_base(
             touched=notes.touched,
             changed=notes.changed,
             prefix=notes.prefix,
+            base_trees=notes.trees,
             rescan_pins=False,
         )
         outcome = check(workspace, reviewed)

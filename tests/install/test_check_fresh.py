@@ -1,0 +1,59 @@
+"""Issue 35, item 6: `check --fresh` resolves what each pinned launch would install today and names every
+package that would change (old → new), screening the new releases; an unpinned `npx -y pkg` included."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from artifacts.npm_registry import Registry
+from fixture_repo import Repo
+
+TOP, DEP = "mcp-fr-top", "mcp-fr-dep"
+
+
+@pytest.fixture
+def npm_env(tmp_path: Path) -> dict[str, str]:
+    if shutil.which("npm") is None:
+        pytest.fail("npm is not installed (Node.js provides it)")
+    (tmp_path / "npm-cache").mkdir()
+    return {"npm_config_cache": str(tmp_path / "npm-cache"), "MCP_LOCK_STORE": str(tmp_path / "store")}
+
+
+def declare(repo: Repo, registry: Registry, spec: str) -> None:
+    repo.add_entry("demo", {"command": "npx", "args": ["-y", spec], "env": {"npm_config_registry": registry.url}})
+
+
+def test_a_new_in_range_transitive_release_is_named_and_screened(
+    repo: Repo, npm_registry: Registry, npm_env: dict[str, str]
+) -> None:
+    npm_registry.publish(DEP, "1.0.0", "dependency one", days_ago=30)
+    npm_registry.publish(TOP, "1.0.0", "top one", dependencies={DEP: "^1.0.0"}, days_ago=30)
+    declare(repo, npm_registry, f"{TOP}@1.0.0")
+    assert repo.run("lock", env=npm_env).exit_code == 0
+    quiet = repo.run("check", "--fresh", env=npm_env)
+    assert quiet.exit_code == 0 and "none would change" in quiet.output, quiet.output
+    npm_registry.publish(DEP, "1.0.1", "dependency two: published a minute ago")
+    pinned = repo.lock_path.read_text(encoding="utf-8")
+    fresh = repo.run("check", "--fresh", env=npm_env)
+    assert fresh.exit_code == 1, fresh.output
+    assert "tree-would-change" in fresh.output and f"{DEP}: 1.0.0 → 1.0.1" in fresh.output, fresh.output
+    assert "release-too-young" in fresh.output and f"{DEP}@1.0.1" in fresh.output  # the new release is screened
+    assert f"/{DEP}/-/{DEP}-1.0.1.tgz" not in npm_registry.served  # resolved, never downloaded or run
+    assert repo.lock_path.read_text(encoding="utf-8") == pinned
+    update = repo.run("update", "--fresh", env=npm_env)
+    assert update.exit_code == 0, update.output
+    assert f"{DEP}: 1.0.0 → 1.0.1" in update.output  # exactly what it accepts
+    assert repo.run("check", "--fresh", env=npm_env).exit_code == 0
+
+
+def test_an_unpinned_npx_launch_is_resolved_as_today(
+    repo: Repo, npm_registry: Registry, npm_env: dict[str, str]
+) -> None:
+    npm_registry.publish(TOP, "1.0.0", "top one", days_ago=30)
+    declare(repo, npm_registry, TOP)
+    assert repo.run("lock", env=npm_env).exit_code == 0
+    npm_registry.publish(TOP, "1.1.0", "top two", days_ago=30)
+    fresh = repo.run("check", "--fresh", env=npm_env)
+    assert fresh.exit_code == 1 and f"{TOP}: 1.0.0 → 1.1.0" in fresh.output, fresh.output

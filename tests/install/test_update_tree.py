@@ -1,0 +1,78 @@
+"""Issue 35, item 8: `update` lists the tree change it accepts (a version bump's included), and refuses a
+release whose bytes changed under the same version until an `ignore:` entry bound to that package, version and
+content acknowledges it."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from artifacts.npm_registry import Registry
+from fixture_repo import Repo
+
+TOP, DEP, BUILDER = "mcp-up-top", "mcp-up-dep", "mcp-up-builder"
+
+
+@pytest.fixture
+def npm_env(tmp_path: Path) -> dict[str, str]:
+    if shutil.which("npm") is None:
+        pytest.fail("npm is not installed (Node.js provides it)")
+    (tmp_path / "npm-cache").mkdir()
+    return {"npm_config_cache": str(tmp_path / "npm-cache"), "MCP_LOCK_STORE": str(tmp_path / "store")}
+
+
+def declare(repo: Repo, registry: Registry, spec: str) -> None:
+    repo.add_entry("demo", {"command": "npx", "args": ["-y", spec], "env": {"npm_config_registry": registry.url}})
+
+
+def test_a_bump_lists_its_tree_change_new_install_scripts_first(
+    repo: Repo, npm_registry: Registry, npm_env: dict[str, str]
+) -> None:
+    npm_registry.publish(DEP, "1.0.0", "dependency one", days_ago=30)
+    npm_registry.publish(TOP, "1.0.0", "top one", dependencies={DEP: "1.0.0"}, days_ago=30)
+    declare(repo, npm_registry, f"{TOP}@1.0.0")
+    assert repo.run("lock", env=npm_env).exit_code == 0
+    npm_registry.publish(DEP, "1.1.0", "dependency two", days_ago=30)
+    scripts = {"postinstall": "echo built > built.txt"}
+    npm_registry.publish(BUILDER, "1.0.0", "builder", scripts=scripts, hasInstallScript=True, days_ago=30)
+    npm_registry.publish(TOP, "2.0.0", "top two", dependencies={DEP: "1.1.0", BUILDER: "1.0.0"}, days_ago=30)
+    declare(repo, npm_registry, f"{TOP}@2.0.0")
+    update = repo.run("update", "demo", env=npm_env)
+    assert update.exit_code == 0, update.output
+    lines = [line.strip() for line in update.output.splitlines()]
+    summary = "accepted demo: dependency tree: 1 added, 0 removed, 2 changed, 1 new install script (2 → 3 packages)"
+    start = lines.index(summary)
+    assert lines[start + 1 : start + 5] == [
+        f"new install script: {BUILDER}@1.0.0 (added)",
+        f"added {BUILDER}@1.0.0",
+        f"{DEP}: 1.0.0 → 1.1.0",
+        f"{TOP}: 1.0.0 → 2.0.0",
+    ], update.output
+
+
+def test_update_refuses_other_bytes_under_the_same_version_until_acknowledged(
+    repo: Repo, npm_registry: Registry, npm_env: dict[str, str]
+) -> None:
+    npm_registry.publish(DEP, "1.0.0", "dependency one", days_ago=30)
+    npm_registry.publish(TOP, "1.0.0", "top one", dependencies={DEP: "1.0.0"}, days_ago=30)
+    declare(repo, npm_registry, f"{TOP}@1.0.0")
+    assert repo.run("lock", env=npm_env).exit_code == 0
+    pinned = repo.lock_path.read_text(encoding="utf-8")
+    npm_registry.publish(DEP, "1.0.0", "dependency one, re-published with other code", days_ago=30)
+    refused = repo.run("update", "demo", env=npm_env)
+    assert refused.exit_code != 0, refused.output
+    assert "not written" in refused.output and f"{DEP}@1.0.0" in refused.output, refused.output
+    assert repo.lock_path.read_text(encoding="utf-8") == pinned  # nothing accepted
+    digest = re.search(r"digest: (sha256:[0-9a-f]{64})", refused.output)
+    assert digest is not None and "rule: package-content-changed" in refused.output, refused.output
+    (repo.root / "mcp-lock.yaml").write_text(
+        "ignore:\n  - rule: package-content-changed\n    server: demo\n"
+        f"    tool: \"{DEP}@1.0.0\"\n    digest: {digest[1]}\n    reason: reviewed the mirror's rebuild\n",
+        encoding="utf-8",
+    )
+    accepted = repo.run("update", "demo", env=npm_env)
+    assert accepted.exit_code == 0, accepted.output
+    assert repo.lock_path.read_text(encoding="utf-8") != pinned
+    assert "same version, other content" in accepted.output
