@@ -44,6 +44,7 @@ class Release:
     published: datetime.datetime | None  # UTC; None when the registry does not say
     install_script: bool
     mcp_name: str | None
+    attested: bool = False  # the registry publishes attestations for it (npm provenance, PEP 740)
 
 
 def registry_for(launch_env: Mapping[str, Any], environ: Mapping[str, str]) -> str | None:
@@ -95,7 +96,15 @@ def release_of(document: dict[str, Any], version: str) -> Release | None:
         published=moment(times.get(version) if isinstance(times, dict) else None),
         install_script=_runs_install_script(entry),
         mcp_name=entry.get("mcpName") if isinstance(entry.get("mcpName"), str) else None,
+        attested=_attested(entry),
     )
+
+
+def _attested(entry: dict[str, Any]) -> bool:
+    """Whether a version document says the registry has provenance for it (`dist.attestations.provenance`)."""
+    dist = entry.get("dist")
+    attestations = dist.get("attestations") if isinstance(dist, dict) else None
+    return isinstance(attestations, dict) and isinstance(attestations.get("provenance"), dict)
 
 
 def _runs_install_script(entry: dict[str, Any]) -> bool:
