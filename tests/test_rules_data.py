@@ -125,8 +125,9 @@ def test_the_packaged_table_lists_the_reported_rules_in_their_fixed_order() -> N
         "artifact-changed", "artifact-bumped", "local-code-changed", "artifact-unrecorded", "tree-changed",
         "package-content-changed", "tree-unrecorded", "code-unpinned", "install-script-failed", "known-advisory",
         "advisory-lookup-failed", "release-too-young", "install-script-added", "mcp-name-mismatch",
-        "package-metadata-failed", "license-changed", "instructions-changed", "definition-invalid", "schema-invalid",
-        "suspicious-text",
+        "package-metadata-failed", "license-changed", "provenance-lost", "provenance-source-changed",
+        "provenance-invalid", "provenance-trust-root-unusable", "instructions-changed", "definition-invalid",
+        "schema-invalid", "suspicious-text",
         "client-dependent-listing",
         "tool-added", "tool-removed", "tool-changed", "prompt-added", "prompt-removed", "prompt-changed",
         "resource-added", "resource-removed", "resource-changed",
@@ -193,8 +194,9 @@ def test_every_rule_in_the_data_is_reachable_by_id() -> None:
 def test_each_named_constant_is_the_rule_of_its_id() -> None:
     constants = {name: value for name, value in vars(rules).items() if isinstance(value, rules.Rule)}
     # issue 29 added four supply-chain screens; issue 27 closure-changed, lock-weakened, server-not-allowed,
-    # lock-diff-hidden, ignore-unbound and sandbox-kept; issue 28 five install rules; issue 37 license-changed
-    assert len(constants) == 52
+    # lock-diff-hidden, ignore-unbound and sandbox-kept; issue 28 five install rules; issue 37 license-changed and
+    # the four provenance rules
+    assert len(constants) == 56
     for name, value in constants.items():
         assert name == value.id.upper().replace("-", "_")
         assert RULES_BY_ID[value.id] is value

@@ -45,6 +45,7 @@ class Release:
     install_script: bool
     mcp_name: str | None
     license: str | None = None  # the license the registry states for this version (SPDX, as written)
+    attested: bool = False  # the registry publishes attestations for it (npm provenance, PEP 740)
 
 
 def registry_for(launch_env: Mapping[str, Any], environ: Mapping[str, str]) -> str | None:
@@ -97,6 +98,7 @@ def release_of(document: dict[str, Any], version: str) -> Release | None:
         install_script=_runs_install_script(entry),
         mcp_name=entry.get("mcpName") if isinstance(entry.get("mcpName"), str) else None,
         license=stated_license(entry.get("license")),
+        attested=_attested(entry),
     )
 
 
@@ -112,6 +114,13 @@ def stated_license(value: Any) -> str | None:
         return None
     text = " ".join(value.split())
     return text if 0 < len(text) <= MAX_LICENSE else None
+
+
+def _attested(entry: dict[str, Any]) -> bool:
+    """Whether a version document says the registry has provenance for it (`dist.attestations.provenance`)."""
+    dist = entry.get("dist")
+    attestations = dist.get("attestations") if isinstance(dist, dict) else None
+    return isinstance(attestations, dict) and isinstance(attestations.get("provenance"), dict)
 
 
 def _runs_install_script(entry: dict[str, Any]) -> bool:

@@ -50,7 +50,7 @@ def pypi_releases(
 
 def release_of(files: list[Any], name: str, version: str) -> Release | None:
     """What a simple-API page's `files` say about `version` (any shape: an entry of the wrong type is skipped)."""
-    wheels, sdists, uploaded = 0, 0, []
+    wheels, sdists, uploaded, attested = 0, 0, [], False
     for entry in files:
         filename = entry.get("filename") if isinstance(entry, dict) else None
         if not isinstance(filename, str) or file_version(filename, name) != version:
@@ -59,12 +59,14 @@ def release_of(files: list[Any], name: str, version: str) -> Release | None:
             wheels += 1
         elif filename.endswith(SDIST_SUFFIXES):
             sdists += 1
+        attested = attested or (isinstance(entry.get("provenance"), str) and bool(entry["provenance"]))
         at = moment(entry.get("upload-time"))
         if at is not None:
             uploaded.append(at)
     if not wheels and not sdists:
         return None
-    return Release(published=min(uploaded) if uploaded else None, install_script=not wheels, mcp_name=None)
+    return Release(published=min(uploaded) if uploaded else None, install_script=not wheels, mcp_name=None,
+                   attested=attested)
 
 
 def file_version(filename: str, name: str) -> str | None:

@@ -87,6 +87,9 @@ class Registry:
     raw: dict[str, bytes] = field(default_factory=dict)  # name -> the packument's bytes, verbatim
     served: list[str] = field(default_factory=list)  # every path answered, in order
     delay: float = 0.0  # seconds before each tarball is sent
+    # (name, version) -> the body of `/-/npm/v1/attestations/<name>@<version>`, verbatim; the version's
+    # `dist.attestations` then points there and names SLSA provenance
+    attestations: dict[tuple[str, str], bytes] = field(default_factory=dict)
 
     def publish(
         self,
@@ -129,6 +132,10 @@ class Registry:
             }
             for version, data in self.packages[name].items()
         }
+        for version, entry in versions.items():
+            if (name, version) in self.attestations:
+                entry["dist"]["attestations"] = {"url": f"{self.url}-/npm/v1/attestations/{name}@{version}",
+                                                 "provenance": {"predicateType": "https://slsa.dev/provenance/v1"}}
         times = dict(self.published.get(name, {}))
         return {"name": name, "dist-tags": {"latest": self.latest[name]}, "versions": versions, "time": times}
 
@@ -138,7 +145,11 @@ def serve(registry: Registry) -> ThreadingHTTPServer:
         def do_GET(self) -> None:
             path = unquote(self.path.split("?", 1)[0]).lstrip("/")
             registry.served.append(path)
-            if "/-/" in path:
+            if path.startswith("-/npm/v1/attestations/"):
+                name, _, version = path[len("-/npm/v1/attestations/") :].rpartition("@")
+                body = registry.attestations.get((name, version))
+                kind = "application/json"
+            elif "/-/" in path:
                 time.sleep(registry.delay)
                 name, _, file = path.partition("/-/")
                 version = file[len(name.rsplit("/", 1)[-1]) + 1 : -len(".tgz")]
