@@ -30,6 +30,7 @@ from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding
 from scanner.model.pointer import pointer
 from scanner.run.outcome import Outcome
+from scanner.run.provenance_check import provenance_findings
 from scanner.run.shard import Shard, in_shard
 from scanner.run.workspace import Workspace, read_lock, server_keys
 
@@ -115,7 +116,11 @@ def screen_changes(
             asked[key] = _ask(source, package, previous, pypi, deadline)
         return asked[key]
 
-    findings = release_findings(changes, min_age, now or datetime.datetime.now(datetime.UTC), describe)
+    moment = now or datetime.datetime.now(datetime.UTC)
+    findings = release_findings(changes, min_age, moment, describe)
+    sources = {key: (registries[key], indexes[key]) for key in servers}
+    findings += provenance_findings(changes, describe, pins, outcome.base_pins, sources, workspace.environ,
+                                    deadline, moment)
     if workspace.policy.min_release_age == 0:
         findings = [f for f in findings if f.rule.id != "release-too-young"]
     return findings
