@@ -123,8 +123,9 @@ def test_the_packaged_table_lists_the_reported_rules_in_their_fixed_order() -> N
     assert [rule.id for rule in RULES] == [
         "boot-failed", "config-error", "server-not-pinned", "server-not-declared", "launch-changed",
         "artifact-changed", "artifact-bumped", "local-code-changed", "artifact-unrecorded", "tree-changed",
-        "package-content-changed", "tree-unrecorded", "code-unpinned", "install-script-failed", "known-advisory",
-        "advisory-lookup-failed", "release-too-young", "install-script-added", "mcp-name-mismatch",
+        "package-content-changed", "tree-unrecorded", "code-unpinned", "install-script-failed", "build-refused",
+        "dependency-source-refused", "known-advisory", "advisory-lookup-failed", "release-too-young",
+        "install-script-added", "mcp-name-mismatch",
         "package-metadata-failed", "license-changed", "provenance-lost", "provenance-source-changed",
         "provenance-invalid", "provenance-trust-root-unusable", "instructions-changed", "definition-invalid",
         "schema-invalid", "suspicious-text",

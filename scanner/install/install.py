@@ -4,7 +4,8 @@
 (scanner.install.store), else the tree installed afresh from its record alone. npm: a package.json and a
 package-lock.json written from the record, every entry naming its tarball and integrity, then
 `npm ci --ignore-scripts` (npm refuses any tarball whose bytes differ) and, only when a package has an install
-script, `npm rebuild` in the sandbox with nothing but the entry writable. uv: the recorded hashed
+script, `npm rebuild` in the sandbox with nothing but the entry writable (every other step runs in the
+sandbox too: scanner.install.runner). uv: the recorded hashed
 requirements, `uv pip install --require-hashes --no-deps` into a relocatable virtual environment (uv refuses
 any file whose sha256 is not recorded). A cold runner downloads the pinned tree, never today's resolution.
 
@@ -152,7 +153,7 @@ async def _npm_install(
         step.name = "npm rebuild (install scripts)"
         argv, script_env = contain(list(npm.SCRIPTS_COMMAND), env, str(folder), str(folder))
         try:
-            await run_manager(argv, script_env, str(folder), step.name)
+            await run_manager(argv, script_env, str(folder), step.name, contained=True)
         except InstallFailed as error:  # npm's tree is whole; only what the script makes is missing
             notes.append(str(error))
     return notes

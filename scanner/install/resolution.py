@@ -4,7 +4,8 @@ package code runs. `lock` and `update` pin this, a changed launch (a bump) boots
 
 npm: `npm install --package-lock-only --ignore-scripts` of the launch's specs in an empty project of
 mcp-lock's own (the user's npm configuration and the declaration's registry, never the repository's).
-uv: `uv pip compile --universal --generate-hashes` of its requirements in an empty folder.
+uv: `uv pip compile --universal --generate-hashes --no-build` of its requirements in an empty folder.
+Every step runs in the sandbox (scanner.install.runner).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from scanner.install import uv_launch as pypi
 from scanner.install.npm_record import read_npm_lock
 from scanner.install.packages import NPM, TreeError, top_package
 from scanner.install.runner import Step, read_output, run_manager
+from scanner.install.sandboxed import refused_sources
 from scanner.install.uv_record import uv_tree
 
 Launch = npm.NpmLaunch | pypi.UvLaunch
@@ -59,7 +61,7 @@ async def resolve_launch(
     caller: Mapping[str, str] | None = None,
 ) -> Resolved | None:
     """What the launch `command args` (with the declared env) would install today, recorded; None for a
-    launch mcp-lock does not install. Raises InstallFailed or TreeError."""
+    launch mcp-lock does not install. Raises InstallFailed, TreeError or StepRefused (scanner.install.sandboxed)."""
     caller = os.environ if caller is None else caller
     launch = installable(command, args, caller)
     if isinstance(launch, npm.NpmLaunch):
@@ -77,6 +79,9 @@ async def _npm(launch: npm.NpmLaunch, env: dict[str, str], step: Step) -> Resolv
         step.name = "npm install --package-lock-only"
         await run_manager(npm.resolve_command(launch), env, project, step.name)
         lock_text = read_output(Path(project, "package-lock.json"), step.name)
+    refused = refused_sources(lock_text)  # a git dependency: the `dependency-source-refused` finding
+    if refused is not None:
+        raise refused
     try:
         tree = read_npm_lock(lock_text)
     except ValueError as error:

@@ -2,23 +2,42 @@
 folder, run as a child process awaited on the event loop (so concurrent boots go on meanwhile), its output
 bounded. A step still running when its caller's deadline passes is killed with it.
 
-`run_manager` is the seam a sandboxed runner routes through: every resolution and install step of
-`scanner.install` calls it, and nothing else starts npm or uv.
+`run_manager` is the seam every step routes through: every resolution and install step of `scanner.install`
+calls it, and nothing else starts npm or uv. It runs the step in the sandbox `Room` (scanner.install.sandboxed)
+the run layer set in `ROOM` for this launch (scanner.run.installing.install_launch sets it around the whole
+install; a ContextVar so that it follows each boot's task and need not be threaded through every function),
+with only the step's folder (`cwd`: the scratch project or the staging folder) and the package manager's cache
+writable, bounded in time and output. uv gets `--no-build` (or the policy's `build-from-source` names) on
+compile and pip install, and its no-wheel error becomes StepRefused (`build-refused`). Unset, `ROOM` is the
+no-sandbox Room: then no build is allowed either.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
-import anyio
+from scanner.install.sandboxed import (
+    Room,
+    npm_step_env,
+    refused_build,
+    run_bounded,
+    uv_build_flags,
+    uv_step_env,
+)
 
 OUTPUT_LIMIT = 64 * 1024 * 1024  # bytes of a resolution read back (a package-lock of thousands of packages)
 TAIL = 600  # characters of a failed step's stderr shown
 # Seconds to install one launch's tree (the policy's `install-timeout`), apart from the server's `timeout:`:
 # a cold install of the largest real tree measured (716 packages) took 77-85 s on a loaded runner.
 DEFAULT_INSTALL_TIMEOUT = 600.0
+NO_ROOM = Room(None)  # no sandbox, no build: the Room of a step run where no run layer set one
+ROOM: ContextVar[Room] = ContextVar("mcp_lock_package_room", default=NO_ROOM)
+_BUILDING = (["pip", "compile"], ["pip", "install"])  # the uv steps that may build an sdist
 
 
 class InstallFailed(Exception):
@@ -37,21 +56,44 @@ class Step:
 
 
 async def run_manager(
-    argv: list[str], env: Mapping[str, str], cwd: str, step: str, stdin: bytes | None = None
+    argv: list[str], env: Mapping[str, str], cwd: str, step: str, stdin: bytes | None = None,
+    *, contained: bool = False,
 ) -> bytes:
-    """Run one package-manager step to its end; its stdout. A non-zero exit is InstallFailed naming the step
-    and exit code."""
-    try:
-        done = await anyio.run_process(argv, input=stdin, env=dict(env), cwd=cwd, check=False)
-    except OSError as error:
-        raise InstallFailed(step, f"cannot start {argv[0]}: {error.strerror or error}") from None
+    """Run one package-manager step to its end in `ROOM`'s sandbox (`contained`: `argv` is already wrapped,
+    as an install script is); its stdout. A non-zero exit is InstallFailed naming the step and exit code, or
+    StepRefused when uv may not build a package."""
+    room = ROOM.get()
+    uv = not contained and os.path.basename(argv[0]) != "npm"
+    with contextlib.ExitStack() as stack:
+        if not contained:
+            argv, env = _in_room(room, argv, env, cwd, uv, stack)
+        try:
+            done = await run_bounded(argv, env, cwd, stdin, OUTPUT_LIMIT)
+        except OSError as error:
+            raise InstallFailed(step, f"cannot start {argv[0]}: {error.strerror or error}") from None
+    if done.overflowed:
+        raise InstallFailed(step, f"more than {OUTPUT_LIMIT // (1024 * 1024)} MiB of output")
     if done.returncode != 0:
         said = done.stderr.decode("utf-8", "replace").strip() or done.stdout.decode("utf-8", "replace").strip()
+        refused = refused_build(said, room) if uv else None
+        if refused is not None:
+            raise refused
         shown = said[-TAIL:] if said else "no output"
         raise InstallFailed(step, f"exit code {done.returncode}: {shown}")
-    if len(done.stdout) > OUTPUT_LIMIT:
-        raise InstallFailed(step, f"more than {OUTPUT_LIMIT // (1024 * 1024)} MiB of output")
-    return bytes(done.stdout)
+    return done.stdout
+
+
+def _in_room(
+    room: Room, argv: list[str], env: Mapping[str, str], cwd: str, uv: bool, stack: contextlib.ExitStack
+) -> tuple[list[str], dict[str, str]]:
+    """The step as the sandbox runs it: the package manager's step environment, its cache and `cwd` writable."""
+    if uv:
+        settled, caches = stack.enter_context(uv_step_env(env, room))
+        if argv[1:3] in _BUILDING:
+            argv = [*argv, *uv_build_flags(room)]
+    else:
+        settled, caches = npm_step_env(env)
+    return room.command(argv, settled, cwd, [cwd, *caches])
 
 
 def read_output(path: Path, step: str) -> str:

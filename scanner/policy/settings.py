@@ -10,6 +10,7 @@
                                 # declaring client's own, see scanner.transports.clients)
     env: [HTTPS_PROXY]          # caller variables every stdio server may see
     unpinned-launch: warn       # or error (fails check) or off: a launch fetching a package without an exact version
+    build-from-source: [pkg]    # PyPI packages that may build from an sdist, in the sandbox (default: none)
     min-release-age: 7          # days a package version new to a server must have been published (default 7; 0: off)
     inert: ["site/**"]          # more files a change may touch and keep launches reviewed (scanner.policy.inert)
     withheld-boot-failure: block   # or note: a changed server that cannot boot without its withheld secrets
@@ -43,6 +44,8 @@ import yaml
 from scanner.files.safe_read import POLICY_LIMIT, MissingFile, RefusedFile, read_regular
 from scanner.files.safe_yaml import compose, load, shown
 from scanner.policy.allowlist import AllowlistError, Lists, policy_lists
+from scanner.policy.builds import KEY as BUILDS_KEY
+from scanner.policy.builds import build_names
 from scanner.policy.suppression import IgnoreEntry, IgnoreError, parse_ignores
 from scanner.policy.values import (
     DEFAULT_MIN_RELEASE_AGE,
@@ -72,7 +75,7 @@ TOP_KEYS = {
     "inert", "withheld-boot-failure",
     "tmpfs-mib", "min-release-age", "allow", "deny", "memory-mib", "tmpfs-budget-mib",
     "install-timeout", "store-mib",
-} | {DEFINITIONS_KEY, BYTES_KEY}
+} | {DEFINITIONS_KEY, BYTES_KEY, BUILDS_KEY}
 SERVER_KEYS = {"skip", "timeout", "network", "sandbox", "client", "env", "inputs", "tmpfs-mib", "memory-mib"} | {
     DEFINITIONS_KEY,
     BYTES_KEY,
@@ -119,6 +122,7 @@ class Policy:
     store_mib: int | None = None  # MiB the store of installed trees may hold; None means 8192
     min_release_age: int = DEFAULT_MIN_RELEASE_AGE  # days; 0 turns the release-age screen off
     lists: Lists = field(default_factory=Lists)  # `allow:` and `deny:`: which servers may be declared
+    builds: tuple[str, ...] = ()  # `build-from-source:` (scanner.policy.builds)
 
     def for_server(self, *names: str) -> ServerPolicy:
         """The settings of the server called `names` (its key first, then its other declared names).
@@ -213,6 +217,7 @@ def policy_from(data: Any, text: str, environ: Mapping[str, str]) -> Policy:
         store_mib=mib(mapping.get("store-mib"), where, "store-mib"),
         min_release_age=min_release_age(mapping.get("min-release-age"), where),
         lists=_lists(mapping, where),
+        builds=build_names(mapping.get(BUILDS_KEY), where),
     )
 
 

@@ -111,7 +111,9 @@ async def _boot_all(
     modules = TransportModules()
     budget = TmpfsBudget(policy.tmpfs_budget_mib or DEFAULT_TMPFS_BUDGET_MIB)
     installing = InstallTerms(
-        policy.install_timeout or DEFAULT_INSTALL_TIMEOUT, StoreTerms(policy.store_mib or DEFAULT_STORE_MIB)
+        policy.install_timeout or DEFAULT_INSTALL_TIMEOUT,
+        StoreTerms(policy.store_mib or DEFAULT_STORE_MIB),
+        builds=frozenset(policy.builds),
     )
 
     async def run(server: Server) -> None:

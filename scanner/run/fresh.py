@@ -4,10 +4,11 @@ Freshness is its own question, asked by a scheduled run, never by a pull request
 published overnight must not turn an unchanged pull request red. Each pinned launch mcp-lock installs (npx,
 uvx; an unpinned `npx -y pkg` included) is resolved as it would be today through one function,
 `resolve_today` (scanner.install.resolution.resolve_launch: the package manager's own resolution, no
-package code, no value from outside the repository). Every package that would change is named (added, removed,
-old → new: scanner.diff.tree_listing) in one blocking `tree-would-change` finding per server, and each new
-release is screened (release age and install scripts, advisories with `--advisories`) through `Screen`, one
-call per set of changed packages. `mcp-lock update --fresh` re-pins to today's resolution.
+package code, no value from outside the repository; every step in the sandbox, as scanner.run.installing
+sets it up, builds only as the policy's `build-from-source` allows). Every package that would change is
+named (added, removed, old → new: scanner.diff.tree_listing) in one blocking `tree-would-change` finding per
+server, and each new release is screened (release age and install scripts, advisories with `--advisories`)
+through `Screen`, one call per set of changed packages. `mcp-lock update --fresh` re-pins to today's resolution.
 """
 
 from __future__ import annotations
@@ -25,14 +26,17 @@ from scanner.artifacts.release_screen import NewPackage, new_packages
 from scanner.diff.tree_listing import tree_lines
 from scanner.install.packages import TreeError, tree_changes
 from scanner.install.resolution import resolve_launch
-from scanner.install.runner import InstallFailed, Step
+from scanner.install.runner import ROOM, InstallFailed, Step
+from scanner.install.sandboxed import StepRefused
 from scanner.lock.lockfile import ServerPin, launch_diff
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import pointer
 from scanner.model.rules import rule
+from scanner.run.installing import package_room
 from scanner.run.outcome import Outcome
 from scanner.run.workspace import Workspace, read_lock
 from scanner.sources.declarations import Server
+from scanner.transports.sandbox import ON, SandboxUnavailable
 
 RESOLVE_TIMEOUT = 300.0  # seconds for one launch's resolution (a tree of thousands of packages)
 CONCURRENT = 4  # resolutions at once
@@ -41,17 +45,24 @@ CONCURRENT = 4  # resolutions at once
 Screen = Callable[[Sequence[NewPackage]], list[Finding]]
 
 
-async def resolve_today(server: Server, caller: Mapping[str, str]) -> dict[str, Any] | None:
+async def resolve_today(
+    server: Server, caller: Mapping[str, str], builds: frozenset[str] = frozenset()
+) -> dict[str, Any] | None:
     """The tree `server`'s launch resolves to today (None: not a launch mcp-lock installs). Raises InstallFailed,
-    TreeError or TimeoutError. Resolving runs no package code; the launch is taken without any value from
-    outside the repository, and only its registry settings reach the package manager."""
+    TreeError, StepRefused, SandboxUnavailable or TimeoutError. Resolving runs no package code, in the sandbox;
+    the launch is taken without any value from outside the repository, and only its registry settings reach the
+    package manager."""
     resolved = server.primary.resolved
     if resolved is None:
         return None
     launch = resolved.bare or resolved
 
-    with anyio.fail_after(RESOLVE_TIMEOUT):
-        resolved_today = await resolve_launch(launch.command, launch.args, launch.env, Step(), caller)
+    token = ROOM.set(package_room(ON, builds))
+    try:
+        with anyio.fail_after(RESOLVE_TIMEOUT):
+            resolved_today = await resolve_launch(launch.command, launch.args, launch.env, Step(), caller)
+    finally:
+        ROOM.reset(token)
     return resolved_today.tree if resolved_today is not None else None
 
 
@@ -61,7 +72,7 @@ def check_fresh(workspace: Workspace, screens: Sequence[Screen] = ()) -> Outcome
     lockfile = read_lock(workspace)
     assert lockfile is not None
     servers = [s for s in workspace.discovery.servers if _same_launch(s, lockfile.servers.get(s.key))]
-    results = anyio.run(_resolve_all, servers, dict(workspace.environ))
+    results = anyio.run(_resolve_all, servers, dict(workspace.environ), frozenset(workspace.policy.builds))
     findings: list[Finding] = []
     new: list[NewPackage] = []
     moved = 0
@@ -94,15 +105,17 @@ def _same_launch(server: Server, pin: ServerPin | None) -> bool:
     return pin is not None and server.template is not None and launch_diff(pin.launch, server.template.spec()) is None
 
 
-async def _resolve_all(servers: Sequence[Server], caller: Mapping[str, str]) -> dict[str, dict[str, Any] | str | None]:
+async def _resolve_all(
+    servers: Sequence[Server], caller: Mapping[str, str], builds: frozenset[str] = frozenset()
+) -> dict[str, dict[str, Any] | str | None]:
     results: dict[str, dict[str, Any] | str | None] = {}
     limiter = anyio.CapacityLimiter(CONCURRENT)
 
     async def one(server: Server) -> None:
         async with limiter:
             try:
-                results[server.key] = await resolve_today(server, caller)
-            except (InstallFailed, TreeError) as error:
+                results[server.key] = await resolve_today(server, caller, builds)
+            except (InstallFailed, TreeError, StepRefused, SandboxUnavailable) as error:
                 results[server.key] = str(error)
             except TimeoutError:
                 results[server.key] = f"still resolving after {RESOLVE_TIMEOUT:g}s"

@@ -4,27 +4,32 @@ A reviewed launch (equal to its pin) is never resolved: exactly the tree its loc
 verified, and booted (`install_tree`). Only a launch with no reviewed tree (`lock`, `update`, a launch the
 change altered, which scanner.run.withhold keeps without secrets) is resolved today. Installing has its own
 bound (the policy's `install-timeout`), apart from the server's `timeout:`, so a large tree never needs a
-policy change in a pull request. Install scripts run in the sandbox the policy gives the server, with only the
-store entry being installed writable. A package launcher mcp-lock does not install itself keeps booting as
+policy change in a pull request. Every package-manager step runs in the sandbox whatever the server's
+`sandbox:` (the Room built here and set in scanner.install.runner.ROOM for the install), and install scripts
+run in the sandbox with the server's network, with only the store entry being installed writable: never outside
+it, `sandbox: off` or not. A package launcher mcp-lock does not install itself keeps booting as
 declared, with one `code-unpinned` note.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 
 from scanner.install.install import Contain, Prepared, StoreTerms, install_tree, resolve_and_install
 from scanner.install.packages import TreeError, is_exact
-from scanner.install.runner import InstallFailed, Step
+from scanner.install.runner import ROOM, InstallFailed, Step
+from scanner.install.sandboxed import Room, StepRefused
 from scanner.install.store import store_root
 from scanner.sources.declarations import ResolvedLaunch
 from scanner.sources.unpinned import launched
 from scanner.transports.channel import Installed
-from scanner.transports.sandbox import DEFAULT_TMPFS_MIB, launch_command
+from scanner.transports.isolation import ALLOW
+from scanner.transports.sandbox import DEFAULT_TMPFS_MIB, OFF, SandboxUnavailable, require_bwrap, sandboxed
 
 CODE_UNPINNED = "code-unpinned"
 INSTALL_SCRIPT_FAILED = "install-script-failed"
@@ -56,10 +61,12 @@ class Install:
 
 @dataclass(frozen=True)
 class InstallTerms:
-    """The policy's bounds on installing: seconds per launch, MiB of store."""
+    """The policy's bounds on installing: seconds per launch, MiB of store; and the PyPI packages the (base's)
+    policy lets build from source (`build-from-source`, scanner.policy.builds)."""
 
     timeout: float
     store: StoreTerms
+    builds: frozenset[str] = field(default_factory=frozenset)
 
 
 async def install_launch(
@@ -73,16 +80,25 @@ async def install_launch(
     pinned_tree: dict[str, Any] | None = None,
 ) -> Install:
     """Install `launch`'s tree within `terms.timeout`: exactly `pinned_tree` when the launch is the reviewed one,
-    else what it resolves to today; an Install with `error` set when that failed."""
+    else what it resolves to today; an Install with `error` set when that failed. Every step runs in the
+    sandbox, whatever the server's `sandbox:` (scanner.install.sandboxed)."""
+    try:
+        room = package_room(sandbox, terms.builds)
+    except SandboxUnavailable as error:
+        return Install(error=str(error))
 
     def contain(argv: list[str], env: dict[str, str], cwd: str, writable: str) -> tuple[list[str], dict[str, str]]:
-        # Install scripts are package code: the server's sandbox and network, the entry writable.
+        # Install scripts are package code: the sandbox and the server's network, the entry writable.
         script_env = {k: v for k, v in env.items() if k.lower() != "npm_config_cache"}  # the caller's: read-only
-        return launch_command(
-            argv, script_env, cwd, network, sandbox, readable=[writable], tmpfs_mib=tmpfs_mib, writable=[writable]
+        if room.wrap is None:
+            raise InstallFailed("npm rebuild (install scripts)", NO_SANDBOX_SCRIPTS)
+        return sandboxed(
+            argv, env=script_env, cwd=cwd, network=network, readable=[writable], tmpfs_mib=tmpfs_mib,
+            writable=[writable],
         )
 
     step = Step()
+    token = ROOM.set(room)
     try:
         with anyio.fail_after(terms.timeout):
             prepared = await _prepare(launch, pinned_tree, contain, step, terms.store)
@@ -91,6 +107,11 @@ async def install_launch(
         return Install(error=INSTALL_TIMEOUT.format(timeout=terms.timeout, step=step.name, store=store))
     except (InstallFailed, TreeError) as error:
         return Install(error=str(error))
+    except StepRefused as refused:
+        notes.append((refused.rule, str(refused)))
+        return Install(error=f"not installed: {refused}")
+    finally:
+        ROOM.reset(token)
     if prepared is None:
         found = launched(launch)
         if found is not None and found.ecosystem in ("npm", "pypi"):
@@ -111,3 +132,30 @@ async def _prepare(
         if is_exact(pinned):
             raise
         raise TreeError(str(error) + OLD_RECORD) from None
+
+
+Command = tuple[list[str], dict[str, str]]
+Paths = Sequence[str]
+NO_SANDBOX_SCRIPTS = (
+    "not run: this machine has no sandbox (bubblewrap), and mcp-lock runs no install script outside it, "
+    "`sandbox: off` or not"
+)
+
+
+def package_room(sandbox: str, builds: frozenset[str]) -> Room:
+    """Where the package manager's steps run: the sandbox, with the network (the registry), writing only the
+    folders each step names. Without bwrap only a `sandbox: off` server's steps run, and then none of them runs
+    package code (scanner.install.sandboxed); otherwise SandboxUnavailable, as the boot would raise."""
+    try:
+        require_bwrap()
+    except SandboxUnavailable:
+        if sandbox == OFF:
+            return Room(None, builds)
+        raise
+
+    def wrap(argv: list[str], env: dict[str, str], cwd: str, writable: Paths, readable: Paths) -> Command:
+        # The registry may be anywhere the user's configuration says: the host's network (docs/install-sandbox.md).
+        seen = [*writable, *readable]
+        return sandboxed(argv, env=env, cwd=cwd, network=ALLOW, readable=seen, writable=writable)
+
+    return Room(wrap, builds)
