@@ -58,7 +58,7 @@ def check_releases(
         for c in new_packages(before, after)
         if c.server in owned and c.server in pins
     ]
-    return in_shard(screen_changes(workspace, changes, now, outcome), shard, keys)
+    return in_shard(screen_changes(workspace, changes, now, outcome, pins), shard, keys)
 
 
 def screen_tree_change(
@@ -91,7 +91,7 @@ def screen_tree_change(
 
 def screen_changes(
     workspace: Workspace, changes: list[NewPackage], now: datetime.datetime | None = None,
-    outcome: Outcome | None = None,
+    outcome: Outcome | None = None, pins: Mapping[str, ServerPin] | None = None,
 ) -> list[Finding]:
     """The release-age, install-script, license and mcpName findings of `changes`, each registry asked once;
     with the run's `outcome`, under `check --base` the registry the merge base names (`registry_env`)."""
@@ -119,7 +119,11 @@ def screen_changes(
     moment = now or datetime.datetime.now(datetime.UTC)
     findings = release_findings(changes, min_age, moment, describe)
     sources = {key: (registries[key], indexes[key]) for key in servers}
-    findings += provenance_findings(changes, describe, pins, outcome.base_pins, sources, workspace.environ,
+    if pins is None:
+        lockfile = read_lock(workspace)
+        pins = lockfile.servers if lockfile is not None else {}
+    base_pins = outcome.base_pins if outcome is not None else None
+    findings += provenance_findings(changes, describe, pins, base_pins, sources, workspace.environ,
                                     deadline, moment)
     if workspace.policy.min_release_age == 0:
         findings = [f for f in findings if f.rule.id != "release-too-young"]
