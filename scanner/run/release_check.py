@@ -83,7 +83,7 @@ def screen_tree_change(
     if old_tree is not None and TREE_ECOSYSTEMS.get(str(old_tree.get("manager"))) is None:
         old = []
     changes = new_packages({key: old}, {key: new})
-    findings = [] if old_tree is None else screen_changes(workspace, changes, now)
+    findings = [] if old_tree is None else screen_changes(workspace, changes, now, None, {})
     if advisories is not None and changes:
         findings += advisory_findings(advisories, {key: [change.entry for change in changes]})
     return findings

@@ -210,7 +210,11 @@ def test_an_ignore_entry_at_the_base_accepts_the_dependency_version_it_names_and
     repo.commit("Re-pin: leaf 1.0.1")
     code, found = check(repo, npm_registry, tmp_path)
     (young,) = [f for f in found if f["rule"] == "release-too-young"]
-    assert code == 0 and young["suppression"] == "reviewed the leaf's 1.0.1 diff"
+    assert young["suppression"] == "reviewed the leaf's 1.0.1 diff"
+    # What still blocks is the tree itself: a re-pin under an unchanged launch is unreviewed until merged
+    # (tree-changed-since-base, scanner/vcs/tree_review.py), not the accepted age.
+    blocking = {f["rule"] for f in found if f.get("blocking") and not f.get("suppression")}
+    assert code == 1 and blocking == {"tree-changed-since-base"}, found
     pin_tree(repo, npm_registry, "1.0.2")
     repo.commit("Re-pin: leaf 1.0.2")
     code, found = check(repo, npm_registry, tmp_path)
