@@ -10,7 +10,6 @@ from scanner.lock.pin import pin_server
 from scanner.model.findings import Finding
 from scanner.model.rules import rule
 from scanner.run.boot_advice import advice
-from scanner.run.faces import face_findings
 from scanner.run.inert_view import hidden_for
 from scanner.run.launchers import launcher_failure
 from scanner.run.redact import Redactor, redactor_for
@@ -176,6 +175,8 @@ def boot_and_pin(
             done[server.key] = (None, [boot_failure(server, result), *limits], [])
             return
         server_pin, problems = pin(server, result)
+        from scanner.run.faces import face_findings  # with the transports it compares: only a live boot loads them
+
         limits += face_findings(server, result.client, result.second, result.snapshot)
         analysed = analyse(server.key, server_pin) if analyse else []
         if analyse:
