@@ -4,7 +4,7 @@ package, new install scripts first, capped with "and N more"."""
 from __future__ import annotations
 
 from scanner.diff.tree_listing import tree_lines, tree_summary
-from scanner.install.packages import npm_tree
+from scanner.install.npm_record import npm_tree
 
 
 def tree(packages: dict[str, dict]) -> dict:
