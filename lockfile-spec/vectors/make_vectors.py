@@ -242,6 +242,32 @@ TEXT_LAYOUT = [
      "note": "Accented letters, an en dash, Cyrillic a, emoji and CJK are written as themselves in UTF-8."},
     {"name": "nested-arrays", "input": "[[1, [2]], []]",
      "text": "[\n  [\n    1,\n    [\n      2\n    ]\n  ],\n  []\n]\n"},
+    {"name": "tree-packages-one-per-line",
+     "input": '{"servers": {"s": {"launch": {"tree": {"format": 4, "manager": "npm", "packages": ['
+              '{"version": "1.0.0", "path": "node_modules/a", "name": "a", "dependencies": {"b": "^2.0.0"},'
+              ' "os": [], "bin": {"a": "cli.js"}, "note": "\\u200bx\\u00e9"},'
+              ' {"path": "node_modules/b", "name": "b", "version": 2, "x": [1.0, {"y": null}]}]}}}}}',
+     "text": '{\n  "servers": {\n    "s": {\n      "launch": {\n        "tree": {\n          "format": 4,\n'
+             '          "manager": "npm",\n          "packages": [\n'
+             '            {"bin": {"a": "cli.js"}, "dependencies": {"b": "^2.0.0"}, "name": "a",'
+             ' "note": "\\u200bx\u00e9", "os": [], "path": "node_modules/a", "version": "1.0.0"},\n'
+             '            {"name": "b", "path": "node_modules/b", "version": 2, "x": [1, {"y": null}]}\n'
+             '          ]\n        }\n      }\n    }\n  }\n}\n',
+     "note": "At /servers/*/launch/tree/packages/* of a tree with format 4, each package is on one line: members"
+             " sorted, `, ` between them and `: ` after a key, nested values inline, escapes and numbers as"
+             " everywhere."},
+    {"name": "tree-packages-before-format-4",
+     "input": '{"servers": {"s": {"launch": {"tree": {"manager": "uv", "packages": [{"name": "a"}]}}}}}',
+     "text": '{\n  "servers": {\n    "s": {\n      "launch": {\n        "tree": {\n          "manager": "uv",\n'
+             '          "packages": [\n            {\n              "name": "a"\n            }\n          ]\n'
+             '        }\n      }\n    }\n  }\n}\n',
+     "note": "A tree without format 4 (a version 3 record) keeps one member a line."},
+    {"name": "packages-elsewhere-one-member-a-line",
+     "input": '{"servers": {"s": {"tools": {"t": {"definition": {"format": 4, "packages": [{"a": 1}]}}}}}}',
+     "text": '{\n  "servers": {\n    "s": {\n      "tools": {\n        "t": {\n          "definition": {\n'
+             '            "format": 4,\n            "packages": [\n              {\n                "a": 1\n'
+             '              }\n            ]\n          }\n        }\n      }\n    }\n  }\n}\n',
+     "note": "The rule is by path from the root: `packages` inside a definition is laid out like the rest."},
 ]
 
 _EXAMPLE = (HERE.parent / "example" / "mcp-lock.json").read_text(encoding="utf-8")
@@ -340,11 +366,16 @@ def _tree_text(digest: str, exact: bool = False) -> str:
              *(['          "format": 4,\n'] if exact else []), '          "manager": "uv",\n',
              '          "packages": [\n']
     for index, package in enumerate(_TREE_PACKAGES):
+        end = ",\n" if index + 1 < len(_TREE_PACKAGES) else "\n"
+        if exact:  # section 4: a package of a format 4 tree on one line
+            hashes = ", ".join(f'"{h}"' for h in package["sha256"])
+            lines.append(f'            {{"name": "{package["name"]}", "sha256": [{hashes}],'
+                         f' "version": "{package["version"]}"}}' + end)
+            continue
         hashes = ",\n".join(f'                "{h}"' for h in package["sha256"])
         lines.append(
             f'            {{\n              "name": "{package["name"]}",\n              "sha256": [\n{hashes}\n'
-            f'              ],\n              "version": "{package["version"]}"\n            }}'
-            + (",\n" if index + 1 < len(_TREE_PACKAGES) else "\n")
+            f'              ],\n              "version": "{package["version"]}"\n            }}' + end
         )
     lines.append("          ]\n        }\n")
     return "".join(lines)

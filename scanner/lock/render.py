@@ -101,7 +101,11 @@ def render_string(s: str) -> str:
 
 
 def render_value(value: Any, max_depth: int = MAX_DEPTH) -> str:
-    """The text of a JSON value per the lockfile rules, without the trailing newline."""
+    """The text of a JSON value per the lockfile rules, without the trailing newline.
+
+    The rules apply from `value` as the file's root: a package of a format-4 tree record at
+    `/servers/*/launch/tree/packages/*` is written on one line (`_emit_lock`).
+    """
     rendered = render_normal(value, max_depth)
     if rendered is None:
         rendered = render_normal(normalise(value, max_depth), max_depth)
@@ -122,7 +126,11 @@ def render_normal(value: Any, max_depth: int = MAX_DEPTH) -> tuple[str, bool] | 
     odd: list[str] = []  # "float", "astral key": what makes a value not plain
     try:
         # breaks[n]: a line break and the indentation of level n, for every level a normal value may reach.
-        _emit(value, 0, ["\n" + INDENT * n for n in range(max_depth + 1)], out, odd)
+        breaks = ["\n" + INDENT * n for n in range(max_depth + 1)]
+        if type(value) is dict and type(value.get("servers")) is dict:
+            _emit_lock(value, 0, breaks, out, odd, _LOCK_LAYOUT)
+        else:
+            _emit(value, 0, breaks, out, odd)
     except _NotNormal:
         return None
     return "".join(out), not odd
@@ -242,6 +250,82 @@ def _emit(value: Any, level: int, breaks: list[str], out: list[str], odd: list[s
         out.append(_string(value))
     else:
         out.append(_scalar(value, odd))
+
+
+# --- where the layout departs from one member per line (lockfile-spec/SPEC.md section 4) ---
+#
+# Each package of a format-4 tree record is written on one line, `{"integrity": "…", "name": "a", …}` (", " between
+# members, ": " after a key, nested containers on the same line), so that a dependency bump is a few changed lines
+# of a lockfile diff rather than a dozen lines of one pretty-printed object each. Only the layout differs: the
+# members, their order and every escape are those of the rest of the file, and the canonical form (the digests) is
+# not text at all. Found by path from the file's root, never by key name alone, so a definition that happens to
+# hold a `packages` member is laid out as everything else.
+
+_PACKAGES = "packages"  # the member of a tree whose elements are written one per line
+_TREE = object()  # the layout map's mark of a tree record
+# The path to a tree: /servers/<any name>/launch/tree. "*" matches any key; a tree is a leaf of this map.
+_LOCK_LAYOUT: dict[str, Any] = {"servers": {"*": {"launch": {"tree": _TREE}}}}
+
+
+def _emit_lock(value: dict[Any, Any], level: int, breaks: list[str], out: list[str], odd: list[str],
+               layout: Any) -> None:
+    """`_emit` of an object on the way to a tree record (few: the root, `servers`, each server, its launch)."""
+    if level >= len(breaks) - 1:
+        raise _NotNormal
+    if not value:
+        out.append("{}")
+        return
+    inner = breaks[level + 1]
+    separator = "{" + inner
+    for key in _keys(value, odd):
+        item = value[key]
+        below = layout.get(key, layout.get("*")) if type(layout) is dict else None
+        out.append(separator + _key(key) + ": ")
+        if below is _TREE and type(item) is dict and item.get("format") == 4 and type(item.get(_PACKAGES)) is list:
+            _emit_tree(item, level + 1, breaks, out, odd)
+        elif below is not None and type(item) is dict:
+            _emit_lock(item, level + 1, breaks, out, odd, below)
+        else:
+            _emit(item, level + 1, breaks, out, odd)
+        separator = "," + inner
+    out.append(breaks[level] + "}")
+
+
+def _emit_tree(tree: dict[Any, Any], level: int, breaks: list[str], out: list[str], odd: list[str]) -> None:
+    """A format-4 tree record: its members as everywhere, its packages one per line."""
+    if level + 1 >= len(breaks) - 1:  # the tree and its packages array are containers
+        raise _NotNormal
+    inner = breaks[level + 1]
+    separator = "{" + inner
+    for key in _keys(tree, odd):
+        item = tree[key]
+        out.append(separator + _key(key) + ": ")
+        if key == _PACKAGES and item:
+            element = breaks[level + 2]
+            out.append("[" + element + ("," + element).join(_one_line(p, level + 2, breaks, odd) for p in item))
+            out.append(breaks[level + 1] + "]")
+        else:
+            _emit(item, level + 1, breaks, out, odd)
+        separator = "," + inner
+    out.append(breaks[level] + "}")
+
+
+def _one_line(value: Any, level: int, breaks: list[str], odd: list[str]) -> str:
+    """The value on one line: `{"a": 1, "b": [true, "x"]}`; the same members, order, escapes and depth bound."""
+    kind = type(value)
+    if kind is dict or kind is list:
+        if level >= len(breaks) - 1:  # deeper than max_depth
+            raise _NotNormal
+        if not value:
+            return "{}" if kind is dict else "[]"
+        if kind is dict:
+            return "{" + ", ".join(
+                _key(key) + ": " + _one_line(value[key], level + 1, breaks, odd) for key in _keys(value, odd)
+            ) + "}"
+        return "[" + ", ".join(_one_line(item, level + 1, breaks, odd) for item in value) + "]"
+    if kind is str:
+        return _encode_ascii(value) if value.isascii() else _string(value)
+    return _scalar(value, odd)
 
 
 # Printable ASCII and the JSON whitespace: never escaped, and most of any lockfile.

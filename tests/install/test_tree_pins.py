@@ -100,3 +100,31 @@ def test_a_change_that_lowers_one_servers_tree_record_is_lock_weakened_for_that_
     assert sorted(f.server for f in found) == ["dropped", "lowered"] and {f.rule.id for f in found} == {"lock-weakened"}
     messages = {f.server: f.message for f in found}
     assert "launch.tree from its pin" in messages["dropped"] and "launch.tree.format 4" in messages["lowered"]
+
+
+def _bumped_tree(dep_version: str, dep_integrity: str, range_: str) -> dict:
+    return npm_tree({"packages": {
+        "node_modules/top": {"version": "1.0.0", "integrity": "sha512-AAAA", "license": "MIT",
+                             "dependencies": {"dep": range_}, "bin": {"top": "cli.js"}},
+        "node_modules/dep": {"version": dep_version, "integrity": dep_integrity, "license": "ISC",
+                             "dependencies": {"leaf": "^1.0.0"}},
+        "node_modules/leaf": {"version": "1.0.0", "integrity": "sha512-LLLL"},
+    }})
+
+
+def test_a_dependency_bump_is_a_few_whole_package_lines_of_the_lock_diff() -> None:
+    """Issue 35 item 1, readable: each package of a format 4 tree on one line (SPEC section 4), so the diff of a
+    bump is the bumped package's line, its parent's (the edge moved) and the tree's digest, each line naming
+    the package whole."""
+    import difflib
+
+    old = render(Lockfile(servers={"s": server(_bumped_tree("1.0.0", "sha512-BBBB", "^1.0.0"))}))
+    new = render(Lockfile(servers={"s": server(_bumped_tree("2.0.0", "sha512-CCCC", "^2.0.0"))}))
+    changed = [line for line in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=0)
+               if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    assert len(changed) == 6, changed  # dep's and top's lines, and the tree digest, each removed and added
+    packages = [line for line in changed if '"path": ' in line]
+    assert len(packages) == 4
+    assert all('"name": ' in line and '"version": ' in line for line in packages)
+    assert any('"path": "node_modules/dep"' in line and '"version": "2.0.0"' in line for line in packages)
+    assert parse(new, canonical=True).servers["s"].tree == _bumped_tree("2.0.0", "sha512-CCCC", "^2.0.0")

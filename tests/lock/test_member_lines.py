@@ -62,3 +62,28 @@ def test_lines_of_offsets_in_any_order_are_counted_exactly(text: str, offsets: l
     for offset in offsets:
         offset = min(offset, len(text))
         assert lines._line(offset) == text.count("\n", 0, offset) + 1
+
+
+PACKAGE_VALUES = st.dictionaries(KEYS, VALUES, max_size=4)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(PACKAGE_VALUES, max_size=4), st.dictionaries(KEYS, VALUES, max_size=3))
+def test_the_lock_layout_with_one_line_packages_places_every_member(packages: list[Any], other: Any) -> None:
+    # The lock's own layout (scanner/lock/render.py): indented, except a format-4 tree's packages, one per line.
+    from scanner.lock.render import render_value
+
+    tree = {"format": 4, "manager": "npm", "packages": packages}
+    document = {"servers": {"a": {"launch": {"tree": tree}, "tools": other}, "b": {"launch": {}}}}
+    text = render_value(document) + "\n"
+    expected: dict[str, int] = {}
+    for pointer, line in iter_members(text):
+        expected.setdefault(pointer, line)
+    lines = MemberLines(text)
+    assert {pointer: lines.line(pointer) for pointer in expected} == expected
+    # Every member of a package is on its package's line, and the packages on consecutive lines.
+    prefix = "/servers/a/launch/tree/packages/"
+    first = expected.get(prefix + "0")
+    for pointer, line in expected.items():
+        if pointer.startswith(prefix):
+            assert line == first + int(pointer[len(prefix):].split("/")[0]), pointer
