@@ -19,7 +19,7 @@ from scanner.lock.document import fail_at, from_document, shown
 from scanner.lock.lockfile import DOCUMENT_DEPTH, LOCKFILE_VERSION, Lockfile, LockfileError, Pin
 from scanner.lock.member_lines import iter_members
 from scanner.lock.render import find_raw_hidden, render_normal, render_string, render_value
-from scanner.lock.schema_check import validate_schema
+from scanner.lock.schema_check import validate_schema, validate_schema_kept
 from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
 from scanner.model.pointer import join, unescape
 
@@ -125,7 +125,7 @@ def _parse_canonical(text: str, source: str, known: Kept | None = None) -> Lockf
             return None
         plain = rendered[1]
     # render_normal accepted the document: normalising it would give an equal value, so that walk is skipped.
-    validate_schema(document, text, source)
+    validate_schema_kept(document, text, source, known, text_digest)
     lock = verified(from_document(document), text, source, plain)
     if known is not None:
         known.add(text_entry(text_digest, plain))

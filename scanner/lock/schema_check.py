@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
+import os
+from pathlib import Path
 from typing import Any
 
+from scanner.files.kept import Kept
 from scanner.lock.document import fail_at, shown
 from scanner.model.kinds import KIND_KEYS
 from scanner.model.pointer import join
@@ -99,3 +103,56 @@ def validate_schema(document: dict[str, Any], text: str, source: str) -> None:
     message = error.message if len(error.message) <= 200 else error.message[:199] + "…"
     where = shown(pointer) or "/"
     fail_at(text, source, pointer, f"does not match the lockfile schema at {where}: {message}")
+
+
+# --- verdicts kept across runs -----------------------------------------------------------------------------
+#
+# Validating the skeleton of a 10,000-definition lock through `jsonschema` (and importing it) is a few tenths of a
+# second on every read. Whether a text matches the schema is a pure function of the text, the schema, this code
+# (the `known` set's key, reader.rendering_key, digests every module of scanner/lock) and the validator: so a text
+# this user's mcp-lock validated before is not validated again. Only a text that validated is kept, under an entry
+# binding the text's SHA-256, the schema's bytes and the validator's release; `known` is the HMAC-sealed set of
+# scanner/files/kept.py, in the user's cache, which the repository cannot write. A text never validated, an edited
+# schema, another jsonschema or a forged or corrupted cache file: the schema is checked as before.
+
+
+@functools.cache
+def _verdict_binding() -> bytes | None:
+    """The schema's bytes and the validator's release, digested; None when the release cannot be told."""
+    from importlib import resources
+    from importlib.util import find_spec
+
+    spec = find_spec("jsonschema")  # finds, does not import: a kept verdict must not pay for the import
+    if spec is None or spec.origin is None:
+        return None
+    site = Path(spec.origin).parent.parent
+    try:
+        releases = sorted(n for n in os.listdir(site) if n.startswith("jsonschema-") and n.endswith(".dist-info"))
+    except OSError:
+        return None
+    if len(releases) != 1:  # none, or several: which one is loaded cannot be told without importing it
+        return None
+    schema = resources.files("scanner.lock").joinpath(SCHEMA_RESOURCE).read_bytes()
+    return hashlib.sha256(b"mcp-lock schema verdict v1\0" + releases[0].encode() + b"\0" + schema).digest()
+
+
+def schema_entry(text_digest: bytes) -> bytes | None:
+    """The entry of `known` saying the text whose SHA-256 is `text_digest` matches the schema (None: never kept)."""
+    binding = _verdict_binding()
+    if binding is None or len(text_digest) != hashlib.sha256().digest_size:
+        return None
+    return hashlib.sha256(binding + b"schema-valid" + text_digest).digest()
+
+
+def validate_schema_kept(document: dict[str, Any], text: str, source: str, known: Kept | None,
+                         text_digest: bytes) -> None:
+    """`validate_schema`, skipped when `known` holds that this very text validated; kept when it does.
+
+    `document` must be what `json.loads(text)` gives, `text_digest` the SHA-256 of the text's UTF-8 bytes.
+    """
+    entry = schema_entry(text_digest) if known is not None else None
+    if entry is not None and entry in known:  # type: ignore[operator]
+        return
+    validate_schema(document, text, source)
+    if entry is not None:
+        known.add(entry)  # type: ignore[union-attr]

@@ -18,7 +18,7 @@ from scanner.lock.document import from_document, render, to_document
 from scanner.lock.lockfile import DOCUMENT_DEPTH, Lockfile, LockfileError
 from scanner.lock.reader import check_version, parse, refuse_raw_hidden, text_entry, verified
 from scanner.lock.render import render_normal
-from scanner.lock.schema_check import validate_schema
+from scanner.lock.schema_check import validate_schema_kept
 
 
 def write(
@@ -47,9 +47,10 @@ def write(
             parse(text, source)
         else:
             text = rendered[0] + "\n"
-            _reads_back(text, document, rendered[1], source)
+            text_digest = hashlib.sha256(text.encode("utf-8")).digest() if known is not None else b""
+            _reads_back(text, document, rendered[1], source, known, text_digest)
             if known is not None:
-                known.add(text_entry(hashlib.sha256(text.encode("utf-8")).digest(), rendered[1]))
+                known.add(text_entry(text_digest, rendered[1]))
     except LockfileError as e:
         raise LockfileError(source, f"not written: {e.reason}") from None
     data = text.encode("utf-8")
@@ -79,7 +80,8 @@ def _too_large(size: int, document: dict[str, Any]) -> str:
     )
 
 
-def _reads_back(text: str, document: dict[str, Any], plain: bool, source: str) -> None:
+def _reads_back(text: str, document: dict[str, Any], plain: bool, source: str, known: Kept | None = None,
+                text_digest: bytes = b"") -> None:
     """What `parse(text, source)` checks, for the text `render_normal` made of `document`; raises as it would.
 
     The same steps as `parse`, some proven instead of repeated:
@@ -108,7 +110,8 @@ def _reads_back(text: str, document: dict[str, Any], plain: bool, source: str) -
         parse(text, source)
         raise LockfileError(source, "the rendered text does not read back as the lock")
     check_version(loaded, source)
-    validate_schema(loaded, text, source)
+    # `loaded` is what json.loads(text) gives (a normal document holds no integer past ±(2**53 - 1)).
+    validate_schema_kept(loaded, text, source, known, text_digest)
     verified(from_document(loaded), text, source, plain and not floats)
 
 
