@@ -47,6 +47,9 @@ async def open_channel(request: ChannelRequest) -> AsyncIterator[rpc.StdioChanne
     launch = request.launch
     marker = new_marker()
     marked = {MARKER: marker} if request.sandbox == OFF else {}  # in the sandbox its PID namespace ends all
+    # Only an unsandboxed server's processes carry the marker: looking for it reads the environment of every
+    # process on the machine (hundreds on a busy runner), twice a boot, and would find none in the sandbox.
+    end_marked = kill_marked if marked else _nothing_marked
     env = server_environment(launch.env, request.passthrough, temp_dir=request.scratch) | marked
     if request.network == DENY:
         env = OFFLINE_ENV | env
@@ -70,14 +73,18 @@ async def open_channel(request: ChannelRequest) -> AsyncIterator[rpc.StdioChanne
                     request.on_artifact(artifact)
             # Nothing more is asked of a server once it has listed: end it (and its children) now
             # rather than after the channel's teardown.
-            kill_marked(marker)
+            end_marked(marker)
     finally:
-        kill_marked(marker)
+        end_marked(marker)
         if limit.hit():
             request.sandbox_notes.append((LIMIT_HIT, PIDS_HIT.format(limit=limit.limit)))
         if limit.memory_hit(request.errlog.text()):
             request.sandbox_notes.append((LIMIT_HIT, MEMORY_HIT.format(mib=limit.memory_mib)))
         limit.close()
+
+
+def _nothing_marked(marker: str) -> int:
+    return 0
 
 
 async def _start(

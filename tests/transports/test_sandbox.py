@@ -267,3 +267,22 @@ def test_the_handshake_is_the_declaring_clients(repo: Repo, config: str, version
     assert json.loads(described(repo, server, "hello")) == {"protocolVersion": version, "capabilities": capabilities}
     root = {"uri": repo.root.resolve().as_uri(), "name": repo.root.resolve().name}
     assert json.loads(described(repo, server, "roots")) == {"result": {"roots": [root]}}
+
+
+def test_only_an_unsandboxed_boot_looks_for_its_marked_processes(
+    repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The marker scan reads every process's environment on the machine; in the sandbox no process carries the
+    marker (its PID namespace ends them all), so a sandboxed boot does not pay for the scan (issue 39 item 3)."""
+    import scanner.transports.local as local
+
+    scans: list[str] = []
+    real = local.kill_marked
+    monkeypatch.setattr(local, "kill_marked", lambda marker: scans.append(marker) or real(marker))
+    add_raw(repo, "boxed", {"pages": [[tool("a")]]})
+    result = repo.run("lock")
+    assert result.exit_code == 0, result.output
+    assert scans == []
+    write_policy(repo, "sandbox: off\n")
+    assert repo.run("update").exit_code == 0
+    assert scans and len(set(scans)) >= 1  # unsandboxed: its marked processes are still found and ended
