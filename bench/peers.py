@@ -28,13 +28,16 @@ another tool's schema): does each tool's check fail, and does its output name th
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -56,9 +59,11 @@ TOOLS_PER_SERVER = 50
 CONCURRENCY = 8
 
 
-def install_peers() -> dict[str, Path]:
+def install_peers(only: tuple[str, ...] = tuple(PEERS)) -> dict[str, Path]:
     found = {}
     for key, (package, version, command) in PEERS.items():
+        if key not in only:
+            continue
         venv = CACHE / f"peer-{key}"
         executable = venv / "bin" / command
         if not executable.exists():
@@ -191,6 +196,49 @@ def timed(tools: list[Tool], repo: Path, runs: int) -> dict[str, dict[str, float
     return {name: {op: statistics.median(v) for op, v in ops.items()} for name, ops in samples.items()}
 
 
+def _cpu_of(action: Callable[[], Run]) -> tuple[Run, float]:
+    """The run and the CPU seconds (user + system) of the child processes it waited for."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result = action()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return result, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def pin_rounds(ours: McpLock, peer: Heldfast, repo: Path, rounds: int) -> None:
+    """Issue 39 item 2: interleaved rounds of pinning the fixture (`mcp-lock lock` against `heldfast approve`, the
+    order alternating), the per-round wall ratio ours / peer and its median (target < 0.9); and the CPU of
+    `mcp-lock check --offline` of the same lock (every pin read, verified and judged, nothing booted) against
+    the CPU of heldfast's pin (target: less)."""
+    DRIFT.write_text("{}", encoding="utf-8")
+    # As installed, mcp-lock has its bytecode (pip compiles it, as it did heldfast's): without it, under
+    # PYTHONDONTWRITEBYTECODE every run would compile ~150 modules (16 % of a 10-server lock here).
+    compileall.compile_dir(ROOT / "scanner", quiet=1)
+    ratios, cpu_ratios, offline_cpu, peer_cpu = [], [], [], []
+    print(f"\n{'round':<7}{'mcp-lock lock':>15}{'heldfast approve':>18}{'ratio':>7}{'CPU ours':>10}{'CPU peer':>10}"
+          f"{'ratio':>7}{'check --offline CPU':>21}{'load':>7}")
+    for number in range(rounds):
+        order = [("ours", ours.lock), ("peer", peer.lock)]
+        timed_runs: dict[str, tuple[Run, float]] = {}
+        for who, action in order if number % 2 == 0 else order[::-1]:
+            timed_runs[who] = _cpu_of(lambda action=action: action(repo))
+            if timed_runs[who][0].code != 0:
+                raise SystemExit(f"{who} pin exited {timed_runs[who][0].code}:\n{timed_runs[who][0].output[-3000:]}")
+        offline, cpu = _cpu_of(lambda: run([sys.executable, "-m", "scanner", "check", "--offline", "--repo", str(repo),
+                                            "--quiet"]))
+        if offline.code != 0:
+            raise SystemExit(f"check --offline exited {offline.code}:\n{offline.output[-3000:]}")
+        (our_run, our_cpu), (peer_run, their_cpu) = timed_runs["ours"], timed_runs["peer"]
+        ratios.append(our_run.seconds / peer_run.seconds)
+        cpu_ratios.append(our_cpu / their_cpu)
+        offline_cpu.append(cpu)
+        peer_cpu.append(their_cpu)
+        print(f"{number + 1:<7}{our_run.seconds:>15.3f}{peer_run.seconds:>18.3f}{ratios[-1]:>7.2f}{our_cpu:>10.3f}"
+              f"{their_cpu:>10.3f}{cpu_ratios[-1]:>7.2f}{cpu:>21.3f}{os.getloadavg()[0]:>7.2f}")
+    print(f"pin: median per-round wall ratio mcp-lock / heldfast {statistics.median(ratios):.2f} (target < 0.9), "
+          f"CPU {statistics.median(cpu_ratios):.2f}; check --offline CPU {statistics.median(offline_cpu):.3f} s "
+          f"against heldfast's pin {statistics.median(peer_cpu):.3f} s (target: less)")
+
+
 def drift_trial(tools: list[Tool], repo: Path) -> list[tuple[str, str, str, int, bool, str]]:
     """Lock clean, then one drift at a time: exit code of each check and whether it names the tool."""
     DRIFT.write_text("{}", encoding="utf-8")
@@ -217,7 +265,16 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--fixture-servers", type=int, default=10)
     parser.add_argument("--skip-real", action="store_true", help="only the fixture repo")
+    parser.add_argument("--pin-rounds", type=int, default=0,
+                        help="only: N interleaved rounds of pinning the fixture, mcp-lock against heldfast (issue 39)")
     args = parser.parse_args()
+    if args.pin_rounds:
+        heldfast = Heldfast(install_peers(("heldfast",))["heldfast"])
+        load = os.getloadavg()
+        print(f"nproc={os.cpu_count()}, load average {load[0]:.2f} {load[1]:.2f}, heldfast "
+              f"{installed_version('heldfast')}, fixture {args.fixture_servers} x {TOOLS_PER_SERVER} tools")
+        pin_rounds(McpLock(), heldfast, write_repo("fixture", fixture_servers(args.fixture_servers)), args.pin_rounds)
+        return
     executables = install_peers()
     versions = {key: installed_version(key) for key in PEERS}
     repos = {"fixture": write_repo("fixture", fixture_servers(args.fixture_servers))}
