@@ -22,6 +22,7 @@ With --baseline-tree DIR (a copy of another version's `scanner/`, e.g. `git arch
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import shutil
@@ -187,6 +188,10 @@ def main() -> None:
     declared = local_servers(repo) if options.local else servers(repo)
     (repo / ".mcp.json").write_text(json.dumps({"mcpServers": declared}, indent=2), encoding="utf-8")
     env = os.environ | {"PYTHONPATH": str(HERE.parent)}
+    # As installed, each tree has its bytecode (pip compiles it): under PYTHONDONTWRITEBYTECODE every timed
+    # check would otherwise compile ~150 modules, a cost no installed mcp-lock pays.
+    for tree in (HERE.parent, *([options.baseline_tree] if options.baseline_tree else [])):
+        compileall.compile_dir(Path(tree) / "scanner", quiet=1)
     subprocess.run([*MCP_LOCK, "lock", "--repo", str(repo), "--quiet"], check=True, env=env, capture_output=True)
 
     envs = [env]
