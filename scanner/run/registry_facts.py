@@ -232,4 +232,3 @@ def _predecessor(change: NewPackage, before: Release | None, previous: Mapping[s
     recorded = record.get("provenance") if record is not None else None
     return Version(was.package, was.hashes, before.attested if before is not None else False,
                    recorded if isinstance(recorded, dict) else None)
-

@@ -93,10 +93,12 @@ def test_a_warm_check_after_lock_boots_from_the_store_entry_lock_installed(
     pinned: GitRepo, npm_registry: Registry, npm_env: dict[str, str]
 ) -> None:
     """Recording provenance after the install does not make the installed tree another store entry."""
-    before = len(npm_registry.served)
+    store = Path(npm_env["MCP_LOCK_STORE"])
+    entries = sorted(p.name for p in store.glob("[0-9a-f]*"))
+    assert len(entries) == 1
     done = pinned.run("check", env=npm_env)
     assert done.exit_code == 0, done.output
-    assert not [p for p in npm_registry.served[before:] if p.endswith(".tgz")]  # nothing installed again
+    assert sorted(p.name for p in store.glob("[0-9a-f]*")) == entries  # booted from it, nothing installed again
 
 
 def bump(repo: GitRepo, registry: Registry, npm_env: dict[str, str], cli: str) -> tuple[int, list[dict[str, Any]]]:
