@@ -129,6 +129,7 @@ class Index:
     provenance: dict[str, bytes] = field(default_factory=dict)  # file name -> its PEP 740 provenance object
     info: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (project, version) -> JSON `info`
     uploaded: str = "2026-01-05T10:00:00.000000Z"  # every file's upload time, as the JSON API states it
+    json_api_on: bool = True  # off: `/pypi/…` answers 404, as an index without a JSON API does
 
     def _add(self, name: str, filename: str, data: bytes, version: str = "") -> str:
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -225,7 +226,7 @@ class Index:
     def json_api(self, project: str, version: str) -> bytes | None:
         """The JSON API's answer about one version (None: the index lists no file of it)."""
         files = [f for f in self.files.get(project, []) if self.versions.get(f) == version]
-        if not files:
+        if not files or not self.json_api_on:
             return None
         urls = [{"filename": f, "url": f"/files/{f}", "digests": {"sha256": self._sha(f)},
                  "packagetype": "bdist_wheel" if f.endswith(".whl") else "sdist",

@@ -4,12 +4,15 @@ scanner.artifacts.provenance) and, for a uv package, the license its index state
 resolution, scanner.install.npm_record).
 
 A package the replaced pin recorded at the same place (or version) with the same content keeps that record and
-costs nothing. The others are asked of the launch's registry: one answer per package name (npm's abbreviated
-packument, the index's JSON simple API) and, for a uv package, the index's JSON API for its license; a few at
-once, all within one deadline and one count. A version with attestations is verified offline (only then is
-Sigstore imported) and judged against the version it replaces as the replaced pin records it (provenance-lost,
--source-changed); a bundle that does not verify is provenance-invalid. What could not be asked is said and left
-unrecorded: a later check then asks the registry about the version it replaces, as before.
+costs nothing. The others are asked of the launch's registry, a few at once, all within one deadline and one
+count: npm's attestations of the version (and of the one it replaces; a small answer, or 404 for none, where a
+packument of a popular package is megabytes to parse), a PyPI package's JSON simple-API page (which file has
+PEP 740 provenance) and the index's JSON API for its license; an index without a JSON API leaves the license
+to the installed distribution's METADATA (License-Expression, else a short License, else the classifier), read
+from the verified store entry, never by running package code. A version with attestations is verified offline
+(only then is Sigstore imported) and judged against the version it replaces as the replaced pin records it
+(provenance-lost, -source-changed); a bundle that does not verify is provenance-invalid. What could not be asked
+is said and left unrecorded: a later check then asks the registry about the version it replaces, as before.
 """
 
 from __future__ import annotations
@@ -17,15 +20,14 @@ from __future__ import annotations
 import datetime
 import functools
 import time
-import urllib.parse
 from collections.abc import Collection, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from scanner.artifacts.attestations import Requests, registry_bundles
+from scanner.artifacts.attestations import SLSA, Requests, npm_url, registry_bundles
 from scanner.artifacts.inventory import TREE_ECOSYSTEMS, ServerPackage, pin_packages, record_hashes
-from scanner.artifacts.packument import RegistryError, Release, fetch_json, registry_for, release_of
+from scanner.artifacts.packument import RegistryError, Release, fetch_json, registry_for
 from scanner.artifacts.provenance import Subject, Version, record_key, screen, with_facts
 from scanner.artifacts.pypi_index import configured_index, json_api, json_release
 from scanner.artifacts.record import normalised
@@ -33,6 +35,7 @@ from scanner.artifacts.release_screen import NewPackage, new_packages
 from scanner.artifacts.sigstore_check import load_trust_root
 from scanner.artifacts.simple_index import SIMPLE_JSON
 from scanner.artifacts.simple_index import release_of as file_release
+from scanner.install.dist_metadata import installed_licenses
 from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding
 from scanner.run.provenance_check import pulled_in, record_at
@@ -86,7 +89,8 @@ def record_registry_facts(
         before = {key: pin_packages(key, old) if old is not None and _same_manager(old, pin) else []}
         changes += new_packages(before, {key: [e for e in entries if e.location in asked]})
     if changes:
-        _ask_and_screen(workspace, changes, records, previous, facts, done, now)
+        trees = {key: pin.tree for key, pin in pins.items() if key in facts and pin.tree is not None}
+        _ask_and_screen(workspace, changes, records, trees, previous, facts, done, now)
     for key, found in facts.items():
         pin = pins[key]
         assert pin.tree is not None
@@ -138,8 +142,8 @@ def _same_content(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
 
 def _ask_and_screen(
     workspace: Workspace, changes: list[NewPackage], records: Mapping[str, Mapping[str, Mapping[str, Any]]],
-    previous: Mapping[str, ServerPin], facts: dict[str, dict[str, dict[str, Any]]], done: Recorded,
-    now: datetime.datetime | None,
+    trees: Mapping[str, Mapping[str, Any]], previous: Mapping[str, ServerPin],
+    facts: dict[str, dict[str, dict[str, Any]]], done: Recorded, now: datetime.datetime | None,
 ) -> None:
     deadline = time.monotonic() + DEADLINE
     servers = {change.server for change in changes}
@@ -151,13 +155,12 @@ def _ask_and_screen(
         source = indexes[change.server] if change.entry.package.ecosystem == "PyPI" else registries[change.server]
         if source is None:
             continue
-        package = change.entry.package
-        questions[Question(source, package.ecosystem, package.name)] = None
-        if package.ecosystem == "PyPI":
-            questions[Question(source, package.ecosystem, package.name, package.version)] = None
+        for question in _questions(source, change):
+            questions[question] = None
     asked = list(questions)[:MAX_ASKED]
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         answers = dict(zip(asked, pool.map(functools.partial(_answer, deadline=deadline), asked), strict=True))
+    installed: dict[str, dict[tuple[str, str], str]] = {}  # server -> its installed distributions' licenses
     requests = Requests(deadline=deadline, limit=MAX_ASKED)
     root = functools.cache(lambda: load_trust_root(workspace.environ))
     moment = now or datetime.datetime.now(datetime.UTC)
@@ -166,18 +169,21 @@ def _ask_and_screen(
         package = change.entry.package
         pypi = package.ecosystem == "PyPI"
         source = indexes[change.server] if pypi else registries[change.server]
-        document = answers.get(Question(source, package.ecosystem, package.name)) if source else None
-        if not isinstance(document, dict):
-            why = document if isinstance(document, str) else "no registry is configured to ask"
+        asked_here = [answers.get(q) for q in _questions(source, change)] if source else [None]
+        if not isinstance(asked_here[0], dict):  # the version's own answer; the others only add to it
+            why = asked_here[0] if isinstance(asked_here[0], str) else "no registry is configured to ask"
             unasked.setdefault(change.server, []).append(f"{package.spec} ({why})")
             continue
-        release, before = _described(document, change)
+        release, before = _described(asked_here, change)
         key = record_key(records[change.server][change.entry.location])
         found = facts[change.server].setdefault(key, {})
         if pypi:
-            answer = answers.get(Question(str(source), package.ecosystem, package.name, package.version))
-            described = json_release(answer) if isinstance(answer, dict) else None
-            found["license"] = described.license if described is not None else None
+            described = json_release(asked_here[1]) if len(asked_here) > 1 and isinstance(asked_here[1], dict) else None
+            stated = described.license if described is not None else None
+            if stated is None and change.server not in installed:  # no JSON API, or it states none
+                installed[change.server] = installed_licenses(workspace.environ, trees[change.server])
+            found["license"] = stated or installed.get(change.server, {}).get((normalised(package.name),
+                                                                               package.version))
         if release is None:
             continue
         new = Version(package, change.entry.hashes, release.attested)
@@ -193,32 +199,54 @@ def _ask_and_screen(
                              + (f" and {len(missed) - MAX_NAMED} more" if len(missed) > MAX_NAMED else ""))
 
 
+def _questions(source: str, change: NewPackage) -> list[Question]:
+    """What to ask about `change`: npm, the attestations of its version and of the one it replaces; PyPI, the
+    package's simple-API page and the JSON API's answer about its version."""
+    package = change.entry.package
+    if package.ecosystem == "PyPI":
+        return [Question(source, "PyPI", package.name), Question(source, "PyPI", package.name, package.version)]
+    asked = [Question(source, "npm", package.name, package.version)]
+    if change.previous is not None and change.previous.package.name == package.name:
+        asked.append(Question(source, "npm", package.name, change.previous.package.version))
+    return asked
+
+
 def _answer(question: Question, deadline: float) -> dict[str, Any] | str:
-    """The registry's parsed answer to `question`, or why it could not be had (one line)."""
-    root = question.source.rstrip("/")
+    """The registry's parsed answer to `question` (npm attestations: `{}` when it has none), or why it could not
+    be had (one line)."""
     if question.ecosystem == "npm":
-        url, accept = f"{root}/{urllib.parse.quote(question.name, safe='@')}", ABBREVIATED
+        assert question.version is not None
+        url, accept, absent = npm_url(question.source, question.name, question.version), "application/json", {}
     elif question.version is None:
-        url, accept = f"{root}/{normalised(question.name)}/", SIMPLE_JSON
+        url, accept, absent = f"{question.source.rstrip('/')}/{normalised(question.name)}/", SIMPLE_JSON, None
     else:
-        url, accept = json_api(question.source, question.name, question.version), "application/json"
+        url, accept, absent = json_api(question.source, question.name, question.version), "application/json", {}
     try:
-        answer = fetch_json(url, accept, deadline, time.monotonic)
+        answer = fetch_json(url, accept, deadline, time.monotonic, absent=absent)
     except RegistryError as error:
         return str(error)
     return answer if isinstance(answer, dict) else f"the registry's answer about {question.name} is not an object"
 
 
-def _described(document: dict[str, Any], change: NewPackage) -> tuple[Release | None, Release | None]:
-    """What a package's document says of the new version and the one it replaces."""
+def _described(answers: list[Any], change: NewPackage) -> tuple[Release | None, Release | None]:
+    """What the answers say of the new version and the one it replaces (only whether each is attested)."""
     package = change.entry.package
-    before = change.previous.package.version if change.previous is not None else None
     if package.ecosystem == "npm":
-        return release_of(document, package.version), release_of(document, before) if before else None
-    files = document.get("files")
+        attested = [_npm_attested(answer) for answer in answers]
+        return Release(None, False, None, attested=attested[0]), (
+            Release(None, False, None, attested=attested[1]) if len(attested) > 1 else None)
+    files = answers[0].get("files")
     files = files if isinstance(files, list) else []
+    before = change.previous.package.version if change.previous is not None else None
     return file_release(files, package.name, package.version), (
         file_release(files, package.name, before) if before else None)
+
+
+def _npm_attested(answer: Any) -> bool:
+    """Whether an npm attestations answer holds SLSA provenance (npm's own publish attestation names no build)."""
+    entries = answer.get("attestations") if isinstance(answer, dict) else None
+    return isinstance(entries, list) and any(
+        isinstance(e, dict) and str(e.get("predicateType", "")).startswith(SLSA) for e in entries)
 
 
 def _predecessor(change: NewPackage, before: Release | None, previous: Mapping[str, ServerPin]) -> Version | None:

@@ -95,3 +95,14 @@ def test_an_unchanged_package_keeps_its_record_and_a_classifier_states_a_license
     declare(locked, index, "1.0.2")
     assert locked.run("update", env=env(tmp_path)).exit_code == 0
     assert record(locked)["license"] == "BSD License"
+
+
+def test_without_a_json_api_the_installed_metadata_states_the_license(index: Index, tmp_path: Path) -> None:
+    """An index with no JSON API (a plain PEP 503/691 mirror): the license is read from the installed wheel's
+    METADATA in the verified store entry, by mcp-lock, never by running the package."""
+    index.json_api_on = False
+    repo = GitRepo(tmp_path / "top")
+    declare(repo, index, "1.0.2")
+    assert repo.run("lock", env=env(tmp_path)).exit_code == 0
+    assert record(repo)["license"] == "BSD License"  # its Classifier line: the wheel states no expression
+    assert f"/pypi/{PACKAGE}/1.0.2/json" in index.served  # asked, and answered 404
