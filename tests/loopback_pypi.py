@@ -10,6 +10,14 @@ test time in a temporary folder.
 `/simple/` lists the projects, `/simple/<normalised>/` one project's files, each link with its `#sha256=`
 fragment; a request whose Accept header asks for `application/vnd.pypi.simple.v1+json` gets PEP 691 JSON.
 Files are served from `/files/<filename>`; `served` records every path answered.
+
+As PyPI publishes them beside the simple API: the JSON API (`/pypi/<project>/<version>/json`: `info` with the
+version's `license_expression` / `license` / `classifiers`, `urls` with each file's `packagetype`, `digests` and
+`upload_time_iso_8601`), and PEP 740 provenance: a file added with `provenance` has, in the JSON simple API,
+`"provenance": "/integrity/<project>/<version>/<filename>/provenance"` (PyPI's Integrity API), where that
+provenance object is served verbatim.
+
+    index.add("pypi-attestations", "0.0.19", "pypi_attestations-0.0.19.tar.gz", data, provenance=answer)
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote
 
 JSON_TYPE = "application/vnd.pypi.simple.v1+json"
@@ -116,16 +125,33 @@ class Index:
     files: dict[str, list[str]] = field(default_factory=dict)  # normalised project -> file names
     served: list[str] = field(default_factory=list)
     url: str = ""
+    versions: dict[str, str] = field(default_factory=dict)  # file name -> its version
+    provenance: dict[str, bytes] = field(default_factory=dict)  # file name -> its PEP 740 provenance object
+    info: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (project, version) -> JSON `info`
+    uploaded: str = "2026-01-05T10:00:00.000000Z"  # every file's upload time, as the JSON API states it
+    json_api_on: bool = True  # off: `/pypi/…` answers 404, as an index without a JSON API does
 
-    def _add(self, name: str, filename: str, data: bytes) -> str:
+    def _add(self, name: str, filename: str, data: bytes, version: str = "") -> str:
         self.folder.mkdir(parents=True, exist_ok=True)
         (self.folder / filename).write_bytes(data)
         self.files.setdefault(normalised(name), []).append(filename)
+        self.versions[filename] = version
         return hashlib.sha256(data).hexdigest()
 
-    def wheel(self, name: str, version: str, scripts: dict[str, str] | None = None) -> str:
+    def add(self, name: str, version: str, filename: str, data: bytes, provenance: bytes | None = None,
+            **info: Any) -> str:
+        """A published file as it is (a real sdist or wheel), with its PEP 740 provenance object if given, and
+        `info` for the JSON API (e.g. `license_expression="MIT"`); returns its sha256."""
+        self.info.setdefault((normalised(name), version), {}).update(info)
+        if provenance is not None:
+            self.provenance[filename] = provenance
+        return self._add(name, filename, data, version)
+
+    def wheel(self, name: str, version: str, scripts: dict[str, str] | None = None, license: str | None = None,
+              classifiers: tuple[str, ...] = ()) -> str:
         """A pure-Python wheel of `name`; each `scripts` entry a console script running that module's main().
-        Returns its sha256."""
+        `license` is its METADATA's License-Expression (and the JSON API's `license_expression`), `classifiers`
+        its Classifier lines. Returns its sha256."""
         module = name.replace("-", "_")
         dist_info = f"{module}-{version}.dist-info"
         files: dict[str, bytes] = {f"{module}/__init__.py": b""}
@@ -133,7 +159,12 @@ class Index:
         for index, (script, source) in enumerate((scripts or {}).items()):
             files[f"{module}/script{index}.py"] = source.encode()
             points.append(f"{script} = {module}.script{index}:main")
-        files[f"{dist_info}/METADATA"] = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode()
+        metadata = f"Metadata-Version: 2.4\nName: {name}\nVersion: {version}\n"
+        metadata += f"License-Expression: {license}\n" if license else ""
+        metadata += "".join(f"Classifier: {c}\n" for c in classifiers)
+        files[f"{dist_info}/METADATA"] = metadata.encode()
+        self.info.setdefault((normalised(name), version), {}).update(
+            {"license_expression": license, "classifiers": list(classifiers)})
         files[f"{dist_info}/WHEEL"] = (
             b"Wheel-Version: 1.0\nGenerator: loopback-pypi\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
         )
@@ -150,7 +181,7 @@ class Index:
         with zipfile.ZipFile(buffer, "w") as archive:
             for path, data in files.items():
                 archive.writestr(zipfile.ZipInfo(path, (2020, 1, 1, 0, 0, 0)), data)
-        return self._add(name, f"{module}-{version}-py3-none-any.whl", buffer.getvalue())
+        return self._add(name, f"{module}-{version}-py3-none-any.whl", buffer.getvalue(), version)
 
     def sdist(self, name: str, version: str, backend: str) -> str:
         """An sdist of `name` built by the in-tree backend module `backend` (its source); returns its sha256.
@@ -174,7 +205,7 @@ class Index:
                 info = tarfile.TarInfo(path)
                 info.size, info.mode, info.mtime = len(data), 0o644, 0
                 archive.addfile(info, io.BytesIO(data))
-        return self._add(name, f"{module}-{version}.tar.gz", buffer.getvalue())
+        return self._add(name, f"{module}-{version}.tar.gz", buffer.getvalue(), version)
 
     def project_html(self, project: str) -> bytes:
         links = "".join(
@@ -184,10 +215,25 @@ class Index:
         return f"<!DOCTYPE html>\n<html><body>\n{links}</body></html>\n".encode()
 
     def project_json(self, project: str) -> bytes:
-        entries = [
-            {"filename": f, "url": f"/files/{f}", "hashes": {"sha256": self._sha(f)}} for f in self.files[project]
-        ]
-        return json.dumps({"meta": {"api-version": "1.0"}, "name": project, "files": entries}).encode()
+        entries = []
+        for f in self.files[project]:
+            entry: dict[str, Any] = {"filename": f, "url": f"/files/{f}", "hashes": {"sha256": self._sha(f)}}
+            if f in self.provenance:
+                entry["provenance"] = f"/integrity/{project}/{self.versions[f]}/{f}/provenance"
+            entries.append(entry)
+        return json.dumps({"meta": {"api-version": "1.1"}, "name": project, "files": entries}).encode()
+
+    def json_api(self, project: str, version: str) -> bytes | None:
+        """The JSON API's answer about one version (None: the index lists no file of it)."""
+        files = [f for f in self.files.get(project, []) if self.versions.get(f) == version]
+        if not files or not self.json_api_on:
+            return None
+        urls = [{"filename": f, "url": f"/files/{f}", "digests": {"sha256": self._sha(f)},
+                 "packagetype": "bdist_wheel" if f.endswith(".whl") else "sdist",
+                 "upload_time_iso_8601": self.uploaded} for f in files]
+        info = {"name": project, "version": version, "license": None, "license_expression": None, "classifiers": [],
+                **self.info.get((project, version), {})}
+        return json.dumps({"info": info, "urls": urls}).encode()
 
     def root_page(self, as_json: bool) -> bytes:
         if as_json:
@@ -222,6 +268,10 @@ def serve(index: Index) -> Iterator[str]:
                 body = index.project_json(project) if as_json else index.project_html(project)
             elif len(parts) == 2 and parts[0] == "files" and (index.folder / parts[1]).is_file():
                 body, kind = (index.folder / parts[1]).read_bytes(), "application/octet-stream"
+            elif len(parts) == 4 and parts[0] == "pypi" and parts[3] == "json":
+                body, kind = index.json_api(normalised(parts[1]), parts[2]), "application/json"
+            elif len(parts) == 5 and parts[0] == "integrity" and parts[4] == "provenance":
+                body, kind = index.provenance.get(parts[3]), "application/json"
             if body is None:
                 self.send_error(404)
                 return

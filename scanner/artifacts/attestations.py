@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from scanner.artifacts.http_body import read_body, shown_url
+from scanner.artifacts.http_body import read_body, shown_url, tls_context
 from scanner.artifacts.record import normalised
 from scanner.files.bounded_json import AnswerError, Bounds, parse
 
@@ -135,7 +135,7 @@ def fetch(url: str, accept: str, deadline: float, clock: Callable[[], float]) ->
         raise AttestationError(f"no time was left to ask {shown}")
     request = urllib.request.Request(url, headers={"Accept": accept})
     try:
-        with urllib.request.urlopen(request, timeout=min(REQUEST_TIMEOUT, left)) as response:
+        with urllib.request.urlopen(request, timeout=min(REQUEST_TIMEOUT, left), context=tls_context()) as response:
             raw = read_body(response, ANSWER.bytes, deadline, clock, answer=f"the answer from {shown}",
                             late="did not arrive in time", error=AttestationError)
     except urllib.error.HTTPError as error:

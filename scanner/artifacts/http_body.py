@@ -4,11 +4,20 @@ Content-Length is refused. Each caller names the answer and the error it raises.
 
 from __future__ import annotations
 
+import functools
+import ssl
 import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
 CHUNK = 64 * 1024
+
+
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """One default TLS context per run: urllib would make one per request, loading the system's CA bundle each
+    time (tens of ms of CPU per request, the larger part of asking a registry about a tree's hundred packages)."""
+    return ssl.create_default_context()
 
 
 def read_body(

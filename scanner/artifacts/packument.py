@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from scanner.artifacts.http_body import read_body, shown_url
+from scanner.artifacts.http_body import read_body, shown_url, tls_context
 from scanner.files.bounded_json import AnswerError, Bounds, parse
 
 REQUEST_TIMEOUT = 20.0  # seconds without an answer, per request
@@ -141,20 +141,26 @@ def moment(value: Any) -> datetime.datetime | None:
     return moment.astimezone(datetime.UTC) if moment.tzinfo else moment.replace(tzinfo=datetime.UTC)
 
 
-def fetch_json(url: str, accept: str, deadline: float, clock: Callable[[], float]) -> Any:
-    """A registry's JSON answer at `url`, read and parsed within bounds; RegistryError when it cannot be had."""
+NOT_GIVEN: Any = object()
+
+
+def fetch_json(url: str, accept: str, deadline: float, clock: Callable[[], float], absent: Any = NOT_GIVEN) -> Any:
+    """A registry's JSON answer at `url`, read and parsed within bounds; RegistryError when it cannot be had
+    (HTTP 404: `absent`, when given: the registry has no such document)."""
     shown = shown_url(url)
     left = deadline - clock()
     if left <= 0:
         raise RegistryError(f"no time was left to ask {shown}")
     request = urllib.request.Request(url, headers={"Accept": accept})
     try:
-        with urllib.request.urlopen(request, timeout=min(REQUEST_TIMEOUT, left)) as response:
+        with urllib.request.urlopen(request, timeout=min(REQUEST_TIMEOUT, left), context=tls_context()) as response:
             raw = read_body(
                 response, PACKUMENT.bytes, deadline, clock, answer=f"the registry's answer from {shown}",
                 late="did not arrive in time", error=RegistryError,
             )
     except urllib.error.HTTPError as error:
+        if error.code == 404 and absent is not NOT_GIVEN:
+            return absent
         raise RegistryError(f"the registry answered HTTP {error.code} for {shown}") from None
     except TimeoutError:
         raise RegistryError(f"the registry did not answer in time at {shown}") from None

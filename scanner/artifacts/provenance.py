@@ -62,6 +62,7 @@ Root = Callable[[], TrustRoot]  # the trust root; TrustRootError when it cannot 
 class Subject:
     server: str
     location: str  # JSON pointer of the package's record in the lock
+    via: str = ""  # where a dependency sits: " (pulled in by a@1.0.0 (top@1.0.0 → a@1.0.0 → b@2.0.0))"
 
 
 def screen(
@@ -167,8 +168,8 @@ def _shown(record: Mapping[str, Any]) -> str:
 
 def _lost(where: Subject, new: Version, old: Version) -> Finding:
     was = f", built by {_shown(old.recorded)}" if old.recorded else ""
-    message = (f"{where.server}: {new.package} has no provenance, but {old.package.spec} had{was}: it was not "
-               "published by the project's build")
+    message = (f"{where.server}: {new.package}{where.via} has no provenance, but {old.package.spec} had{was}: it "
+               "was not published by the project's build")
     steps = [f"next step: compare {new.package.spec} with the project's repository; pin {old.package.spec}; or, "
              "once reviewed, " + _ignore(PROVENANCE_LOST, where, new)]
     return _finding(PROVENANCE_LOST, where, new, message, steps)
@@ -177,7 +178,7 @@ def _lost(where: Subject, new: Version, old: Version) -> Finding:
 def _changed(where: Subject, new: Version, old: Version | None, before: Mapping[str, Any],
              after: Mapping[str, Any]) -> Finding:
     replaced = old.package.spec if old else "the version it replaces"
-    message = (f"{where.server}: {new.package} was built from {_shown(after)}, but {replaced} from "
+    message = (f"{where.server}: {new.package}{where.via} was built from {_shown(after)}, but {replaced} from "
                f"{_shown(before)}")
     steps = [f"before: {_shown(before)}", f"after: {_shown(after)}",
              "next step: confirm the move with the project; or, once reviewed, "
@@ -186,7 +187,7 @@ def _changed(where: Subject, new: Version, old: Version | None, before: Mapping[
 
 
 def _invalid(where: Subject, new: Version, reason: str) -> Finding:
-    message = f"{where.server}: {new.package} has provenance that does not verify: {reason}"
+    message = f"{where.server}: {new.package}{where.via} has provenance that does not verify: {reason}"
     steps = ["next step: do not install or re-pin this release; pin another version and report it to the project "
              "and the registry"]
     return _finding(PROVENANCE_INVALID, where, new, message, steps)
@@ -200,7 +201,7 @@ def _trust_root(where: Subject, new: Version, reason: str) -> Finding:
 
 
 def _unfetched(where: Subject, new: Version, reason: str) -> Finding:
-    message = f"{where.server}: {new.package} has provenance, and its registry could not serve it: {reason}"
+    message = f"{where.server}: {new.package}{where.via} has provenance, and its registry could not serve it: {reason}"
     steps = ["next step: run the check again; if the registry is unreachable from here, point npm_config_registry "
              "(for PyPI, UV_DEFAULT_INDEX) at one that is (a mirror that serves attestations)"]
     return _finding(PACKAGE_METADATA_FAILED, where, new, message, steps)
@@ -219,14 +220,32 @@ def _ignore(rule: Rule, where: Subject, new: Version) -> str:
 
 def with_provenance(tree: Mapping[str, Any], found: Mapping[str, Mapping[str, str]]) -> dict[str, Any]:
     """`tree` (a lock's `launch.tree`) with each package's `provenance` set from `found` (keyed by the package's
-    `path` for npm, its `name` for uv) and its digest recomputed over the packages as recorded."""
+    `path` for npm, its `name` for uv; a package not in it records none) and its digest recomputed."""
+    keys = [record_key(record) for record in tree.get("packages") or []]
+    return with_facts(tree, {key: {"provenance": dict(found[key]) if found.get(key) else None} for key in keys})
+
+
+def record_key(record: Mapping[str, Any]) -> str:
+    """What a tree tells a package record apart by: npm's install path, else uv's name at its version (a
+    universal resolution may hold one name at two versions)."""
+    return str(record.get("path") or f"{record.get('name')}@{record.get('version')}")
+
+
+def with_facts(tree: Mapping[str, Any], facts: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """`tree` with the fields `facts` gives each package (keyed by `record_key`; a field given as None is
+    removed), its format kept and its digest recomputed over the packages as recorded."""
     from scanner.lock.canonical import tree_digest
 
     packages = []
     for record in tree.get("packages") or []:
-        key = record.get("path") or record.get("name")
-        updated = {k: v for k, v in record.items() if k != "provenance"}
-        if found.get(key):
-            updated["provenance"] = dict(found[key])
+        updated = dict(record)
+        for name, value in facts.get(record_key(record), {}).items():
+            if value is None:
+                updated.pop(name, None)
+            else:
+                updated[name] = value
         packages.append(updated)
-    return {"manager": tree["manager"], "digest": tree_digest(tree["manager"], packages), "packages": packages}
+    form = tree.get("format")
+    form = form if isinstance(form, int) else None
+    recorded = {"manager": tree["manager"], **({"format": form} if form is not None else {})}
+    return {**recorded, "digest": tree_digest(tree["manager"], packages, form), "packages": packages}

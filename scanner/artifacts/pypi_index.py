@@ -16,6 +16,7 @@ simple API (scanner.artifacts.simple_index). Every answer is bounded as the npm 
 from __future__ import annotations
 
 import configparser
+import dataclasses
 import functools
 import os
 import re
@@ -159,6 +160,23 @@ def index_releases(
             before = _json_release(index, name, previous, deadline, clock)
         except RegistryError:
             before = None  # the version it replaces may be gone: nothing to compare against
+    return _attested(index, name, version, previous, deadline, clock, found, before)
+
+
+def _attested(
+    index: str, name: str, version: str, previous: str | None, deadline: float, clock: Callable[[], float],
+    found: Release, before: Release | None,
+) -> tuple[Release, Release | None]:
+    """`found` and `before` as the JSON API gave them, with whether each has PEP 740 attestations: the JSON API
+    does not say, the JSON simple API does (a file's `provenance`). An index whose simple API cannot say has
+    none to verify: the screen then sees no provenance, as it would on an index that publishes none."""
+    try:
+        simple, simple_before = pypi_releases(index, name, version, previous, deadline, clock)
+    except RegistryError:
+        return found, before
+    found = dataclasses.replace(found, attested=simple.attested)
+    if before is not None and simple_before is not None:
+        before = dataclasses.replace(before, attested=simple_before.attested)
     return found, before
 
 

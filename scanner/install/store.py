@@ -1,5 +1,5 @@
-"""The store: one read-only directory per installed tree, keyed by the tree's digest, in the user's cache
-directory (never the repository): `$MCP_LOCK_STORE`, else `$XDG_CACHE_HOME/mcp-lock/store`, else
+"""The store: one read-only directory per installed tree, keyed by what installs of it (`install_digest`), in the
+user's cache directory (never the repository): `$MCP_LOCK_STORE`, else `$XDG_CACHE_HOME/mcp-lock/store`, else
 `~/.cache/mcp-lock/store`.
 
 An entry is installed into a staging folder beside it, sealed (scanner.install.verify), made read-only and
@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from scanner.install import verify
+from scanner.lock.canonical import tree_digest
 
 WRITABLE = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
 USED = ".used"  # one empty file per entry, its modification time the entry's last use
@@ -37,20 +38,40 @@ def store_root(caller: Mapping[str, str]) -> Path:
     return Path(cache, "mcp-lock", "store")
 
 
-def entry_name(tree_digest: str) -> str:
-    return tree_digest.removeprefix("sha256:")
+# What a package record holds about a release that no install reads and that is recorded after the tree was
+# installed (scanner.run.registry_facts: npm's license comes with npm's resolution, uv's from the index later),
+# so adding it must not make the installed entry another one.
+NOT_INSTALLED = {"npm": ("provenance",), "uv": ("provenance", "license")}
+
+
+def install_digest(tree: Mapping[str, object]) -> str:
+    """The digest of what installs from `tree`: its digest over the records less NOT_INSTALLED (a tree without
+    them: its own digest, so entries made before these were recorded stay found)."""
+    packages, dropped = tree.get("packages"), NOT_INSTALLED.get(str(tree.get("manager")), ())
+    if not isinstance(packages, list) or not any(
+        isinstance(p, dict) and any(k in p for k in dropped) for p in packages
+    ):
+        return str(tree["digest"])
+    stripped = [{k: v for k, v in p.items() if k not in dropped} for p in packages]
+    form = tree.get("format")
+    return tree_digest(str(tree["manager"]), stripped, form if isinstance(form, int) else None)
+
+
+def entry_name(digest: str) -> str:
+    return digest.removeprefix("sha256:")
 
 
 def ready_entry(root: Path, tree: Mapping[str, object], key: bytes) -> Path | None:
     """The installed entry of `tree`, when it is there and verifies (scanner.install.verify); an entry that
     is there but does not verify is removed, so that the caller installs the tree again."""
-    entry = root / entry_name(str(tree["digest"]))
+    digest = install_digest(tree)
+    entry = root / entry_name(digest)
     try:
         if not stat.S_ISDIR(os.lstat(entry).st_mode):
             return None
     except OSError:
         return None
-    if _verified(entry, str(tree["digest"]), key):
+    if _verified(entry, digest, key):
         _used(root, entry.name)
         return entry
     discard(entry)
@@ -97,7 +118,7 @@ def staging(root: Path) -> Path:
 def publish(root: Path, folder: Path, tree: Mapping[str, object], key: bytes) -> Path:
     """Seal the installed `folder`, make it read-only and move it into place as `tree`'s entry (or, when
     another boot got there first and its entry verifies, keep that one and remove `folder`)."""
-    digest = str(tree["digest"])
+    digest = install_digest(tree)
     read_only(folder, keep_root=True)
     sealed = folder / verify.MANIFEST
     sealed.write_bytes(verify.sealed(verify.manifest(folder, digest), key))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Collection, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scanner.detectors.verdict_cache import Verdicts
 from scanner.diff.artifact import artifact_findings
@@ -44,6 +44,9 @@ from scanner.run.workspace import (
 from scanner.sources.declarations import Server
 from scanner.sources.discover import looked_for
 
+if TYPE_CHECKING:
+    from scanner.run.registry_facts import Recorded
+
 MAX_LISTED = 20  # tool names quoted in an error, at most
 # `update` exits non-zero on its other findings (boot, config) from this severity on; a detector finding it refuses
 # is exactly one `check` would fail on (`detector_blocks`), whatever its severity.
@@ -76,6 +79,8 @@ def lock(workspace: Workspace, options: Options, names: Sequence[str] = ()) -> O
 
     live, booted = boot_and_pin(workspace, ready, options, analyse)
     findings += skipped + booted
+    recorded = _record_facts(workspace, live, {})
+    findings += recorded.findings
     lockfile.servers.update(live)
     pinned = list(live)
     baseline = {key: (None if key in pinned else pin) for key, pin in lockfile.servers.items()}
@@ -85,7 +90,7 @@ def lock(workspace: Workspace, options: Options, names: Sequence[str] = ()) -> O
     learn(verdicts, lockfile.servers, pinned)  # judged in full above
     verdicts.save()
     findings += unpinned_findings(workspace.policy.unpinned_launch, declared, lockfile.servers)
-    outcome = Outcome(findings)
+    outcome = Outcome(findings, messages=recorded.messages)
     if kept:
         outcome.messages.append(
             f"kept the existing pins of {', '.join(kept)} (use `mcp-lock update` to re-pin them)"
@@ -148,6 +153,13 @@ def check(workspace: Workspace, options: Options) -> Outcome:
     return Outcome(unique(in_shard(findings, options.shard, keys)), artifacts=ran)
 
 
+def _record_facts(workspace: Workspace, pins: dict[str, ServerPin], previous: dict[str, ServerPin]) -> Recorded:
+    """The provenance (and uv license) of each package of the newly pinned trees, recorded in them."""
+    from scanner.run.registry_facts import record_registry_facts  # urllib and the registry code: only when pinning
+
+    return record_registry_facts(workspace, pins, list(pins), previous)
+
+
 def _pinned_tree_of(server: Server, lockfile: Lockfile) -> dict[str, Any] | None:
     """The tree the lock pins for `server`, when its launch is still the one pinned (else None)."""
     pin = lockfile.servers.get(server.key)
@@ -184,6 +196,9 @@ def update(
     contents: list[Finding] = []  # same version, other bytes: refused unless acknowledged
     booted_pins, booted = boot_and_pin(workspace, ready, options)
     outcome.findings += skipped + booted
+    recorded = _record_facts(workspace, booted_pins, previous)
+    outcome.findings += recorded.findings
+    outcome.messages += recorded.messages
     if tools:
         _refuse_unknown_tools(tools, [lockfile.servers.get(key) for key in booted_pins], list(booted_pins.values()))
     for key, live in booted_pins.items():

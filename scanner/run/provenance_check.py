@@ -58,7 +58,8 @@ def provenance_findings(
                            record.get("provenance") if record else None)
         registry, index = sources.get(change.server, (None, None))
         bundles = registry_bundles(requests, registry, index)
-        findings += screen(Subject(change.server, change.entry.location), new, old, bundles, root, now).findings
+        where = Subject(change.server, change.entry.location, pulled_in(change))
+        findings += screen(where, new, old, bundles, root, now).findings
     return findings
 
 
@@ -70,6 +71,12 @@ def _version(entry: ServerPackage, record: Mapping[str, Any] | None, attested: b
     elif entry.digest:
         digests = (entry.digest,)
     return Version(entry.package, digests, attested, recorded if isinstance(recorded, dict) else None)
+
+
+def pulled_in(change: NewPackage) -> str:
+    """` (pulled in by a@1.0.0 (top@1.0.0 → a@1.0.0 → b@2.0.0))` for a dependency; nothing for the launched one."""
+    clause = change.entry.pulled_in_by()
+    return f" ({clause})" if clause else ""
 
 
 def record_at(pins: Mapping[str, ServerPin], location: str) -> Mapping[str, Any] | None:

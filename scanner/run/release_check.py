@@ -100,7 +100,7 @@ def screen_changes(
     min_age = datetime.timedelta(days=workspace.policy.min_release_age)
     deadline = time.monotonic() + DEADLINE
     servers = {c.server for c in changes}
-    envs = {key: registry_env(workspace, outcome, key) if outcome else _env(workspace, key) for key in servers}
+    envs = {key: registry_env(workspace, outcome, key) if outcome else launch_env(workspace, key) for key in servers}
     registries = {key: registry_for(envs[key], workspace.environ) for key in servers}
     indexes = {key: configured_index(envs[key], workspace.environ) for key in servers}
 
@@ -156,10 +156,10 @@ def registry_env(workspace: Workspace, outcome: Outcome, key: str) -> Mapping[st
     of the server (none there: no declared registry, so mcp-lock's own), never the change's."""
     if outcome.base_pins is not None:
         return outcome.base_envs.get(key, {})
-    return _env(workspace, key)
+    return launch_env(workspace, key)
 
 
-def _env(workspace: Workspace, key: str) -> Mapping[str, str]:
+def launch_env(workspace: Workspace, key: str) -> Mapping[str, str]:
     """The environment the server's declaration gives its launch, resolved (the lock records only templates, and
     a value shaped like a credential, such as a registry URL with a port, only as its digest)."""
     for server in workspace.discovery.servers:

@@ -254,7 +254,9 @@ def test_the_json_api_answers_where_the_index_has_one(tmp_path: Path, simple_ind
     repo = pypi_bump(tmp_path, simple_index, {"days_ago": 30}, {"days_ago": 1 / 24})
     code, (young,) = pypi_findings(repo, {"UV_DEFAULT_INDEX": simple_index.url}, tmp_path)
     assert code == 1 and young["rule"] == "release-too-young" and "published 1 h ago" in young["message"]
-    assert "/pypi/mcp-server-x/0.3.1/json" in simple_index.served and simple_index.accepts == []
+    assert "/pypi/mcp-server-x/0.3.1/json" in simple_index.served
+    # The simple API is asked once, for what the JSON API does not say: each file's PEP 740 `provenance`.
+    assert simple_index.accepts == ["application/vnd.pypi.simple.v1+json"]
 
 
 def test_the_index_of_the_users_uv_configuration_is_asked(tmp_path: Path, simple_index: Index) -> None:

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from fixture_repo import Repo
 
+from scanner.install.store import install_digest
+
 SPEC = "mcp-server-time==2025.9.25"
 
 
@@ -29,7 +31,8 @@ def test_a_uvx_launch_is_resolved_recorded_and_booted_from_the_store(repo: Repo,
     assert all(p["sha256"] and all(len(h) == 64 for h in p["sha256"]) for p in tree["packages"])
     assert launch["artifact"] == {"type": "pypi", "name": "mcp-server-time", "version": "2025.9.25"}
     (entry,) = [p for p in store.iterdir() if not p.name.startswith(".")]
-    assert entry.name == tree["digest"].removeprefix("sha256:")
+    # The store keys what installs: the tree less what is recorded after the install (the index's licenses).
+    assert entry.name == install_digest(tree).removeprefix("sha256:")
     assert (entry / "venv" / "bin" / "mcp-server-time").exists()
     check = repo.run("check", env=env)
     assert check.exit_code == 0, check.output
