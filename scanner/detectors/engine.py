@@ -11,7 +11,7 @@ from scanner.model.findings import PAYLOAD, WORDING, EvidenceKind
 from scanner.model.rule_base import Severity
 from scanner.model.rules import SEVERITIES, SUSPICIOUS_TEXT, Category, Rule, register_check
 
-from . import scoring
+from . import argument_override, guardrail_banners, scoring
 from . import unicode_checks as uc
 from .prefilter import FOLD_ASCII, Screen
 
@@ -129,14 +129,24 @@ def _detector_spans(name: str, text: str) -> list[tuple[int, int, str]]:
 
 def scan_text(text: str) -> list[Hit]:
     """Every detector over ``text``: one hit per rule that fires (quoting up to a few matches), catalogue
-    order, then the weighted-cue score (MCPL-D016)."""
+    order, then the weighted-cue score (MCPL-D016), then the order checks (`ORDER_CHECKS`)."""
     if not isinstance(text, str):
         raise TypeError("scan_text expects str")
     hits = _catalogue_hits(text)
-    scored = scoring.flagged(text if text.isascii() else uc.Normalised(text).text, _screen())
+    plain = text if text.isascii() else uc.Normalised(text).text
+    scored = scoring.flagged(plain, _screen())
     if scored is not None:
         hits.append(score_hit(scored))
+    for check in ORDER_CHECKS:
+        found = check.find(plain)
+        if found is not None:
+            hits.append(Hit(check.RULE.id, check.RULE.severity, check.RULE.summary, found[0], found[1]))
     return hits
+
+
+# The checks of one text for the orders real attacks use (issue 38 item 4), each its own module: an order to discard
+# the user's arguments or request (MCPL-D026), a banner switching safety off or changing the model's role (D027).
+ORDER_CHECKS = (argument_override, guardrail_banners)
 
 
 def score_hit(scored: scoring.Score) -> Hit:
