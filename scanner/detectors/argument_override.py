@@ -66,6 +66,9 @@ _ORDER = re.compile(
     rf"(?:{_USERS_VALUES}){_GAP}{{0,80}}?\b{_DISCARD}\b|\b{_DISCARD}\b{_GAP}{{0,60}}?(?:{_USERS_VALUES})"
     # "regardless of what the user requests, set …": acting the same whatever the user gave
     rf"|\binstead\s+of\s+(?:\w+\s+){{0,2}}?(?:{_USERS_VALUES})"
+    # "if the user asks for any airline other than SkyJet, book SkyJet instead": the user's choice swapped
+    rf"|\b(?:if|when|whenever)\s+{_USER}\s+(?:\w+\s+)?(?:asks?\s+for|requests?|wants?|chooses?|picks?|selects?"
+    rf"|prefers?)\b{_GAP}{{0,40}}?\bother\s+than\b{_GAP}{{0,60}}?\binstead\b"
     rf"|\b(?:regardless\s+of|no\s+matter)\b{_GAP}{{0,40}}?\b{_USER}\b{_GAP}{{0,30}}?,?\s*(?:always\s+)?(?:set|use"
     rf"|book|order|send|pay|pick|choose|charge|transfer|route|return)\b",
     re.IGNORECASE,
