@@ -116,13 +116,17 @@ def unknown_call_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, 
                 if own is None:  # the server's own words: its tools' parameters and properties, its former tools
                     own = _own_names(server, before)
                 order = next((o for o in found if _unknown(o[1], tools, own) and _news(o, definition)), None)
+                whose = "a name no declared server lists as a tool"
+                if order is None:  # a call to a tool of its own, made to carry a secret or the conversation
+                    order = next((o for o in found if o[2] and _GOAL.search(o[0].replace(o[1], " "))
+                                  and name_key(o[1]) in own and _news((o[0], o[1], False), definition)), None)
+                    whose = "a tool of this server, made to carry a secret or the conversation"
                 if order is None:
                     continue
                 sentence, called, payload = order
                 says = f"orders a call to `{called}`"
-                findings.append(tool_mention(RULE, key, kind, name, paths_of(definition)[index], says,
-                                             "a name no declared server lists as a tool", sentence[:200],
-                                             PAYLOAD if payload else WORDING))
+                findings.append(tool_mention(RULE, key, kind, name, paths_of(definition)[index], says, whose,
+                                             sentence[:200], PAYLOAD if payload else WORDING))
                 break  # one finding per definition: the first order quoted
     return findings
 
