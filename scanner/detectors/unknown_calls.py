@@ -8,8 +8,9 @@ some server lists; this check reads the rest: an order word in the sentence (mus
 required …), a call verb before the name or an argument list after it, and a name written as code (snake_case,
 camelCase, a quoted kebab or dotted name, or one followed by `(`). Not news: a tool of any declared server in any
 spelling (D021/D022's domain), a parameter or property of the server's own schemas, and the honest shapes of
-`tool_orders` (a data dependency of this tool's parameters, session set-up). A payload when the sentence quotes an
-attack's goal (a secret, the conversation, or an outside address as an argument), else wording only.
+`tool_orders` (a data dependency of this tool's parameters, session set-up). A payload, graded high, when the
+sentence quotes an attack's goal (a secret, the conversation, or an outside address as an argument); else wording
+only, graded medium (`WORDING_GATED`: measured on held-out servers before it could block).
 """
 
 from __future__ import annotations
@@ -37,9 +38,18 @@ RULE = Rule(
     "this server or of any server the repository declares, nor a parameter of its schemas. The most common shape of "
     "the hidden-instruction attacks measured (bench/detectors/README.md): the call carries the user's data to "
     "whatever answers it. Data dependencies of this tool's parameters and session set-up are not reported. A payload "
-    "when the order quotes an attack's goal (a secret, the conversation, an outside address), else wording only. "
+    "(high) when the order quotes an attack's goal (a secret, the conversation, an outside address); otherwise "
+    "wording only, graded medium: shown, never blocking (it drew findings on 5 of 157 held-out real servers). "
     "Filed as suspicious-text.",
     reported_as=SUSPICIOUS_TEXT.id,
+)
+
+# Measured before it could block (bench/detectors/README.md): 0 of 167 tuning servers, then, once, 5 of 157 held-out
+# servers drew a D025 finding, and on a bump its wording at high blocked 3 more of them. Wording only is therefore
+# a medium note; an order that quotes an attack's goal (a secret, the conversation, an outside address) blocks.
+WORDING_GATED = (
+    "graded medium: an order to call an unlisted name without a secret, the conversation or an outside address "
+    "(wording only; honest servers name functions of their own APIs this way too)"
 )
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+|(?<=[。！？])")
@@ -125,8 +135,12 @@ def unknown_call_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, 
                     continue
                 sentence, called, payload = order
                 says = f"orders a call to `{called}`"
-                findings.append(tool_mention(RULE, key, kind, name, paths_of(definition)[index], says, whose,
-                                             sentence[:200], PAYLOAD if payload else WORDING))
+                finding = tool_mention(RULE, key, kind, name, paths_of(definition)[index], says, whose,
+                                       sentence[:200], PAYLOAD if payload else WORDING)
+                if not payload:
+                    finding.severity = "medium"  # shown and explained, never blocking: see WORDING_GATED
+                    finding.details.append(WORDING_GATED)
+                findings.append(finding)
                 break  # one finding per definition: the first order quoted
     return findings
 

@@ -55,9 +55,12 @@ UNKNOWN_CALLS = [
 
 
 @pytest.mark.parametrize("definition", UNKNOWN_CALLS)
-def test_an_order_to_call_a_function_no_server_lists_blocks_a_change(definition: dict[str, Any]) -> None:
+def test_an_order_to_call_a_function_no_server_lists_is_reported(definition: dict[str, Any]) -> None:
+    # Wording only is a medium note (it drew findings on held-out real servers); a secret in the call blocks.
     found = of("MCPL-D025", on_change(definition, tool("list_orders", "Lists orders.")))
-    assert len(found) == 1 and any(map(detector_blocks, found))
+    assert len(found) == 1
+    assert detector_blocks(found[0]) == (found[0].evidence_kind == PAYLOAD)
+    assert found[0].effective_severity == ("high" if found[0].evidence_kind == PAYLOAD else "medium")
 
 
 def test_the_call_carrying_a_secret_is_a_payload_and_blocks_a_first_lock() -> None:
