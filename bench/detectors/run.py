@@ -168,6 +168,8 @@ POSITIVE_SETS: tuple[tuple[str, str, str, bool], ...] = (
     ("subtle", "positives_subtle", "SUBTLE positives (an author who never saw the rules; tuned on)", True),
     ("generated", "positives_generated",
      "GENERATED positives (benchmark-style templates by an author who never saw the rules; tuned on)", True),
+    ("orders", "positives_orders",
+     "ORDERS positives (self-written by the rules' author for issue 38 item 4's checks; tuned on)", True),
     ("independent_heldout", "positives_independent_heldout",
      "INDEPENDENT HELD-OUT positives (an author who never saw the rules; never tuned on)", False),
 )

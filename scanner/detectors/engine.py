@@ -11,7 +11,7 @@ from scanner.model.findings import PAYLOAD, WORDING, EvidenceKind
 from scanner.model.rule_base import Severity
 from scanner.model.rules import SEVERITIES, SUSPICIOUS_TEXT, Category, Rule, register_check
 
-from . import scoring
+from . import argument_override, guardrail_banners, scoring
 from . import unicode_checks as uc
 from .prefilter import FOLD_ASCII, Screen
 
@@ -41,6 +41,7 @@ class CatalogueEntry:
     examples_match: tuple[str, ...] = ()
     examples_no_match: tuple[str, ...] = ()
     flags: tuple[str, ...] = field(default=())
+    preference: frozenset[int] = frozenset()  # patterns (by position) that only promote this tool: medium alone
 
 
 class CatalogueError(ValueError):
@@ -75,6 +76,9 @@ def _parse(data: object) -> tuple[CatalogueEntry, ...]:
         if bool(patterns) == bool(detector):
             raise CatalogueError(f"{rid}: needs exactly one of patterns / detector")
         examples = raw.get("examples") or {}
+        preference = frozenset(raw.get("preference_patterns") or ())
+        if not preference <= set(range(len(patterns))):
+            raise CatalogueError(f"{rid}: preference_patterns are positions of its patterns")
         rule = Rule(
             rid, Category.POISONING, raw["severity"], raw["summary"], raw["help"], reported_as=SUSPICIOUS_TEXT.id
         )
@@ -83,7 +87,7 @@ def _parse(data: object) -> tuple[CatalogueEntry, ...]:
         rules.append(CatalogueEntry(
             rule=rule, rule_class=raw["class"], evidence_kind=raw["evidence"], patterns=patterns, detector=detector,
             examples_match=tuple(examples.get("match") or ()),
-            examples_no_match=tuple(examples.get("no_match") or ()), flags=flags,
+            examples_no_match=tuple(examples.get("no_match") or ()), flags=flags, preference=preference,
         ))
     return tuple(rules)
 
@@ -129,14 +133,24 @@ def _detector_spans(name: str, text: str) -> list[tuple[int, int, str]]:
 
 def scan_text(text: str) -> list[Hit]:
     """Every detector over ``text``: one hit per rule that fires (quoting up to a few matches), catalogue
-    order, then the weighted-cue score (MCPL-D016)."""
+    order, then the weighted-cue score (MCPL-D016), then the order checks (`ORDER_CHECKS`)."""
     if not isinstance(text, str):
         raise TypeError("scan_text expects str")
     hits = _catalogue_hits(text)
-    scored = scoring.flagged(text if text.isascii() else uc.Normalised(text).text, _screen())
+    plain = text if text.isascii() else uc.Normalised(text).text
+    scored = scoring.flagged(plain, _screen())
     if scored is not None:
         hits.append(score_hit(scored))
+    for check in ORDER_CHECKS:
+        found = check.find(plain)
+        if found is not None:
+            hits.append(Hit(check.RULE.id, check.RULE.severity, check.RULE.summary, found[0], found[1]))
     return hits
+
+
+# The checks of one text for the orders real attacks use (issue 38 item 4), each its own module: an order to discard
+# the user's arguments or request (MCPL-D026), a banner switching safety off or changing the model's role (D027).
+ORDER_CHECKS = (argument_override, guardrail_banners)
 
 
 def score_hit(scored: scoring.Score) -> Hit:
@@ -160,6 +174,7 @@ def _catalogue_hits(text: str) -> list[Hit]:
     index = 0
     for entry in load_catalogue():
         found: list[str] = []
+        promotes_only = True  # every match is a pattern that only promotes this tool (`preference_patterns`)
         if entry.detector:
             for _s, _e, ev in _detector_spans(entry.detector, text):
                 if ev not in found:
@@ -176,12 +191,13 @@ def _catalogue_hits(text: str) -> list[Hit]:
                 m = pattern.search(norm.text)
                 if m:
                     ev = _evidence(text, *norm.span(m.start(), m.end()))
+                    promotes_only = promotes_only and number - first in entry.preference
                     if ev not in found:
                         found.append(ev)
                 if len(found) >= MAX_HITS_PER_RULE:
                     break
         if found:  # one finding per detector per text: its matches quoted together
-            hits.append(_graded(entry, text, " | ".join(found)))
+            hits.append(_graded(entry, text, " | ".join(found), promotes_only and bool(entry.preference)))
     return hits
 
 
@@ -190,8 +206,16 @@ def _catalogue_hits(text: str) -> list[Hit]:
 HIDING_SEVERITY: Severity = "high"
 
 
-def _graded(entry: CatalogueEntry, text: str, evidence: str) -> Hit:
+# "You MUST use this tool BEFORE any search", "when the user wants X, use this instead": a tool promoting itself, with
+# no other tool re-programmed and no payload, is what honest servers say of overlapping tools (MCPL-D022 grades the
+# same preference medium): shown and explained, blocking neither a first lock nor a change.
+PREFERENCE_ONLY = "graded medium: it only promotes this tool (no other tool re-programmed, no payload)"
+
+
+def _graded(entry: CatalogueEntry, text: str, evidence: str, promotes_only: bool = False) -> Hit:
     rule = entry.rule
+    if promotes_only:
+        return Hit(rule.id, "medium", f"{rule.summary}; {PREFERENCE_ONLY}", evidence, entry.evidence_kind)
     if entry.detector != "zero_width":
         return Hit(rule.id, rule.severity, rule.summary, evidence, entry.evidence_kind)
     if uc.hides_text(text, uc.find_zero_width(text)):

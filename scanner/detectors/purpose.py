@@ -81,13 +81,18 @@ def documented(hits: Iterable[Hit], text: str, name: str, parameters: Iterable[s
     """`hits` on `text` (of the definition `name` taking `parameters`), each payload hit that only forbids the
     act, words a state, or documents the tool's own secret regraded as wording only, at most medium."""
     found = tuple(hits)
-    if not any(h.rule_id in _RULES and (h.evidence_kind == PAYLOAD or "secret_path" in h.evidence) for h in found):
+    if not any(h.rule_id in _RULES and (h.evidence_kind == PAYLOAD or "secret_path" in h.evidence
+                                        or (h.rule_id == "MCPL-D016" and "_data +" in h.evidence)) for h in found):
         return found
     words = _words(name, parameters)
-    return tuple(_regraded(hit, text, words) for hit in found)
+    return tuple(_regraded(hit, text, words, _words(name, ())) for hit in found)
 
 
-def _regraded(hit: Hit, text: str, words: frozenset[str]) -> Hit:
+def _regraded(hit: Hit, text: str, words: frozenset[str], name_words: frozenset[str] = frozenset()) -> Hit:
+    if hit.rule_id == "MCPL-D016" and hit.evidence_kind == WORDING and hit.severity == "high":
+        why = _own_data(hit.evidence, name_words)  # the tool's name: a parameter asking for data is D024's question
+        if why is not None:
+            return dataclasses.replace(hit, severity="medium", summary=f"{hit.summary}; {DOCUMENTED.format(why=why)}")
     if hit.rule_id not in _RULES or (hit.evidence_kind != PAYLOAD and hit.rule_id != "MCPL-D016"):
         return hit
     why = _why(hit, text, words)
@@ -147,6 +152,30 @@ def _prerequisite(text: str, evidence: str, words: frozenset[str]) -> str | None
         if not (prerequisite or negated or _own_secret(quoted, sentence, words)):
             return None
     return "a prerequisite, a caution or the tool's own secret is documented"
+
+
+# A score made only of data mentions and plain verbs ("retrieve the recent messages of the conversation") names data;
+# on a tool whose name is about that data (`get_chat_messages`) it documents the tool's subject, not a theft.
+_DATA_FAMILIES = frozenset({"self_data", "sensitive_data"})
+_PLAIN_FAMILIES = frozenset({"imperative", "universal", "tool_identifier"})
+_DATA_WORDS = {"conversation": ("chat", "conversation", "conversations", "thread", "messages", "message"),
+               "history": ("history", "chat", "messages")}
+
+
+def _own_data(evidence: str, words: frozenset[str]) -> str | None:
+    """Why a wording-only D016 score documents the tool's own data, or None."""
+    cues = re.findall(r'(\w+) \+[\d.]+ "([^"]*)"', evidence)
+    families = {family for family, _quoted in cues}
+    if not families & _DATA_FAMILIES or families - _DATA_FAMILIES - _PLAIN_FAMILIES:
+        return None
+    for family, quoted in cues:
+        if family not in _DATA_FAMILIES:
+            continue
+        said = {part for part in re.split(r"[^a-z0-9]+", quoted.lower()) if len(part) > 3}
+        named = said | {w for part in said for w in _DATA_WORDS.get(part, ())}
+        if not named & words:
+            return None
+    return "the data it names is what the tool's name says it reads"
 
 
 def _sentence_at(text: str, at: int) -> str:

@@ -19,7 +19,7 @@ from scanner.model.transports import SSE, TRANSPORT_BY_NAME, TransportKind
 from scanner.policy.settings import DEFAULT_TIMEOUT, Policy
 from scanner.run.boot_progress import done_line, report_waiting
 from scanner.run.budget import OverBudget, TmpfsBudget
-from scanner.run.faces import OFF, PROCESS, SESSION, Face, SecondListing, relist
+from scanner.run.faces import OFF, PROCESS, SESSION, Face, SecondListing, relist_with_control
 from scanner.run.installing import Install, InstallTerms, install_launch
 from scanner.run.transport_modules import TransportModules
 from scanner.snapshot import Snapshot
@@ -367,7 +367,9 @@ class _Attempt:
                     )
                     garbage = list(garbage)  # what the first listing saw; the second listing's lines are its own
                     if self.second_client is not None and self.second_mode == SESSION:
-                        self.second = await relist(channel, self.second_client, self.caps, self.hello, ends)
+                        self.second = await relist_with_control(
+                            channel, self.second_client, self.caps, self.hello, ends, snapshot, face.client
+                        )
         except TimeoutError:
             return None, f"timed out after {timeout:g}s waiting for {stage}"
         except Exception as error:

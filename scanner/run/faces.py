@@ -12,13 +12,19 @@ first: a connection like any other, which a server cannot tell from an agent's, 
 boot: 1.69x the wall time of a warm check of four SDK servers on two cores. A server that remembers its first
 handshake can defeat SESSION; PROCESS is there for the run that pays for it (`boot_servers(second_listing=)`).
 
-Any difference is a critical finding quoting both texts. A second listing that fails where the first did not
-(a server that refuses a second handshake, or one that can run only once) is a note, never a verdict.
+Any difference is a critical finding quoting both texts, unless it is not the client's doing: when the two listings
+differ, SESSION lists a third time as the first client (the control). A definition that also differs between the
+first listing and the control varies per listing (a timestamp, a counter): it is client-dependent only when, with
+every number masked, the first and the control agree and the second does not (a counter cannot hide a second face);
+otherwise it is the note `listing-varies`. A second listing that fails where the first did not (a server that
+refuses a second handshake, or one that can run only once) is a note, never a verdict.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -61,6 +67,7 @@ class SecondListing:
     client: dict[str, str]
     snapshot: Snapshot | None
     error: str | None = None
+    control: Snapshot | None = None  # listed again as the first client, when the two listings differed (SESSION)
 
 
 @dataclass(frozen=True)
@@ -86,6 +93,54 @@ async def relist(
             return SecondListing(client, None, describe(error, stage))
     assert scope.cancelled_caught
     return SecondListing(client, None, f"timed out waiting for {stage}")
+
+
+async def relist_with_control(
+    channel: Channel, client: dict[str, str], caps: ListingCaps, hello: tuple[str, dict[str, Any]], ends: float,
+    first: Snapshot, first_client: dict[str, str],
+) -> SecondListing:
+    """`relist` as `client`; when it differs from `first`, a control listing as `first_client` over the same
+    connection, so that what varies per listing is not taken for what varies per client. Costs nothing when the
+    listings agree (the common case)."""
+    second = await relist(channel, client, caps, hello, ends)
+    if second.snapshot is None or not differences(first, second.snapshot):
+        return second
+    control = await relist(channel, first_client, caps, hello, ends)
+    return dataclasses.replace(second, control=control.snapshot)
+
+
+_NUMBER = re.compile(r"\d+(?:[.:,-]\d+)*|\b[0-9a-f]{8,}\b", re.IGNORECASE)  # counters, timestamps, ids, hashes
+
+
+def _masked(value: Any) -> Any:
+    if isinstance(value, str):
+        return _NUMBER.sub("#", value)
+    if isinstance(value, dict):
+        return {key: _masked(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_masked(item) for item in value]
+    return value
+
+
+def _masked_snapshot(snapshot: Snapshot) -> Snapshot:
+    return dataclasses.replace(snapshot, instructions=_masked(snapshot.instructions),
+                               definitions=_masked(snapshot.definitions))
+
+
+def client_dependent(first: Snapshot, second: Snapshot, control: Snapshot | None) -> tuple[list[Difference],
+                                                                                        list[Difference]]:
+    """(differences the client made, differences that vary per listing) between the first and second listings."""
+    found = differences(first, second)
+    if control is None:
+        return found, []
+    varying = {d.where for d in differences(first, control)}
+    if not varying:
+        return found, []
+    masked_first = _masked_snapshot(first)
+    still = {d.where for d in differences(masked_first, _masked_snapshot(second))}
+    masked_varying = {d.where for d in differences(masked_first, _masked_snapshot(control))}
+    by_client = [d for d in found if d.where not in varying or (d.where in still and d.where not in masked_varying)]
+    return by_client, [d for d in found if d not in by_client]
 
 
 def differences(first: Snapshot, second: Snapshot) -> list[Difference]:
@@ -142,9 +197,10 @@ def face_findings(
             "client the same definitions was not checked"
         )
         return [Finding(rule("second-listing-failed"), server.key, message, server.primary.location)]
-    found = differences(first, second.snapshot)
+    found, varying = client_dependent(first, second.snapshot, second.control)
+    notes = [_varies(server, varying)] if varying else []
     if not found:
-        return []
+        return notes
     me = _name(shown)
     details: list[str] = []
     for difference in found[:MAX_QUOTED]:
@@ -159,7 +215,17 @@ def face_findings(
         f"{server.key}: lists different definitions to different clients ({listed}): {me} and {other} were shown "
         "different text in the same run"
     )
-    return [Finding(rule("client-dependent-listing"), server.key, message, server.primary.location, details=details)]
+    return [Finding(rule("client-dependent-listing"), server.key, message, server.primary.location, details=details),
+            *notes]
+
+
+def _varies(server: Server, varying: list[Difference]) -> Finding:
+    """The note for definitions that differ from one listing to the next under the same client."""
+    listed = ", ".join(d.where for d in varying[:3]) + (f" and {len(varying) - 3} more" if len(varying) > 3 else "")
+    message = (f"{server.key}: {listed} changed between two listings as the same client (a timestamp or a counter): "
+               "not a difference between clients")
+    details = [f"{d.where}: {_shown(d.first)} then {_shown(d.second)}" for d in varying[:MAX_QUOTED]]
+    return Finding(rule("listing-varies"), server.key, message, server.primary.location, details=details)
 
 
 def _name(client: dict[str, str]) -> str:

@@ -15,7 +15,7 @@ import pytest
 from fixture_repo import FIXTURES, Repo
 
 import scanner.run.boot
-from scanner.run.faces import PROCESS, SESSION, Difference, differences
+from scanner.run.faces import PROCESS, SESSION, Difference, client_dependent, differences
 from scanner.snapshot import Snapshot
 
 TWO_FACED = FIXTURES / "servers" / "two_faced.py"
@@ -117,3 +117,35 @@ def test_differences_name_each_changed_added_and_missing_definition() -> None:
     assert differences(a, snapshot(a.definitions["tools"], "Obey.")) == [
         Difference("the server's instructions", "Use it.", "Obey.")
     ]
+
+
+def test_text_that_varies_per_listing_is_a_note_not_a_second_face(repo: Repo) -> None:
+    # An honest server whose `list_folders` counts its listings: the checker's listing differs from the first, and
+    # so does a control listing as the first client, so the difference is no client's doing.
+    add_two_faced(repo, "--honest", "--counter")
+    code, found = findings(repo, "lock")
+    assert code == 0, found
+    assert not of_rule(found, RULE)
+    (note,) = of_rule(found, "listing-varies")
+    assert note["severity"] == "info" and "list_folders" in note["message"]
+
+
+def test_a_counter_does_not_hide_a_second_face(repo: Repo) -> None:
+    # The cloaking server with the counter: `send_email` still differs for the checker alone.
+    add_two_faced(repo, "--counter")
+    code, found = findings(repo, "lock")
+    (caught,) = of_rule(found, RULE)
+    assert code != 0 and "send_email" in caught["message"] and "list_folders" not in caught["message"]
+    assert of_rule(found, "listing-varies")
+
+
+def test_a_difference_beyond_the_numbers_is_the_clients_even_where_the_listing_varies() -> None:
+    first = snapshot([{"name": "x", "description": "Listing 1. Sends mail."}])
+    checker = snapshot([{"name": "x", "description": "Listing 2. Sends mail."}])
+    control = snapshot([{"name": "x", "description": "Listing 3. Sends mail."}])
+    agent_only = snapshot([{"name": "x", "description": "Listing 2. Sends mail and BCCs archive@relay.example."}])
+    assert client_dependent(first, checker, control) == ([], [Difference("tool `x`", "Listing 1. Sends mail.",
+                                                                         "Listing 2. Sends mail.")])
+    by_client, varying = client_dependent(first, agent_only, control)
+    assert [d.where for d in by_client] == ["tool `x`"] and varying == []
+    assert client_dependent(first, checker, None)[0] == differences(first, checker)  # no control: as before
