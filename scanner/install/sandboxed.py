@@ -20,8 +20,8 @@ The package manager's cache is writable only in steps that run no package code, 
 itself writes it; what it reads back is checked against the digests the resolution records (npm's integrity,
 uv's `--require-hashes`), so a poisoned cache entry fails the install instead of changing it.
 
-Network: the steps keep the host's network (the registry may be anywhere a user's `.npmrc` or `uv.toml` says).
-What remains, and the design to close it, is in docs/sandbox.md ("Package-manager steps").
+Network and home: each step has its own network namespace whose only way out is mcp-lock's gate to the
+configured registry, and the caller's home is hidden (scanner.install.step_room; docs/install-sandbox.md).
 """
 
 from __future__ import annotations

@@ -66,24 +66,28 @@ def step_command(
     folder = scope.stack.enter_context(private_folder())
     env = {k: v for k, v in env.items() if k.lower() not in _PROXY_NAMES}
     if npm:
-        npmrc = _copy_config(_env_value(env, "npm_config_userconfig"), folder, "npmrc")
+        source = _env_value(env, "npm_config_userconfig")
+        npmrc = _copy_config(source, folder, "npmrc")
         env = {k: v for k, v in env.items() if k.lower() != "npm_config_userconfig"}
         if npmrc is not None:
             env["npm_config_userconfig"] = f"{INSIDE}/npmrc"
         allowed = npm_destinations(env, npmrc)
         env.update(NPM_PROXY)
     else:
-        uv_toml = None if env.get("UV_NO_CONFIG") else _copy_config(_uv_config(env), folder, "uv.toml")
+        source = _uv_config(env)
+        uv_toml = None if env.get("UV_NO_CONFIG") else _copy_config(source, folder, "uv.toml")
         if uv_toml is not None:
             env["UV_CONFIG_FILE"] = f"{INSIDE}/uv.toml"
         allowed = uv_destinations(env, uv_toml, first_project(_requirements(argv, scope.stdin)))
         env.update(UV_PROXY)
+    # The user's configuration reaches the step as the copy only, never from where it lies.
+    originals = {os.path.realpath(p) for p in (source, os.path.dirname(source or "")) if p}
+    kept = [p for p in readable if os.path.realpath(p) not in originals]
     gate = scope.stack.enter_context(open_gate(allowed, folder))
     scope.refused = gate.refused
     scope.allowed = gate.allowed
     relayed = [sys.executable, "-I", "-S", RELAY, f"{INSIDE}/{os.path.basename(gate.socket_path)}",
                str(RELAY_PORT), "--", *argv]
-    kept = [p for p in readable if not _is_config(p, env)]
     command, settled = contain(relayed, env, cwd, [*writable, *kept], writable)
     extra = [*_home_mounts(env, argv, writable, kept, sized), "--ro-bind", folder, INSIDE]
     at = command.index("--chdir")
@@ -116,12 +120,6 @@ def _copy_config(path: str | None, folder: str, name: str) -> str | None:
     with os.fdopen(descriptor, "wb") as copy:
         copy.write(data)
     return data.decode("utf-8", "replace")
-
-
-def _is_config(path: str, env: Mapping[str, str]) -> bool:
-    """A user configuration path the Room would bind (replaced by the private copy)."""
-    config = env.get("XDG_CONFIG_HOME")
-    return path.endswith(".npmrc") or (bool(config) and path == os.path.join(str(config), "uv"))
 
 
 def _requirements(argv: Sequence[str], stdin: bytes | None) -> str | None:
