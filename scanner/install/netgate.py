@@ -236,7 +236,8 @@ def _origin_form(method: str, target: str, version: str, headers: Iterable[str],
 def private_folder() -> Iterator[str]:
     """A folder only this user reads (the gate's socket, the step's copies of the user's configuration), bound
     read-only into the sandbox; removed after the step."""
-    folder = tempfile.mkdtemp(prefix="mcp-lock-gate-")
+    # Under /tmp, which every sandbox replaces with its own: no other step can see this gate's socket.
+    folder = tempfile.mkdtemp(prefix="mcp-lock-gate-", dir="/tmp" if os.path.isdir("/tmp") else None)
     try:
         yield folder
     finally:

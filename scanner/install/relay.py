@@ -11,7 +11,6 @@ import contextlib
 import os
 import socket
 import sys
-import threading
 
 CHUNK = 64 * 1024
 
@@ -30,6 +29,8 @@ def _pump(source: socket.socket, target: socket.socket) -> None:
 
 
 def _serve(client: socket.socket, path: str) -> None:
+    import threading
+
     with client:
         upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
@@ -45,6 +46,8 @@ def _serve(client: socket.socket, path: str) -> None:
 
 
 def _relay(listener: socket.socket, path: str) -> None:
+    import threading  # after the package manager started: not on its way
+
     quiet = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):  # the package manager's pipes close when it ends, not when the relay does
         os.dup2(quiet, fd)

@@ -83,15 +83,23 @@ def step_command(
     # The user's configuration reaches the step as the copy only, never from where it lies.
     originals = {os.path.realpath(p) for p in (source, os.path.dirname(source or "")) if p}
     kept = [p for p in readable if os.path.realpath(p) not in originals]
-    gate = scope.stack.enter_context(open_gate(allowed, folder))
-    scope.refused = gate.refused
-    scope.allowed = gate.allowed
-    relayed = [sys.executable, "-I", "-S", RELAY, f"{INSIDE}/{os.path.basename(gate.socket_path)}",
-               str(RELAY_PORT), "--", *argv]
+    if _offline(argv):
+        relayed = argv  # no network at all, and no relay to start
+    else:
+        gate = scope.stack.enter_context(open_gate(allowed, folder))
+        scope.refused, scope.allowed = gate.refused, gate.allowed
+        relayed = [sys.executable, "-I", "-S", RELAY, f"{INSIDE}/{os.path.basename(gate.socket_path)}",
+                   str(RELAY_PORT), "--", *argv]
     command, settled = contain(relayed, env, cwd, [*writable, *kept], writable)
     extra = [*_home_mounts(env, argv, writable, kept, sized), "--ro-bind", folder, INSIDE]
     at = command.index("--chdir")
     return [*command[:at], *extra, *command[at:]], settled
+
+
+def _offline(argv: Sequence[str]) -> bool:
+    """A step that fetches nothing (reading npm's configuration; making an empty venv from an interpreter
+    already here): it gets no gate, so its start costs no relay."""
+    return list(argv[1:3]) == ["config", "list"] or argv[1:2] == ["venv"]
 
 
 def _env_value(env: Mapping[str, str], name: str) -> str | None:
