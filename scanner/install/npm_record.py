@@ -11,6 +11,7 @@ Everything read is bounded: package counts, string sizes, edge counts.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
@@ -26,6 +27,33 @@ MAPS = ("dependencies", "optionalDependencies", "peerDependencies", "bin")
 PLATFORM = ("os", "cpu", "libc")  # lists of names, `!name` to exclude
 FLAGS = ("optional", "peer", "inBundle")  # true or absent
 ROOT = "mcp-lock-install"  # the name of the empty project a tree is installed in
+_GIT = re.compile(r"^(?:git\+|git:|github:|gitlab:|bitbucket:|gist:)")
+
+
+def unpinned_source(path: str, entry: Mapping[str, Any]) -> str | None:
+    """Why no digest pins the content of the package-lock entry at `path` (fetched from git, or with no
+    integrity), or None: the one check of it (the record refuses such an entry, and a resolution holding one
+    is `dependency-source-refused`: scanner.install.sandboxed.refused_sources). A bundled package arrives inside
+    its parent's tarball, which the parent's integrity covers; a link is refused by the record itself."""
+    if entry.get("inBundle") or entry.get("link"):
+        return None
+    resolved = entry.get("resolved")
+    shown = path.removeprefix("node_modules/")
+    if isinstance(resolved, str) and _GIT.match(resolved):
+        return f"{shown} from git ({resolved[:200]})"
+    if not isinstance(entry.get("integrity"), str):
+        return f"{shown} with no integrity ({str(resolved)[:200]})"
+    return None
+
+
+def unpinned_sources(lock: Any) -> list[str]:
+    """`unpinned_source` of every installed package of a parsed package-lock.json."""
+    packages = lock.get("packages") if isinstance(lock, dict) else None
+    return [
+        why for path, entry in (packages.items() if isinstance(packages, dict) else ())
+        if path != "" and isinstance(path, str) and isinstance(entry, dict)
+        and (why := unpinned_source(path, entry)) is not None
+    ]
 
 
 def read_npm_lock(text: str) -> dict[str, Any]:
@@ -52,14 +80,14 @@ def _package(path: Any, entry: Any) -> dict[str, Any]:
         raise TreeError(f"npm resolved {path} to a link, which the store cannot hold")
     name = entry.get("name") or path.rpartition("node_modules/")[2]
     record: dict[str, Any] = {"path": field(path), "name": field(name), "version": field(entry.get("version"))}
+    unpinned = unpinned_source(path, entry)
+    if unpinned is not None:
+        raise TreeError(f"npm resolved {unpinned}: no digest pins its content")
     integrity = entry.get("integrity")
     if integrity is not None:
         if not isinstance(integrity, str) or not INTEGRITY.fullmatch(integrity) or len(integrity) > MAX_FIELD:
             raise TreeError(f"npm's integrity for {path} is not an SRI string")
         record["integrity"] = integrity
-    elif not entry.get("inBundle"):
-        # Only a bundled package arrives inside its parent's tarball; any other needs a digest to be installed.
-        raise TreeError(f"npm recorded no integrity for {path} (a git or tarball-URL dependency?)")
     if entry.get("hasInstallScript") is True:
         record["installScript"] = True
     for key in MAPS:

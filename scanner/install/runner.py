@@ -22,7 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scanner.install.sandboxed import (
+    SOURCE_REFUSED,
     Room,
+    StepRefused,
+    StepScope,
     npm_step_env,
     refused_build,
     run_bounded,
@@ -65,8 +68,9 @@ async def run_manager(
     room = ROOM.get()
     uv = not contained and os.path.basename(argv[0]) != "npm"
     with contextlib.ExitStack() as stack:
+        scope = StepScope(stack, stdin)
         if not contained:
-            argv, env = _in_room(room, argv, env, cwd, uv, stack)
+            argv, env = _in_room(room, argv, env, cwd, uv, scope)
         try:
             done = await run_bounded(argv, env, cwd, stdin, OUTPUT_LIMIT)
         except OSError as error:
@@ -78,22 +82,40 @@ async def run_manager(
         refused = refused_build(said, room) if uv else None
         if refused is not None:
             raise refused
+        if scope.refused:
+            raise _off_registry(step, scope, uv)
         shown = said[-TAIL:] if said else "no output"
         raise InstallFailed(step, f"exit code {done.returncode}: {shown}")
     return done.stdout
 
 
+def _off_registry(step: str, scope: StepScope, uv: bool) -> Exception:
+    """The step failed after asking for a host that is not its registry (scanner.install.netgate)."""
+    asked = ", ".join(scope.refused)
+    allowed = ", ".join(f"{host}:{port}" for host, port in sorted(scope.allowed)) or "none"
+    if uv:
+        return InstallFailed(step, (
+            f"uv asked for {asked}, which is not the index configured for this launch (allowed: {allowed}); "
+            "mcp-lock's package steps reach only the configured index and the file hosts it names"
+        ))
+    return StepRefused(SOURCE_REFUSED, (
+        f"npm asked for {asked} at `{step}`, which is not the registry configured for this launch (allowed: "
+        f"{allowed}): a dependency fetched from another host (a tarball URL, a registry's tarball elsewhere) "
+        "is refused. Depend on a release published to the configured registry"
+    ))
+
+
 def _in_room(
-    room: Room, argv: list[str], env: Mapping[str, str], cwd: str, uv: bool, stack: contextlib.ExitStack
+    room: Room, argv: list[str], env: Mapping[str, str], cwd: str, uv: bool, scope: StepScope
 ) -> tuple[list[str], dict[str, str]]:
     """The step as the sandbox runs it: the package manager's step environment, its cache and `cwd` writable."""
     if uv:
-        settled, caches = stack.enter_context(uv_step_env(env, room))
+        settled, caches = scope.stack.enter_context(uv_step_env(env, room))
         if argv[1:3] in _BUILDING:
             argv = [*argv, *uv_build_flags(room)]
     else:
         settled, caches = npm_step_env(env)
-    return room.command(argv, settled, cwd, [cwd, *caches])
+    return room.command(argv, settled, cwd, [cwd, *caches], scope)
 
 
 def read_output(path: Path, step: str) -> str:

@@ -20,8 +20,8 @@ The package manager's cache is writable only in steps that run no package code, 
 itself writes it; what it reads back is checked against the digests the resolution records (npm's integrity,
 uv's `--require-hashes`), so a poisoned cache entry fails the install instead of changing it.
 
-Network: the steps keep the host's network (the registry may be anywhere a user's `.npmrc` or `uv.toml` says).
-What remains, and the design to close it, is in docs/sandbox.md ("Package-manager steps").
+Network and home: each step has its own network namespace whose only way out is mcp-lock's gate to the
+configured registry, and the caller's home is hidden (scanner.install.step_room; docs/install-sandbox.md).
 """
 
 from __future__ import annotations
@@ -38,11 +38,26 @@ from dataclasses import dataclass, field
 import anyio
 
 from scanner.files.bounded_json import Bounds, parse
+from scanner.install.npm_record import unpinned_sources
 
-# Runs one step (argv, env, cwd, writable folders, readable paths) in the sandbox: the command line and
-# environment to start. Readable paths are the user's package-manager configuration, which may lie where the
-# sandbox hides (/tmp, /run).
-Wrap = Callable[[list[str], dict[str, str], str, Sequence[str], Sequence[str]], tuple[list[str], dict[str, str]]]
+
+@dataclass
+class StepScope:
+    """One step's lifetime, as its sandbox sees it: what lives as long as the step (`stack`: the gate to the
+    registry), what it reads on stdin (the gate learns the index's file hosts from it), and what the gate
+    allowed and refused (for the message when the step fails)."""
+
+    stack: contextlib.ExitStack
+    stdin: bytes | None = None
+    allowed: frozenset[tuple[str, int]] = frozenset()
+    refused: list[str] = field(default_factory=list)
+
+
+# Runs one step (argv, env, cwd, writable folders, readable paths, its scope) in the sandbox: the command line
+# and environment to start. Readable paths are the user's package-manager configuration and interpreters.
+Wrap = Callable[
+    [list[str], dict[str, str], str, Sequence[str], Sequence[str], StepScope], tuple[list[str], dict[str, str]]
+]
 
 STEP_SECONDS = 1800.0  # one step's own bound, under the boot's deadline
 STDERR_TAIL = 64 * 1024  # bytes of a step's stderr kept (its last words)
@@ -56,7 +71,6 @@ _NO_WHEEL = (
     re.compile(r"Because ([A-Za-z0-9][A-Za-z0-9._-]{0,200})(?:==\S+)? has no usable wheels"),
     re.compile(r"Building source distributions (?:for `?([A-Za-z0-9][A-Za-z0-9._-]{0,200})`? )?is disabled"),
 )
-_GIT = re.compile(r"^(?:git\+|git:|github:|gitlab:|bitbucket:|gist:)")
 
 
 class StepRefused(Exception):
@@ -81,14 +95,14 @@ class Room:
         return self.builds if self.wrap is not None else frozenset()
 
     def command(
-        self, argv: list[str], env: dict[str, str], cwd: str, writable: Sequence[str]
+        self, argv: list[str], env: dict[str, str], cwd: str, writable: Sequence[str], scope: StepScope
     ) -> tuple[list[str], dict[str, str]]:
         for folder in writable:
             os.makedirs(folder, exist_ok=True)  # bwrap binds only what exists
         if self.wrap is None:
             return argv, env
         readable = [path for path in _configuration(env) if os.path.exists(path)]
-        return self.wrap(argv, env, cwd, [os.path.realpath(f) for f in writable], readable)
+        return self.wrap(argv, env, cwd, [os.path.realpath(f) for f in writable], readable, scope)
 
 
 @dataclass(frozen=True)
@@ -191,22 +205,14 @@ def build_message(package: str, room: Room) -> str:
 
 
 def refused_sources(lock_text: str) -> StepRefused | None:
-    """The finding for an npm resolution holding a dependency whose content npm cannot check against a digest
-    (fetched from git, or with no integrity), or None. `lock_text`: npm's package-lock.json."""
+    """The finding for an npm resolution holding a dependency whose content no digest pins (fetched from git,
+    or with no integrity: scanner.install.npm_record.unpinned_sources, the one check), or None. `lock_text`:
+    npm's package-lock.json."""
     try:
         lock = parse(lock_text.encode("utf-8"), LOCK_BOUNDS)
     except ValueError:
         return None  # the tree reader reports it
-    packages = lock.get("packages") if isinstance(lock, dict) else None
-    refused: list[str] = []
-    for path, entry in (packages.items() if isinstance(packages, dict) else ()):
-        if path == "" or not isinstance(entry, dict) or entry.get("link") or entry.get("inBundle"):
-            continue  # the root; a link (refused by the tree reader); a bundled file of its parent's tarball
-        resolved = entry.get("resolved")
-        if isinstance(resolved, str) and _GIT.match(resolved):
-            refused.append(f"{path.removeprefix('node_modules/')} from git ({resolved[:200]})")
-        elif not isinstance(entry.get("integrity"), str):
-            refused.append(f"{path.removeprefix('node_modules/')} with no integrity ({str(resolved)[:200]})")
+    refused = unpinned_sources(lock)
     if not refused:
         return None
     shown = "; ".join(refused[:5]) + (f"; and {len(refused) - 5} more" if len(refused) > 5 else "")

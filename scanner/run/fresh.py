@@ -32,11 +32,11 @@ from scanner.lock.lockfile import ServerPin, launch_diff
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import pointer
 from scanner.model.rules import rule
-from scanner.run.installing import package_room
+from scanner.run.installing import sandbox_room
 from scanner.run.outcome import Outcome
 from scanner.run.workspace import Workspace, read_lock
 from scanner.sources.declarations import Server
-from scanner.transports.sandbox import ON, SandboxUnavailable
+from scanner.transports.sandbox import SandboxUnavailable
 
 RESOLVE_TIMEOUT = 300.0  # seconds for one launch's resolution (a tree of thousands of packages)
 CONCURRENT = 4  # resolutions at once
@@ -57,7 +57,7 @@ async def resolve_today(
         return None
     launch = resolved.bare or resolved
 
-    token = ROOM.set(package_room(ON, builds))
+    token = ROOM.set(sandbox_room(builds))
     try:
         with anyio.fail_after(RESOLVE_TIMEOUT):
             resolved_today = await resolve_launch(launch.command, launch.args, launch.env, Step(), caller)
@@ -72,6 +72,7 @@ def check_fresh(workspace: Workspace, screens: Sequence[Screen] = ()) -> Outcome
     lockfile = read_lock(workspace)
     assert lockfile is not None
     servers = [s for s in workspace.discovery.servers if _same_launch(s, lockfile.servers.get(s.key))]
+    sandbox_room(frozenset())  # no sandbox here: one clear error naming the fix, before anything resolves
     results = anyio.run(_resolve_all, servers, dict(workspace.environ), frozenset(workspace.policy.builds))
     findings: list[Finding] = []
     new: list[NewPackage] = []

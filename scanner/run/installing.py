@@ -14,22 +14,34 @@ declared, with one `code-unpinned` note.
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 
+from scanner.errors import UsageError
 from scanner.install.install import Contain, Prepared, StoreTerms, install_tree, resolve_and_install
 from scanner.install.packages import TreeError, is_exact
 from scanner.install.runner import ROOM, InstallFailed, Step
 from scanner.install.sandboxed import Room, StepRefused
+from scanner.install.step_room import step_wrap
 from scanner.install.store import store_root
 from scanner.sources.declarations import ResolvedLaunch
 from scanner.sources.unpinned import launched
 from scanner.transports.channel import Installed
-from scanner.transports.isolation import ALLOW
-from scanner.transports.sandbox import DEFAULT_TMPFS_MIB, OFF, SandboxUnavailable, require_bwrap, sandboxed
+from scanner.transports.isolation import DENY
+from scanner.transports.sandbox import (
+    DEFAULT_TMPFS_MIB,
+    FIX_HINT,
+    OFF,
+    SandboxUnavailable,
+    has_size,
+    require_bwrap,
+    sandboxed,
+)
 
 CODE_UNPINNED = "code-unpinned"
 INSTALL_SCRIPT_FAILED = "install-script-failed"
@@ -134,28 +146,48 @@ async def _prepare(
         raise TreeError(str(error) + OLD_RECORD) from None
 
 
-Command = tuple[list[str], dict[str, str]]
-Paths = Sequence[str]
 NO_SANDBOX_SCRIPTS = (
     "not run: this machine has no sandbox (bubblewrap), and mcp-lock runs no install script outside it, "
     "`sandbox: off` or not"
 )
 
 
+FRESH_NEEDS_SANDBOX = (
+    "`--fresh` resolves every launch in the sandbox, whatever a server's `sandbox:` says (today's releases are "
+    "unreviewed code), and {reason}: {fix}; then run it again"
+)
+
+
 def package_room(sandbox: str, builds: frozenset[str]) -> Room:
-    """Where the package manager's steps run: the sandbox, with the network (the registry), writing only the
-    folders each step names. Without bwrap only a `sandbox: off` server's steps run, and then none of them runs
-    package code (scanner.install.sandboxed); otherwise SandboxUnavailable, as the boot would raise."""
+    """Where a launch's package-manager steps run: the sandbox of scanner.install.step_room (its own network,
+    only to the registry; the caller's home hidden). Without bwrap only a `sandbox: off` server's steps run,
+    and then none of them runs package code (scanner.install.sandboxed); otherwise SandboxUnavailable, as the
+    boot would raise."""
     try:
-        require_bwrap()
+        bwrap = require_bwrap()
     except SandboxUnavailable:
         if sandbox == OFF:
             return Room(None, builds)
         raise
+    return Room(step_wrap(_no_network, has_size(bwrap)), builds)
 
-    def wrap(argv: list[str], env: dict[str, str], cwd: str, writable: Paths, readable: Paths) -> Command:
-        # The registry may be anywhere the user's configuration says: the host's network (docs/install-sandbox.md).
-        seen = [*writable, *readable]
-        return sandboxed(argv, env=env, cwd=cwd, network=ALLOW, readable=seen, writable=writable)
 
-    return Room(wrap, builds)
+def sandbox_room(builds: frozenset[str]) -> Room:
+    """The Room of `--fresh`: always the sandbox. UsageError naming the fix where this machine has none."""
+    try:
+        bwrap = require_bwrap()
+    except SandboxUnavailable as error:
+        if not sys.platform.startswith("linux"):
+            reason, fix = "bubblewrap is Linux only", "run `--fresh` on a Linux runner"
+        elif shutil.which("bwrap") is None:
+            reason, fix = "there is no `bwrap` on PATH", "install bubblewrap (Debian/Ubuntu package `bubblewrap`)"
+        else:
+            reason, fix = f"bwrap cannot start a sandbox here ({error})", FIX_HINT.rsplit("; or set", 1)[0]
+        raise UsageError(FRESH_NEEDS_SANDBOX.format(reason=reason, fix=fix)) from None
+    return Room(step_wrap(_no_network, has_size(bwrap)), builds)
+
+
+def _no_network(
+    argv: list[str], env: dict[str, str], cwd: str, readable: Sequence[str], writable: Sequence[str]
+) -> tuple[list[str], dict[str, str]]:
+    return sandboxed(argv, env=env, cwd=cwd, network=DENY, readable=readable, writable=writable)

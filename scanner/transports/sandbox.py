@@ -259,6 +259,11 @@ def _has_size(bwrap: str) -> bool:
     return "--size" in done.stdout + done.stderr
 
 
+def has_size(bwrap: str) -> bool:
+    """Whether this bwrap bounds a tmpfs with --size (scanner.install.step_room sizes the tmpfs over a home)."""
+    return _has_size(bwrap)
+
+
 def require_bwrap() -> str:
     """The path of a bwrap that can start a sandbox here; raises SandboxUnavailable otherwise."""
     if not sys.platform.startswith("linux"):

@@ -142,9 +142,9 @@ def test_a_build_the_policy_allows_runs_only_in_the_sandbox(
     declare(repo, index.url, f"{PACKAGE}==1.0.1")
     done = mcp_lock(repo, tmp_path, "lock")
     assert "/files/demo_server-1.0.1.tar.gz" in index.served  # uv was let build it
-    assert attack.received, "the backend ran, and the sandbox kept the network"  # it did run...
+    assert done.returncode == 1 and "this backend never builds" in done.stdout + done.stderr  # it did run...
     attack.assert_contained()  # ...but saw no secret and wrote nothing outside
-    assert done.returncode == 1 and "this backend never builds" in done.stdout + done.stderr
+    assert attack.received == []  # and reached no host but the index (tests/install/test_step_network.py)
 
 
 # A preinstall script that reads every environment it can see and reports home, as the 2025 npm worms did.
