@@ -99,9 +99,9 @@ def test_a_second_run_of_an_unchanged_repository_restores_and_downloads_nothing(
     runner = fresh_runner(action_dir, scene.temp, cache, scene.workspace, tmp_path / "home")
     run = runner.run({"upload-sarif": "false", "advisories": "off"})
     assert run.outputs["exit-code"] == "0", run.log
+    assert tarballs(scene.registry, since) == [], scene.registry.served[since:]
     assert run.step("npm-cache").outputs["cache-hit"] == "true", run.log
     assert run.step("cache").outputs["cache-hit"] == "true"  # mcp-lock's venv, as before
-    assert tarballs(scene.registry, since) == [], scene.registry.served[since:]
     assert run.step("Save the npm download cache").outcome == "skipped"  # an exact hit: nothing to save
 
 
