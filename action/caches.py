@@ -46,7 +46,7 @@ def read_lock(path: str) -> dict[str, Any] | None:
         return None
     try:
         document = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nesting deeper than the parser goes
         return None
     return document if isinstance(document, dict) else None
 

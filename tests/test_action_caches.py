@@ -46,7 +46,9 @@ def test_an_unreadable_malformed_or_linked_lock_keeps_nothing(tmp_path: Path) ->
     real = lock(tmp_path, {"a": [b"x"]})
     (tmp_path / "link.json").symlink_to(real)
     (tmp_path / "bad.json").write_text("{", encoding="utf-8")
-    for name in ("link.json", "bad.json", "missing.json"):
+    (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    (tmp_path / "list.json").write_text("[]", encoding="utf-8")
+    for name in ("link.json", "bad.json", "deep.json", "list.json", "missing.json"):
         assert caches.key(str(tmp_path / name)) == "none"
     folder = tmp_path / "content"
     content_path(folder, b"x").parent.mkdir(parents=True)
