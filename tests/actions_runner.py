@@ -6,8 +6,8 @@ and outputs; `if:` with the status functions (an implicit `success()`); `continu
 GITHUB_ENV, GITHUB_PATH and GITHUB_STEP_SUMMARY files per step; workflow commands in the output
 (annotations, the deprecated `::set-output`, `::stop-commands::`). `uses:` steps are stubs that record
 their inputs: setup-python (no-op when this machine's Python is the one asked for), actions/cache
-restore/save (a local directory store, so a second run is a cache hit), upload-sarif (accepts, or
-fails as a private repository without code scanning does).
+restore/save (a local directory store, so a second run is a cache hit; restore-keys by prefix, newest first;
+a key is saved once), upload-sarif (accepts, or fails as a private repository without code scanning does).
 """
 
 from __future__ import annotations
@@ -150,6 +150,7 @@ class Machine:
     runner_environment: str = "self-hosted"
     upload_fails: bool = False
     path_prefix: list[str] = field(default_factory=list)
+    cache_restores: list[str] = field(default_factory=list)  # the keys of the entries restored, in order
 
 
 class ActionRunner:
@@ -306,16 +307,29 @@ def default_stubs(machine: Machine) -> dict[str, Stub]:
         return {"python-version": platform.python_version(), "python-path": sys.executable}
 
     def restore(step: StepRun, inputs: dict[str, str]) -> dict[str, str]:
-        saved = machine.cache_store / inputs["key"]
+        """The exact key, else the newest entry whose key starts with one of `restore-keys` (one a line)."""
+        key = inputs["key"]
+        saved = machine.cache_store / key
         if not saved.is_dir():
-            return {"cache-hit": "false"}
+            prefixes = [line.strip() for line in inputs.get("restore-keys", "").splitlines() if line.strip()]
+            for prefix in prefixes:
+                matches = [p for p in machine.cache_store.iterdir() if p.name.startswith(prefix) and p.is_dir()]
+                if matches:
+                    saved = max(matches, key=lambda p: p.stat().st_mtime_ns)
+                    break
+            else:
+                return {"cache-hit": "false"}
+        machine.cache_restores.append(saved.name)
         target = Path(inputs["path"])
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(saved, target, symlinks=True)
-        return {"cache-hit": "true", "cache-matched-key": inputs["key"]}
+        return {"cache-hit": str(saved.name == key).lower(), "cache-matched-key": saved.name}
 
     def save(step: StepRun, inputs: dict[str, str]) -> dict[str, str]:
+        """Entries are immutable: a key saved once is never overwritten (the real service refuses it too)."""
         saved = machine.cache_store / inputs["key"]
+        if not Path(inputs["path"]).exists():
+            raise StepFailed(f"Path Validation Error: {inputs['path']} does not exist")
         if not saved.exists():
             shutil.copytree(inputs["path"], saved, symlinks=True)
         return {}

@@ -174,26 +174,26 @@ def test_nothing_from_the_venv_runs_after_mcp_lock_returns() -> None:
 
 
 def test_installers_run_with_a_minimal_environment() -> None:
-    [install] = [s["run"] for s in steps() if "pip install" in s.get("run", "")]
+    install = step_named("Install mcp-lock from the hashed lock")["run"]
     lines = [line.strip() for line in install.splitlines()]
-    python_lines = [line for line in lines if "-m pip" in line or "-m venv" in line or "find_spec" in line]
+    python_lines = [line for line in lines if '"${fetch[@]}"' in line or "-m venv" in line]
     assert len(python_lines) == 4
-    assert all(line.removeprefix("if ! ").startswith('env -i "${clean[@]}"') for line in python_lines)
-    assert 'uv=(env -i "${clean[@]}" UV_SYSTEM_CERTS=1 "$tools/bin/uv" pip)' in lines
+    assert all(line.startswith('env -i "${clean[@]}"') for line in python_lines)
+    assert 'uv=(env -i "${clean[@]}" UV_SYSTEM_CERTS=1 "$tools/uv" pip)' in lines
     uv_lines = [line for line in lines if '"${uv[@]}"' in line]
     assert len(uv_lines) == 3 and all("--no-config" in line for line in uv_lines)  # no uv.toml of the repository
-    assert not [line for line in lines if "bin/uv" in line and not line.startswith("uv=(env -i")]
+    assert not [line for line in lines if "/uv " in line and not line.startswith("uv=(env -i")]
+    assert "pip install" not in install  # uv comes by its pinned sha256 (action/fetch_uv.py), not through pip
 
 
 def test_the_install_is_hashed_and_compiles_nothing() -> None:
     install = step_named("Install mcp-lock from the hashed lock")["run"]
-    assert '--require-hashes --no-deps --only-binary :all: --target "$tools" -r "$GITHUB_ACTION_PATH/action/uv.txt"' \
-        in install
+    assert 'fetch=("$GITHUB_ACTION_PATH/action/fetch_uv.py" "$GITHUB_ACTION_PATH/action/uv.txt" "$tools")' in install
     assert '--require-hashes --no-deps -r "$GITHUB_ACTION_PATH/action/requirements.txt"' in install
     assert '--no-index --no-deps --no-build-isolation "$GITHUB_ACTION_PATH"' in install
     assert '"${uv[@]}" check --no-config --python "$MCPL_VENV/bin/python"' in install  # pip check's equivalent
     assert '-m venv --without-pip -- "$MCPL_VENV"' in install  # no ensurepip in the venv that is cached
-    assert "--no-compile" in install and "--compile" not in install.replace("--no-compile", "")
+    assert "--compile" not in install and "--compile-bytecode" not in install  # uv compiles nothing unless asked
 
 
 def test_uv_is_pinned_by_hash() -> None:
@@ -320,17 +320,24 @@ def test_every_lock_entry_is_pinned_with_hashes() -> None:
 
 
 def test_the_lock_is_in_sync_with_pyproject() -> None:
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     pins = locked_pins()
-    for text in [*project["dependencies"], "flit_core>=3.12"]:  # flit_core: the --no-build-isolation build
+    for text in pyproject["project"]["dependencies"]:
         requirement = Requirement(text)
         name = canonicalize_name(requirement.name)
         assert name in pins, f"{name} is a runtime dependency but not in action/requirements.txt"
         assert requirement.specifier.contains(pins[name][0]), f"{name}=={pins[name][0]} does not satisfy {text}"
-    assert (ROOT / "action" / "requirements.in").read_text(encoding="utf-8").count("flit_core>=3.12") == 1
+    assert "setuptools" not in pins and "flit-core" not in pins  # no Python build backend on the runner
+
+
+def test_the_pinned_uv_builds_mcp_lock_itself() -> None:
+    """uv builds a uv_build project without Python only when its own version is inside the backend's range: the
+    install step passes --no-index --no-build-isolation, so a uv outside it would fail rather than fetch."""
     build = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["build-system"]
-    assert build == {"requires": ["flit_core>=3.12,<5"], "build-backend": "flit_core.buildapi"}
-    assert "setuptools" not in pins  # no setuptools build on the runner
+    assert build["build-backend"] == "uv_build"
+    (backend,) = [Requirement(text) for text in build["requires"]]
+    uv = re.search(r"^uv==(\S+)", (ROOT / "action" / "uv.txt").read_text(encoding="utf-8"), re.M)
+    assert backend.name == "uv_build" and uv and backend.specifier.contains(uv[1]), (build, uv)
 
 
 @pytest.mark.network  # the locked distributions come from the package index
@@ -357,7 +364,7 @@ def test_the_install_step_installs_a_working_mcp_lock(tmp_path: Path) -> None:
                             timeout=900)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "mcp-lock, version" in result.stdout and "All installed packages are compatible" in result.stderr
-    # Nothing byte-compiled at install: what nothing has imported yet (the build imports flit_core) has no .pyc.
+    # Nothing byte-compiled at install: what nothing has imported yet has no .pyc.
     (site,) = venv.glob("lib/python3.*/site-packages")
     assert list((site / "jinja2").glob("*.py")) and not list((site / "jinja2").rglob("*.pyc"))
     assert not (venv / "bin" / "pip").exists()

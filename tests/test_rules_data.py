@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import tomllib
+import zipfile
 from importlib import resources
 from pathlib import Path
 
@@ -203,9 +206,18 @@ def test_each_named_constant_is_the_rule_of_its_id() -> None:
         assert RULES_BY_ID[value.id] is value
 
 
-def test_the_rule_table_is_package_data() -> None:
-    # flit_core puts every file of the module's folder in the wheel: the rule table goes with the package.
-    flit = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["flit"]
-    assert flit["module"]["name"] == "scanner"
+def test_the_rule_table_is_package_data(tmp_path: Path) -> None:
+    """The wheel (uv's own build backend, as the action installs it) holds every file of the `scanner` folder."""
+    backend = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["uv"]["build-backend"]
+    assert backend == {"module-name": "scanner", "module-root": ""}
+    uv = Path(sys.executable).parent / "uv"
+    built = subprocess.run([uv, "build", "--no-config", "--offline", "--wheel", "--out-dir", tmp_path, ROOT],
+                           capture_output=True, text=True, timeout=120)
+    assert built.returncode == 0, built.stderr
+    (wheel,) = tmp_path.glob("mcp_lock-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    sources = {p.relative_to(ROOT).as_posix() for p in (ROOT / "scanner").rglob("*")
+               if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"}
+    assert "scanner/model/rules.yaml" in names and sources <= names, sorted(sources - names)[:5]
     assert (ROOT / "scanner" / "model" / "__init__.py").is_file()
     assert (ROOT / "scanner" / "model" / "rules.yaml").is_file()

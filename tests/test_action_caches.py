@@ -1,0 +1,77 @@
+"""action/caches.py: the npm download cache the action keeps is keyed by the lock's npm tree digests and, once
+restored, holds only the lock's tarballs."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "action"))
+import caches  # noqa: E402
+
+
+def integrity(data: bytes) -> str:
+    return "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode()
+
+
+def content_path(folder: Path, data: bytes) -> Path:
+    hexed = hashlib.sha512(data).hexdigest()
+    return folder / "sha512" / hexed[:2] / hexed[2:4] / hexed[4:]
+
+
+def lock(tmp_path: Path, trees: dict[str, list[bytes]], manager: str = "npm") -> Path:
+    servers = {
+        name: {"launch": {"tree": {"manager": manager, "digest": "sha256:" + hashlib.sha256(name.encode()).hexdigest(),
+                                   "packages": [{"name": f"p{i}", "version": "1.0.0", "integrity": integrity(t)}
+                                                for i, t in enumerate(tarballs)]}}}
+        for name, tarballs in trees.items()
+    }
+    path = tmp_path / "mcp-lock.json"
+    path.write_text(json.dumps({"lockfileVersion": 4, "servers": servers}), encoding="utf-8")
+    return path
+
+
+def test_the_key_follows_the_npm_tree_digests_only(tmp_path: Path) -> None:
+    one = caches.key(str(lock(tmp_path, {"a": [b"x"], "b": [b"y"]})))
+    assert len(one) == 32 and one == caches.key(str(lock(tmp_path, {"b": [b"y"], "a": [b"z"]})))  # digests, not order
+    assert caches.key(str(lock(tmp_path, {"a": [b"x"], "c": [b"y"]}))) != one
+    assert caches.key(str(lock(tmp_path, {"a": [b"x"]}, manager="uv"))) == "none"  # uv's cache is never kept
+
+
+def test_an_unreadable_malformed_or_linked_lock_keeps_nothing(tmp_path: Path) -> None:
+    real = lock(tmp_path, {"a": [b"x"]})
+    (tmp_path / "link.json").symlink_to(real)
+    (tmp_path / "bad.json").write_text("{", encoding="utf-8")
+    (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    (tmp_path / "list.json").write_text("[]", encoding="utf-8")
+    for name in ("link.json", "bad.json", "deep.json", "list.json", "missing.json"):
+        assert caches.key(str(tmp_path / name)) == "none"
+    folder = tmp_path / "content"
+    content_path(folder, b"x").parent.mkdir(parents=True)
+    content_path(folder, b"x").write_bytes(b"x")
+    assert caches.prune(str(tmp_path / "link.json"), str(folder)) == 0
+    assert not content_path(folder, b"x").exists()
+
+
+def test_a_restored_cache_keeps_only_the_lock_s_tarballs(tmp_path: Path) -> None:
+    path = lock(tmp_path, {"a": [b"tarball one", b"tarball two"]})
+    folder = tmp_path / "content"
+    wanted = content_path(folder, b"tarball one")
+    stranger = content_path(folder, b"some other package")
+    for file, data in ((wanted, b"tarball one"), (stranger, b"x")):
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_bytes(data)
+    linked = content_path(folder, b"tarball two")
+    linked.parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "elsewhere").write_bytes(b"tarball two")
+    linked.symlink_to(tmp_path / "elsewhere")  # a link in the cache's place is never read through
+    (folder / "sha512" / "00").mkdir()
+    (folder / "sha512" / "00" / "ab").symlink_to(tmp_path, target_is_directory=True)
+    assert caches.prune(str(path), str(folder)) == 1
+    files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() or p.is_symlink())
+    assert files == [wanted.relative_to(folder).as_posix()]
+    assert (tmp_path / "elsewhere").exists()  # what a link pointed at is left alone
