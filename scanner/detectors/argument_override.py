@@ -93,12 +93,24 @@ _HONEST = re.compile(
 )
 LITERALS = ("user", "caller", "customer", "client", "requester", "usuario", "utilisateur", "indiqu", "nutzer",
             "benutzer", "pida", "indique")
+# A literal of every discarding alternative above (of `_DISCARD`, the "instead of", "regardless", "no matter" forms and
+# `_OTHER_LANGUAGES`), in text lower-cased with its whitespace made single spaces: a text holding none (most texts
+# that name the user) cannot match, and `in` tells that where the regexes would be tried at every position.
+DISCARD_LITERALS = (
+    "ignor", "disregard", "discard", "drop", "throw", "overrid", "overwrit", "replac", "substitut", "swap", "outdated",
+    "obsolete", "longer", "invalid", "unreliable", "deprecated", "allowed", "used", "trusted", "rewrit", "not use",
+    "n't use", "dont use", "never use", "enforc", "force", "instead", "regardless", "matter", "descart", "reemplaz",
+    "remplac", "ersetz",
+)
 
 
 def find(text: str) -> tuple[str, EvidenceKind] | None:
     """(the sentence quoted, payload or wording) when `text` orders the user's arguments or request discarded."""
     folded = text.lower()
     if not any(literal in folded for literal in LITERALS):
+        return None
+    spaced = " ".join(folded.split())
+    if not any(literal in spaced for literal in DISCARD_LITERALS):
         return None
     sentences = [s for s in _SENTENCES.split(text) if s.strip()]
     for index, sentence in enumerate(sentences):

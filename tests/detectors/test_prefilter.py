@@ -32,23 +32,30 @@ def reference_scan(text: str) -> list[Hit]:
                     found.append(ev)
                 if len(found) >= engine.MAX_HITS_PER_RULE:
                     break
-        else:
-            for pattern in entry.patterns:
+        promotes_only = True
+        if not entry.detector:
+            for position, pattern in enumerate(entry.patterns):
                 m = pattern.search(norm.text)
                 if m:
                     ev = engine._evidence(text, *norm.span(m.start(), m.end()))
+                    promotes_only = promotes_only and position in entry.preference
                     if ev not in found:
                         found.append(ev)
                 if len(found) >= engine.MAX_HITS_PER_RULE:
                     break
-        if found:  # graded as the engine grades a hit (zero-width characters by what they do): not the pre-filter's
-            hits.append(engine._graded(entry, text, " | ".join(found)))
+        if found:  # graded as the engine grades a hit (zero-width characters by what they do, a tool promoting
+            # itself at medium): not the pre-filter's
+            hits.append(engine._graded(entry, text, " | ".join(found), promotes_only and bool(entry.preference)))
     return hits
 
 
+CATALOGUE_IDS = frozenset(entry.rule.id for entry in ENTRIES)
+
+
 def catalogue_scan(text: str) -> list[Hit]:
-    """scan_text's catalogue hits: the pre-filter gates those, not the weighted-cue score (MCPL-D016)."""
-    return [hit for hit in scan_text(text) if hit.rule_id != "MCPL-D016"]
+    """scan_text's catalogue hits: the pre-filter gates those, not the weighted-cue score (MCPL-D016) nor the order
+    checks (`engine.ORDER_CHECKS`), which screen their own literals."""
+    return [hit for hit in scan_text(text) if hit.rule_id in CATALOGUE_IDS]
 
 
 def _jsonl(name: str) -> list[str]:
