@@ -1,3 +1,4 @@
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,3 +24,12 @@ def npm_registry() -> Iterator[Registry]:
     yield registry
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture
+def npm_env(tmp_path: Path) -> dict[str, str]:
+    """An npm cache and an mcp-lock store of the test's own (npm must be installed)."""
+    if shutil.which("npm") is None:
+        pytest.fail("npm is not installed (Node.js provides it)")
+    (tmp_path / "npm-cache").mkdir()
+    return {"npm_config_cache": str(tmp_path / "npm-cache"), "MCP_LOCK_STORE": str(tmp_path / "store")}

@@ -9,7 +9,6 @@ about its successor can only come from the lock's record."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -28,14 +27,6 @@ REPOSITORY = "https://github.com/microsoft/playwright-cli"
 # What the tarball's own package.json says (the packument's version document repeats it).
 CLI_MANIFEST = {"bin": {"playwright-cli": "playwright-cli.js"},
                 "dependencies": {"minimist": "^1.2.5", "playwright": "1.59.0-alpha-1771104257000"}}
-
-
-@pytest.fixture
-def npm_env(tmp_path: Path) -> dict[str, str]:
-    if shutil.which("npm") is None:
-        pytest.fail("npm is not installed (Node.js provides it)")
-    (tmp_path / "npm-cache").mkdir()
-    return {"npm_config_cache": str(tmp_path / "npm-cache"), "MCP_LOCK_STORE": str(tmp_path / "store")}
 
 
 def publish_real_cli(registry: Registry) -> None:
