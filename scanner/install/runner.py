@@ -78,9 +78,19 @@ async def run_manager(
         refused = refused_build(said, room) if uv else None
         if refused is not None:
             raise refused
-        shown = said[-TAIL:] if said else "no output"
+        shown = _tail(said.replace(f"{cwd.rstrip(os.sep)}{os.sep}", ""))  # paths read the same on every run
         raise InstallFailed(step, f"exit code {done.returncode}: {shown}")
     return done.stdout
+
+
+def _tail(said: str) -> str:
+    """The last TAIL characters of a step's words, from the start of a line."""
+    if not said:
+        return "no output"
+    if len(said) <= TAIL:
+        return said
+    shown = said[-TAIL:]
+    return "… " + (shown.partition("\n")[2] or shown)
 
 
 def _in_room(
