@@ -155,8 +155,16 @@ async def _npm_install(
         try:
             await run_manager(argv, script_env, str(folder), step.name, contained=True)
         except InstallFailed as error:  # npm's tree is whole; only what the script makes is missing
-            notes.append(str(error))
+            notes.append(script_failure(str(error)))
     return notes
+
+
+def script_failure(said: str) -> str:
+    """The note of a failed `npm rebuild`, led by the installed packages whose scripts failed (npm's
+    `npm error path` lines name each by its install path, node_modules/a/node_modules/b)."""
+    failed = [line.partition("npm error path ")[2].strip() for line in said.splitlines() if "npm error path " in line]
+    names = sorted({path.rpartition("node_modules/")[2] for path in failed if "node_modules/" in path})
+    return (f"the install script of {', '.join(f'`{n}`' for n in names)} failed; " if names else "") + said
 
 
 async def _uv_install(

@@ -84,7 +84,7 @@ async def run_manager(
             raise refused
         if scope.refused:
             raise _off_registry(step, scope, uv)
-        shown = said[-TAIL:] if said else "no output"
+        shown = _tail(said.replace(f"{cwd.rstrip(os.sep)}{os.sep}", ""))  # paths read the same on every run
         raise InstallFailed(step, f"exit code {done.returncode}: {shown}")
     return done.stdout
 
@@ -103,6 +103,16 @@ def _off_registry(step: str, scope: StepScope, uv: bool) -> Exception:
         f"{allowed}): a dependency fetched from another host (a tarball URL, a registry's tarball elsewhere) "
         "is refused. Depend on a release published to the configured registry"
     ))
+
+
+def _tail(said: str) -> str:
+    """The last TAIL characters of a step's words, from the start of a line."""
+    if not said:
+        return "no output"
+    if len(said) <= TAIL:
+        return said
+    shown = said[-TAIL:]
+    return "… " + (shown.partition("\n")[2] or shown)
 
 
 def _in_room(

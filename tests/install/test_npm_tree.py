@@ -4,6 +4,7 @@ exactly that recorded tree, verified, whatever the registry published since."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -205,6 +206,22 @@ def test_a_failed_install_script_is_a_note_and_the_server_still_boots(
     assert lock.exit_code == 0, lock.output
     assert "install-script-failed" in lock.output and "no route to the download host" in lock.output, lock.output
     assert repo.lock_json()["servers"]["demo"]["tools"]["echo"]
+
+
+def test_a_failed_install_script_s_note_names_its_package_and_no_staging_folder(
+    repo: Repo, npm_registry: Registry, npm_env: dict[str, str]
+) -> None:
+    """Seen on the 28 real servers: puppeteer's browser download, deep in desktop-commander's tree, failed, and
+    the note quoted npm's last words cut mid-path through this run's staging folder, naming no package."""
+    failing = {"install": "echo no route to the download host >&2; exit 3"}
+    npm_registry.publish(DEP, "1.0.0", "dependency one", scripts=failing, hasInstallScript=True)
+    npm_registry.publish(TOP, "1.0.0", "top one", dependencies={DEP: "1.0.0"})
+    declare(repo, npm_registry, f"{TOP}@1.0.0")
+    lock = repo.run("lock", "--format", "json", env=npm_env)
+    assert lock.exit_code == 0, lock.output
+    (note,) = [f["message"] for f in json.loads(lock.stdout)["findings"] if f["rule"] == "install-script-failed"]
+    assert f"the install script of `{DEP}` failed" in note, note
+    assert ".staging-" not in note and "no route to the download host" in note, note
 
 
 def test_a_version_bump_boots_the_version_it_names_not_the_pinned_tree(
