@@ -41,7 +41,8 @@ def test_a_new_release_behind_the_same_launch_never_boots_until_update_fresh_pin
     }
     assert repo.run("check", env=npx_env).exit_code == 0
 
-    second = npm_registry.publish(PACKAGE, "1.0.1", "release two: same tools, other code")
+    # A month old: `update --fresh` screens what it would pin, and refuses a release younger than the policy's age.
+    second = npm_registry.publish(PACKAGE, "1.0.1", "release two: same tools, other code", days_ago=30)
     assert second != first
     # `check` boots the release the lock records, not what resolves today (that is `check --fresh`'s question).
     check = repo.run("check", env=npx_env)

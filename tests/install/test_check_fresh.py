@@ -42,6 +42,10 @@ def test_a_new_in_range_transitive_release_is_named_and_screened(
     assert "release-too-young" in fresh.output and f"{DEP}@1.0.1" in fresh.output  # the new release is screened
     assert f"/{DEP}/-/{DEP}-1.0.1.tgz" not in npm_registry.served  # resolved, never downloaded or run
     assert repo.lock_path.read_text(encoding="utf-8") == pinned
+    refused = repo.run("update", "--fresh", env=npm_env)  # the same screen: too young to pin
+    assert refused.exit_code == 1 and "not written" in refused.output, refused.output
+    assert repo.lock_path.read_text(encoding="utf-8") == pinned
+    (repo.root / "mcp-lock.yaml").write_text("min-release-age: 0\n", encoding="utf-8")
     update = repo.run("update", "--fresh", env=npm_env)
     assert update.exit_code == 0, update.output
     assert f"{DEP}: 1.0.0 → 1.0.1" in update.output  # exactly what it accepts
