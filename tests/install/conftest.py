@@ -1,16 +1,14 @@
-"""Fixtures of the install tests: npm's cache and mcp-lock's store in the test's folder, a loopback OSV API, and
-a loopback listener standing in for the attacker."""
+"""Fixtures of the install tests: npm's cache and mcp-lock's store in the test's folder; the loopback OSV API
+(tests/artifacts) and the listener standing in for the attacker (tests/vcs)."""
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from artifacts.osv_server import OSV
-from artifacts.osv_server import serve as serve_osv
-from vcs.exfil import Listener
+from artifacts.conftest import osv_api  # noqa: F401  (the loopback OSV API and listener, shared)
+from vcs.conftest import listener  # noqa: F401
 
 
 @pytest.fixture
@@ -20,20 +18,3 @@ def npm_env(tmp_path: Path) -> dict[str, str]:
         pytest.fail("npm is not installed (Node.js provides it)")
     (tmp_path / "npm-cache").mkdir()
     return {"npm_config_cache": str(tmp_path / "npm-cache"), "MCP_LOCK_STORE": str(tmp_path / "store")}
-
-
-@pytest.fixture
-def osv_api() -> Iterator[OSV]:
-    osv = OSV()
-    server = serve_osv(osv)
-    yield osv
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture
-def listener() -> Iterator[Listener]:
-    server = Listener()
-    yield server
-    server.shutdown()
-    server.server_close()
