@@ -157,6 +157,13 @@ def lock(
     "secret), name every package that would change and screen the new releases. Exit 1 when any would change; "
     "`update --fresh` re-pins. See docs/ci.md.",
 )
+@click.option(
+    "--boot",
+    "boot_fresh",
+    is_flag=True,
+    help="With --fresh: also boot each tree that would change, in the sandbox and without the launch's secrets, "
+    "and compare its definitions with the lock (graded, detectors run) as `check` compares a live server.",
+)
 @boot_options
 @report_options
 def check(
@@ -170,6 +177,7 @@ def check(
     advisories: str | None,
     managed_settings: Path | None,
     fresh: bool,
+    boot_fresh: bool,
     timeout: float | None,
     concurrency: int | None,
     quiet: bool,
@@ -180,12 +188,14 @@ def check(
         raise click.UsageError("--changed-only needs --base REF")
     if fresh and (base is not None or offline or shard is not None):
         raise click.UsageError("--fresh is its own run: give it without --base, --offline or --shard")
+    if boot_fresh and not fresh:
+        raise click.UsageError("--boot boots today's trees: give it with --fresh")
     workspace = workspace_at(repo, lockfile)
     if fresh:
-        from scanner.run.fresh import advisory_screen, check_fresh, release_screen
+        from scanner.run.fresh import check_fresh
 
-        screens = [release_screen(workspace), *([advisory_screen(advisories)] if advisories else [])]
-        outcome = run_action(lambda: check_fresh(workspace, screens))
+        booting = boot_settings(timeout, concurrency, quiet) if boot_fresh else None
+        outcome = run_action(lambda: check_fresh(workspace, advisories, booting))
         outcome.fail_on = fail_on
         finish(workspace, outcome, report)
         return
@@ -241,7 +251,16 @@ def _audit(workspace: Workspace, *, offline: bool, shard: Shard | None, partial:
     "--fresh",
     is_flag=True,
     help="Re-pin to what each launch resolves to today (the nightly re-pin after `check --fresh`), listing every "
-    "package it accepts.",
+    "package it accepts; without it a launch as pinned keeps the tree its lock records. Every package that "
+    "would change is screened (release age, install scripts, provenance), and the lock is not written while "
+    "one fails.",
+)
+@click.option(
+    "--advisories",
+    metavar="osv|URL|DIR",
+    envvar="MCP_LOCK_ADVISORIES",
+    default=None,
+    help="With --fresh: also look up every package that would change in OSV (as `check --advisories`).",
 )
 @REPO_OPTION
 @LOCK_OPTION
@@ -252,6 +271,7 @@ def update(
     tools: tuple[str, ...],
     rerender: bool,
     fresh: bool,
+    advisories: str | None,
     repo: Path,
     lockfile: Path | None,
     timeout: float | None,
@@ -268,6 +288,7 @@ def update(
     options = None if rerender else boot_settings(timeout, concurrency, quiet)
     if options is not None:
         options.fresh = fresh  # resolve today's tree even where the lock records one
+        options.advisories = advisories if fresh else None
     if options is None:
         outcome = run_action(lambda: operations.rerender(workspace))
     else:

@@ -9,7 +9,7 @@ sandbox too: scanner.install.runner). uv: the recorded hashed
 requirements, `uv pip install --require-hashes --no-deps` into a relocatable virtual environment (uv refuses
 any file whose sha256 is not recorded). A cold runner downloads the pinned tree, never today's resolution.
 
-`resolve_and_install` is what a launch with no reviewed tree runs (`lock`, `update`, a changed launch):
+`resolve_and_install` is what a launch with no reviewed tree runs (`lock`, a changed launch, `update --fresh`):
 scanner.install.resolution, then install_tree of what it recorded.
 """
 

@@ -1,6 +1,7 @@
 """Resolve a launch today: what its package manager would install now, recorded (format 4) before any
-package code runs. `lock` and `update` pin this, a changed launch (a bump) boots it withheld, and
-`check --fresh` compares it with the lock; a reviewed launch is never resolved (scanner.install.install).
+package code runs. `lock`, `update` of a changed launch and `update --fresh` pin this, a changed launch (a
+bump) boots it withheld, `check --fresh` compares it with the lock, and `check --base` resolves a moved tree
+again to tell a re-pin from a forged record; a reviewed launch is never resolved (scanner.install.install).
 
 npm: `npm install --package-lock-only --ignore-scripts` of the launch's specs in an empty project of
 mcp-lock's own (the user's npm configuration and the declaration's registry, never the repository's).

@@ -1,8 +1,9 @@
 """Before a stdio server boots: install what its launch runs (scanner.install), within its own time bound.
 
 A reviewed launch (equal to its pin) is never resolved: exactly the tree its lock records is installed,
-verified, and booted (`install_tree`). Only a launch with no reviewed tree (`lock`, `update`, a launch the
-change altered, which scanner.run.withhold keeps without secrets) is resolved today. Installing has its own
+verified, and booted (`install_tree`), by `check` and by `update` alike. Only a launch with no reviewed tree
+(`lock`, a launch the change altered, which scanner.run.withhold keeps without secrets, `update --fresh`) is
+resolved today. Installing has its own
 bound (the policy's `install-timeout`), apart from the server's `timeout:`, so a large tree never needs a
 policy change in a pull request. Every package-manager step runs in the sandbox whatever the server's
 `sandbox:` (the Room built here and set in scanner.install.runner.ROOM for the install), and install scripts

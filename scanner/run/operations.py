@@ -19,6 +19,7 @@ from scanner.diff.suspicious import (
 )
 from scanner.diff.verdicts import learn
 from scanner.errors import UsageError, unknown_servers
+from scanner.install.packages import is_exact
 from scanner.lock.lockfile import Lockfile, ServerPin, launch_diff, rebuild
 from scanner.model.findings import Finding, detector_blocks, unique
 from scanner.model.rule_base import Severity
@@ -31,7 +32,7 @@ from scanner.run.pinning import boot_and_pin
 from scanner.run.shard import in_shard
 from scanner.run.tree_accept import accepted_tree_lines, content_findings, refused_content
 from scanner.run.unpinned_findings import unpinned_findings
-from scanner.run.withhold import settle, withhold
+from scanner.run.withhold import Withholding, fresh_plan, settle, withhold
 from scanner.run.workspace import (
     Options,
     Workspace,
@@ -168,6 +169,12 @@ def _pinned_tree_of(server: Server, lockfile: Lockfile) -> dict[str, Any] | None
     return pin.tree if launch_diff(pin.launch, server.template.spec()) is None else None
 
 
+def _kept_trees(servers: Sequence[Server], lockfile: Lockfile) -> dict[str, dict[str, Any]]:
+    """The recorded trees `update` keeps: each launch still as pinned whose record installs with no resolution
+    (format 4). An older record is re-resolved, which is how `update` re-pins it in format 4."""
+    return {s.key: tree for s in servers if (tree := _pinned_tree_of(s, lockfile)) is not None and is_exact(tree)}
+
+
 def _new_server_findings(key: str, server_pin: ServerPin, verdicts: Verdicts) -> list[Finding]:
     """What `lock` reports on a server it pins for the first time: wording-only detector findings do not block."""
     detected = [first_pinned(finding) for finding in suspicious_findings(key, None, server_pin, verdicts)]
@@ -194,8 +201,18 @@ def update(
     ready, skipped = bootable(workspace, selected)
     previous = dict(lockfile.servers)
     contents: list[Finding] = []  # same version, other bytes: refused unless acknowledged
-    booted_pins, booted = boot_and_pin(workspace, ready, options)
-    outcome.findings += skipped + booted
+    # A launch as pinned keeps the tree its lock records (installed from the record, never resolved); only
+    # `update --fresh` moves a tree behind an unchanged launch. A changed launch (a bump) is resolved today.
+    kept_trees = {} if options.fresh else _kept_trees(ready, lockfile)
+    terms = dataclasses.replace(options, pinned_trees=kept_trees)
+    # Today's resolution is unreviewed code: `update --fresh` boots it as a changed launch boots under
+    # `check --base`, without what the launch takes from outside the repository, in the sandbox.
+    plan = fresh_plan(workspace, ready) if options.fresh else Withholding(list(ready))
+    if options.fresh:
+        keys = frozenset(s.key for s in ready)
+        terms = dataclasses.replace(terms, bare=keys, confined=keys)
+    booted_pins, booted = boot_and_pin(workspace, plan.servers, terms)
+    outcome.findings += skipped + (settle(plan, booted) if options.fresh else booted)
     recorded = _record_facts(workspace, booted_pins, previous)
     outcome.findings += recorded.findings
     outcome.messages += recorded.messages
@@ -222,6 +239,19 @@ def update(
         return outcome
     outcome.fail_on = REFUSE_AT  # what is below it is shown and pinned; `check` keeps reporting it
     outcome.findings += pinned_findings(lockfile.servers, booted_pins, previous) + contents
+    screened = _fresh_screens(workspace, options, previous, booted_pins) if options.fresh else []
+    outcome.findings += screened
+    unsafe = [f for f in apply_ignores(screened, workspace.policy.ignores, Audit(), today_utc()) if f.blocking]
+    if unsafe:
+        outcome.fail_on = "info"
+        outcome.messages.append(
+            f"not written: {len(unsafe)} package(s) the re-pin would bring fail the release screens "
+            f"({', '.join(sorted({f.subject or f.server for f in unsafe}))}); keep the tree pinned until they "
+            "pass, or acknowledge each reviewed one with an `ignore:` entry and its reason in "
+            f"{workspace.policy.path or 'mcp-lock.yaml'} (write its reason first):"
+        )
+        outcome.messages += ["ignore:", *suggested_entries(unsafe)]
+        return outcome
     refused = _refused(workspace, outcome.findings, booted_pins.keys(), tools)
     republished = refused_content(workspace, contents, booted_pins.keys())
     if republished:
@@ -248,6 +278,24 @@ def update(
     outcome.lock_written = True
     # What was accepted is not a finding any more; boot and config problems still are.
     return outcome
+
+
+def _fresh_screens(
+    workspace: Workspace, options: Options, previous: dict[str, ServerPin], live: dict[str, ServerPin]
+) -> list[Finding]:
+    """`update --fresh`: every package a moved tree would bring, screened wherever it sits in the tree (release
+    age, install scripts, license, provenance; advisories with `--advisories`), as `check --fresh` screens it."""
+    from scanner.run.release_check import screen_tree_change  # urllib and the registry clients: only here
+
+    found: list[Finding] = []
+    for key, pin in live.items():
+        old = previous.get(key)
+        if old is None or pin.tree is None or old.tree == pin.tree:
+            continue
+        top = (pin.artifact or {}).get("name")
+        found += screen_tree_change(workspace, key, old.tree, pin.tree, top if isinstance(top, str) else None,
+                                    advisories=options.advisories)
+    return found
 
 
 def _artifact_accepted(key: str, old: ServerPin, live: ServerPin) -> list[Finding]:

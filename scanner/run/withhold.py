@@ -32,6 +32,7 @@ from scanner.sources.repository_code import runs_repository_code
 from scanner.transports.sandbox import OFF as SANDBOX_OFF
 
 MAX_SHOWN = 5  # files named in a reason, at most
+TODAY = "it runs today's resolution of its launch, which nobody reviewed"
 
 
 @dataclass
@@ -54,6 +55,20 @@ def withhold(workspace: Workspace, servers: Sequence[Server], lockfile: Lockfile
         if why is not None and unsandboxed:
             plan.confined[server.key] = why
         if why is None or not names:
+            plan.servers.append(server)
+            continue
+        plan.withheld[server.key], plan.reasons[server.key] = names, why
+        plan.servers.append(bare_server(server))
+    return plan
+
+
+def fresh_plan(workspace: Workspace, servers: Sequence[Server], why: str = TODAY) -> Withholding:
+    """Every server booted bare: what a launch runs when its tree is today's resolution (`check --fresh
+    --boot`, `update --fresh`), which nobody reviewed."""
+    plan = Withholding([])
+    for server in servers:
+        names = secret_names(workspace, server) if server.resolved is not None else ()
+        if not names:
             plan.servers.append(server)
             continue
         plan.withheld[server.key], plan.reasons[server.key] = names, why

@@ -54,6 +54,7 @@ class Options:
     pinned_trees: Mapping[str, dict[str, Any]] | None = None
     # `update --fresh`: re-pin to what each launch resolves to today, never to the tree the lock records.
     fresh: bool = False
+    advisories: str | None = None  # `update --fresh --advisories`: the OSV source its screens ask
 
 
 @dataclass

@@ -25,6 +25,7 @@ from scanner.run.outcome import Outcome
 from scanner.run.shard import Shard, in_shard
 from scanner.run.workspace import Options, Workspace, judge_by, read_lock, server_keys
 from scanner.sources.closure import LaunchView
+from scanner.sources.declarations import Server
 from scanner.sources.repository_code import runs_repository_code
 from scanner.transports.sandbox import OFF as SANDBOX_OFF
 from scanner.vcs.affected import code_reasons, launch_reasons, manifest_reasons
@@ -32,6 +33,7 @@ from scanner.vcs.base import Worktree, changed_paths, file_at, merge_base, open_
 from scanner.vcs.base_views import bind_policy, closure_findings, discover_base, views_of
 from scanner.vcs.package_config import package_config_findings
 from scanner.vcs.pins import PINNED, PinChange, lock_changes
+from scanner.vcs.repin_review import confirm_repins
 from scanner.vcs.tree_review import review_trees
 from scanner.vcs.weakened import weakenings
 
@@ -53,6 +55,12 @@ class Review:
     prefix: str = ""  # the scanned folder from the git top
     envs: dict[str, dict[str, str]] = field(default_factory=dict)  # each launch's environment at the base
     trees: dict[str, str] = field(default_factory=dict)  # servers whose tree record is not the base's, and why
+    # For the re-pin review (scanner.vcs.repin_review): each server as declared at the base, the lock on both
+    # sides, and the base policy's `build-from-source` names.
+    base_servers: dict[str, Server] = field(default_factory=dict)
+    base_lock: Lockfile | None = None
+    lock: Lockfile | None = None
+    base_builds: frozenset[str] = frozenset()
 
     @property
     def edited(self) -> frozenset[str]:
@@ -106,7 +114,8 @@ def review(workspace: Workspace, ref: str) -> Review:
     envs = {s.key: dict(s.resolved.env) for s in before.servers if s.resolved is not None}
     return Review(
         label, findings, server_keys(workspace, lockfile), [message], launches, pins, views, tuple(touched), every,
-        worktree.prefix, envs, trees.unreviewed,
+        worktree.prefix, envs, trees.unreviewed, {s.key: s for s in before.servers}, base_lock, lockfile,
+        frozenset(base_policy.builds),
     )
 
 
@@ -191,6 +200,14 @@ def check_with_base(
     `changed_only` boots only the servers with a note; the others keep every offline finding.
     """
     notes = review(workspace, ref)
+    if options is not None and notes.trees:
+        # A tree moved behind an unchanged launch: a re-pin to exactly today's resolution is reviewable, not
+        # blocking (resolving is no boot, but it asks the registry: never under --offline).
+        assert notes.lock is not None
+        confirm_repins(
+            workspace, notes.trees, notes.findings, notes.base_servers, notes.base_lock, notes.lock,
+            builds=notes.base_builds, label=notes.label,
+        )
     # The review rescans every pin, telling text new since the base from text pinned before it, so `check`,
     # which knows no base, does not.
     if options is None:

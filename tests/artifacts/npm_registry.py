@@ -19,12 +19,13 @@ from typing import Any
 from urllib.parse import unquote
 
 # A stdio MCP server without dependencies: newline-delimited JSON-RPC, one tool. `{marker}` is the code
-# change between releases; the tool surface stays the same.
+# change between releases; the tool surface stays the same, unless a prelude sets `globalThis.TOOL_DESCRIPTION`
+# (from a dependency it requires, say).
 SERVER_JS = """#!/usr/bin/env node
 // {marker}
 {prelude}
 const readline = require("readline");
-const tool = {{name: "echo", description: "Echo the text back.",
+const tool = {{name: "echo", description: globalThis.TOOL_DESCRIPTION || "Echo the text back.",
   inputSchema: {{type: "object", properties: {{text: {{type: "string"}}}}, required: ["text"]}}}};
 const send = (message) => process.stdout.write(JSON.stringify(message) + "\\n");
 readline.createInterface({{input: process.stdin}}).on("line", (line) => {{

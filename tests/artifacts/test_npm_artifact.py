@@ -27,7 +27,7 @@ def declare(repo: Repo, registry: Registry) -> None:
     repo.add_entry("demo", {"command": "npx", "args": ["-y", PACKAGE], "env": {"npm_config_registry": registry.url}})
 
 
-def test_a_new_release_behind_the_same_launch_never_boots_until_update_pins_it(
+def test_a_new_release_behind_the_same_launch_never_boots_until_update_fresh_pins_it(
     repo: Repo, npm_registry: Registry, npx_env
 ) -> None:
     first = npm_registry.publish(PACKAGE, "1.0.0", "release one")
@@ -41,14 +41,19 @@ def test_a_new_release_behind_the_same_launch_never_boots_until_update_pins_it(
     }
     assert repo.run("check", env=npx_env).exit_code == 0
 
-    second = npm_registry.publish(PACKAGE, "1.0.1", "release two: same tools, other code")
+    # A month old: `update --fresh` screens what it would pin, and refuses a release younger than the policy's age.
+    second = npm_registry.publish(PACKAGE, "1.0.1", "release two: same tools, other code", days_ago=30)
     assert second != first
     # `check` boots the release the lock records, not what resolves today (that is `check --fresh`'s question).
     check = repo.run("check", env=npx_env)
     assert check.exit_code == 0, check.output
     assert f"{PACKAGE}/-/{PACKAGE}-1.0.1.tgz" not in npm_registry.served
 
-    update = repo.run("update", "demo", env=npx_env)
+    # A plain `update` keeps the recorded tree of a launch as pinned; moving it is `update --fresh`'s job.
+    kept = repo.run("update", "demo", env=npx_env)
+    assert kept.exit_code == 0, kept.output
+    assert repo.lock_json()["servers"]["demo"]["launch"]["artifact"]["integrity"] == first
+    update = repo.run("update", "--fresh", "demo", env=npx_env)
     assert update.exit_code == 0, update.output
     assert repo.lock_json()["servers"]["demo"]["launch"]["artifact"]["integrity"] == second
     assert repo.run("check", env=npx_env).exit_code == 0

