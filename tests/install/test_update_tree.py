@@ -5,26 +5,13 @@ content acknowledges it."""
 from __future__ import annotations
 
 import re
-import shutil
-from pathlib import Path
 
-import pytest
 from artifacts.npm_registry import Registry
 from fixture_repo import Repo
 
+from install.demo_npm import declare
+
 TOP, DEP, BUILDER = "mcp-up-top", "mcp-up-dep", "mcp-up-builder"
-
-
-@pytest.fixture
-def npm_env(tmp_path: Path) -> dict[str, str]:
-    if shutil.which("npm") is None:
-        pytest.fail("npm is not installed (Node.js provides it)")
-    (tmp_path / "npm-cache").mkdir()
-    return {"npm_config_cache": str(tmp_path / "npm-cache"), "MCP_LOCK_STORE": str(tmp_path / "store")}
-
-
-def declare(repo: Repo, registry: Registry, spec: str) -> None:
-    repo.add_entry("demo", {"command": "npx", "args": ["-y", spec], "env": {"npm_config_registry": registry.url}})
 
 
 def test_a_bump_lists_its_tree_change_new_install_scripts_first(
