@@ -137,6 +137,12 @@ def assert_gone(marker: Path) -> None:
     assert marked(marker) == []
 
 
+def default_sigint() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -212,7 +218,11 @@ def test_ctrl_c_ends_every_server_and_keeps_the_lock(repo: Repo, tmp_path: Path)
     marker = tmp_path / "child.pid"
     add_raw(repo, "hang", {"hang_on": "tools/list", "child_ignoring_sigterm": str(marker)})
     command = [sys.executable, "-m", "scanner", "update", "--repo", str(repo.root)]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Ctrl-C as a terminal delivers it: with SIGINT at its default, whatever this pytest inherited (a background
+    # job of a non-interactive shell, which the workers of pytest-xdist then are too, starts with it ignored).
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint
+    )
     deadline = time.monotonic() + WAIT
     while not marked(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
