@@ -5,6 +5,13 @@ from pathlib import Path
 import pytest
 from artifacts.npm_registry import Registry, serve
 from fixture_repo import http_server, repo  # noqa: F401  (fixtures shared by every test module)
+from hypothesis import HealthCheck, settings
+from parallel import one_at_a_time, pytest_cmdline_main  # noqa: F401  (xdist by default; tests/parallel.py)
+
+# Properties are checked by their examples, never by how fast a loaded machine runs them (bench/ holds the
+# targets): no deadline and no speed health check, so a loaded machine (four workers on two cores) fails none.
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
 
 
 @pytest.fixture(autouse=True)

@@ -35,10 +35,11 @@ import threading
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
+
+import loopback_http
 
 JSON_TYPE = "application/vnd.pypi.simple.v1+json"
 
@@ -250,7 +251,7 @@ class Index:
 def serve(index: Index) -> Iterator[str]:
     """Serve `index` on 127.0.0.1 until the block ends; yields the simple index's URL."""
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(loopback_http.Handler):
         def do_HEAD(self) -> None:
             self.do_GET(head=True)
 
@@ -275,20 +276,10 @@ def serve(index: Index) -> Iterator[str]:
             if body is None:
                 self.send_error(404)
                 return
-            self.send_response(200)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            if not head:
-                self.wfile.write(body)
+            self.answer(200, kind, body, head=head)
 
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    index.url = f"http://127.0.0.1:{server.server_address[1]}/simple/"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    server, address = loopback_http.start(Handler)
+    index.url = f"{address}/simple/"
     try:
         yield index.url
     finally:

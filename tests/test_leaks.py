@@ -83,7 +83,8 @@ def run_cli(root: Path, out: Path, *args: str, env: dict[str, str], formats: boo
     if formats:
         command += ["--json", str(files[0]), "--sarif", str(files[1]), "--summary", str(files[2])]
         command += ["--github-annotations", "--timeout", "30"]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=180, cwd=root)
+    # The bound catches a hang, not slowness: 180 s expired at load 30 (test_boot_failure_that_dumps_its_environment).
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600, cwd=root)
     produced = [done.stdout, done.stderr] + [f.read_text(encoding="utf-8") for f in files if f.exists()]
     lock = root / "mcp-lock.json"
     if lock.exists():

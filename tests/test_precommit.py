@@ -141,7 +141,7 @@ def try_repo(hook: tuple[Path, Path], repo: Repo) -> subprocess.CompletedProcess
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=1800,  # catches a hang: building the hook's environment took more than 600 s at load 17-36
     )
 
 

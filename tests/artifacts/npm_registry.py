@@ -11,12 +11,13 @@ import hashlib
 import io
 import json
 import tarfile
-import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote
+
+import loopback_http
 
 # A stdio MCP server without dependencies: newline-delimited JSON-RPC, one tool. `{marker}` is the code
 # change between releases; the tool surface stays the same, unless a prelude sets `globalThis.TOOL_DESCRIPTION`
@@ -142,7 +143,7 @@ class Registry:
 
 
 def serve(registry: Registry) -> ThreadingHTTPServer:
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(loopback_http.Handler):
         def do_GET(self) -> None:
             path = unquote(self.path.split("?", 1)[0]).lstrip("/")
             registry.served.append(path)
@@ -164,17 +165,8 @@ def serve(registry: Registry) -> ThreadingHTTPServer:
             if body is None:
                 self.send_error(404)
                 return
-            self.send_response(200)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-cache")
-            self.end_headers()
-            self.wfile.write(body)
+            self.answer(200, kind, body, ("Cache-Control", "no-cache"))
 
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    registry.url = f"http://127.0.0.1:{server.server_address[1]}/"
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server, address = loopback_http.start(Handler)
+    registry.url = f"{address}/"
     return server

@@ -7,12 +7,13 @@ an answer given verbatim, or one given slowly."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote
+
+import loopback_http
 
 
 def advisory(advisory_id: str, ecosystem: str, name: str, versions: list[str], fixed: str | None = None,
@@ -61,7 +62,7 @@ class OSV:
 
 
 def serve(osv: OSV) -> ThreadingHTTPServer:
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(loopback_http.Handler):
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             osv.batches.append(body)
@@ -98,16 +99,7 @@ def serve(osv: OSV) -> ThreadingHTTPServer:
 
         def _send(self, status: int, body: bytes) -> None:
             time.sleep(osv.delay)
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            self.answer(status, "application/json", body)
 
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    osv.url = f"http://127.0.0.1:{server.server_address[1]}"
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server, osv.url = loopback_http.start(Handler)
     return server

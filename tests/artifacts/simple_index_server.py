@@ -9,10 +9,11 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
-import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
+
+import loopback_http
 
 
 @dataclass
@@ -42,7 +43,7 @@ class Index:
 
 
 def serve(index: Index) -> ThreadingHTTPServer:
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(loopback_http.Handler):
         def do_GET(self) -> None:
             index.served.append(self.path)
             if self.path.startswith("/pypi/"):
@@ -56,11 +57,7 @@ def serve(index: Index) -> ThreadingHTTPServer:
             versions = sorted({f["filename"].split("-")[1].removesuffix(".tar.gz") for f in index.files[name]})
             body = json.dumps({"meta": {"api-version": "1.1"}, "name": name, "files": index.files[name],
                                "versions": versions}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/vnd.pypi.simple.v1+json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            self.answer(200, "application/vnd.pypi.simple.v1+json", body)
 
         def json_api(self) -> None:
             parts = self.path.strip("/").split("/")  # pypi, name, version, json
@@ -74,16 +71,8 @@ def serve(index: Index) -> ThreadingHTTPServer:
                      "packagetype": "bdist_wheel" if f["filename"].endswith(".whl") else "sdist",
                      "upload_time_iso_8601": f["upload-time"]} for f in files]
             body = json.dumps({"info": info, "urls": urls}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            self.answer(200, "application/json", body)
 
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    index.url = f"http://127.0.0.1:{server.server_address[1]}/simple/"
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server, address = loopback_http.start(Handler)
+    index.url = f"{address}/simple/"
     return server

@@ -6,11 +6,9 @@ from __future__ import annotations
 from artifacts.npm_registry import Registry
 from fixture_repo import Repo
 
+from install.demo_npm import declare
+
 TOP, DEP = "mcp-fr-top", "mcp-fr-dep"
-
-
-def declare(repo: Repo, registry: Registry, spec: str) -> None:
-    repo.add_entry("demo", {"command": "npx", "args": ["-y", spec], "env": {"npm_config_registry": registry.url}})
 
 
 def test_a_new_in_range_transitive_release_is_named_and_screened(

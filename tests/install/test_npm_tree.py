@@ -5,12 +5,12 @@ exactly that recorded tree, verified, whatever the registry published since."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
-import pytest
 from artifacts.npm_registry import Registry
 from fixture_repo import Repo
+
+from install.demo_npm import declare
 
 TOP, DEP = "mcp-tree-top", "mcp-tree-dep"
 # A release that rewrites what npm recorded of its own install to claim 1.0.0, as a forging release would.
@@ -25,20 +25,6 @@ for (const up of ["..", "../..", "../../.."]) {
   }
 }
 """
-
-
-@pytest.fixture
-def npm_env(tmp_path: Path) -> dict[str, str]:
-    if shutil.which("npm") is None:
-        pytest.fail("npm is not installed (Node.js provides it)")
-    (tmp_path / "npm-cache").mkdir()
-    return {"npm_config_cache": str(tmp_path / "npm-cache"), "MCP_LOCK_STORE": str(tmp_path / "store")}
-
-
-def declare(repo: Repo, registry: Registry, spec: str, env: dict[str, str] | None = None) -> None:
-    repo.add_entry(
-        "demo", {"command": "npx", "args": ["-y", spec], "env": {"npm_config_registry": registry.url, **(env or {})}}
-    )
 
 
 def packages(repo: Repo) -> dict[str, str]:

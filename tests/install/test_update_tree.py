@@ -9,11 +9,9 @@ import re
 from artifacts.npm_registry import Registry
 from fixture_repo import Repo
 
+from install.demo_npm import declare
+
 TOP, DEP, BUILDER = "mcp-up-top", "mcp-up-dep", "mcp-up-builder"
-
-
-def declare(repo: Repo, registry: Registry, spec: str) -> None:
-    repo.add_entry("demo", {"command": "npx", "args": ["-y", spec], "env": {"npm_config_registry": registry.url}})
 
 
 def test_a_bump_lists_its_tree_change_new_install_scripts_first(

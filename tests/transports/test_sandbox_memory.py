@@ -17,6 +17,9 @@ from transports.test_sandbox import add_attacker, described
 
 GIB = 1024 * 1024 * 1024
 MIB = 1024 * 1024
+# The host's shared memory is measured here and gigabytes are taken there: across pytest-xdist workers these tests
+# run one after another, so that no other of them moves the figures (tests/parallel.py).
+pytestmark = pytest.mark.usefixtures("one_at_a_time")
 
 
 def _memory_controller() -> bool:
