@@ -86,7 +86,9 @@ def check_fresh(workspace: Workspace, advisories: str | None = None, boot: Optio
             continue
         moved[server.key] = result
         findings.append(_would_change(server.key, pin, result))
-        findings += screen_tree_change(workspace, server.key, pin.tree, result, top_name(pin), advisories=advisories)
+        findings += screen_tree_change(
+            workspace, server.key, pin.tree, result, top_name(pin), advisories=advisories, pin=pin
+        )
     outcome = Outcome(findings)
     outcome.messages.append(
         f"--fresh: resolved {len(servers)} launch(es) as they would install today; "

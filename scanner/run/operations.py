@@ -294,7 +294,7 @@ def _fresh_screens(
             continue
         top = (pin.artifact or {}).get("name")
         found += screen_tree_change(workspace, key, old.tree, pin.tree, top if isinstance(top, str) else None,
-                                    advisories=options.advisories)
+                                    advisories=options.advisories, pin=old)
     return found
 
 

@@ -9,6 +9,7 @@ the one the launch fetches from: its declaration's `npm_config_registry` (or PyP
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import time
 from collections.abc import Mapping
@@ -70,20 +71,28 @@ def screen_tree_change(
     *,
     advisories: str | None = None,
     now: datetime.datetime | None = None,
+    pin: ServerPin | None = None,
 ) -> list[Finding]:
     """Every package of `new_tree` (server `key`'s, launching `top`) that `old_tree` did not hold at that version,
     wherever it sits: release age, a newly present install script or build, the license it states, and, with an
     OSV `advisories` source, its advisories (MAL- critical). `old_tree` None is a first pin: advisories only.
     Each finding names the package and the package that pulls it in. For `check --fresh` / `update --fresh`
-    (the fresh resolution against the pinned tree) and any caller holding two trees."""
+    (the fresh resolution against the pinned tree) and any caller holding two trees. With the server's `pin`,
+    the provenance each old package's record holds is what its successor is judged against (the registry may
+    no longer serve the predecessor's attestations: the lock still says it had them)."""
     if TREE_ECOSYSTEMS.get(str(new_tree.get("manager"))) is None:
         return []
     new = tree_packages(new_tree, top, lambda index: pointer("servers", key, "launch", "tree", "packages", str(index)))
-    old = tree_packages(old_tree, top, lambda _index: "") if old_tree is not None else []
+    at = lambda index: pointer("servers", key, "launch", "tree", "packages", str(index))  # noqa: E731
+    old = tree_packages(old_tree, top, at) if old_tree is not None else []
     if old_tree is not None and TREE_ECOSYSTEMS.get(str(old_tree.get("manager"))) is None:
         old = []
     changes = new_packages({key: old}, {key: new})
-    findings = [] if old_tree is None else screen_changes(workspace, changes, now, None, {})
+    # Each side's records at the locations its packages carry: the new tree's for the new version, the pinned
+    # tree's for the one it replaces.
+    after = {key: dataclasses.replace(pin, tree=dict(new_tree))} if pin is not None else {}
+    before = {key: dataclasses.replace(pin, tree=dict(old_tree))} if pin is not None and old_tree else {}
+    findings = [] if old_tree is None else screen_changes(workspace, changes, now, None, after, before)
     if advisories is not None and changes:
         findings += advisory_findings(advisories, {key: [change.entry for change in changes]})
     return findings
@@ -92,6 +101,7 @@ def screen_tree_change(
 def screen_changes(
     workspace: Workspace, changes: list[NewPackage], now: datetime.datetime | None = None,
     outcome: Outcome | None = None, pins: Mapping[str, ServerPin] | None = None,
+    replaced: Mapping[str, ServerPin] | None = None,
 ) -> list[Finding]:
     """The release-age, install-script, license and mcpName findings of `changes`, each registry asked once;
     with the run's `outcome`, under `check --base` the registry the merge base names (`registry_env`)."""
@@ -122,7 +132,7 @@ def screen_changes(
     if pins is None:
         lockfile = read_lock(workspace)
         pins = lockfile.servers if lockfile is not None else {}
-    base_pins = outcome.base_pins if outcome is not None else None
+    base_pins = outcome.base_pins if outcome is not None else replaced  # whose records the old versions are
     findings += provenance_findings(changes, describe, pins, base_pins, sources, workspace.environ,
                                     deadline, moment)
     if workspace.policy.min_release_age == 0:

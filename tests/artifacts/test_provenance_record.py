@@ -152,3 +152,25 @@ def test_a_bump_to_a_release_built_from_another_repository_is_high(
     assert done.exit_code == 1 and changed["severity"] == "high" and changed["subject"] == f"{CLI}@0.1.1"
     assert "before: https://github.com/someone-else/playwright-cli" in changed["details"][0]
     assert f"after: {REPOSITORY}" in changed["details"][1]
+
+
+def test_check_fresh_names_a_transitive_release_that_lost_the_provenance_the_lock_records(
+    tmp_path: Path, npm_registry: Registry, npm_env: dict[str, str]
+) -> None:
+    """Behind an unchanged `npx -y TOP@1.0.0`, @playwright/cli moves in range to a release with no provenance.
+    The registry no longer serves 0.1.1's attestations, so only the lock's record says it had them: the
+    scheduled `check --fresh` fails on it, naming the package that pulls it in."""
+    publish_real_cli(npm_registry)
+    npm_registry.publish(TOP, "1.0.0", "top one", days_ago=60, dependencies={CLI: "^0.1.1"})
+    repo = GitRepo(tmp_path / "top")
+    declare(repo, npm_registry, "1.0.0")
+    assert repo.run("lock", env=npm_env).exit_code == 0
+    assert cli_record(repo)["provenance"]["repository"] == REPOSITORY
+    npm_registry.publish(CLI, "0.1.2", "no provenance", days_ago=30, **CLI_MANIFEST)
+    npm_registry.attestations.pop((CLI, "0.1.1"))
+    out = tmp_path / "fresh.json"
+    done = repo.run("check", "--fresh", "--format", "json", "--output", str(out), env=npm_env)
+    found = json.loads(out.read_text(encoding="utf-8"))["findings"]
+    (lost,) = [f for f in found if f["rule"] == "provenance-lost"]
+    assert done.exit_code == 1 and lost["severity"] == "high" and lost["subject"] == f"{CLI}@0.1.2", found
+    assert f"pulled in by {TOP}@1.0.0" in lost["message"] and REPOSITORY in lost["message"]
