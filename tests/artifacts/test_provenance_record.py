@@ -174,3 +174,34 @@ def test_check_fresh_names_a_transitive_release_that_lost_the_provenance_the_loc
     (lost,) = [f for f in found if f["rule"] == "provenance-lost"]
     assert done.exit_code == 1 and lost["severity"] == "high" and lost["subject"] == f"{CLI}@0.1.2", found
     assert f"pulled in by {TOP}@1.0.0" in lost["message"] and REPOSITORY in lost["message"]
+
+
+def test_check_fresh_names_a_transitive_release_built_from_another_repository_than_the_lock_records(
+    tmp_path: Path, npm_registry: Registry, npm_env: dict[str, str]
+) -> None:
+    """The lock records @playwright/cli@0.1.0 as built by another repository (written into the record, as a
+    lock that pinned it would have); in range, the real 0.1.1 verifies from microsoft/playwright-cli."""
+    publish_real_cli(npm_registry)
+    npm_registry.latest[CLI] = "0.1.0"
+    npm_registry.publish(CLI, "0.1.0", "an earlier release", days_ago=90, **CLI_MANIFEST)
+    npm_registry.publish(TOP, "1.0.0", "top one", days_ago=60, dependencies={CLI: "^0.1.0"})
+    hidden = npm_registry.packages[CLI].pop("0.1.1")  # not yet published when the lock was written
+    repo = GitRepo(tmp_path / "top")
+    declare(repo, npm_registry, "1.0.0")
+    assert repo.run("lock", env=npm_env).exit_code == 0
+    lock = parse(repo.lock_path.read_text(encoding="utf-8"))
+    tree = lock.servers["demo"].tree
+    assert tree is not None
+    other = {"repository": "https://github.com/someone-else/playwright-cli",
+             "workflow": ".github/workflows/publish.yml"}
+    lock.servers["demo"].tree = with_provenance(tree, {CLI_PATH: other})
+    repo.lock_path.write_text(render(lock), encoding="utf-8")
+    npm_registry.packages[CLI]["0.1.1"] = hidden
+    npm_registry.latest[CLI] = "0.1.1"
+    out = tmp_path / "fresh.json"
+    done = repo.run("check", "--fresh", "--format", "json", "--output", str(out), env=npm_env)
+    found = json.loads(out.read_text(encoding="utf-8"))["findings"]
+    (changed,) = [f for f in found if f["rule"] == "provenance-source-changed"]
+    assert done.exit_code == 1 and changed["severity"] == "high" and changed["subject"] == f"{CLI}@0.1.1", found
+    assert f"pulled in by {TOP}@1.0.0" in changed["message"]
+    assert "before: https://github.com/someone-else/playwright-cli" in changed["details"][0]
