@@ -170,20 +170,20 @@ def _ask_and_screen(
         pypi = package.ecosystem == "PyPI"
         source = indexes[change.server] if pypi else registries[change.server]
         asked_here = [answers.get(q) for q in _questions(source, change)] if source else [None]
-        if not isinstance(asked_here[0], dict):  # the version's own answer; the others only add to it
-            why = asked_here[0] if isinstance(asked_here[0], str) else "no registry is configured to ask"
-            unasked.setdefault(change.server, []).append(f"{package.spec} ({why})")
-            continue
-        release, before = _described(asked_here, change)
         key = record_key(records[change.server][change.entry.location])
         found = facts[change.server].setdefault(key, {})
-        if pypi:
+        if pypi:  # the installed distribution states its license even when the index could not be asked
             described = json_release(asked_here[1]) if len(asked_here) > 1 and isinstance(asked_here[1], dict) else None
             stated = described.license if described is not None else None
             if stated is None and change.server not in installed:  # no JSON API, or it states none
                 installed[change.server] = installed_licenses(workspace.environ, trees[change.server])
             found["license"] = stated or installed.get(change.server, {}).get((normalised(package.name),
                                                                                package.version))
+        if not isinstance(asked_here[0], dict):  # the version's own answer; the others only add to it
+            why = asked_here[0] if isinstance(asked_here[0], str) else "no registry is configured to ask"
+            unasked.setdefault(change.server, []).append(f"{package.spec} ({why})")
+            continue
+        release, before = _described(asked_here, change)
         if release is None:
             continue
         new = Version(package, change.entry.hashes, release.attested)
