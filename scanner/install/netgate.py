@@ -21,6 +21,7 @@ every connection.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import socket
@@ -125,6 +126,9 @@ class Gate:
             if head is None:
                 return
             opened = self._open_upstream(head)
+            if isinstance(opened, Unreachable):
+                _bad_gateway(client, opened)
+                return
             if isinstance(opened, str):
                 self._refuse(client, opened)
                 return
@@ -166,7 +170,12 @@ class Gate:
             return f"{method} {target[:200]}"
         if where not in self.allowed:
             return f"{where[0]}:{where[1]}"
-        upstream = socket.create_connection(where, timeout=CONNECT_SECONDS)
+        try:
+            upstream = socket.create_connection(where, timeout=CONNECT_SECONDS)
+        except OSError as error:  # the registry itself does not answer: say so, as a direct connection would
+            code = errno.errorcode.get(error.errno or 0, "") if error.errno else ""
+            said = f"{code}: {error.strerror}" if code and error.strerror else (code or str(error) or "no answer")
+            return Unreachable(f"mcp-lock's gate could not reach {where[0]}:{where[1]} ({said})")
         upstream.settimeout(IDLE_SECONDS)
         return upstream, forwarded
 
@@ -253,3 +262,16 @@ def open_gate(allowed: Iterable[Destination], folder: str) -> Iterator[Gate]:
         yield gate
     finally:
         gate.close()
+
+
+class Unreachable(str):
+    """Why an allowed destination could not be connected to (a 502 to the package manager, never a refusal)."""
+
+
+def _bad_gateway(client: socket.socket, why: Unreachable) -> None:
+    """A 502 whose reason phrase carries `why`: npm and uv print the status line, not the body."""
+    reason = "".join(c if " " <= c <= "~" else "?" for c in why)[:300]
+    body = f"{reason}\n".encode()
+    head = f"HTTP/1.1 502 {reason}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+    with contextlib.suppress(OSError):
+        client.sendall(head + body)

@@ -89,3 +89,19 @@ def test_the_allowed_hosts_come_from_the_step_s_settings() -> None:
     assert uv_indexes({"UV_INDEX": "name=https://named.test/simple"}, toml) == [
         "https://own.test/simple", "https://named.test/simple", "https://extra.test/simple",
     ]
+
+
+def test_an_allowed_registry_that_does_not_answer_is_a_502_naming_why_never_a_refusal() -> None:
+    """npm prints the status line: a registry that refuses the connection reads as such (ECONNREFUSED), not as a
+    'socket hang up' that sends the user to their proxy settings, and it is not an off-registry refusal."""
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with private_folder() as folder, open_gate({("127.0.0.1", port)}, folder) as gate:
+        plain = ask(gate.socket_path, f"GET http://127.0.0.1:{port}/pkg HTTP/1.1\r\n\r\n".encode())
+        tunnel = ask(gate.socket_path, f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\n".encode())
+    for answer in (plain, tunnel):
+        status = answer.split(b"\r\n", 1)[0]
+        assert status.startswith(b"HTTP/1.1 502 ") and f"127.0.0.1:{port}".encode() in status, answer
+        assert b"ECONNREFUSED" in status, answer
+    assert gate.refused == []
