@@ -42,7 +42,9 @@ from scanner.run.provenance_check import pulled_in, record_at
 from scanner.run.release_check import launch_env
 from scanner.run.workspace import Workspace
 
-DEADLINE = 120.0  # seconds for every registry question of one `lock` or `update`
+DEADLINE = 120.0  # seconds for every registry question of one `lock` or `update`, at the least
+SECONDS_PER_QUESTION = 0.5  # added per question asked (a first lock of 28 real servers asks about 3,500)
+MAX_DEADLINE = 600.0  # and never more, however many are asked
 MAX_ASKED = 2000  # package names (and uv versions) asked about in one run; past it, left unrecorded
 WORKERS = 8  # registry questions at once
 ABBREVIATED = "application/vnd.npm.install-v1+json"  # npm's install document: versions and their dist, no readme
@@ -145,7 +147,6 @@ def _ask_and_screen(
     trees: Mapping[str, Mapping[str, Any]], previous: Mapping[str, ServerPin],
     facts: dict[str, dict[str, dict[str, Any]]], done: Recorded, now: datetime.datetime | None,
 ) -> None:
-    deadline = time.monotonic() + DEADLINE
     servers = {change.server for change in changes}
     envs = {key: launch_env(workspace, key) for key in servers}
     registries = {key: registry_for(envs[key], workspace.environ) for key in servers}
@@ -158,6 +159,7 @@ def _ask_and_screen(
         for question in _questions(source, change):
             questions[question] = None
     asked = list(questions)[:MAX_ASKED]
+    deadline = time.monotonic() + registry_deadline(len(asked))
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         answers = dict(zip(asked, pool.map(functools.partial(_answer, deadline=deadline), asked), strict=True))
     installed: dict[str, dict[tuple[str, str], str]] = {}  # server -> its installed distributions' licenses
@@ -180,7 +182,8 @@ def _ask_and_screen(
             found["license"] = stated or installed.get(change.server, {}).get((normalised(package.name),
                                                                                package.version))
         if not isinstance(asked_here[0], dict):  # the version's own answer; the others only add to it
-            why = asked_here[0] if isinstance(asked_here[0], str) else "no registry is configured to ask"
+            why = (asked_here[0] if isinstance(asked_here[0], str)
+                   else f"past the {MAX_ASKED:,} questions one run asks" if source else "no registry is configured")
             unasked.setdefault(change.server, []).append(f"{package.spec} ({why})")
             continue
         release, before = _described(asked_here, change)
@@ -197,6 +200,12 @@ def _ask_and_screen(
         done.messages.append(f"{key}: the provenance of {len(missed)} package(s) was not recorded, as their registry "
                              f"could not be asked: {', '.join(missed[:MAX_NAMED])}"
                              + (f" and {len(missed) - MAX_NAMED} more" if len(missed) > MAX_NAMED else ""))
+
+
+def registry_deadline(questions: int) -> float:
+    """Seconds for `questions` registry questions, WORKERS at a time: a first lock of many servers asks thousands,
+    and a fixed deadline left every one of them unasked on a slow network; bounded all the same."""
+    return min(MAX_DEADLINE, DEADLINE + questions * SECONDS_PER_QUESTION / WORKERS)
 
 
 def _questions(source: str, change: NewPackage) -> list[Question]:
