@@ -18,7 +18,7 @@ from scanner.lock.canonical import CanonicalisationError, digest, normalise_plai
 from scanner.lock.document import fail_at, from_document, shown
 from scanner.lock.lockfile import DOCUMENT_DEPTH, LOCKFILE_VERSION, Lockfile, LockfileError, Pin
 from scanner.lock.member_lines import iter_members
-from scanner.lock.render import find_raw_hidden, render_normal, render_string, render_value
+from scanner.lock.render import find_raw_hidden, render_normal, render_previous_layout, render_string, render_value
 from scanner.lock.schema_check import validate_schema, validate_schema_kept
 from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
 from scanner.model.pointer import join, unescape
@@ -153,6 +153,8 @@ def refuse_non_canonical(document: dict[str, Any], text: str, source: str) -> No
     expected = (rendered[0] if rendered is not None else render_value(document, DOCUMENT_DEPTH)) + "\n"
     if expected == text:
         return
+    if document.get("lockfileVersion") == 4 and text == f"{render_previous_layout(document, DOCUMENT_DEPTH)}\n":
+        return  # written before format-4 packages went on one line: the same words, one member per line
     line = _first_differing_line(expected, text)
     raise LockfileError(
         source,

@@ -136,6 +136,18 @@ def render_normal(value: Any, max_depth: int = MAX_DEPTH) -> tuple[str, bool] | 
     return "".join(out), not odd
 
 
+def render_previous_layout(value: Any, max_depth: int = MAX_DEPTH) -> str | None:
+    """The text mcp-lock wrote before format-4 packages went on one line (one member per line throughout), when
+    `value` is normal; None otherwise. Read as canonical too, so a lock written by that mcp-lock still checks; the
+    next `lock`/`update` writes the current layout. Both show every word the lock holds."""
+    out: list[str] = []
+    try:
+        _emit(value, 0, ["\n" + INDENT * n for n in range(max_depth + 1)], out, [])
+    except _NotNormal:
+        return None
+    return "".join(out)
+
+
 class _NotNormal(Exception):
     pass
 
