@@ -6,7 +6,7 @@ from __future__ import annotations
 from artifacts.npm_registry import Registry
 from fixture_repo import Repo
 
-from install.demo_npm import declare
+from install.demo_npm import declare, lock_top_and_dep
 
 TOP, DEP = "mcp-fr-top", "mcp-fr-dep"
 
@@ -14,10 +14,7 @@ TOP, DEP = "mcp-fr-top", "mcp-fr-dep"
 def test_a_new_in_range_transitive_release_is_named_and_screened(
     repo: Repo, npm_registry: Registry, npm_env: dict[str, str]
 ) -> None:
-    npm_registry.publish(DEP, "1.0.0", "dependency one", days_ago=30)
-    npm_registry.publish(TOP, "1.0.0", "top one", dependencies={DEP: "^1.0.0"}, days_ago=30)
-    declare(repo, npm_registry, f"{TOP}@1.0.0")
-    assert repo.run("lock", env=npm_env).exit_code == 0
+    lock_top_and_dep(repo, npm_registry, npm_env, TOP, DEP)
     quiet = repo.run("check", "--fresh", env=npm_env)
     assert quiet.exit_code == 0 and "none would change" in quiet.output, quiet.output
     npm_registry.publish(DEP, "1.0.1", "dependency two: published a minute ago")

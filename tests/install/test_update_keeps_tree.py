@@ -10,11 +10,9 @@ from pathlib import Path
 from artifacts.npm_registry import Registry
 from fixture_repo import Repo
 
+from install.demo_npm import declare, lock_top_and_dep
+
 TOP, DEP = "mcp-uk-top", "mcp-uk-dep"
-
-
-def declare(repo: Repo, registry: Registry, spec: str) -> None:
-    repo.add_entry("demo", {"command": "npx", "args": ["-y", spec], "env": {"npm_config_registry": registry.url}})
 
 
 def versions(repo: Repo) -> dict[str, str]:
@@ -24,10 +22,7 @@ def versions(repo: Repo) -> dict[str, str]:
 def test_update_of_an_unchanged_launch_keeps_its_tree_and_only_update_fresh_moves_it(
     repo: Repo, npm_registry: Registry, npm_env: dict[str, str]
 ) -> None:
-    npm_registry.publish(DEP, "1.0.0", "dependency one", days_ago=30)
-    npm_registry.publish(TOP, "1.0.0", "top one", dependencies={DEP: "^1.0.0"}, days_ago=30)
-    declare(repo, npm_registry, f"{TOP}@1.0.0")
-    assert repo.run("lock", env=npm_env).exit_code == 0
+    lock_top_and_dep(repo, npm_registry, npm_env, TOP, DEP)
     pinned = repo.lock_path.read_text(encoding="utf-8")
     npm_registry.publish(DEP, "1.0.1", "dependency two: in range, published overnight", days_ago=30)
     npm_registry.served.clear()
@@ -48,10 +43,7 @@ def test_a_cold_update_installs_the_recorded_tree_not_today_s(
     repo: Repo, npm_registry: Registry, npm_env: dict[str, str], tmp_path: Path
 ) -> None:
     """An empty store (a fresh runner, a new clone): the recorded tree is downloaded, never today's resolution."""
-    npm_registry.publish(DEP, "1.0.0", "dependency one", days_ago=30)
-    npm_registry.publish(TOP, "1.0.0", "top one", dependencies={DEP: "^1.0.0"}, days_ago=30)
-    declare(repo, npm_registry, f"{TOP}@1.0.0")
-    assert repo.run("lock", env=npm_env).exit_code == 0
+    lock_top_and_dep(repo, npm_registry, npm_env, TOP, DEP)
     npm_registry.publish(DEP, "1.0.1", "dependency two", days_ago=30)
     npm_registry.served.clear()
     cold = {**npm_env, "MCP_LOCK_STORE": str(tmp_path / "cold-store")}
@@ -62,10 +54,7 @@ def test_a_cold_update_installs_the_recorded_tree_not_today_s(
 
 
 def test_a_bumped_launch_is_resolved_as_today(repo: Repo, npm_registry: Registry, npm_env: dict[str, str]) -> None:
-    npm_registry.publish(DEP, "1.0.0", "dependency one", days_ago=30)
-    npm_registry.publish(TOP, "1.0.0", "top one", dependencies={DEP: "^1.0.0"}, days_ago=30)
-    declare(repo, npm_registry, f"{TOP}@1.0.0")
-    assert repo.run("lock", env=npm_env).exit_code == 0
+    lock_top_and_dep(repo, npm_registry, npm_env, TOP, DEP)
     npm_registry.publish(DEP, "1.0.1", "dependency two", days_ago=30)
     npm_registry.publish(TOP, "1.1.0", "top two", dependencies={DEP: "^1.0.0"}, days_ago=30)
     declare(repo, npm_registry, f"{TOP}@1.1.0")

@@ -9,7 +9,7 @@ import re
 from artifacts.npm_registry import Registry
 from fixture_repo import Repo
 
-from install.demo_npm import declare
+from install.demo_npm import declare, lock_top_and_dep
 
 TOP, DEP, BUILDER = "mcp-up-top", "mcp-up-dep", "mcp-up-builder"
 
@@ -17,10 +17,7 @@ TOP, DEP, BUILDER = "mcp-up-top", "mcp-up-dep", "mcp-up-builder"
 def test_a_bump_lists_its_tree_change_new_install_scripts_first(
     repo: Repo, npm_registry: Registry, npm_env: dict[str, str]
 ) -> None:
-    npm_registry.publish(DEP, "1.0.0", "dependency one", days_ago=30)
-    npm_registry.publish(TOP, "1.0.0", "top one", dependencies={DEP: "1.0.0"}, days_ago=30)
-    declare(repo, npm_registry, f"{TOP}@1.0.0")
-    assert repo.run("lock", env=npm_env).exit_code == 0
+    lock_top_and_dep(repo, npm_registry, npm_env, TOP, DEP, "1.0.0")
     npm_registry.publish(DEP, "1.1.0", "dependency two", days_ago=30)
     scripts = {"postinstall": "echo built > built.txt"}
     npm_registry.publish(BUILDER, "1.0.0", "builder", scripts=scripts, hasInstallScript=True, days_ago=30)
@@ -42,10 +39,7 @@ def test_a_bump_lists_its_tree_change_new_install_scripts_first(
 def test_update_refuses_other_bytes_under_the_same_version_until_acknowledged(
     repo: Repo, npm_registry: Registry, npm_env: dict[str, str]
 ) -> None:
-    npm_registry.publish(DEP, "1.0.0", "dependency one", days_ago=30)
-    npm_registry.publish(TOP, "1.0.0", "top one", dependencies={DEP: "1.0.0"}, days_ago=30)
-    declare(repo, npm_registry, f"{TOP}@1.0.0")
-    assert repo.run("lock", env=npm_env).exit_code == 0
+    lock_top_and_dep(repo, npm_registry, npm_env, TOP, DEP, "1.0.0")
     pinned = repo.lock_path.read_text(encoding="utf-8")
     npm_registry.publish(DEP, "1.0.0", "dependency one, re-published with other code", days_ago=30)
     # A plain `update` keeps the recorded tree (installed from the store): the re-publish is met by --fresh.
