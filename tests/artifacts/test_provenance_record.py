@@ -205,3 +205,31 @@ def test_check_fresh_names_a_transitive_release_built_from_another_repository_th
     assert done.exit_code == 1 and changed["severity"] == "high" and changed["subject"] == f"{CLI}@0.1.1", found
     assert f"pulled in by {TOP}@1.0.0" in changed["message"]
     assert "before: https://github.com/someone-else/playwright-cli" in changed["details"][0]
+
+
+def test_check_base_on_a_re_pin_behind_an_unchanged_launch_names_the_release_that_lost_provenance(
+    tmp_path: Path, npm_registry: Registry, npm_env: dict[str, str]
+) -> None:
+    """The pull request re-pins the tree of an unchanged `npx -y TOP@1.0.0` (here by locking anew) to today's
+    resolution, which moves @playwright/cli in range to a release without provenance: `check --base` judges it
+    against the base lock's record and fails, naming the package that pulls it in."""
+    publish_real_cli(npm_registry)
+    npm_registry.publish(TOP, "1.0.0", "top one", days_ago=60, dependencies={CLI: "^0.1.1"})
+    repo = GitRepo(tmp_path / "top")
+    declare(repo, npm_registry, "1.0.0")
+    assert repo.run("lock", env=npm_env).exit_code == 0
+    repo.commit("Pin demo")
+    repo.branch("feature")
+    npm_registry.publish(CLI, "0.1.2", "no provenance", days_ago=30, **CLI_MANIFEST)
+    npm_registry.attestations.pop((CLI, "0.1.1"))
+    repo.lock_path.unlink()
+    relocked = repo.run("lock", env=npm_env)
+    assert relocked.exit_code == 0, relocked.output
+    assert cli_record(repo)["version"] == "0.1.2"
+    repo.commit("Re-pin demo's tree")
+    out = tmp_path / "report.json"
+    done = repo.run("check", "--base", "main", "--format", "json", "--output", str(out), env=npm_env)
+    found = json.loads(out.read_text(encoding="utf-8"))["findings"]
+    (lost,) = [f for f in found if f["rule"] == "provenance-lost"]
+    assert done.exit_code == 1 and lost["severity"] == "high" and lost["subject"] == f"{CLI}@0.1.2", found
+    assert f"pulled in by {TOP}@1.0.0" in lost["message"] and REPOSITORY in lost["message"]
