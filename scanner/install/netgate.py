@@ -183,10 +183,8 @@ class Gate:
         with self._lock:
             if what not in self.refused and len(self.refused) < MAX_REFUSED:
                 self.refused.append(what)
-        body = f"mcp-lock: only the configured registry is reachable from this step, not {what}\n".encode()
-        head = f"HTTP/1.1 403 Forbidden\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
-        with contextlib.suppress(OSError):
-            client.sendall(head + body)
+        _answer(client, "403 Forbidden", f"mcp-lock: only the configured registry is reachable from this step, not "
+                                         f"{what}")
 
     def _pump(self, client: socket.socket, upstream: socket.socket) -> None:
         budget = [CONNECTION_BYTES]
@@ -271,7 +269,12 @@ class Unreachable(str):
 def _bad_gateway(client: socket.socket, why: Unreachable) -> None:
     """A 502 whose reason phrase carries `why`: npm and uv print the status line, not the body."""
     reason = "".join(c if " " <= c <= "~" else "?" for c in why)[:300]
-    body = f"{reason}\n".encode()
-    head = f"HTTP/1.1 502 {reason}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+    _answer(client, f"502 {reason}", reason)
+
+
+def _answer(client: socket.socket, status: str, said: str) -> None:
+    """The gate's own answer to the package manager: `status` (code and reason), `said` as the body; then closed."""
+    body = f"{said}\n".encode()
+    head = f"HTTP/1.1 {status}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
     with contextlib.suppress(OSError):
         client.sendall(head + body)
