@@ -183,7 +183,7 @@ def fresh_caches() -> None:
     # are rebuilt as a new process builds them; the loaded catalogue, whose rules register once, is kept.
     names = ("scanner.diff.suspicious", "scanner.diff.schema_validity", "scanner.detectors.engine",
              "scanner.detectors.scoring", "scanner.detectors.prefilter", "scanner.detectors.directives",
-             "scanner.detectors.out_of_scope")
+             "scanner.detectors.out_of_scope", "scanner.diff.text_hits", "scanner.detectors.unknown_calls")
     for module in filter(None, map(sys.modules.get, names)):
         for value in vars(module).values():
             if (

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from scanner.lock.lockfile import ServerPin
+from scanner.lock.lockfile import Pin, ServerPin
 from scanner.model.findings import WORDING, EvidenceKind, Finding, LockLocation, evidence_kind_line
 from scanner.model.pointer import pointer
 from scanner.model.rule_base import Severity
@@ -18,11 +18,15 @@ from scanner.model.rules import SUSPICIOUS_TEXT, Rule, kind_label, register_chec
 ServerCheck = Callable[[str, ServerPin | None, ServerPin], list[Finding]]
 WorkspaceCheck = Callable[[Mapping[str, ServerPin], Mapping[str, ServerPin | None]], list[Finding]]
 
+# True when a workspace check can find nothing in this definition, whatever the other servers list: the part of
+# the check that reads one definition alone, whose "nothing here" the verdict cache may keep (`verdict_cache`).
+Screen = Callable[[Pin], bool]
+
 SERVER_CHECKS: list[tuple[Rule, ServerCheck]] = []
 WORKSPACE_CHECKS: list[tuple[Rule, WorkspaceCheck]] = []
-# Workspace checks that find nothing in a definition the verdict cache holds as clean (`verdict_cache`): what
-# they read of it is screened by `suspicious.judged(NO_DIRECTIVE, …)`, whatever the other servers' names.
-SCREENED: set[WorkspaceCheck] = set()
+# The workspace checks that have a screen, each with the name of its verdict part: a definition the cache holds
+# clean of that part is shown to the check as pinned already (nothing in it is new), the rest are read in full.
+SCREENED: dict[WorkspaceCheck, tuple[str, Screen]] = {}
 
 
 def server_check(rule: Rule) -> Callable[[ServerCheck], ServerCheck]:
@@ -36,14 +40,14 @@ def server_check(rule: Rule) -> Callable[[ServerCheck], ServerCheck]:
     return add
 
 
-def workspace_check(rule: Rule, *, screened: bool = False) -> Callable[[WorkspaceCheck], WorkspaceCheck]:
-    """Register `rule` and the decorated function as a check across every server (`screened`: see SCREENED)."""
+def workspace_check(rule: Rule, *, screen: Screen | None = None) -> Callable[[WorkspaceCheck], WorkspaceCheck]:
+    """Register `rule` and the decorated function as a check across every server (`screen`: see SCREENED)."""
     register_check(rule)
 
     def add(check: WorkspaceCheck) -> WorkspaceCheck:
         WORKSPACE_CHECKS.append((rule, check))
-        if screened:
-            SCREENED.add(check)
+        if screen is not None:
+            SCREENED[check] = (screen_part(rule), screen)
         return check
 
     return add
@@ -53,16 +57,23 @@ def run_server_checks(key: str, pinned: ServerPin | None, live: ServerPin) -> li
     return [finding for _, check in SERVER_CHECKS for finding in check(key, pinned, live)]
 
 
+def screen_part(rule: Rule) -> str:
+    """The verdict part a screened check's "nothing here" is kept under."""
+    return f"no-{rule.id}"
+
+
 def run_workspace_checks(
     live: Mapping[str, ServerPin],
     baseline: Mapping[str, ServerPin | None],
-    screened: Mapping[str, ServerPin | None] | None = None,
+    screened: Mapping[str, Mapping[str, ServerPin | None]] | None = None,
 ) -> list[Finding]:
-    """`screened`, when given, is `baseline` plus the definitions known clean: what the SCREENED checks skip."""
+    """`screened`, when given: for each SCREENED part, `baseline` plus the definitions known clean of it, which
+    that check reads as pinned before (nothing new in them)."""
     return [
         finding
         for _, check in WORKSPACE_CHECKS
-        for finding in check(live, screened if screened is not None and check in SCREENED else baseline)
+        for finding in check(live, screened[SCREENED[check][0]] if screened is not None and check in SCREENED
+                             else baseline)
     ]
 
 

@@ -25,9 +25,9 @@ from importlib import resources
 from scanner.detectors.checks import tool_mention, workspace_check
 from scanner.detectors.prefilter import FOLD_ASCII, Screen, alternatives
 from scanner.detectors.shadowing import MAYBE_NAME
-from scanner.detectors.texts import changed_definitions, paths_of
+from scanner.detectors.texts import changed_definitions, paths_of, pin_texts
 from scanner.detectors.tool_orders import honest_reason, order_about
-from scanner.lock.lockfile import ServerPin
+from scanner.lock.lockfile import Pin, ServerPin
 from scanner.model.findings import PAYLOAD, WORDING, Finding
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule
 
@@ -220,7 +220,12 @@ class Directive:
     payload: bool  # the sentence quotes a payload (a secret, the conversation, a destination)
 
 
-@workspace_check(RULE, screened=True)
+def no_directive(pin: Pin) -> bool:
+    """No text of the definition could hold a directive, whatever the tool names (see `may_direct`)."""
+    return not any(map(may_direct, pin_texts(pin)))
+
+
+@workspace_check(RULE, screen=no_directive)
 def directive_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, ServerPin | None]) -> list[Finding]:
     """New text naming a known tool other than its own definition, in a sentence that orders something about it."""
     known = _known(live)

@@ -6,8 +6,8 @@ import re
 from collections.abc import Iterator, Mapping
 
 from scanner.detectors.checks import tool_mention, workspace_check
-from scanner.detectors.texts import changed_definitions, paths_of
-from scanner.lock.lockfile import ServerPin
+from scanner.detectors.texts import changed_definitions, paths_of, pin_texts, texts_of
+from scanner.lock.lockfile import Pin, ServerPin
 from scanner.model.findings import Finding
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule
 
@@ -29,7 +29,18 @@ RULE = Rule(
 DISTINCTIVE = re.compile(r"^(?=.{5,}$)[A-Za-z0-9]+(?:[_\-.][A-Za-z0-9]+)+$|^[a-z0-9]+(?:[A-Z][a-z0-9]*)+$")
 
 
-@workspace_check(RULE)
+def no_name(pin: Pin) -> bool:
+    """No text of the definition but its own name (never a mention) could hold a distinctive tool name, whatever
+    the declared servers list (see MAYBE_NAME)."""
+    definition = pin.definition
+    if isinstance(definition, dict) and isinstance(definition.get("name"), str):
+        texts = texts_of({key: value for key, value in definition.items() if key != "name"})
+    else:
+        texts = pin_texts(pin)
+    return not any(map(MAYBE_NAME.search, texts))
+
+
+@workspace_check(RULE, screen=no_name)
 def shadowing_findings(
     live: Mapping[str, ServerPin], baseline: Mapping[str, ServerPin | None]
 ) -> list[Finding]:

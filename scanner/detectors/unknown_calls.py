@@ -22,9 +22,9 @@ from collections.abc import Mapping
 from scanner.detectors.addresses import outside_address
 from scanner.detectors.checks import tool_mention, workspace_check
 from scanner.detectors.directives import _well_known_keys, name_key
-from scanner.detectors.texts import changed_definitions, parameters_of, paths_of, property_names_of
+from scanner.detectors.texts import changed_definitions, parameters_of, paths_of, pin_texts, property_names_of
 from scanner.detectors.tool_orders import honest_reason
-from scanner.lock.lockfile import ServerPin
+from scanner.lock.lockfile import Pin, ServerPin
 from scanner.model.findings import PAYLOAD, WORDING, Finding
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule
 
@@ -108,7 +108,13 @@ def orders(text: str) -> tuple[tuple[str, str, bool], ...]:
     return tuple(found)
 
 
-@workspace_check(RULE)
+def no_order(pin: Pin) -> bool:
+    """No text of the definition orders a call to a name written as code: whatever the declared servers list, the
+    check below finds nothing in it (every finding quotes one of `orders`)."""
+    return not any(map(orders, pin_texts(pin)))
+
+
+@workspace_check(RULE, screen=no_order)
 def unknown_call_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, ServerPin | None]) -> list[Finding]:
     """New text ordering a call to a name that no declared server lists as a tool."""
     tools = frozenset(name_key(tool) for server in live.values() for tool in server.tools)

@@ -18,7 +18,7 @@ from scanner.detectors.texts import changed_definitions, parameters_of, paths_of
 from scanner.detectors.unicode_checks import Normalised
 from scanner.detectors.verdict_cache import Verdicts
 from scanner.diff.text_hits import MIN_NAME, hits
-from scanner.diff.verdicts import clean_of_directives, learn, unjudged
+from scanner.diff.verdicts import learn, screened_baselines, unjudged
 from scanner.lock.canonical import digest
 from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import WORDING, Finding, LockLocation, evidence_kind_line
@@ -169,11 +169,11 @@ def cross_server_findings(
 ) -> list[Finding]:
     """Every workspace check (tool shadowing) over new text; `baseline[key]` is what was pinned (None: all new).
 
-    `verdicts`: the SCREENED checks (D022) skip the definitions held as NO_DIRECTIVE (as if pinned before);
-    the others, which read names against every server, scan them all."""
+    `verdicts`: each SCREENED check (D021, D022, D025) skips the definitions held clean of its part (as if
+    pinned before); the others scan them all."""
     if verdicts is None:
         return weak_wording(about_definitions(run_workspace_checks(live, baseline), live))
-    screened = {key: clean_of_directives(live[key], verdicts) if pin is None else pin for key, pin in baseline.items()}
+    screened = screened_baselines(live, baseline, verdicts)
     return weak_wording(about_definitions(run_workspace_checks(live, baseline, screened), live))
 
 

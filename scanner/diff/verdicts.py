@@ -10,7 +10,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection, Mapping
 
-from scanner.detectors.directives import may_direct
+from scanner.detectors import directives
+from scanner.detectors.checks import SCREENED, screen_part
 from scanner.detectors.out_of_scope import demands
 from scanner.detectors.texts import pin_texts, property_names_of
 from scanner.detectors.verdict_cache import Verdicts
@@ -18,18 +19,22 @@ from scanner.diff.text_hits import MIN_NAME, hits
 from scanner.lock.lockfile import Pin, ServerPin
 from scanner.model.kinds import KIND_BY_KEY, KIND_KEYS
 
-# A verdict has two parts, kept apart: a definition whose texts hold a sentence that might order another tool
-# about is scanned by the cross-tool check on every run (its verdict depends on every server's names), but it
-# need not be scanned by the text detectors again.
+# A verdict has parts, kept apart: a definition whose texts hold a sentence that might order another tool about
+# is scanned by the cross-tool check on every run (its verdict depends on every server's names), but it need not be
+# scanned by the text detectors again; one that names no code identifier need not be read by the checks across
+# servers (D021, D022, D025) either, each of which screens one definition alone (`checks.SCREENED`).
 TEXT = "text"  # the text detectors, property names and D024 found nothing
-NO_DIRECTIVE = "no-directive"  # no text a cross-tool directive (D022) could be made of, whatever the names
+# One part per screened check across servers: its screen found nothing in the definition, whatever the names.
+SCREENS = {part: screen for part, screen in SCREENED.values()}
+PARTS = (TEXT, *SCREENS)
+NO_DIRECTIVE = screen_part(directives.RULE)  # no text a cross-tool directive (D022) could be made of
 
 
 def judged(part: str, kind: str, pin: Pin) -> bool:
-    """Whether `pin` earns the verdict `part` (TEXT or NO_DIRECTIVE)."""
+    """Whether `pin` earns the verdict `part` (TEXT or a screened check's part)."""
+    if part != TEXT:
+        return SCREENS[part](pin)
     texts = pin_texts(pin)
-    if part == NO_DIRECTIVE:
-        return not any(map(may_direct, texts))
     if any(map(hits, texts)):
         return False
     if any(hits(name) for name in property_names_of(pin.definition) if len(name) >= MIN_NAME):
@@ -42,7 +47,7 @@ def learn(verdicts: Verdicts, servers: Mapping[str, ServerPin], keys: Collection
     for key in keys:
         for kind in KIND_KEYS:
             for pin in servers[key].pins(kind).values():
-                for part in (TEXT, NO_DIRECTIVE):
+                for part in PARTS:
                     if not verdicts.is_clean(f"{part}:{kind}", pin.digest) and judged(part, kind, pin):
                         verdicts.add(f"{part}:{kind}", pin.digest)
 
@@ -69,6 +74,17 @@ def unjudged(server: ServerPin, verdicts: Verdicts) -> ServerPin:
     return _with_pins(server, _pins_where(server, verdicts, TEXT, False))
 
 
-def clean_of_directives(server: ServerPin, verdicts: Verdicts) -> ServerPin:
-    """Only the definitions of `server` held as NO_DIRECTIVE, as a baseline: nothing in them is new to D022."""
-    return dataclasses.replace(_with_pins(server, _pins_where(server, verdicts, NO_DIRECTIVE, True)), instructions=None)
+def screened_baselines(
+    live: Mapping[str, ServerPin], baseline: Mapping[str, ServerPin | None], verdicts: Verdicts
+) -> dict[str, dict[str, ServerPin | None]]:
+    """Per screened part, `baseline` with each server scanned in full (None) replaced by its definitions held clean
+    of that part: nothing in them is new to that check, whatever the other servers list."""
+    return {
+        part: {key: clean_of(live[key], verdicts, part) if pin is None else pin for key, pin in baseline.items()}
+        for part in SCREENS
+    }
+
+
+def clean_of(server: ServerPin, verdicts: Verdicts, part: str) -> ServerPin:
+    """Only the definitions of `server` held clean of `part`, as a baseline (no instructions: they are not pins)."""
+    return dataclasses.replace(_with_pins(server, _pins_where(server, verdicts, part, True)), instructions=None)
