@@ -228,9 +228,7 @@ def no_directive(pin: Pin) -> bool:
 @workspace_check(RULE, screen=no_directive)
 def directive_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, ServerPin | None]) -> list[Finding]:
     """New text naming a known tool other than its own definition, in a sentence that orders something about it."""
-    known = _known(live)
-    if not known:
-        return []
+    known: Mapping[str, Candidates] | None = None  # built for the first text that may hold a directive
     findings: list[Finding] = []
     for key, server in sorted(live.items()):
         before = baseline.get(key)
@@ -245,6 +243,10 @@ def directive_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, Ser
                     continue
                 if not may_direct(text):
                     continue
+                if known is None:  # every server's names and the widely installed ones: only when read
+                    known = _known(live)
+                if not known:
+                    return []
                 if parameters is None:
                     parameters = _parameters(definition)
                 found = _directive(text, known, own, siblings, mine, parameters)

@@ -15,6 +15,8 @@ import re
 from scanner.model.findings import WORDING, EvidenceKind
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule, register_check
 
+from .prefilter import LazyPattern
+
 RULE = register_check(Rule(
     "MCPL-D027",
     Category.POISONING,
@@ -39,7 +41,7 @@ _OFF = (
     r"|switched\s+off|suspended|lifted|removed|bypassed|deactivated|waived|revoked|paused|not\s+active)"
     r"|(?:does|do)\s+not\s+apply|no\s+longer\s+appl(?:y|ies)|(?:is|are)\s+not\s+in\s+effect)"
 )
-_PATTERNS = re.compile(
+_PATTERNS = LazyPattern(
     "|".join((
         # "safety checks are disabled", "content policy does not apply"
         rf"\b(?:{_RULES})\s+{_OFF}",
