@@ -156,3 +156,19 @@ def test_a_rewritten_or_resealed_restored_entry_is_removed_never_booted(given: N
     store.publish(forged_root, folder, TREE, os.urandom(32))
     cache_key.load({cache_key.FD_ENV: str(key_fd(KEY))})
     assert store.ready_entry(forged_root, TREE, verify.seal_key({})) is None
+
+
+def test_removing_a_restored_entry_never_changes_what_its_links_point_at(given: None, tmp_path: Path) -> None:
+    """A restored entry holding a link to a folder outside the store fails its check and is removed: the
+    folder it points at keeps its mode (no write bit added through the link)."""
+    outside = tmp_path / "outside"
+    outside.mkdir(mode=0o555)
+    install_entry(tmp_path / "store-1")
+    restored = tmp_path / "restored"
+    shutil.copytree(tmp_path / "store-1", restored)
+    (entry,) = [p for p in restored.iterdir() if not p.name.startswith(".")]
+    entry.chmod(0o755)
+    (entry / "planted").symlink_to(outside, target_is_directory=True)
+    assert store.ready_entry(restored, TREE, verify.seal_key({})) is None
+    assert not entry.exists() and oct(outside.stat().st_mode & 0o777) == oct(0o555)
+    outside.chmod(0o755)
