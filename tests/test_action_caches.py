@@ -75,3 +75,45 @@ def test_a_restored_cache_keeps_only_the_lock_s_tarballs(tmp_path: Path) -> None
     files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() or p.is_symlink())
     assert files == [wanted.relative_to(folder).as_posix()]
     assert (tmp_path / "elsewhere").exists()  # what a link pointed at is left alone
+
+
+def test_the_store_key_follows_every_tree_digest_and_the_verdicts_key_the_lock(tmp_path: Path) -> None:
+    npm = caches.key(str(lock(tmp_path, {"a": [b"x"]})), ("npm", "uv"))
+    uv = caches.key(str(lock(tmp_path, {"a": [b"x"]}, manager="uv")), ("npm", "uv"))
+    assert npm == uv != "none"  # the same digests, whichever manager: the store keeps both
+    assert caches.key(str(lock(tmp_path, {"a": [b"x"]}, manager="pnpm")), ("npm", "uv")) == "none"
+    one = caches.lock_digest(str(lock(tmp_path, {"a": [b"x"]})))
+    assert one != caches.lock_digest(str(lock(tmp_path, {"a": [b"y"]}))) and len(one) == 32
+    assert caches.lock_digest(str(tmp_path / "missing.json")) == "none"
+
+
+def test_a_restored_verdict_folder_keeps_only_verdict_files(tmp_path: Path) -> None:
+    folder = tmp_path / "verdicts"
+    folder.mkdir(mode=0o755)
+    kept = [f"clean-{'a' * 32}.bin", f"canonical-{'b' * 32}.bin"]
+    for name in (*kept, "verdict-key", f"clean-{'a' * 31}.bin", "notes.txt"):
+        (folder / name).write_bytes(b"x")
+    (folder / "sub").mkdir()
+    (folder / "sub" / kept[0]).write_bytes(b"x")
+    (tmp_path / "elsewhere").write_bytes(b"outside")
+    (folder / f"clean-{'c' * 32}.bin").symlink_to(tmp_path / "elsewhere")  # a link is never kept, never followed
+    assert caches.prune_verdicts(str(folder)) == 2
+    assert sorted(p.name for p in folder.iterdir()) == sorted(kept)
+    assert folder.stat().st_mode & 0o777 == 0o700 and (tmp_path / "elsewhere").read_bytes() == b"outside"
+    (tmp_path / "linked").symlink_to(tmp_path / "verdicts", target_is_directory=True)
+    assert caches.prune_verdicts(str(tmp_path / "linked")) == 0 and not (tmp_path / "linked").exists()
+    assert (folder / kept[0]).exists()  # what the link pointed at is left alone
+
+
+def test_a_restored_store_keeps_only_the_entries_of_the_lock_s_trees(tmp_path: Path) -> None:
+    path = lock(tmp_path, {"a": [b"x"]})
+    digest = json.loads(path.read_text(encoding="utf-8"))["servers"]["a"]["launch"]["tree"]["digest"]
+    store = tmp_path / "store"
+    ours, other, staging = store / digest.removeprefix("sha256:"), store / ("0" * 64), store / ".staging-x"
+    for folder in (ours, other, staging, store / ".used"):
+        folder.mkdir(parents=True)
+        (folder / "file").write_bytes(b"x")
+    other.chmod(0o555)  # read-only, as store entries are
+    (store / ("1" * 64)).symlink_to(ours, target_is_directory=True)
+    assert caches.prune_store(str(path), str(store)) == 1
+    assert sorted(p.name for p in store.iterdir()) == [ours.name]

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from action_harness import BIN, action_dir_fixture  # noqa: F401  (fixture)
 from actions_runner import ActionRunner, Machine, Run
-from artifacts.npm_registry import Registry, serve, tarball
+from artifacts.npm_registry import Registry, serve
 from fixture_repo import Repo
 from loopback_pypi import SERVER_MODULE, Index
 from loopback_pypi import serve as serve_index
@@ -276,3 +276,14 @@ def test_a_forged_verdict_file_is_scanned_again_and_its_poison_found(
     assert run.step("verdicts-cache").outputs["cache-hit"] == "true", run.log
     assert run.outputs["exit-code"] == "1", run.log
     assert "[MCPL-D011]" in run.log + run.summary
+
+
+def test_a_short_cache_key_is_refused_before_anything_is_installed(action_dir: Path, tmp_path: Path) -> None:
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "workspace").mkdir()
+    runner = fresh_runner(action_dir, tmp_path, tmp_path / "cache", tmp_path / "workspace", PUSH)
+    run = runner.run({**INPUTS, "cache-key": "not-a-secret"})
+    assert run.outputs["exit-code"] == "" and run.step("validate").outcome == "failure"
+    assert any("`cache-key` must be a secret of 32 or more characters" in e for e in run.errors()), run.log
+    assert "not-a-secret" not in run.log + run.summary
+    assert run.step("Install mcp-lock from the hashed lock").outcome == "skipped"
