@@ -37,7 +37,7 @@ import re
 import shutil
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 LOCK_LIMIT = 64 << 20
@@ -106,20 +106,7 @@ KEPT_FILE = re.compile(r"(clean|canonical)-[0-9a-f]{32}\.bin")
 def prune_verdicts(folder: str) -> int:
     """Remove from `folder` all but kept-verdict files (no `verdict-key`, no link, no folder); returns how many
     are kept. What is kept is still checked by mcp-lock (its HMAC under the given key) before it is used."""
-    if not _private_folder(folder):
-        return 0
-    kept = 0
-    for name in os.listdir(folder):
-        full = os.path.join(folder, name)
-        info = os.lstat(full)
-        if KEPT_FILE.fullmatch(name) and stat.S_ISREG(info.st_mode):
-            os.chmod(full, 0o600)
-            kept += 1
-        elif stat.S_ISDIR(info.st_mode):
-            _remove_tree(full)
-        else:
-            os.unlink(full)
-    return kept
+    return _keep_only(folder, lambda name, mode: KEPT_FILE.fullmatch(name) is not None and stat.S_ISREG(mode))
 
 
 def prune_store(path: str, folder: str) -> int:
@@ -130,15 +117,20 @@ def prune_store(path: str, folder: str) -> int:
 
     document = read_lock(path)
     wanted = {entry_name(install_digest(tree)) for tree in lock_trees(document)} if document else set()
+    return _keep_only(folder, lambda name, mode: name in wanted and stat.S_ISDIR(mode))
+
+
+def _keep_only(folder: str, keep: Callable[[str, int], bool]) -> int:
+    """Remove every name in `folder` that `keep` (its name, its lstat mode) refuses; returns how many stay."""
     if not _private_folder(folder):
         return 0
     kept = 0
     for name in os.listdir(folder):
         full = os.path.join(folder, name)
-        info = os.lstat(full)
-        if name in wanted and stat.S_ISDIR(info.st_mode):
+        mode = os.lstat(full).st_mode
+        if keep(name, mode):
             kept += 1
-        elif stat.S_ISDIR(info.st_mode):
+        elif stat.S_ISDIR(mode):
             _remove_tree(full)
         else:
             os.unlink(full)
