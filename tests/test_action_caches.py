@@ -6,8 +6,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "action"))
@@ -117,3 +122,38 @@ def test_a_restored_store_keeps_only_the_entries_of_the_lock_s_trees(tmp_path: P
     (store / ("1" * 64)).symlink_to(ours, target_is_directory=True)
     assert caches.prune_store(str(path), str(store)) == 1
     assert sorted(p.name for p in store.iterdir()) == [ours.name]
+
+
+@pytest.mark.parametrize(("event", "ref", "trusted"), [
+    ("push", "refs/heads/main", "true"),
+    ("workflow_dispatch", "refs/heads/main", "true"),
+    ("schedule", "refs/heads/main", "true"),  # runs on the default branch only; its event names no repository
+    ("push", "refs/heads/feature", "false"),
+    ("workflow_dispatch", "refs/heads/feature", "false"),
+    ("pull_request", "refs/pull/7/merge", "false"),
+    ("pull_request_target", "refs/heads/main", "false"),  # runs on the base, for a pull request's head
+    ("issue_comment", "refs/heads/main", "false"),
+    ("workflow_run", "refs/heads/main", "false"),
+    ("merge_group", "refs/heads/gh-readonly-queue/main/pr-7", "false"),
+])
+def test_only_the_default_branch_s_own_runs_save_the_verdicts_and_the_store(
+    tmp_path: Path, event: str, ref: str, trusted: str
+) -> None:
+    """The `kept` step of action.yml, run by bash as the runner runs it (with this venv as mcp-lock's), decides
+    who saves."""
+    steps = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))["runs"]["steps"]
+    (step,) = [s for s in steps if s.get("id") == "kept"]
+    (tmp_path / "repo").mkdir()
+    output = tmp_path / "output"
+    output.write_text("", encoding="utf-8")
+    venv = Path(sys.executable).parent.parent
+    env = {"PATH": os.environ["PATH"], "RUNNER_TEMP": str(tmp_path), "GITHUB_ACTION_PATH": str(ROOT),
+           "GITHUB_OUTPUT": str(output), "MCPL_PYTHON": sys.executable, "MCPL_VENV": str(venv),
+           "MCPL_REPO": str(tmp_path / "repo"), "MCPL_LOCKFILE": "", "MCPL_OFFLINE": "false", "MCPL_EVENT": event,
+           "MCPL_REF": ref, "MCPL_DEFAULT_BRANCH": "" if event == "schedule" else "main"}
+    done = subprocess.run(["bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", step["run"]], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    outputs = dict(line.split("=", 1) for line in output.read_text(encoding="utf-8").splitlines())
+    assert outputs["trusted"] == trusted
+    assert outputs["trees"] == "none" and outputs["verdicts-key"].startswith(outputs["verdicts-prefix"])
