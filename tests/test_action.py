@@ -108,7 +108,9 @@ def test_inputs_and_outputs() -> None:
         "changed-only",
         "sandbox-setup",
         "advisories",
+        "cache-key",
     }
+    assert inputs["cache-key"]["default"] == ""  # nothing of the verdicts or the store kept unless given
     assert inputs["upload-sarif"]["default"] == "true"
     assert inputs["sandbox-setup"]["default"] == "true"
     assert inputs["category"]["default"] == "mcp-lock"

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import gc
 import importlib
+import os
+import sys
 
 import click
 
 from scanner import __version__
 from scanner.cli.help_text import epilog
+from scanner.files import cache_key
 
 # Subcommand name -> "module:attribute" of its click command.
 COMMANDS = {
@@ -46,3 +49,9 @@ class LazyGroup(click.Group):
 def main() -> None:
     """Pin the tool definitions of every MCP server a repository declares, and check them in CI."""
     gc.set_threshold(*GC_THRESHOLDS)
+    # Before any subcommand starts a server or a package manager (scanner.files.cache_key).
+    try:
+        cache_key.load(os.environ)
+    except cache_key.CacheKeyError as error:
+        click.echo(f"mcp-lock: error: {error}", err=True)
+        sys.exit(2)

@@ -14,6 +14,10 @@ authenticated (magic, name, key, entry count, and an HMAC-SHA256 of the whole ke
 is a regular file owned by this user and writable by nobody else, in such a folder, without following a link: a
 corrupted, truncated, foreign-version, unsafe or forged file (one made without the secret) is ignored and
 everything is judged again, so a bad file costs time only. Without a usable secret nothing is kept.
+
+When the caller gave a cache key (scanner.files.cache_key: CI, whose cache folder is restored from a cache others
+can write), the secret is the one derived from it, and `verdict-key` is neither read nor written: a file the
+restore brought is never what authenticates it.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from scanner.files import cache_key
 from scanner.files.safe_write import replace_atomically
 
 MAGIC = b"mcp-lock kept verdicts v1\n"
@@ -64,7 +69,7 @@ class Kept:
         self._secret: bytes | None = None
         if self._path is not None:
             with contextlib.suppress(OSError, ValueError):
-                self._secret = _read_secret(self._path.parent)
+                self._secret = cache_key.derived(cache_key.VERDICTS) or _read_secret(self._path.parent)
                 if self._secret is not None:
                     self._known = _read(self._path, name, key, self._secret)
 

@@ -188,7 +188,9 @@ def discard(folder: Path) -> None:
     for path, dirs, _files in os.walk(folder):
         for name in (path, *(os.path.join(path, d) for d in dirs)):
             try:
-                os.chmod(name, os.lstat(name).st_mode | stat.S_IWUSR)
+                mode = os.lstat(name).st_mode
+                if not stat.S_ISLNK(mode):  # a link in a restored entry may point anywhere: never chmod through it
+                    os.chmod(name, mode | stat.S_IWUSR)
             except OSError:
                 continue
     shutil.rmtree(folder, ignore_errors=True)

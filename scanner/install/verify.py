@@ -7,7 +7,8 @@ it. So an entry boots only when it is exactly what mcp-lock installed from the l
   read-only and published, every file, folder and link of it is listed with its type, mode, size, content
   sha256 (a link: its target) and its inode and change time. The manifest names the tree digest, and is
   sealed with an HMAC under a key of this machine's user, kept outside the store (`$XDG_STATE_HOME/mcp-lock`,
-  else `~/.local/state/mcp-lock`): a cache restore brings entries and manifests, never the key.
+  else `~/.local/state/mcp-lock`), or under the key the caller gave (scanner.files.cache_key, a CI secret):
+  a cache restore brings entries and manifests, never the key.
 * Before a boot, the seal is checked, then each listed path's inode, change time, size and mode. The kernel
   sets a change time on every write, chmod, rename or link into a folder, and no unprivileged process can
   set it back, so a rewritten or added file shows without reading any content: the warm check is a stat per
@@ -30,6 +31,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from scanner.files import cache_key
+
 KEY_BYTES = 32
 MANIFEST_LIMIT = 256 * 1024 * 1024  # bytes of one manifest read back (a tree of a few hundred thousand files)
 CHUNK = 1024 * 1024
@@ -43,7 +46,11 @@ def state_folder(caller: Mapping[str, str]) -> Path:
 
 
 def seal_key(caller: Mapping[str, str]) -> bytes:
-    """This user's store key, made on first use (0600, never through a link)."""
+    """The key the caller gave (scanner.files.cache_key: CI restoring the store from a cache), else this user's
+    store key, made on first use (0600, never through a link)."""
+    given = cache_key.derived(cache_key.STORE)
+    if given is not None:
+        return given
     folder = state_folder(caller)
     path = folder / "store.key"
     try:
