@@ -22,6 +22,7 @@ it. So an entry boots only when it is exactly what mcp-lock installed from the l
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import itertools
@@ -157,14 +158,20 @@ def unsealed(data: bytes, key: bytes) -> Manifest | None:
 def unchanged(entry: Path, document: Manifest) -> bool:
     """The cheap check: every listed path is still the very inode it was, untouched since (change time), and
     nothing else is below `entry` (a folder's change time moves when an entry is added or removed)."""
-    base = os.fsencode(entry)
     try:
-        if sorted(_names(base)) != sorted(document.paths[: document.top]):
+        folder = os.open(entry, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        if sorted(_names(folder)) != sorted(document.paths[: document.top]):
             return False
-        now = map(IDENTITY, map(os.lstat, map((base + b"/").__add__, document.paths)))  # a stat per path
+        # A stat per path, relative to the entry's folder: the kernel walks only the path below it.
+        now = map(IDENTITY, map(functools.partial(os.lstat, dir_fd=folder), document.paths))
         return b"".join(itertools.starmap(STAT.pack, now)) == document.stats
     except OSError:
         return False
+    finally:
+        os.close(folder)
 
 
 def same_content(entry: Path, document: Manifest) -> Manifest | None:
@@ -183,8 +190,8 @@ def _identity(document: Manifest) -> dict[bytes, tuple[int, int, bytes]]:
     return {path: (mode, size, content) for path, (mode, size, _inode, _changed), content in records}
 
 
-def _names(base: bytes) -> list[bytes]:
-    return [name for name in os.listdir(base) if name != MANIFEST_NAME]
+def _names(folder: int) -> list[bytes]:
+    return [os.fsencode(name) for name in os.listdir(folder) if name != MANIFEST]
 
 
 MANIFEST_NAME = os.fsencode(MANIFEST)
