@@ -85,7 +85,7 @@ def _verified(entry: Path, digest: str, key: bytes) -> bool:
     except OSError:
         return False
     document = verify.unsealed(data, key) if len(data) <= verify.MANIFEST_LIMIT else None
-    if document is None or document.get("tree") != digest:
+    if document is None or document.tree != digest:
         return False
     if verify.unchanged(entry, document):
         return True

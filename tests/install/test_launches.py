@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import hmac
 import json
 import os
 import shutil
@@ -184,7 +187,10 @@ def _writable(path: Path) -> None:
             os.chmod(folder, 0o755 if folder.is_dir() else 0o644)
 
 
-@pytest.mark.parametrize("rewrite", ["content", "same-size content", "added file", "manifest", "other machine"])
+@pytest.mark.parametrize("rewrite", [
+    "content", "same-size content", "added file", "added at the top", "removed file", "mode", "folder made a link",
+    "manifest", "other machine", "format 1 manifest", "cut manifest",
+])
 def test_a_rewritten_store_entry_is_never_found(tmp_path: Path, rewrite: str) -> None:
     """What a poisoned cache restore (or a `sandbox: off` server) does to an entry: it is not booted, it is
     removed so that the tree is installed again."""
@@ -198,6 +204,29 @@ def test_a_rewritten_store_entry_is_never_found(tmp_path: Path, rewrite: str) ->
     elif rewrite == "added file":
         _writable(server.parent / "x.js")
         (server.parent / "x.js").write_text("evil()\n", encoding="utf-8")
+    elif rewrite == "added at the top":
+        os.chmod(entry, 0o755)
+        (entry / "preload.js").write_text("evil()\n", encoding="utf-8")
+    elif rewrite == "removed file":
+        _writable(server)
+        server.unlink()
+    elif rewrite == "mode":
+        os.chmod(server, 0o755)
+    elif rewrite == "folder made a link":  # the same names below it, through a link to a copy
+        _writable(server.parent.parent)
+        copy = tmp_path / "elsewhere"
+        shutil.copytree(server.parent, copy)
+        store.discard(server.parent)
+        os.symlink(copy, server.parent)
+    elif rewrite == "format 1 manifest":  # the JSON document of before, sealed with the right key: not read
+        _writable(entry / verify.MANIFEST)
+        body = json.dumps({"tree": tree["digest"], "bytes": 15, "files": {}}).encode()
+        (entry / verify.MANIFEST).write_bytes(hmac.new(KEY, body, hashlib.sha256).hexdigest().encode() + b"\n" + body)
+    elif rewrite == "cut manifest":  # one path less than it lists stats for, sealed with the right key
+        document = verify.unsealed((entry / verify.MANIFEST).read_bytes(), KEY)
+        _writable(entry / verify.MANIFEST)
+        cut = verify.sealed(dataclasses.replace(document, paths=document.paths[:-1]), KEY)
+        (entry / verify.MANIFEST).write_bytes(cut)
     elif rewrite == "manifest":  # rewritten to list the new content, without the key that seals it
         _writable(entry / verify.MANIFEST)
         os.chmod(entry, 0o755)
@@ -207,6 +236,27 @@ def test_a_rewritten_store_entry_is_never_found(tmp_path: Path, rewrite: str) ->
         key = b"o" * 32
     assert ready_entry(tmp_path, tree, key) is None
     assert not entry.exists()
+
+
+@pytest.mark.parametrize("field", ["mode", "size", "inode", "change time"])
+@pytest.mark.parametrize("which", [0, -1])
+def test_the_warm_check_compares_every_field_of_every_path(tmp_path: Path, field: str, which: int) -> None:
+    """The stat comparison is one comparison of packed arrays: a manifest that differs from the entry in one
+    field of its first or last path (sealed with the right key, as only this machine could) never passes it,
+    and a mode or size that differs never passes the full check either."""
+    tree = npm_tree(LOCK)
+    entry = _entry(tmp_path, tree, KEY)
+    document = verify.unsealed((entry / verify.MANIFEST).read_bytes(), KEY)
+    assert document is not None and len(document.paths) == 3 and verify.unchanged(entry, document)
+    records = [list(record) for record in verify.STAT.iter_unpack(document.stats)]
+    index = ["mode", "size", "inode", "change time"].index(field)
+    records[which][index] += 0o100 if field == "mode" else 1
+    forged = dataclasses.replace(document, stats=b"".join(verify.STAT.pack(*record) for record in records))
+    assert not verify.unchanged(entry, forged)
+    if field in ("mode", "size"):
+        assert verify.same_content(entry, forged) is None
+    else:  # the same bytes under another inode or change time: what a copy on this machine looks like
+        assert verify.same_content(entry, forged) is not None
 
 
 def test_an_entry_copied_with_its_content_intact_still_verifies(tmp_path: Path) -> None:
