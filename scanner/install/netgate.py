@@ -180,7 +180,7 @@ class Gate:
             forwarded = _origin_form(method, target, version, lines[1:], where)
         if where is None:
             return f"{method} {target[:200]}"
-        if where not in self.allowed:
+        if _identity(where) not in {_identity(d) for d in self.allowed}:
             return f"{where[0]}:{where[1]}"
         try:
             upstream = socket.create_connection(where, timeout=CONNECT_SECONDS)
@@ -268,6 +268,11 @@ def tls_refusal(hello: Hello | Malformed, where: Destination) -> str | None:
     if host_identity(hello.name) == allowed and allowed is not None:
         return None
     return f"TLS for {hello.name} inside a tunnel to {shown}"
+
+
+def _identity(where: Destination) -> Destination:
+    """A destination as it is fetched, whatever its spelling (scanner.model.hosts): `0x7f.1` is 127.0.0.1."""
+    return host_identity(where[0]) or where[0], where[1]
 
 
 def _is_address(host: str) -> bool:
