@@ -50,6 +50,9 @@ def noted(judgement: Judgement) -> dict[str, str]:
         ("", "memory-mib: 4096\n", "memory-mib", "4096"),  # more than the default 2048
         ("", "tmpfs-budget-mib: 65536\n", "tmpfs-budget-mib", "65536"),
         ("", "install-timeout: 3600\n", "install-timeout", "3600"),  # longer than the default 600
+        ("", "script-hosts: {puppeteer: [dl.example]}\n", "script-hosts.puppeteer", '"dl.example:443"'),
+        ("script-hosts: {p: [a.example]}\n", "script-hosts: {p: [a.example, 'B.Example.:8443']}\n", "script-hosts.p",
+         '"b.example:8443"'),
         ("store-mib: 1024\n", "store-mib: 65536\n", "store-mib", "65536"),
         ("memory-mib: 512\n", "memory-mib: 1024\n", "memory-mib", "1024"),
         ("", "servers: {a: {memory-mib: 8192}}\n", "servers.a.memory-mib", "8192"),
@@ -147,3 +150,13 @@ def test_sizes_judge_by_the_stricter_of_base_and_change(change: str, definitions
     assert judgement.policy.caps.definitions == definitions
     assert judgement.policy.tmpfs_mib == tmpfs
     assert judgement.policy.for_server("any").caps.definitions == definitions
+
+
+def test_a_script_host_the_change_adds_does_not_apply_and_one_spelled_otherwise_is_no_difference() -> None:
+    added = judged("script-hosts: {p: [a.example]}\n", "script-hosts: {p: [a.example, b.example], q: [c.example]}\n")
+    assert added.policy.script_hosts == {"p": ("a.example:443",)}
+    assert sorted(loosened(added)) == ["script-hosts.p", "script-hosts.q"]
+    same = judged("script-hosts: {p: ['localhost:443']}\n", "script-hosts: {p: [127.0.0.1]}\n")
+    assert same.differences == [] and same.policy.script_hosts == {"p": ("127.0.0.1:443",)}
+    removed = judged("script-hosts: {p: [a.example, b.example]}\n", "script-hosts: {p: [b.example]}\n")
+    assert removed.policy.script_hosts == {"p": ("b.example:443",)} and list(noted(removed)) == ["script-hosts.p"]

@@ -4,8 +4,9 @@
 (scanner.install.store), else the tree installed afresh from its record alone. npm: a package.json and a
 package-lock.json written from the record, every entry naming its tarball and integrity, then
 `npm ci --ignore-scripts` (npm refuses any tarball whose bytes differ) and, only when a package has an install
-script, `npm rebuild` in the sandbox with nothing but the entry writable (every other step runs in the
-sandbox too: scanner.install.runner). uv: the recorded hashed
+script, `npm rebuild NAME` for each such package in the sandbox with nothing but the entry writable, its
+network only through mcp-lock's gate to the registry and the hosts the base policy names for that package
+(`script-hosts:`); every other step runs in the sandbox too (scanner.install.runner). uv: the recorded hashed
 requirements, `uv pip install --require-hashes --no-deps` into a relocatable virtual environment (uv refuses
 any file whose sha256 is not recorded). A cold runner downloads the pinned tree, never today's resolution.
 
@@ -16,7 +17,8 @@ scanner.install.resolution, then install_tree of what it recorded.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,20 +28,26 @@ import anyio
 from scanner.files.bounded_json import Bounds, parse
 from scanner.install import npm_launch as npm
 from scanner.install import uv_launch as pypi
+from scanner.install.netgate import Destination
 from scanner.install.npm_record import npm_files, registries_of
 from scanner.install.packages import NPM, UV, TreeError, top_package
 from scanner.install.resolution import installable, npm_artifact, pypi_artifact, resolve_launch, uv_path
-from scanner.install.runner import InstallFailed, Step, run_manager
+from scanner.install.runner import ROOM, InstallFailed, Step, run_manager
 from scanner.install.store import DEFAULT_STORE_MIB, discard, evict, publish, ready_entry, staging, store_root
 from scanner.install.uv_record import requirements_text
 from scanner.install.verify import seal_key
 
 CONFIG_BOUNDS = Bounds(bytes=1024 * 1024, depth=8, values=20_000)  # `npm config list --json`
 CONFIG_COMMAND = ["npm", "config", "list", "--json"]
+_DESTINATION = re.compile(r"[^\s:]+:[0-9]{1,5}|\[[0-9a-f:.]+\]:[0-9]{1,5}")  # what the gate refused: host:port
 
-# Runs an install-script step (argv, env, cwd, writable folder) as the server's policy says (the sandbox):
-# returns the command line and environment to start.
-Contain = Callable[[list[str], dict[str, str], str, str], tuple[list[str], dict[str, str]]]
+# The hosts the base policy lets one npm package's install script reach besides the registry (`script-hosts:`,
+# scanner.policy.script_hosts): the package's name as fetched (an alias's target) -> (host, port).
+ScriptHosts = Mapping[str, frozenset[Destination]]
+NO_SANDBOX_SCRIPTS = (
+    "not run: this machine has no sandbox (bubblewrap), and mcp-lock runs no install script outside it, "
+    "`sandbox: off` or not"
+)
 
 
 @dataclass
@@ -66,7 +74,7 @@ async def resolve_and_install(
     command: str | None,
     args: tuple[str, ...],
     declared: Mapping[str, str],
-    contain: Contain,
+    scripts: ScriptHosts,
     step: Step,
     caller: Mapping[str, str] | None = None,
     terms: StoreTerms | None = None,
@@ -76,7 +84,7 @@ async def resolve_and_install(
     resolved = await resolve_launch(command, args, declared, step, caller)
     if resolved is None:
         return None
-    return await install_tree(command, args, declared, resolved.tree, contain, step, caller, terms)
+    return await install_tree(command, args, declared, resolved.tree, scripts, step, caller, terms)
 
 
 async def install_tree(
@@ -84,7 +92,7 @@ async def install_tree(
     args: tuple[str, ...],
     declared: Mapping[str, str],
     tree: Mapping[str, Any],
-    contain: Contain,
+    scripts: ScriptHosts,
     step: Step,
     caller: Mapping[str, str] | None = None,
     terms: StoreTerms | None = None,
@@ -107,7 +115,8 @@ async def install_tree(
         folder = staging(root)
         try:
             if isinstance(launch, npm.NpmLaunch):
-                notes = await _npm_install(launch, npm.npm_environment(caller, declared), tree, folder, contain, step)
+                env = npm.npm_environment(caller, declared)
+                notes = await _npm_install(launch, env, tree, folder, scripts, step)
             else:
                 await _uv_install(launch, pypi.uv_environment(caller, declared), tree, folder, step, caller)
             step.name = "sealing the store entry"
@@ -135,7 +144,8 @@ def _boot(launch: npm.NpmLaunch | pypi.UvLaunch, tree: dict[str, Any], entry: Pa
 
 
 async def _npm_install(
-    launch: npm.NpmLaunch, env: dict[str, str], tree: Mapping[str, Any], folder: Path, contain: Contain, step: Step
+    launch: npm.NpmLaunch, env: dict[str, str], tree: Mapping[str, Any], folder: Path, scripts: ScriptHosts,
+    step: Step,
 ) -> list[str]:
     step.name = "npm config list"
     said = await run_manager(CONFIG_COMMAND, env, str(folder), step.name)
@@ -149,22 +159,49 @@ async def _npm_install(
     step.name = "npm ci"
     await run_manager(npm.INSTALL_COMMAND, env, str(folder), step.name)
     notes: list[str] = []
-    if any(p.get("installScript") for p in tree["packages"]):
-        step.name = "npm rebuild (install scripts)"
-        argv, script_env = contain(list(npm.SCRIPTS_COMMAND), env, str(folder), str(folder))
+    for name, hosts in script_steps(tree, scripts):
+        step.name = f"npm rebuild {name} (install script)"
+        if ROOM.get().wrap is None:
+            notes.append(f"the install script of `{name}` was {NO_SANDBOX_SCRIPTS}")
+            continue
         try:
-            await run_manager(argv, script_env, str(folder), step.name, contained=True)
+            await run_manager([*npm.SCRIPTS_COMMAND, name], env, str(folder), step.name, scripts=hosts)
         except InstallFailed as error:  # npm's tree is whole; only what the script makes is missing
-            notes.append(script_failure(str(error)))
+            notes.append(script_failure(name, str(error), error.refused))
     return notes
 
 
-def script_failure(said: str) -> str:
-    """The note of a failed `npm rebuild`, led by the installed packages whose scripts failed (npm's
-    `npm error path` lines name each by its install path, node_modules/a/node_modules/b)."""
-    failed = [line.partition("npm error path ")[2].strip() for line in said.splitlines() if "npm error path " in line]
-    names = sorted({path.rpartition("node_modules/")[2] for path in failed if "node_modules/" in path})
-    return (f"the install script of {', '.join(f'`{n}`' for n in names)} failed; " if names else "") + said
+def script_steps(tree: Mapping[str, Any], scripts: ScriptHosts) -> list[tuple[str, frozenset[Destination]]]:
+    """One `npm rebuild NAME` per installed name with an install script, deepest first (dependencies build
+    before what needs them), each with the hosts the policy allows every package installed under that name
+    (an alias is allowed what its target is, and two packages under one name only what both are)."""
+    found: dict[str, list[frozenset[Destination]]] = {}
+    depth: dict[str, int] = {}
+    for package in tree["packages"]:
+        if not package.get("installScript"):
+            continue
+        path = str(package.get("path", ""))
+        name = path.rpartition("node_modules/")[2]
+        fetched = str(package.get("name") or name)
+        found.setdefault(name, []).append(scripts.get(fetched, frozenset()))
+        depth[name] = max(depth.get(name, 0), path.count("node_modules/"))
+    ordered = sorted(found, key=lambda n: (-depth[n], n))
+    return [(name, frozenset.intersection(*found[name])) for name in ordered]
+
+
+def script_failure(name: str, said: str, refused: Sequence[str] = ()) -> str:
+    """The note of a failed install script: the package, the hosts it was refused and the fix, then npm's
+    last words."""
+    hosts = [what.removesuffix(":443") for what in refused if _DESTINATION.fullmatch(what)]
+    if not hosts:
+        return f"the install script of `{name}` failed; " + "".join(f"the gate refused {r}; " for r in refused) + said
+    allowance = "{" + f"{name}: [{', '.join(hosts)}]" + "}"
+    return (
+        f"the install script of `{name}` failed after asking for {', '.join(hosts)}, which install scripts do not "
+        f"reach (only the configured registry, and the hosts the policy names for that package): if you trust it to "
+        f"download from there, add `script-hosts: {allowance}` to mcp-lock.yaml on the default branch (a pull "
+        f"request that adds it is `policy-loosened`); {said}"
+    )
 
 
 async def _uv_install(

@@ -6,7 +6,9 @@ A step runs with `--unshare-net` (its own network namespace: loopback only). Ins
 hands every connection to the Unix socket of a `Gate`, which runs here, in mcp-lock's process, outside the
 sandbox. The package manager is pointed at the relay as its proxy (npm `proxy`/`https-proxy`, uv
 `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY`). What the gate lets through is decided on what is fetched:
-- `CONNECT host:port` (https): the tunnel opens only to an allowed (host, port);
+- `CONNECT host:port` (https): the tunnel opens only to an allowed (host, port), and carries only TLS whose
+  ClientHello names that host (SNI, read by scanner.install.client_hello before a byte goes on; to an address,
+  TLS that names no host): a tunnel to the registry's address cannot reach another site it serves;
 - an absolute-URI request (`GET http://host:port/path`, plain http): only to an allowed (host, port), sent on
   as an origin-form request with `Host` set to that authority and `Connection: close`, so the upstream
   connection serves that one destination;
@@ -22,14 +24,18 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import ipaddress
 import os
 import shutil
 import socket
 import tempfile
 import threading
 import urllib.parse
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+
+from scanner.install.client_hello import Hello, Malformed, read_hello
+from scanner.model.hosts import host_identity
 
 SOCKET_NAME = "gate.sock"
 MAX_CONNECTIONS = 64  # at once; npm opens up to 15 sockets per host by default (maxsockets)
@@ -132,12 +138,17 @@ class Gate:
             if isinstance(opened, str):
                 self._refuse(client, opened)
                 return
-            upstream, first = opened
+            upstream, first, where = opened
             if not self._track(upstream):
                 return
-            if first is None:  # CONNECT: the tunnel is open
+            if first is None:  # CONNECT: the tunnel is open, but only for TLS to the allowed host's name
                 client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
-                first = b""
+                hello, first = read_hello(_after(rest, client))
+                rest = b""
+                mismatch = tls_refusal(hello, where)
+                if mismatch is not None:
+                    self._keep(mismatch)
+                    return
             upstream.sendall(first + rest)
             self._pump(client, upstream)
         except OSError:
@@ -151,8 +162,9 @@ class Gate:
                         sock.close()
             self._slots.release()
 
-    def _open_upstream(self, head: bytes) -> tuple[socket.socket, bytes | None] | str:
-        """The upstream connection and the head to send it (None for a CONNECT tunnel), or what was refused."""
+    def _open_upstream(self, head: bytes) -> tuple[socket.socket, bytes | None, Destination] | str:
+        """The upstream connection, the head to send it (None for a CONNECT tunnel) and where it goes; or what
+        was refused."""
         lines = head.decode("latin-1").split("\r\n")
         words = lines[0].split(" ")
         if len(words) != 3 or not words[2].startswith("HTTP/"):
@@ -168,7 +180,7 @@ class Gate:
             forwarded = _origin_form(method, target, version, lines[1:], where)
         if where is None:
             return f"{method} {target[:200]}"
-        if where not in self.allowed:
+        if _identity(where) not in {_identity(d) for d in self.allowed}:
             return f"{where[0]}:{where[1]}"
         try:
             upstream = socket.create_connection(where, timeout=CONNECT_SECONDS)
@@ -177,12 +189,15 @@ class Gate:
             said = f"{code}: {error.strerror}" if code and error.strerror else (code or str(error) or "no answer")
             return Unreachable(f"mcp-lock's gate could not reach {where[0]}:{where[1]} ({said})")
         upstream.settimeout(IDLE_SECONDS)
-        return upstream, forwarded
+        return upstream, forwarded, where
 
-    def _refuse(self, client: socket.socket, what: str) -> None:
+    def _keep(self, what: str) -> None:
         with self._lock:
             if what not in self.refused and len(self.refused) < MAX_REFUSED:
                 self.refused.append(what)
+
+    def _refuse(self, client: socket.socket, what: str) -> None:
+        self._keep(what)
         _answer(client, "403 Forbidden", f"mcp-lock: only the configured registry is reachable from this step, not "
                                          f"{what}")
 
@@ -224,6 +239,48 @@ def _read_head(client: socket.socket) -> tuple[bytes | None, bytes]:
             return None, b""
     head, _, rest = data.partition(b"\r\n\r\n")
     return head, rest
+
+
+def _after(rest: bytes, client: socket.socket) -> Callable[[int], bytes]:
+    """A recv of the client's bytes that first gives back what came after the CONNECT head."""
+    pending = [rest]
+
+    def receive(count: int) -> bytes:
+        if pending[0]:
+            given, pending[0] = pending[0][:count], pending[0][count:]
+            return given
+        return client.recv(min(count, CHUNK))
+
+    return receive
+
+
+def tls_refusal(hello: Hello | Malformed, where: Destination) -> str | None:
+    """Why a tunnel to `where` may not carry this ClientHello, or None: its server name must be the allowed
+    host (compared normalised); to an address, none is sent (RFC 6066), and a name would pick another site."""
+    shown = f"{where[0]}:{where[1]}"
+    if isinstance(hello, Malformed):
+        return f"a tunnel to {shown} that does not start with a readable TLS ClientHello ({hello.why})"
+    allowed = host_identity(where[0])
+    if hello.name is None:
+        if _is_address(where[0]):
+            return None
+        return f"a tunnel to {shown} whose TLS names no server (no SNI), when it must name {where[0]}"
+    if host_identity(hello.name) == allowed and allowed is not None:
+        return None
+    return f"TLS for {hello.name} inside a tunnel to {shown}"
+
+
+def _identity(where: Destination) -> Destination:
+    """A destination as it is fetched, whatever its spelling (scanner.model.hosts): `0x7f.1` is 127.0.0.1."""
+    return host_identity(where[0]) or where[0], where[1]
+
+
+def _is_address(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def _origin_form(method: str, target: str, version: str, headers: Iterable[str], where: Destination) -> bytes:

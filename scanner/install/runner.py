@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Mapping
+import re
+import tempfile
+from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
+from scanner.install.netgate import Destination
 from scanner.install.sandboxed import (
     SOURCE_REFUSED,
     Room,
@@ -40,15 +43,18 @@ TAIL = 600  # characters of a failed step's stderr shown
 DEFAULT_INSTALL_TIMEOUT = 600.0
 NO_ROOM = Room(None)  # no sandbox, no build: the Room of a step run where no run layer set one
 ROOM: ContextVar[Room] = ContextVar("mcp_lock_package_room", default=NO_ROOM)
+_NPM_LOG = re.compile(r"\s*npm error A complete log of this run can be found in: \S+")
 _BUILDING = (["pip", "compile"], ["pip", "install"])  # the uv steps that may build an sdist
 
 
 class InstallFailed(Exception):
-    """A step of resolving or installing failed: names the step, its exit code and its last words."""
+    """A step of resolving or installing failed: names the step, its exit code and its last words (and, for
+    an install script, the hosts the gate refused it)."""
 
-    def __init__(self, step: str, detail: str) -> None:
+    def __init__(self, step: str, detail: str, refused: Sequence[str] = ()) -> None:
         super().__init__(f"installing the launch's packages failed at `{step}`: {detail}")
         self.step = step
+        self.refused = list(refused)
 
 
 @dataclass
@@ -60,17 +66,17 @@ class Step:
 
 async def run_manager(
     argv: list[str], env: Mapping[str, str], cwd: str, step: str, stdin: bytes | None = None,
-    *, contained: bool = False,
+    *, scripts: frozenset[Destination] | None = None,
 ) -> bytes:
-    """Run one package-manager step to its end in `ROOM`'s sandbox (`contained`: `argv` is already wrapped,
-    as an install script is); its stdout. A non-zero exit is InstallFailed naming the step and exit code, or
-    StepRefused when uv may not build a package."""
+    """Run one package-manager step to its end in `ROOM`'s sandbox; its stdout. `scripts`: the step runs
+    install scripts (npm rebuild), which may reach these hosts besides the registry, with no cache of the
+    caller's writable. A non-zero exit is InstallFailed naming the step and exit code, or StepRefused when uv
+    may not build a package or npm fetched from another host."""
     room = ROOM.get()
-    uv = not contained and os.path.basename(argv[0]) != "npm"
+    uv = os.path.basename(argv[0]) != "npm"
     with contextlib.ExitStack() as stack:
-        scope = StepScope(stack, stdin)
-        if not contained:
-            argv, env = _in_room(room, argv, env, cwd, uv, scope)
+        scope = StepScope(stack, stdin, also=scripts or frozenset())
+        argv, env = _in_room(room, argv, env, cwd, uv, scope, scripts is not None)
         try:
             done = await run_bounded(argv, env, cwd, stdin, OUTPUT_LIMIT)
         except OSError as error:
@@ -82,10 +88,12 @@ async def run_manager(
         refused = refused_build(said, room) if uv else None
         if refused is not None:
             raise refused
-        if scope.refused:
+        if scope.refused and scripts is None:
             raise _off_registry(step, scope, uv)
+        if scripts is not None:  # its log lies in the step's throwaway cache
+            said = _NPM_LOG.sub("", said).strip()
         shown = _tail(said.replace(f"{cwd.rstrip(os.sep)}{os.sep}", ""))  # paths read the same on every run
-        raise InstallFailed(step, f"exit code {done.returncode}: {shown}")
+        raise InstallFailed(step, f"exit code {done.returncode}: {shown}", scope.refused)
     return done.stdout
 
 
@@ -116,13 +124,18 @@ def _tail(said: str) -> str:
 
 
 def _in_room(
-    room: Room, argv: list[str], env: Mapping[str, str], cwd: str, uv: bool, scope: StepScope
+    room: Room, argv: list[str], env: Mapping[str, str], cwd: str, uv: bool, scope: StepScope, scripts: bool
 ) -> tuple[list[str], dict[str, str]]:
-    """The step as the sandbox runs it: the package manager's step environment, its cache and `cwd` writable."""
+    """The step as the sandbox runs it: the package manager's step environment, its cache and `cwd` writable
+    (install scripts are package code: a throwaway cache of their own, so that they write nothing npm reads
+    back later)."""
     if uv:
         settled, caches = scope.stack.enter_context(uv_step_env(env, room))
         if argv[1:3] in _BUILDING:
             argv = [*argv, *uv_build_flags(room)]
+    elif scripts:
+        cache = scope.stack.enter_context(tempfile.TemporaryDirectory(prefix="mcp-lock-script-cache-"))
+        settled, caches = npm_step_env({**env, "npm_config_cache": cache})
     else:
         settled, caches = npm_step_env(env)
     return room.command(argv, settled, cwd, [cwd, *caches], scope)

@@ -51,6 +51,7 @@ class StepScope:
     stdin: bytes | None = None
     allowed: frozenset[tuple[str, int]] = frozenset()
     refused: list[str] = field(default_factory=list)
+    also: frozenset[tuple[str, int]] = frozenset()  # hosts besides the registry (an install script's, by policy)
 
 
 # Runs one step (argv, env, cwd, writable folders, readable paths, its scope) in the sandbox: the command line

@@ -71,7 +71,7 @@ def step_command(
         env = {k: v for k, v in env.items() if k.lower() != "npm_config_userconfig"}
         if npmrc is not None:
             env["npm_config_userconfig"] = f"{INSIDE}/npmrc"
-        allowed = npm_destinations(env, npmrc)
+        allowed = npm_destinations(env, npmrc) | scope.also
         env.update(NPM_PROXY)
     else:
         source = _uv_config(env)

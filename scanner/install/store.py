@@ -11,6 +11,8 @@ past the policy's `store-mib`, the entries used least recently are removed (`.us
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shutil
 import stat
@@ -92,21 +94,36 @@ def _verified(entry: Path, digest: str, key: bytes) -> bool:
     now = verify.same_content(entry, document)
     if now is None:
         return False
-    _reseal(entry, verify.sealed(now, key))  # the same bytes under new inodes: the next check is cheap again
+    with contextlib.suppress(OSError):  # the content verified: a manifest not rewritten costs only time
+        reseal(entry, verify.sealed(now, key))  # the same bytes under new inodes: the next check is cheap again
     return True
 
 
-def _reseal(entry: Path, sealed: bytes) -> None:
-    """Write the entry's manifest anew (its folder writable only meanwhile; neither is listed in it)."""
-    mode = stat.S_IMODE(os.lstat(entry).st_mode)
-    os.chmod(entry, mode | stat.S_IWUSR)
+def reseal(entry: Path, sealed: bytes) -> None:
+    """Write the entry's manifest anew (its folder writable only meanwhile; neither is listed in it).
+
+    Two boots of one copied entry both reseal it: each holds the entry's lock (flock on its folder) while its
+    folder is writable, so neither leaves it writable for the other, and writes its own temporary file beside
+    the entry (never in it, where a concurrent check would list it), renamed over the manifest in one step."""
+    handle = os.open(entry, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     try:
-        fresh = entry / f".{verify.MANIFEST}.new"
-        fresh.write_bytes(sealed)
-        _drop_write(str(fresh))
-        os.replace(fresh, entry / verify.MANIFEST)
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        mode = stat.S_IMODE(os.fstat(handle).st_mode)
+        descriptor, fresh = tempfile.mkstemp(prefix=f".{entry.name}.manifest-", dir=entry.parent)
+        try:
+            with os.fdopen(descriptor, "wb") as written:
+                written.write(sealed)
+            _drop_write(fresh)
+            os.chmod(entry, mode | stat.S_IWUSR)
+            try:
+                os.replace(fresh, entry / verify.MANIFEST)
+            finally:
+                os.chmod(entry, mode)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(fresh)
     finally:
-        os.chmod(entry, mode)
+        os.close(handle)  # and the lock with it
 
 
 def staging(root: Path) -> Path:

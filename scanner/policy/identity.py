@@ -10,11 +10,10 @@ case-insensitively.
 
 from __future__ import annotations
 
-import ipaddress
 import re
-import socket
 from urllib.parse import urlsplit
 
+from scanner.model.hosts import host_identity
 from scanner.sources.unpinned import Unpinned
 
 DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
@@ -34,7 +33,7 @@ def url_identity(url: str, *, pattern: bool = False) -> str | None:
         return None
     host = host.rstrip(".")
     if not (pattern and GLOB.search(host)):
-        host = _host(host)
+        host = host_identity(host)
         if host is None:
             return None
     if port is not None and port == DEFAULT_PORTS.get(scheme):
@@ -44,26 +43,6 @@ def url_identity(url: str, *, pattern: bool = False) -> str | None:
     path = parts.path or "/"
     query = f"?{parts.query}" if parts.query else ""
     return f"{scheme}://{netloc}{path}{query}"
-
-
-def _host(host: str) -> str | None:
-    if host == "localhost":
-        return "127.0.0.1"
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        address = None
-    if isinstance(address, ipaddress.IPv6Address):
-        mapped = address.ipv4_mapped
-        return str(mapped) if mapped is not None else str(address)
-    if address is not None:
-        return str(address)
-    if re.fullmatch(r"[0-9a-fA-FxX.]+", host) and not re.fullmatch(r"[a-fA-F.]+", host):
-        try:  # the shorthand spellings every resolver accepts: 127.1, 0x7f000001, 017700000001
-            return socket.inet_ntoa(socket.inet_aton(host))
-        except OSError:
-            return None
-    return host
 
 
 def package_identity(unpinned: Unpinned) -> str:

@@ -12,8 +12,8 @@ list) or `skip:`, `sandbox: off`,
 `network: allow`, a new `env:` name, an `inputs:` entry newly read from the environment, a longer
 `timeout`, a laxer `unpinned-launch` (error, warn, off), a larger `tmpfs-mib`, `memory-mib`,
 `tmpfs-budget-mib`, `install-timeout`, `store-mib`, `max-definitions` or `max-listing-bytes`, a smaller
-`min-release-age`, a new `inert:` glob, `withheld-boot-failure: note`, a new `build-from-source:` name, and any
-change of `client:`.
+`min-release-age`, a new `inert:` glob, `withheld-boot-failure: note`, a new `build-from-source:` name, a new
+`script-hosts:` host, and any change of `client:`.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from scanner.policy.allowlist import tightest
 from scanner.policy.builds import judge_builds
 from scanner.policy.differences import Difference, Path, as_json, change_and_base
 from scanner.policy.ignore_review import judge_ignores
+from scanner.policy.script_hosts import judge_script_hosts
 from scanner.policy.settings import DEFAULT_TIMEOUT, POLICY_FILE, Policy, ServerPolicy
 from scanner.transports.cgroup import DEFAULT_MEMORY_MIB
 from scanner.transports.listing import BYTES_KEY, DEFINITIONS_KEY, ListingCaps
@@ -103,6 +104,7 @@ def judge(base: Side, change: Side, environ: Mapping[str, str]) -> Judgement:
         min_release_age=top.min_release_age,
         lists=lists,
         builds=judge_builds(base.policy.builds, change.policy.builds, POLICY_FILE, out),
+        script_hosts=judge_script_hosts(base.policy.script_hosts, change.policy.script_hosts, POLICY_FILE, out),
     )
     return Judgement(policy, out)
 

@@ -11,6 +11,7 @@
     env: [HTTPS_PROXY]          # caller variables every stdio server may see
     unpinned-launch: warn       # or error (fails check) or off: a launch fetching a package without an exact version
     build-from-source: [pkg]    # PyPI packages that may build from an sdist, in the sandbox (default: none)
+    script-hosts: {puppeteer: [storage.googleapis.com]}  # hosts an npm install script may reach (default: none)
     min-release-age: 7          # days a package version new to a server must have been published (default 7; 0: off)
     inert: ["site/**"]          # more files a change may touch and keep launches reviewed (scanner.policy.inert)
     withheld-boot-failure: block   # or note: a changed server that cannot boot without its withheld secrets
@@ -46,6 +47,8 @@ from scanner.files.safe_yaml import compose, load, shown
 from scanner.policy.allowlist import AllowlistError, Lists, policy_lists
 from scanner.policy.builds import KEY as BUILDS_KEY
 from scanner.policy.builds import build_names
+from scanner.policy.script_hosts import KEY as SCRIPT_HOSTS_KEY
+from scanner.policy.script_hosts import script_hosts
 from scanner.policy.suppression import IgnoreEntry, IgnoreError, parse_ignores
 from scanner.policy.values import (
     DEFAULT_MIN_RELEASE_AGE,
@@ -75,7 +78,7 @@ TOP_KEYS = {
     "inert", "withheld-boot-failure",
     "tmpfs-mib", "min-release-age", "allow", "deny", "memory-mib", "tmpfs-budget-mib",
     "install-timeout", "store-mib",
-} | {DEFINITIONS_KEY, BYTES_KEY, BUILDS_KEY}
+} | {DEFINITIONS_KEY, BYTES_KEY, BUILDS_KEY, SCRIPT_HOSTS_KEY}
 SERVER_KEYS = {"skip", "timeout", "network", "sandbox", "client", "env", "inputs", "tmpfs-mib", "memory-mib"} | {
     DEFINITIONS_KEY,
     BYTES_KEY,
@@ -123,6 +126,7 @@ class Policy:
     min_release_age: int = DEFAULT_MIN_RELEASE_AGE  # days; 0 turns the release-age screen off
     lists: Lists = field(default_factory=Lists)  # `allow:` and `deny:`: which servers may be declared
     builds: tuple[str, ...] = ()  # `build-from-source:` (scanner.policy.builds)
+    script_hosts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # scanner.policy.script_hosts
 
     def for_server(self, *names: str) -> ServerPolicy:
         """The settings of the server called `names` (its key first, then its other declared names).
@@ -218,6 +222,7 @@ def policy_from(data: Any, text: str, environ: Mapping[str, str]) -> Policy:
         min_release_age=min_release_age(mapping.get("min-release-age"), where),
         lists=_lists(mapping, where),
         builds=build_names(mapping.get(BUILDS_KEY), where),
+        script_hosts=script_hosts(mapping.get(SCRIPT_HOSTS_KEY), where),
     )
 
 

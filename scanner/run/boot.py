@@ -20,7 +20,7 @@ from scanner.policy.settings import DEFAULT_TIMEOUT, Policy
 from scanner.run.boot_progress import done_line, report_waiting
 from scanner.run.budget import OverBudget, TmpfsBudget
 from scanner.run.faces import OFF, PROCESS, SESSION, Face, SecondListing, relist_with_control
-from scanner.run.installing import Install, InstallTerms, install_launch
+from scanner.run.installing import Install, InstallTerms, install_launch, script_destinations
 from scanner.run.transport_modules import TransportModules
 from scanner.snapshot import Snapshot
 from scanner.sources.declarations import ResolvedLaunch, Server
@@ -114,6 +114,7 @@ async def _boot_all(
         policy.install_timeout or DEFAULT_INSTALL_TIMEOUT,
         StoreTerms(policy.store_mib or DEFAULT_STORE_MIB),
         builds=frozenset(policy.builds),
+        script_hosts={name: script_destinations(hosts) for name, hosts in policy.script_hosts.items()},
     )
 
     async def run(server: Server) -> None:
@@ -274,7 +275,7 @@ class _Attempt:
         if all(kind.local for kind in kinds):
             # Installing has its own bound; the server's `timeout:` starts when its tree is ready.
             self.install = await install_launch(
-                self.launch, self.installing, network=self.network, sandbox=self.sandbox, tmpfs_mib=self.tmpfs_mib,
+                self.launch, self.installing, sandbox=self.sandbox,
                 notes=self.sandbox_notes, pinned_tree=self.pinned_tree,
             )
             if self.install.error is not None:

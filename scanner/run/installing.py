@@ -7,8 +7,9 @@ resolved today. Installing has its own
 bound (the policy's `install-timeout`), apart from the server's `timeout:`, so a large tree never needs a
 policy change in a pull request. Every package-manager step runs in the sandbox whatever the server's
 `sandbox:` (the Room built here and set in scanner.install.runner.ROOM for the install), and install scripts
-run in the sandbox with the server's network, with only the store entry being installed writable: never outside
-it, `sandbox: off` or not. A package launcher mcp-lock does not install itself keeps booting as
+run in the sandbox, one package at a time, reaching only the registry and the hosts the base policy names for that
+package (`script-hosts:`), with only the store entry being installed writable: never outside it, `sandbox: off`
+or not. A package launcher mcp-lock does not install itself keeps booting as
 declared, with one `code-unpinned` note.
 """
 
@@ -24,7 +25,8 @@ from typing import Any
 import anyio
 
 from scanner.errors import UsageError
-from scanner.install.install import Contain, Prepared, StoreTerms, install_tree, resolve_and_install
+from scanner.install.install import Prepared, ScriptHosts, StoreTerms, install_tree, resolve_and_install
+from scanner.install.netgate import Destination, destination_of
 from scanner.install.packages import TreeError, is_exact
 from scanner.install.runner import ROOM, InstallFailed, Step
 from scanner.install.sandboxed import Room, StepRefused
@@ -35,7 +37,6 @@ from scanner.sources.unpinned import launched
 from scanner.transports.channel import Installed
 from scanner.transports.isolation import DENY
 from scanner.transports.sandbox import (
-    DEFAULT_TMPFS_MIB,
     FIX_HINT,
     OFF,
     SandboxUnavailable,
@@ -74,47 +75,42 @@ class Install:
 
 @dataclass(frozen=True)
 class InstallTerms:
-    """The policy's bounds on installing: seconds per launch, MiB of store; and the PyPI packages the (base's)
-    policy lets build from source (`build-from-source`, scanner.policy.builds)."""
+    """The policy's bounds on installing: seconds per launch, MiB of store; the PyPI packages the (base's)
+    policy lets build from source (`build-from-source`, scanner.policy.builds), and the hosts it lets named npm
+    packages' install scripts reach (`script-hosts`, scanner.policy.script_hosts)."""
 
     timeout: float
     store: StoreTerms
     builds: frozenset[str] = field(default_factory=frozenset)
+    script_hosts: ScriptHosts = field(default_factory=dict)
+
+
+def script_destinations(hosts: Sequence[str]) -> frozenset[Destination]:
+    """The policy's `host:port` entries for one package's install script, as the gate matches them."""
+    return frozenset(d for d in (destination_of(f"https://{h}") for h in hosts) if d is not None)
 
 
 async def install_launch(
     launch: ResolvedLaunch,
     terms: InstallTerms,
     *,
-    network: str,
     sandbox: str,
-    tmpfs_mib: int = DEFAULT_TMPFS_MIB,
     notes: list[tuple[str, str]],
     pinned_tree: dict[str, Any] | None = None,
 ) -> Install:
     """Install `launch`'s tree within `terms.timeout`: exactly `pinned_tree` when the launch is the reviewed one,
     else what it resolves to today; an Install with `error` set when that failed. Every step runs in the
-    sandbox, whatever the server's `sandbox:` (scanner.install.sandboxed)."""
+    sandbox, whatever the server's `sandbox:` (scanner.install.sandboxed), install scripts too."""
     try:
         room = package_room(sandbox, terms.builds)
     except SandboxUnavailable as error:
         return Install(error=str(error))
 
-    def contain(argv: list[str], env: dict[str, str], cwd: str, writable: str) -> tuple[list[str], dict[str, str]]:
-        # Install scripts are package code: the sandbox and the server's network, the entry writable.
-        script_env = {k: v for k, v in env.items() if k.lower() != "npm_config_cache"}  # the caller's: read-only
-        if room.wrap is None:
-            raise InstallFailed("npm rebuild (install scripts)", NO_SANDBOX_SCRIPTS)
-        return sandboxed(
-            argv, env=script_env, cwd=cwd, network=network, readable=[writable], tmpfs_mib=tmpfs_mib,
-            writable=[writable],
-        )
-
     step = Step()
     token = ROOM.set(room)
     try:
         with anyio.fail_after(terms.timeout):
-            prepared = await _prepare(launch, pinned_tree, contain, step, terms.store)
+            prepared = await _prepare(launch, pinned_tree, terms, step)
     except TimeoutError:
         store = store_root(os.environ)
         return Install(error=INSTALL_TIMEOUT.format(timeout=terms.timeout, step=step.name, store=store))
@@ -135,22 +131,17 @@ async def install_launch(
 
 
 async def _prepare(
-    launch: ResolvedLaunch, pinned: dict[str, Any] | None, contain: Contain, step: Step, store: StoreTerms
+    launch: ResolvedLaunch, pinned: dict[str, Any] | None, terms: InstallTerms, step: Step
 ) -> Prepared | None:
+    scripts, store = terms.script_hosts, terms.store
     if pinned is None:
-        return await resolve_and_install(launch.command, launch.args, launch.env, contain, step, terms=store)
+        return await resolve_and_install(launch.command, launch.args, launch.env, scripts, step, terms=store)
     try:
-        return await install_tree(launch.command, launch.args, launch.env, pinned, contain, step, terms=store)
+        return await install_tree(launch.command, launch.args, launch.env, pinned, scripts, step, terms=store)
     except (InstallFailed, TreeError) as error:
         if is_exact(pinned):
             raise
         raise TreeError(str(error) + OLD_RECORD) from None
-
-
-NO_SANDBOX_SCRIPTS = (
-    "not run: this machine has no sandbox (bubblewrap), and mcp-lock runs no install script outside it, "
-    "`sandbox: off` or not"
-)
 
 
 FRESH_NEEDS_SANDBOX = (

@@ -52,15 +52,18 @@ def test_a_plain_request_passes_only_to_the_registry_in_origin_form(registry, ot
     assert gate.refused == [f"127.0.0.1:{elsewhere}"]
 
 
-def test_a_tunnel_opens_only_to_the_registry(registry, other) -> None:
+def test_a_tunnel_opens_only_to_the_registry_and_only_for_tls(registry, other) -> None:
+    """Through a tunnel the gate reads only the TLS server name (tests/install/test_tls_name.py): plain http
+    inside one is refused, as it could name any host in its Host header."""
     (port, served), (elsewhere, heard) = registry, other
     with private_folder() as folder, open_gate({("127.0.0.1", port)}, folder) as gate:
         inner = "GET /pkg HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-        through = ask(gate.socket_path, f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\n{inner}".encode())
+        plain = ask(gate.socket_path, f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\n{inner}".encode())
         outside = f"CONNECT 127.0.0.1:{elsewhere} HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\n\r\n"
         refused = ask(gate.socket_path, outside.encode())
-    assert through.startswith(b"HTTP/1.1 200 Connection established") and served.served == ["pkg"]
+    assert plain == b"HTTP/1.1 200 Connection established\r\n\r\n" and served.served == []
     assert refused.startswith(b"HTTP/1.1 403") and b"not 127.0.0.1:" in refused and heard == []
+    assert gate.refused[0].startswith(f"a tunnel to 127.0.0.1:{port} that does not start with a readable TLS")
 
 
 @pytest.mark.parametrize("request_line", [
