@@ -8,7 +8,8 @@ test time in a temporary folder.
         ...
 
 `/simple/` lists the projects, `/simple/<normalised>/` one project's files, each link with its `#sha256=`
-fragment; a request whose Accept header asks for `application/vnd.pypi.simple.v1+json` gets PEP 691 JSON.
+fragment; a request whose Accept header asks for `application/vnd.pypi.simple.v1+json` gets PEP 691 JSON, with
+PEP 700's `upload-time` for each file given one (`index.upload_times[filename]`, as `uv --exclude-newer` reads).
 Files are served from `/files/<filename>`; `served` records every path answered.
 
 As PyPI publishes them beside the simple API: the JSON API (`/pypi/<project>/<version>/json`: `info` with the
@@ -131,6 +132,8 @@ class Index:
     info: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (project, version) -> JSON `info`
     uploaded: str = "2026-01-05T10:00:00.000000Z"  # every file's upload time, as the JSON API states it
     json_api_on: bool = True  # off: `/pypi/…` answers 404, as an index without a JSON API does
+    # file name -> its upload time (ISO 8601), stated on both APIs; a file without one: none on the simple API
+    upload_times: dict[str, str] = field(default_factory=dict)
 
     def _add(self, name: str, filename: str, data: bytes, version: str = "") -> str:
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -149,10 +152,10 @@ class Index:
         return self._add(name, filename, data, version)
 
     def wheel(self, name: str, version: str, scripts: dict[str, str] | None = None, license: str | None = None,
-              classifiers: tuple[str, ...] = ()) -> str:
+              classifiers: tuple[str, ...] = (), requires: tuple[str, ...] = ()) -> str:
         """A pure-Python wheel of `name`; each `scripts` entry a console script running that module's main().
         `license` is its METADATA's License-Expression (and the JSON API's `license_expression`), `classifiers`
-        its Classifier lines. Returns its sha256."""
+        its Classifier lines, `requires` its Requires-Dist lines. Returns its sha256."""
         module = name.replace("-", "_")
         dist_info = f"{module}-{version}.dist-info"
         files: dict[str, bytes] = {f"{module}/__init__.py": b""}
@@ -163,6 +166,7 @@ class Index:
         metadata = f"Metadata-Version: 2.4\nName: {name}\nVersion: {version}\n"
         metadata += f"License-Expression: {license}\n" if license else ""
         metadata += "".join(f"Classifier: {c}\n" for c in classifiers)
+        metadata += "".join(f"Requires-Dist: {r}\n" for r in requires)
         files[f"{dist_info}/METADATA"] = metadata.encode()
         self.info.setdefault((normalised(name), version), {}).update(
             {"license_expression": license, "classifiers": list(classifiers)})
@@ -221,6 +225,8 @@ class Index:
             entry: dict[str, Any] = {"filename": f, "url": f"/files/{f}", "hashes": {"sha256": self._sha(f)}}
             if f in self.provenance:
                 entry["provenance"] = f"/integrity/{project}/{self.versions[f]}/{f}/provenance"
+            if f in self.upload_times:
+                entry["upload-time"] = self.upload_times[f]
             entries.append(entry)
         return json.dumps({"meta": {"api-version": "1.1"}, "name": project, "files": entries}).encode()
 
@@ -231,7 +237,7 @@ class Index:
             return None
         urls = [{"filename": f, "url": f"/files/{f}", "digests": {"sha256": self._sha(f)},
                  "packagetype": "bdist_wheel" if f.endswith(".whl") else "sdist",
-                 "upload_time_iso_8601": self.uploaded} for f in files]
+                 "upload_time_iso_8601": self.upload_times.get(f, self.uploaded)} for f in files]
         info = {"name": project, "version": version, "license": None, "license_expression": None, "classifiers": [],
                 **self.info.get((project, version), {})}
         return json.dumps({"info": info, "urls": urls}).encode()

@@ -111,10 +111,13 @@ def _registry_setting(name: str) -> bool:
 PROJECT_MANIFEST = json.dumps({"name": "mcp-lock-install", "private": True}) + "\n"
 
 
-def resolve_command(launch: NpmLaunch) -> list[str]:
+def resolve_command(launch: NpmLaunch, before: str | None = None) -> list[str]:
+    """npm's resolution of the launch; with `before` (an ISO 8601 time), as of that time: npm then considers
+    only versions whose packument `time` is at or before it, and a dist-tag only where its version is."""
+    as_of = [f"--before={before}"] if before is not None else []
     return [
         "npm", "install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund", "--save-exact",
-        "--no-workspaces", "--loglevel=error", *launch.specs,
+        "--no-workspaces", "--loglevel=error", *as_of, *launch.specs,
     ]
 
 

@@ -60,25 +60,27 @@ async def resolve_launch(
     declared: Mapping[str, str],
     step: Step,
     caller: Mapping[str, str] | None = None,
+    before: str | None = None,
 ) -> Resolved | None:
-    """What the launch `command args` (with the declared env) would install today, recorded; None for a
-    launch mcp-lock does not install. Raises InstallFailed, TreeError or StepRefused (scanner.install.sandboxed)."""
+    """What the launch `command args` (with the declared env) would install today (with `before`, an ISO 8601
+    time: as of then, by the registry's own publish times), recorded; None for a launch mcp-lock does not
+    install. Raises InstallFailed, TreeError or StepRefused (scanner.install.sandboxed)."""
     caller = os.environ if caller is None else caller
     launch = installable(command, args, caller)
     if isinstance(launch, npm.NpmLaunch):
-        return await _npm(launch, npm.npm_environment(caller, declared), step)
+        return await _npm(launch, npm.npm_environment(caller, declared), step, before)
     if isinstance(launch, pypi.UvLaunch):
         uv = uv_path(caller)
         assert uv is not None  # installable checked it
-        return await _uv(uv, launch, pypi.uv_environment(caller, declared), step)
+        return await _uv(uv, launch, pypi.uv_environment(caller, declared), step, before)
     return None
 
 
-async def _npm(launch: npm.NpmLaunch, env: dict[str, str], step: Step) -> Resolved:
+async def _npm(launch: npm.NpmLaunch, env: dict[str, str], step: Step, before: str | None = None) -> Resolved:
     with tempfile.TemporaryDirectory(prefix="mcp-lock-resolve-") as project:
         Path(project, "package.json").write_text(npm.PROJECT_MANIFEST, encoding="utf-8")
         step.name = "npm install --package-lock-only"
-        await run_manager(npm.resolve_command(launch), env, project, step.name)
+        await run_manager(npm.resolve_command(launch, before), env, project, step.name)
         lock_text = read_output(Path(project, "package-lock.json"), step.name)
     refused = refused_sources(lock_text)  # a git dependency: the `dependency-source-refused` finding
     if refused is not None:
@@ -98,11 +100,12 @@ def npm_artifact(package: Mapping[str, Any]) -> dict[str, Any]:
     return record
 
 
-async def _uv(uv: str, launch: pypi.UvLaunch, env: dict[str, str], step: Step) -> Resolved:
+async def _uv(uv: str, launch: pypi.UvLaunch, env: dict[str, str], step: Step, before: str | None = None) -> Resolved:
     with tempfile.TemporaryDirectory(prefix="mcp-lock-resolve-") as project:
         step.name = "uv pip compile"
         wanted = "".join(r + "\n" for r in launch.requirements)
-        compiled = await run_manager(pypi.compile_command(uv, launch), env, project, step.name, stdin=wanted.encode())
+        command = pypi.compile_command(uv, launch, before)
+        compiled = await run_manager(command, env, project, step.name, stdin=wanted.encode())
     tree = uv_tree(compiled.decode("utf-8", "replace"))
     return Resolved(tree, pypi_artifact(tree, launch))
 

@@ -109,8 +109,11 @@ def uv_environment(caller: Mapping[str, str], declared: Mapping[str, str]) -> di
     return env
 
 
-def compile_command(uv: str, launch: UvLaunch) -> list[str]:
+def compile_command(uv: str, launch: UvLaunch, before: str | None = None) -> list[str]:
+    """uv's resolution of the launch; with `before` (an ISO 8601 time), as of that time: uv then considers only
+    files whose index `upload-time` (PEP 700) is before it, and none without one."""
     python = ["--python", launch.python] if launch.python else []
+    python += ["--exclude-newer", before] if before is not None else []
     # --universal: one resolution for every platform, as the lock must hold on the laptop and in CI alike.
     return [
         uv, "pip", "compile", "-", "--universal", "--generate-hashes", "--no-header", "--no-annotate", "--quiet",

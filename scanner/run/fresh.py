@@ -43,9 +43,10 @@ RESOLVE_TIMEOUT = 300.0  # seconds for one launch's resolution (a tree of thousa
 CONCURRENT = 4  # resolutions at once
 
 async def resolve_today(
-    server: Server, caller: Mapping[str, str], builds: frozenset[str] = frozenset()
+    server: Server, caller: Mapping[str, str], builds: frozenset[str] = frozenset(), before: str | None = None
 ) -> dict[str, Any] | None:
-    """The tree `server`'s launch resolves to today (None: not a launch mcp-lock installs). Raises InstallFailed,
+    """The tree `server`'s launch resolves to today, or as of `before` (an ISO 8601 time, by the registry's own
+    publish times: scanner.vcs.repin_cutoff) (None: not a launch mcp-lock installs). Raises InstallFailed,
     TreeError, StepRefused, SandboxUnavailable or TimeoutError. Resolving runs no package code, in the sandbox;
     the launch is taken without any value from outside the repository, and only its registry settings reach the
     package manager."""
@@ -57,7 +58,7 @@ async def resolve_today(
     token = ROOM.set(sandbox_room(builds))
     try:
         with anyio.fail_after(RESOLVE_TIMEOUT):
-            resolved_today = await resolve_launch(launch.command, launch.args, launch.env, Step(), caller)
+            resolved_today = await resolve_launch(launch.command, launch.args, launch.env, Step(), caller, before)
     finally:
         ROOM.reset(token)
     return resolved_today.tree if resolved_today is not None else None
@@ -113,15 +114,18 @@ def _same_launch(server: Server, pin: ServerPin | None) -> bool:
 
 
 async def resolve_all(
-    servers: Sequence[Server], caller: Mapping[str, str], builds: frozenset[str] = frozenset()
+    servers: Sequence[Server], caller: Mapping[str, str], builds: frozenset[str] = frozenset(),
+    before: Mapping[str, str] | None = None,
 ) -> dict[str, dict[str, Any] | str | None]:
+    """Each server's resolution (today, or as of its time in `before`), or why it failed, a few at once."""
     results: dict[str, dict[str, Any] | str | None] = {}
+    as_of = before or {}
     limiter = anyio.CapacityLimiter(CONCURRENT)
 
     async def one(server: Server) -> None:
         async with limiter:
             try:
-                results[server.key] = await resolve_today(server, caller, builds)
+                results[server.key] = await resolve_today(server, caller, builds, as_of.get(server.key))
             except (InstallFailed, TreeError, StepRefused, SandboxUnavailable, UsageError) as error:
                 results[server.key] = str(error)  # UsageError: no sandbox here (a re-pin review stays blocking)
             except TimeoutError:
