@@ -338,11 +338,37 @@ def _set_aside(text: str, evidence: str, words: frozenset[str]) -> tuple[tuple[t
 
 def _discount(lowered: str, cue: tuple[str, float, str], cues: tuple[tuple[str, float, str], ...],
               words: frozenset[str]) -> str | None:
-    family, _weight, quoted = cue
-    at = lowered.find(quoted)
-    if at < 0 or re.match(r"(?:do|don|never|not|no|without)\b", quoted):
+    """Why a cue is set aside: each place the text says it is negated or the tool's own subject; else None."""
+    quoted = cue[2]
+    if not quoted or re.match(r"(?:do|don|never|not|no|without)\b", quoted):
         return None
-    sentence = _sentence_at(lowered, at)
+    reasons = [_discount_at(lowered, at, cue, cues, words) for at in _occurrences(lowered, quoted)]
+    return reasons[0] if reasons and all(reasons) else None
+
+
+_END = re.compile(r"[.!?](?=\s|$)|\n")
+
+
+def _sentence_around(text: str, at: int) -> str:
+    """The sentence holding `text[at]`: a full stop ends one only before a space, so paths (`~/.ssh/config`) and
+    versions stay whole."""
+    start = max((m.end() for m in _END.finditer(text, 0, at)), default=0)
+    end = _END.search(text, at)
+    return text[start:end.end() if end else len(text)]
+
+
+def _occurrences(text: str, quoted: str) -> list[int]:
+    found, at = [], text.find(quoted)
+    while at >= 0 and len(found) < 20:
+        found.append(at)
+        at = text.find(quoted, at + 1)
+    return found
+
+
+def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: tuple[tuple[str, float, str], ...],
+                 words: frozenset[str]) -> str | None:
+    family, _weight, quoted = cue
+    sentence = _sentence_around(lowered, at)
     if family in ("secret_path", "shell_payload", "dangerous_command", "transmit", "destination", "override",
                   "override_args", "concealment") and negated(lowered, at, at + len(quoted)):
         return "a negation or caution forbids it"
