@@ -7,8 +7,9 @@ positive counts as caught when any poisoning rule fires. Proportions come with W
 Run: python bench/detectors/run.py [--verbose] [--json OUT.json]
      python bench/detectors/run.py --tuning   # what tuning may look at, and nothing held out is even scored
 
-`--tuning` scores only the tuning servers (of `data/benign` and `data/benign_fresh`, by `per_server.held_out`)
-and the attack sets tuned on, and lists every blocked tuning server and every definition flagged on them.
+`--tuning` scores only the tuning servers (of `data/benign`, `data/benign_fresh` and `data/benign_fresh2`, by
+`per_server.held_out`) and the attack sets tuned on, and lists every blocked tuning server and every definition
+flagged on them.
 
 The positives are written by the project itself: recall on them overestimates recall on attacks
 written by others.
@@ -188,11 +189,29 @@ def evaluate() -> dict[str, Any]:
     result["fresh_tuning"], result["fresh_heldout"] = score_servers(load_benign(DATA / "benign_fresh"))
     result["bump_tuning"], result["bump_heldout"] = score_bumps(servers)
     result["fresh_bump_tuning"], result["fresh_bump_heldout"] = score_bumps(load_benign(DATA / "benign_fresh"))
+    second = load_benign(DATA / "benign_fresh2")
+    result["fresh2_tuning"], result["fresh2_heldout"] = score_servers(second)
+    result["fresh2_bump_tuning"], result["fresh2_bump_heldout"] = score_bumps(second)
+    for kind in ("", "bump_"):
+        parts = ("servers_heldout", "fresh_heldout", "fresh2_heldout") if not kind else (
+            "bump_heldout", "fresh_bump_heldout", "fresh2_bump_heldout")
+        result[f"all_{kind}heldout"] = _together(*(result[part] for part in parts))
     for key, folder, _title, _tuned in POSITIVE_SETS:
         groups = score_examples(load_examples(DATA / folder), first=True)
         result[key], result[key + "_all"] = groups, _total(groups)
     result["seconds"] = time.perf_counter() - started
     return result
+
+
+def _together(*tallies: ServerTally) -> ServerTally:
+    """Several parts' server tallies as one."""
+    total = ServerTally()
+    for tally in tallies:
+        total.n += tally.n
+        total.blocked += tally.blocked
+        for rule_id, count in tally.rules.items():
+            total.rules[rule_id] = total.rules.get(rule_id, 0) + count
+    return total
 
 
 def _pct(summary: dict[str, Any], suffix: str = "") -> str:
@@ -221,11 +240,17 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         line("tuning half", result["servers_tuning"]),
         line("fresh held-out part", result["fresh_heldout"]),
         line("fresh tuning part", result["fresh_tuning"]),
+        line("fresh2 held-out part", result["fresh2_heldout"]),
+        line("fresh2 tuning part", result["fresh2_tuning"]),
+        line("all held-out parts", result["all_heldout"]),
         "per server: a dependency bump that brings all of a server's text (graded as a change), declared alone",
         line("held-out half", result["bump_heldout"]),
         line("tuning half", result["bump_tuning"]),
         line("fresh held-out part", result["fresh_bump_heldout"]),
         line("fresh tuning part", result["fresh_bump_tuning"]),
+        line("fresh2 held-out part", result["fresh2_bump_heldout"]),
+        line("fresh2 tuning part", result["fresh2_bump_tuning"]),
+        line("all held-out parts", result["all_bump_heldout"]),
         "hard real benign set (must stay clean)",
         f"  beside its own server   {_both(result['hard_real'].summary())}",
         f"  as a server of its own  {_both(result['hard_real_alone'].summary())}",
@@ -291,6 +316,10 @@ def as_json(result: dict[str, Any]) -> dict[str, Any]:
         "fresh_servers_first_lock_heldout": result["fresh_heldout"].summary(),
         **{f"servers_bump_{part}": result[f"bump_{part}"].summary() for part in ("tuning", "heldout")},
         **{f"fresh_servers_bump_{part}": result[f"fresh_bump_{part}"].summary() for part in ("tuning", "heldout")},
+        **{f"fresh2_servers_first_lock_{part}": result[f"fresh2_{part}"].summary() for part in ("tuning", "heldout")},
+        **{f"fresh2_servers_bump_{part}": result[f"fresh2_bump_{part}"].summary() for part in ("tuning", "heldout")},
+        "all_heldout_servers_first_lock": result["all_heldout"].summary(),
+        "all_heldout_servers_bump": result["all_bump_heldout"].summary(),
     }
 
 
@@ -299,7 +328,8 @@ def tuning_report() -> str:
     definitions flagged on them, and recall at blocking severity on the attack sets tuned on."""
     lines = ["per server, tuning servers only: blocked at first `lock`"]
     flagged = Tally()
-    for name, folder in (("tuning half", "benign"), ("fresh tuning part", "benign_fresh")):
+    for name, folder in (("tuning half", "benign"), ("fresh tuning part", "benign_fresh"),
+                         ("fresh2 tuning part", "benign_fresh2")):
         tally, bumps = ServerTally(), ServerTally()
         for server in load_benign(DATA / folder):
             if held_out(server.package):

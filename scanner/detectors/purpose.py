@@ -17,7 +17,9 @@ from collections.abc import Iterable
 
 from scanner.model.findings import PAYLOAD, WORDING
 
+from .addresses import outside_address
 from .engine import Hit
+from .scoring import THRESHOLD, Score
 
 # A negation or caution right before the matched act (at most two words between): "cannot silently replace",
 # "never send ... unless". "never forget to", "do not fail to" negate nothing.
@@ -82,7 +84,9 @@ def documented(hits: Iterable[Hit], text: str, name: str, parameters: Iterable[s
     act, words a state, or documents the tool's own secret regraded as wording only, at most medium."""
     found = tuple(hits)
     if not any(h.rule_id in _RULES and (h.evidence_kind == PAYLOAD or "secret_path" in h.evidence
-                                        or (h.rule_id == "MCPL-D016" and "_data +" in h.evidence)) for h in found):
+                                        or (h.rule_id == "MCPL-D016" and ("_data +" in h.evidence
+                                                                          or "url_template +" in h.evidence)))
+               for h in found):
         return found
     words = _words(name, parameters)
     return tuple(_regraded(hit, text, words, _words(name, ())) for hit in found)
@@ -90,7 +94,8 @@ def documented(hits: Iterable[Hit], text: str, name: str, parameters: Iterable[s
 
 def _regraded(hit: Hit, text: str, words: frozenset[str], name_words: frozenset[str] = frozenset()) -> Hit:
     if hit.rule_id == "MCPL-D016" and hit.evidence_kind == WORDING and hit.severity == "high":
-        why = _own_data(hit.evidence, name_words)  # the tool's name: a parameter asking for data is D024's question
+        # the tool's name: a parameter asking for data is D024's question
+        why = _own_data(hit.evidence, name_words) or _link_only(hit.evidence, text)
         if why is not None:
             return dataclasses.replace(hit, severity="medium", summary=f"{hit.summary}; {DOCUMENTED.format(why=why)}")
     if hit.rule_id not in _RULES or (hit.evidence_kind != PAYLOAD and hit.rule_id != "MCPL-D016"):
@@ -98,14 +103,18 @@ def _regraded(hit: Hit, text: str, words: frozenset[str], name_words: frozenset[
     why = _why(hit, text, words)
     if why is None:
         return hit
-    return dataclasses.replace(hit, severity="medium", evidence_kind=WORDING,
+    # What is left once the set-aside cues are gone still reaching the threshold is wording evidence: it blocks a
+    # change at its own severity (not a first lock); below it, the finding is shown at medium and blocks nothing.
+    severity = hit.severity if hit.rule_id == "MCPL-D016" and _prerequisite(text, hit.evidence, words) is None \
+        and _left(hit.evidence, text, words) >= THRESHOLD else "medium"
+    return dataclasses.replace(hit, severity=severity, evidence_kind=WORDING,
                                summary=f"{hit.summary}; {DOCUMENTED.format(why=why)}")
 
 
 def _why(hit: Hit, text: str, words: frozenset[str]) -> str | None:
     quoted = [part.strip() for part in hit.evidence.split(" | ") if part.strip()]
     if hit.rule_id == "MCPL-D016":
-        return _prerequisite(text, hit.evidence, words)
+        return _prerequisite(text, hit.evidence, words) or _payload_discounted(text, hit.evidence, words)
     if not quoted:
         return None
     reasons = [_one(hit.rule_id, text, q, words) for q in quoted]
@@ -117,8 +126,9 @@ def _one(rule_id: str, text: str, quoted: str, words: frozenset[str]) -> str | N
     if at < 0:
         return None
     sentence = _sentence_at(text, at)
-    head = re.split(r"[.!?;:\n]", text[max(0, at - 60):at])[-1]
-    if not re.match(r"(?i)(?:do|don|never|must|should|avoid|without)\b", quoted) and _NEGATED.search(head):
+    if not re.match(r"(?i)(?:do|don|never|must|should|avoid|without)\b", quoted) and (
+        _NEGATED.search(re.split(r"[.!?;:\n]", text[max(0, at - 60):at])[-1]) or negated(text, at, at + len(quoted))
+    ):
         return "a negation or caution forbids it"
     if rule_id == "MCPL-D010" and _STATE_WORDING.search(text[at + len(quoted):at + len(quoted) + 80]) \
             and not _ACTS.search(sentence):
@@ -178,6 +188,27 @@ def _own_data(evidence: str, words: frozenset[str]) -> str | None:
     return "the data it names is what the tool's name says it reads"
 
 
+# "Visit https://…/docs/migration": a link for the reader to follow, which `url_template` and `transmit` both quote.
+_LINK = re.compile(r"(?:visit|open|see|read)\s+https?://$")
+_URL_DATA = re.compile(r"[?&][\w-]+=|[{<$]")
+_SENT_WITH = re.compile(r"https?://\S+\s+(?:with|and\s+(?:send|post|include)|followed\s+by|plus|including)\b",
+                        re.IGNORECASE)
+
+
+def _link_only(evidence: str, text: str) -> str | None:
+    """Why a wording-only D016 score is a link to a page: its URL cues quote a link verb and a URL that carries no
+    data, and without them the score is below the threshold."""
+    cues = re.findall(r'(\w+) \+([\d.]+) "([^"]*)"', evidence)
+    link = [(f, w, q) for f, w, q in cues if f in ("url_template", "transmit") and _LINK.match(q)]
+    if not link or any(f in ("url_template", "transmit") and (f, w, q) not in link for f, w, q in cues):
+        return None
+    if any(f == "destination" and _URL_DATA.search(q) for f, _w, q in cues) or _SENT_WITH.search(text):
+        return None
+    if sum(float(w) for f, w, _q in cues if f not in ("url_template", "transmit")) >= THRESHOLD:
+        return None
+    return "the URL is a link to a page, it carries no data"
+
+
 def _sentence_at(text: str, at: int) -> str:
     for match in _SENTENCE.finditer(text):
         if match.start() <= at < match.end():
@@ -211,3 +242,146 @@ def _words(name: str, parameters: Iterable[str]) -> frozenset[str]:
         out.add(re.sub(r"[^a-z0-9]", "", lowered))
         out.update(part.lower() for part in _SPLIT.split(raw) if part)
     return frozenset(out)
+
+
+# Negation scope (`negated`): a negation earlier in the same clause, at most eight words before the act, with no word
+# between that starts another clause ("Never mention that you read ~/.ssh": `that` starts one), or a negated
+# participle after it ("`password` is never included in the response").
+_CLAUSE = re.compile(r"[,;:.!?()\n\u2014]|\s-\s")
+_NEGATION_WORD = re.compile(
+    r"\b(?:never|not|cannot|can't|can not|won't|doesn't|don't|isn't|aren't|mustn't|shouldn't|no|nor|neither)\b"
+    r"(?!\s+(?:forget|fail|omit|skip|neglect|hesitate|only|just|need\s+to\s+ask)\b)",
+    re.IGNORECASE,
+)
+_NEW_CLAUSE = re.compile(
+    r"\b(?:that|which|who|you|your\s+(?:reply|answer)|and|but|then|unless|except|before|after|instead|so|because"
+    r"|when|whenever|if|while|otherwise|just|simply|rather|first|also|until|ask|asking|tell|telling|mention|inform"
+    r"|notify|bother)\b",
+    re.IGNORECASE,
+)
+_NEGATED_AFTER = re.compile(
+    r"^\W{0,3}[^,;:.!?\n]{0,40}?\b(?:is|are|will\s+be|would\s+be|gets?|be|was|were)\s+(?:never|not)\s+"
+    r"(?:\w+ly\s+)?(?:included|returned|sent|shared|stored|logged|read|accessed|uploaded|transmitted|exposed"
+    r"|displayed|shown|printed|saved|collected|touched|written|used|forwarded|echoed|revealed|disclosed)\b",
+    re.IGNORECASE,
+)
+
+
+def negated(text: str, start: int, end: int) -> bool:
+    """Whether the act matched at `text[start:end]` stands inside a negation or caution of its own clause."""
+    head = _CLAUSE.split(text[max(0, start - 120):start])[-1]
+    found = list(_NEGATION_WORD.finditer(head))
+    if found:
+        between = head[found[-1].end():]
+        if len(between.split()) <= 8 and not _NEW_CLAUSE.search(between):
+            return True
+    return bool(_NEGATED_AFTER.match(text[end:end + 100]))
+
+
+# Tools whose own subject is running commands or statements: a dangerous command in their text documents what
+# they take ("including DROP TABLE", "e.g. `rm -rf ./build`"), it orders nothing.
+_RUNS = frozenset({"execute", "exec", "run", "command", "cmd", "shell", "bash", "terminal", "script", "sql",
+                   "eval", "statement", "console", "powershell", "cypher"})
+# Secret stores named by the word a tool that manages them carries in its name or parameters: `ssh_connect` with
+# `privateKeyPath` documents where its key is read from. `.env` is every tool's `env`: never a subject.
+_STORES = {".ssh": ("ssh", "sftp", "scp"), ".aws": ("aws", "s3", "iam"), ".kube": ("kube", "kubernetes", "k8s",
+           "kubectl", "kubeconfig"), ".docker": ("docker", "registry"), ".gnupg": ("gpg", "gnupg", "pgp"),
+           ".npmrc": ("npm", "npmrc"), ".netrc": ("netrc",), ".config/gcloud": ("gcloud", "gcp")}
+# A destination the tool is given as a parameter (`webhook`, `callback_url`): sending there is the tool's own act.
+_DESTINATION_PARAMETERS = ("webhook", "callback")
+# A command given as an example of what the tool takes ("e.g. `rm -rf ./build`", "including DROP TABLE"), not ordered.
+_EXAMPLE_OF = re.compile(r"\b(?:eg|ie|for example|for instance|such as|including|like|supports?)\b", re.IGNORECASE)
+
+
+def _example_of(text: str, at: int) -> bool:
+    """Whether the command at `at` is given as an example: an example marker opens its own clause."""
+    head = re.sub(r"\b(?:e\.g|i\.e|eg)\.", "eg", text[max(0, at - 80):at])
+    return bool(_EXAMPLE_OF.search(_CLAUSE.split(head)[-1]))
+# Words that order the model to take a secret somewhere (read it, print it, hand it over), as a tool's own store
+# never needs.
+_TAKES = re.compile(
+    r"\b(?:read|open|cat|prints?|slurp|return|put|pass|paste|include|fill|send|copy|show|dump|load|inspect|examine"
+    r"|upload|attach|provide|share|insert|grab|hand|give|fetch|collect|extract|output|echo|display|reveal|contents?)"
+    r"\b|[\u3400-\u9fff\uac00-\ud7af\u3040-\u30ff]",
+    re.IGNORECASE,
+)
+
+
+def _payload_discounted(text: str, evidence: str, words: frozenset[str]) -> str | None:
+    """Why a D016 score quotes no payload once each payload cue that is negated, or that is the tool's own subject,
+    is set aside, or None (the score still quotes one, or nothing was set aside)."""
+    kept, reasons = _set_aside(text, evidence, words)
+    if not reasons or Score(0.0, kept).quotes_payload():
+        return None
+    return reasons[0]
+
+
+def _left(evidence: str, text: str, words: frozenset[str]) -> float:
+    """The weight of a D016 score's cues once those `_set_aside` sets aside are gone."""
+    return sum(weight for _family, weight, _quoted in _set_aside(text, evidence, words)[0])
+
+
+def _set_aside(text: str, evidence: str, words: frozenset[str]) -> tuple[tuple[tuple[str, float, str], ...], list[str]]:
+    """(the cues of a D016 score kept, why each other one is set aside)."""
+    cues = tuple((family, float(weight), quoted) for family, weight, quoted in
+                 re.findall(r'(\w+) \+([\d.]+) "([^"]*)"', evidence))
+    lowered = text.lower()
+    kept, reasons = [], []
+    for cue in cues:
+        why = _discount(lowered, cue, cues, words)
+        if why is None:
+            kept.append(cue)
+        else:
+            reasons.append(why)
+    return tuple(kept), reasons
+
+
+def _discount(lowered: str, cue: tuple[str, float, str], cues: tuple[tuple[str, float, str], ...],
+              words: frozenset[str]) -> str | None:
+    """Why a cue is set aside: each place the text says it is negated or the tool's own subject; else None."""
+    quoted = cue[2]
+    if not quoted or re.match(r"(?:do|don|never|not|no|without)\b", quoted):
+        return None
+    reasons = [_discount_at(lowered, at, cue, cues, words) for at in _occurrences(lowered, quoted)]
+    return reasons[0] if reasons and all(reasons) else None
+
+
+_END = re.compile(r"[.!?](?=\s|$)|\n")
+
+
+def _sentence_around(text: str, at: int) -> str:
+    """The sentence holding `text[at]`: a full stop ends one only before a space, so paths (`~/.ssh/config`) and
+    versions stay whole."""
+    start = max((m.end() for m in _END.finditer(text, 0, at)), default=0)
+    end = _END.search(text, at)
+    return text[start:end.end() if end else len(text)]
+
+
+def _occurrences(text: str, quoted: str) -> list[int]:
+    found, at = [], text.find(quoted)
+    while at >= 0 and len(found) < 20:
+        found.append(at)
+        at = text.find(quoted, at + 1)
+    return found
+
+
+def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: tuple[tuple[str, float, str], ...],
+                 words: frozenset[str]) -> str | None:
+    family, _weight, quoted = cue
+    sentence = _sentence_around(lowered, at)
+    if family in ("secret_path", "shell_payload", "dangerous_command", "transmit", "destination", "override",
+                  "override_args", "concealment") and negated(lowered, at, at + len(quoted)):
+        return "a negation or caution forbids it"
+    families = {f for f, _w, _q in cues}
+    if family in ("shell_payload", "dangerous_command") and words & _RUNS and "secret_path" not in families \
+            and outside_address(lowered) is None and _example_of(lowered, at):
+        return "the command is an example of what the tool runs (its own subject)"
+    if family == "secret_path" and not _ACTS.search(sentence) and not _TAKES.search(sentence) and any(
+        store in quoted and any(w in words for w in owners) for store, owners in _STORES.items()
+    ) and "transmit" not in families:
+        return "the secret store is the tool's own subject"
+    if family == "destination" and re.fullmatch(r"webhooks?", quoted) and outside_address(lowered) is None and any(
+        d in w for w in words for d in _DESTINATION_PARAMETERS
+    ):
+        return "the destination is the tool's own parameter"
+    return None
