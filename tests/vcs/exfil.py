@@ -200,6 +200,16 @@ def check_pull_request(repo: GitRepo, environ: dict[str, str], message: str = "T
     return report
 
 
+def repinned_listing(report: dict[str, Any], server: str) -> dict[str, Any]:
+    """The one non-blocking `tree-repinned` finding of `server` in a passing report that holds no blocking
+    `tree-changed-since-base` (scanner.vcs.repin_review confirmed the re-pin)."""
+    assert report["exit_code"] == 0, report["output"]
+    assert "tree-changed-since-base" not in rules(report), report["output"]
+    (listing,) = [f for f in report["findings"] if f["rule"] == "tree-repinned"]
+    assert listing["server"] == server and not listing["blocking"], listing
+    return listing
+
+
 def rules(report: dict[str, Any], server: str | None = None) -> list[str]:
     return [f["rule"] for f in report["findings"] if server is None or f["server"] == server]
 

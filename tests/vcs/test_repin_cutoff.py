@@ -61,6 +61,14 @@ def test_microseconds_are_dropped_before_the_millisecond_is_added(dated: Registr
     assert _cut(base, _npm(("top", "1.0.0"), ("dep", "1.0.1")), dated.url) == "2026-02-01T10:20:30.457Z"
 
 
+def test_a_cutoff_past_the_runner_s_clock_is_kept(dated: Registry) -> None:
+    """The registry's clock on both sides: a publish time ahead of the runner's (skew) stays the cutoff, which
+    then resolves as today would; clamping it to the runner's clock would leave the record's newest release out."""
+    dated.published["dep"]["1.0.1"] = "2099-01-01T00:00:00.000Z"
+    base = _npm(("top", "1.0.0"), ("dep", "1.0.0"))
+    assert _cut(base, _npm(("top", "1.0.0"), ("dep", "1.0.1")), dated.url) == "2099-01-01T00:00:00.001Z"
+
+
 def test_a_downgrade_gets_no_cutoff(dated: Registry) -> None:
     base = _npm(("top", "1.0.0"), ("dep", "1.0.1"))
     with pytest.raises(NotReproducible, match=r"a downgrade.*dep@1\.0\.0.*older than dep@1\.0\.1"):

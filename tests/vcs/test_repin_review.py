@@ -23,7 +23,7 @@ from scanner.install.packages import tree_record
 from scanner.lock.document import render
 from scanner.lock.reader import parse
 
-from .exfil import Listener, canary, check_pull_request, pin_on_main, reporting, rules
+from .exfil import Listener, canary, check_pull_request, pin_on_main, repinned_listing, reporting, rules
 from .gitrepo import GitRepo
 
 TOP, DEP, EVIL = "mcp-rr-top", "mcp-rr-dep", "mcp-rr-evil"
@@ -109,9 +109,7 @@ def test_an_honest_re_pin_still_passes_after_a_dependency_publishes_overnight(
     repo, environ, secret = repinned
     npm_registry.publish(DEP, "1.0.2", "dep three")  # after the nightly run, before the check
     report = check_pull_request(repo, environ, "Re-pin to today's resolution (mcp-lock update --fresh)")
-    assert report["exit_code"] == 0, report["output"]
-    assert "tree-changed-since-base" not in rules(report), report["output"]
-    (listing,) = [f for f in report["findings"] if f["rule"] == "tree-repinned"]
+    listing = repinned_listing(report, "demo")
     assert f"as of {_after(npm_registry.published[DEP]['1.0.1'])}" in listing["message"], listing
     assert f"({DEP}@1.0.1, published" in listing["message"], listing
     assert f"{DEP}: 1.0.0 → 1.0.1" in listing["details"], listing
