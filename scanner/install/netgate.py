@@ -13,11 +13,12 @@ sandbox. The package manager is pointed at the relay as its proxy (npm `proxy`/`
   as an origin-form request with `Host` set to that authority and `Connection: close`, so the upstream
   connection serves that one destination;
 - anything else (an origin-form request, a malformed head, another scheme) is refused.
-The gate never follows a redirect: a registry that redirects to another host makes the client ask for that
-host, which is refused like any other. Each refused destination is kept (`refused`), so the step's failure
-can say what was asked for. Bounds: MAX_CONNECTIONS at once, HEAD_LIMIT bytes of request head, IDLE_SECONDS
-without traffic, CONNECTION_BYTES per connection and STEP_BYTES for the whole step; closing the gate cuts
-every connection.
+Where the runner has a proxy of its own (scanner.install.upstream_proxy), what is allowed goes on through it,
+with its credentials, which the step never sees. The gate never follows a redirect: a registry that
+redirects to another host makes the client ask for that host, which is refused like any other. Each refused
+destination is kept (`refused`), so the step's failure can say what was asked for. Bounds: MAX_CONNECTIONS at
+once, 16 KiB of request head, IDLE_SECONDS without traffic, CONNECTION_BYTES per connection and STEP_BYTES for
+the whole step; closing the gate cuts every connection.
 """
 
 from __future__ import annotations
@@ -35,11 +36,19 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from scanner.install.client_hello import Hello, Malformed, read_hello
+from scanner.install.upstream_proxy import (
+    NO_UPSTREAM,
+    Destination,
+    Proxy,
+    ProxyFailed,
+    Upstream,
+    read_head,
+    through,
+)
 from scanner.model.hosts import host_identity
 
 SOCKET_NAME = "gate.sock"
 MAX_CONNECTIONS = 64  # at once; npm opens up to 15 sockets per host by default (maxsockets)
-HEAD_LIMIT = 16 * 1024  # bytes of one request head
 IDLE_SECONDS = 120.0  # without a byte either way
 CONNECT_SECONDS = 30.0
 CONNECTION_BYTES = 4 * 1024**3  # one tarball or wheel, both directions together
@@ -47,8 +56,6 @@ STEP_BYTES = 16 * 1024**3  # everything one step moves
 MAX_REFUSED = 20  # destinations kept for the message
 CHUNK = 64 * 1024
 DEFAULT_PORTS = {"http": 80, "https": 443}
-
-Destination = tuple[str, int]
 
 
 def destination_of(url: str) -> Destination | None:
@@ -74,6 +81,7 @@ class Gate:
 
     allowed: frozenset[Destination]
     folder: str
+    upstream: Upstream = NO_UPSTREAM  # the runner's own proxy, which allowed traffic goes through
     refused: list[str] = field(default_factory=list)
     moved: int = 0  # bytes through the gate, both directions
     _listener: socket.socket | None = None
@@ -128,7 +136,7 @@ class Gate:
             if not self._track(client):
                 return
             client.settimeout(IDLE_SECONDS)
-            head, rest = _read_head(client)
+            head, rest = read_head(client)
             if head is None:
                 return
             opened = self._open_upstream(head)
@@ -170,20 +178,26 @@ class Gate:
         if len(words) != 3 or not words[2].startswith("HTTP/"):
             return "a request that is not HTTP"
         method, target, version = words
-        if method == "CONNECT":
+        tunnel = method == "CONNECT"
+        if tunnel:
             where = _authority(target, 443)
-            forwarded = None
         else:
             where = destination_of(target) if target.lower().startswith("http://") else None
             if where is None:
                 return f"{method} {target[:200]} (only absolute http:// requests and CONNECT pass)"
-            forwarded = _origin_form(method, target, version, lines[1:], where)
         if where is None:
             return f"{method} {target[:200]}"
         if _identity(where) not in {_identity(d) for d in self.allowed}:
             return f"{where[0]}:{where[1]}"
+        proxy = self.upstream.proxy_for(where, tunnel)
+        forwarded = None if tunnel else _request_head(method, target, version, lines[1:], where, proxy)
         try:
-            upstream = socket.create_connection(where, timeout=CONNECT_SECONDS)
+            if proxy is not None:  # the runner's own proxy: allowed traffic goes on through it, with its credentials
+                upstream = through(proxy, where, tunnel, CONNECT_SECONDS)
+            else:
+                upstream = socket.create_connection(where, timeout=CONNECT_SECONDS)
+        except ProxyFailed as error:
+            return Unreachable(f"mcp-lock's gate could not reach {where[0]}:{where[1]}: {error}")
         except OSError as error:  # the registry itself does not answer: say so, as a direct connection would
             code = errno.errorcode.get(error.errno or 0, "") if error.errno else ""
             said = f"{code}: {error.strerror}" if code and error.strerror else (code or str(error) or "no answer")
@@ -228,19 +242,6 @@ class Gate:
                 sock.shutdown(how)
 
 
-def _read_head(client: socket.socket) -> tuple[bytes | None, bytes]:
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = client.recv(CHUNK)
-        if not chunk:
-            return None, b""
-        data += chunk
-        if len(data) > HEAD_LIMIT and b"\r\n\r\n" not in data[:HEAD_LIMIT + 4]:
-            return None, b""
-    head, _, rest = data.partition(b"\r\n\r\n")
-    return head, rest
-
-
 def _after(rest: bytes, client: socket.socket) -> Callable[[int], bytes]:
     """A recv of the client's bytes that first gives back what came after the CONNECT head."""
     pending = [rest]
@@ -283,15 +284,21 @@ def _is_address(host: str) -> bool:
     return True
 
 
-def _origin_form(method: str, target: str, version: str, headers: Iterable[str], where: Destination) -> bytes:
-    """The request as the upstream server reads it: the path and query only, its Host the destination's, and
-    one request per connection."""
+def _request_head(
+    method: str, target: str, version: str, headers: Iterable[str], where: Destination, proxy: Proxy | None
+) -> bytes:
+    """The request as the upstream server reads it: the path and query only (to the runner's proxy: the
+    absolute URI, with the proxy's credentials, never the step's), its Host the destination's, and one request
+    per connection."""
     parts = urllib.parse.urlsplit(target)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     dropped = ("host", "connection", "proxy-connection", "proxy-authorization", "keep-alive")
     kept = [h for h in headers if h and h.split(":", 1)[0].strip().lower() not in dropped]
     host = f"[{where[0]}]" if ":" in where[0] else where[0]
     authority = host if where[1] == 80 else f"{host}:{where[1]}"
+    if proxy is not None:
+        path = f"http://{authority}{path}"
+        kept += [f"Proxy-Authorization: {proxy.authorization}"] if proxy.authorization else []
     lines = [f"{method} {path} {version}", f"Host: {authority}", *kept, "Connection: close"]
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
@@ -309,9 +316,10 @@ def private_folder() -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def open_gate(allowed: Iterable[Destination], folder: str) -> Iterator[Gate]:
-    """A running gate for one step, its socket in `folder`; every connection cut when the block ends."""
-    gate = Gate(frozenset(allowed), folder)
+def open_gate(allowed: Iterable[Destination], folder: str, upstream: Upstream = NO_UPSTREAM) -> Iterator[Gate]:
+    """A running gate for one step, its socket in `folder`, reaching what it allows through `upstream`'s proxy
+    where the runner has one; every connection cut when the block ends."""
+    gate = Gate(frozenset(allowed), folder, upstream)
     try:
         gate.start()
         yield gate

@@ -28,7 +28,7 @@ MANIFEST_BOUNDS = Bounds(bytes=MANIFEST_LIMIT, depth=32, values=200_000)  # an i
 # The caller's variables npm itself needs (configuration, certificates, proxies); nothing else reaches it.
 CALLER_VARIABLES = (
     "PATH", "HOME", "USER", "LOGNAME", "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS",
-    "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
+    "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy",
 )
 QUIET = {"npm_config_update_notifier": "false", "npm_config_fund": "false", "npm_config_audit": "false"}
 

@@ -30,6 +30,7 @@ from typing import Any
 from scanner.artifacts.packument import registry_for
 from scanner.artifacts.pypi_index import uv_default_index
 from scanner.install.netgate import Destination, destination_of
+from scanner.install.upstream_proxy import NO_UPSTREAM, Upstream
 
 CONFIG_LIMIT = 256 * 1024  # bytes of a user configuration file copied into a step
 PAGE_LIMIT = 8 * 1024 * 1024  # bytes of an index page read to learn its file hosts
@@ -80,22 +81,32 @@ def uv_indexes(env: Mapping[str, str], uv_toml: str | None) -> list[str]:
     return [u for u in [*defaults, *listed] if u.startswith(("http://", "https://"))]
 
 
-def uv_destinations(env: Mapping[str, str], uv_toml: str | None, project: str | None) -> set[Destination]:
-    """The hosts a uv step may fetch from: its indexes, and the file hosts they name for `project`'s files."""
+def uv_destinations(
+    env: Mapping[str, str], uv_toml: str | None, project: str | None, upstream: Upstream = NO_UPSTREAM
+) -> set[Destination]:
+    """The hosts a uv step may fetch from: its indexes, and the file hosts they name for `project`'s files
+    (asked through the runner's proxy, `upstream`, where it has one)."""
     indexes = uv_indexes(env, uv_toml)
     allowed = {d for d in map(destination_of, indexes) if d is not None}
     if project:
         for index in indexes:
-            allowed |= file_hosts(index, project)
+            allowed |= file_hosts(index, project, upstream)
     return allowed
 
 
 @functools.cache
-def file_hosts(index: str, project: str) -> frozenset[Destination]:
+def file_hosts(index: str, project: str, upstream: Upstream = NO_UPSTREAM) -> frozenset[Destination]:
     """The hosts `index`'s page of `project` serves files from (at most MAX_FILE_HOSTS); none when it cannot say."""
     page = index.rstrip("/") + "/" + urllib.parse.quote(_normalised(project)) + "/"
     request = urllib.request.Request(page, headers={"Accept": f"{JSON_TYPE}, text/html;q=0.1"})
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    where = destination_of(page)
+    proxy = upstream.proxy_for(where, page.startswith("https:")) if where is not None else None
+    if proxy is not None and proxy.scheme != "http":
+        return frozenset()  # a proxy the gate does not speak to either
+    if proxy is not None and proxy.authorization:
+        request.add_header("Proxy-Authorization", proxy.authorization)  # urllib sends it to the proxy only
+    routes = {"http": proxy.url, "https": proxy.url} if proxy is not None else {}
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler(routes))
     try:
         with opener.open(request, timeout=PAGE_SECONDS) as answer:
             body = answer.read(PAGE_LIMIT + 1)

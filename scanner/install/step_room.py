@@ -5,7 +5,8 @@ its own, whose only way out is mcp-lock's gate to the configured registry, with 
   and hands each connection to the gate (scanner.install.netgate) outside, which lets through only the
   registry hosts of scanner.install.registry_hosts. npm is pointed at the relay by `proxy`/`https-proxy`
   (`noproxy` cleared), uv by `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY` (`NO_PROXY` cleared); whatever ignores
-  them finds no network at all.
+  them finds no network at all. The runner's own proxy settings are read here, before they are dropped, and
+  handed to the gate (scanner.install.upstream_proxy), never to the step.
 - Home: the caller's home is an empty tmpfs. Bound back: the package manager's cache and the step's folder
   (writable, as the Room names them), the PATH entries that lie in it, the installation of the command run,
   mcp-lock's interpreter (the relay's) and uv's managed interpreters (read-only). The user's `.npmrc` (npm
@@ -26,6 +27,7 @@ from pathlib import Path
 from scanner.install.netgate import open_gate, private_folder
 from scanner.install.registry_hosts import CONFIG_LIMIT, first_project, npm_destinations, uv_destinations
 from scanner.install.sandboxed import StepScope, Wrap
+from scanner.install.upstream_proxy import npm_upstream, uv_upstream, without_proxy_lines
 
 RELAY = str(Path(__file__).with_name("relay.py"))
 RELAY_PORT = 8119  # inside the step's own network namespace: no other process listens there
@@ -64,21 +66,26 @@ def step_command(
     the gate refuses is kept in `scope.refused`."""
     npm = os.path.basename(argv[0]) == "npm"
     folder = scope.stack.enter_context(private_folder())
+    callers = env
     env = {k: v for k, v in env.items() if k.lower() not in _PROXY_NAMES}
     if npm:
         source = _env_value(env, "npm_config_userconfig")
-        npmrc = _copy_config(source, folder, "npmrc")
+        # The step's copy has no proxy setting: the gate uses it, and its credentials stay out of the step.
+        npmrc = _copy_config(source, folder, "npmrc", without_proxy_lines)
         env = {k: v for k, v in env.items() if k.lower() != "npm_config_userconfig"}
         if npmrc is not None:
             env["npm_config_userconfig"] = f"{INSIDE}/npmrc"
         allowed = npm_destinations(env, npmrc) | scope.also
+        upstream = npm_upstream(callers, npmrc)
         env.update(NPM_PROXY)
+        env.update(UV_PROXY)  # what an install script's downloader reads (puppeteer's, playwright's)
     else:
         source = _uv_config(env)
         uv_toml = None if env.get("UV_NO_CONFIG") else _copy_config(source, folder, "uv.toml")
         if uv_toml is not None:
             env["UV_CONFIG_FILE"] = f"{INSIDE}/uv.toml"
-        allowed = uv_destinations(env, uv_toml, first_project(_requirements(argv, scope.stdin)))
+        upstream = uv_upstream(callers)
+        allowed = uv_destinations(env, uv_toml, first_project(_requirements(argv, scope.stdin)), upstream)
         env.update(UV_PROXY)
     # The user's configuration reaches the step as the copy only, never from where it lies.
     originals = {os.path.realpath(p) for p in (source, os.path.dirname(source or "")) if p}
@@ -86,7 +93,7 @@ def step_command(
     if _offline(argv):
         relayed = argv  # no network at all, and no relay to start
     else:
-        gate = scope.stack.enter_context(open_gate(allowed, folder))
+        gate = scope.stack.enter_context(open_gate(allowed, folder, upstream))
         scope.refused, scope.allowed = gate.refused, gate.allowed
         relayed = [sys.executable, "-I", "-S", RELAY, f"{INSIDE}/{os.path.basename(gate.socket_path)}",
                    str(RELAY_PORT), "--", *argv]
@@ -113,8 +120,11 @@ def _uv_config(env: Mapping[str, str]) -> str | None:
     return os.path.join(config, "uv", "uv.toml") if config else None
 
 
-def _copy_config(path: str | None, folder: str, name: str) -> str | None:
-    """The text of the user's configuration file at `path`, copied into the step's private folder (0600)."""
+def _copy_config(
+    path: str | None, folder: str, name: str, scrub: Callable[[str], str] | None = None
+) -> str | None:
+    """The text of the user's configuration file at `path`, copied into the step's private folder (0600),
+    less what `scrub` takes out of the copy (the text returned is whole)."""
     if not path:
         return None
     try:
@@ -125,9 +135,10 @@ def _copy_config(path: str | None, folder: str, name: str) -> str | None:
     if len(data) > CONFIG_LIMIT:
         return None
     descriptor = os.open(os.path.join(folder, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    text = data.decode("utf-8", "replace")
     with os.fdopen(descriptor, "wb") as copy:
-        copy.write(data)
-    return data.decode("utf-8", "replace")
+        copy.write(scrub(text).encode("utf-8") if scrub else data)
+    return text
 
 
 def _requirements(argv: Sequence[str], stdin: bytes | None) -> str | None:

