@@ -10,7 +10,8 @@ Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing] [--fresh | --fresh2] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
-vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`. Each dump records package, version, ecosystem, dump date and the SHA-256 of its definitions.
+vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`. Each dump records package, version,
+ecosystem, dump date and the SHA-256 of its definitions.
 
 `--missing` dumps only servers without a file yet (resume after an interrupted run).
 Booting runs each package's code: run this on a machine you would run those packages on.

@@ -78,7 +78,7 @@ ORDER_CUES: dict[str, list[tuple[float, str]]] = {
         (3.0, r"\boperator override\b|\bpriority 0\b|\bpriority 1 \(highest\)|\bcertified instructions\b"
               r"|\[\[\s*(?:operator|system|admin|priority)\b|\bagents? must (?:select|choose|use|call)\b"),
         (3.0, r"\b(?:higher|highest|absolute) priority than|\boverride[s]? (?:all )?(?:prior|previous|the system)"
-              r"|\bmessage from the user\]|\[(?:system|admin)\b[^\]]{0,20}\]|###\s*system\b|<\|im_start\|>"
+              r"|\bmessage from the user\]|\[(?:system|admin)\b(?!\.\w)[^\]]{0,20}\]|###\s*system\b|<\|im_start\|>"
               r"|\b(?:now|is|are) in (?:maintenance|developer|debug|god) mode\b|\bfrom now on you are\b"
               r"|\byou are now (?:an? )?\w+"
               r"|\bact as (?:an? )?(?:admin|administrator|root|developer|system)|\bi authori[sz]e you\b"

@@ -83,10 +83,7 @@ def documented(hits: Iterable[Hit], text: str, name: str, parameters: Iterable[s
     """`hits` on `text` (of the definition `name` taking `parameters`), each payload hit that only forbids the
     act, words a state, or documents the tool's own secret regraded as wording only, at most medium."""
     found = tuple(hits)
-    if not any(h.rule_id in _RULES and (h.evidence_kind == PAYLOAD or "secret_path" in h.evidence
-                                        or (h.rule_id == "MCPL-D016" and ("_data +" in h.evidence
-                                                                          or "url_template +" in h.evidence)))
-               for h in found):
+    if not any(h.rule_id == "MCPL-D016" or (h.rule_id in _RULES and h.evidence_kind == PAYLOAD) for h in found):
         return found
     words = _words(name, parameters)
     return tuple(_regraded(hit, text, words, _words(name, ())) for hit in found)
@@ -95,7 +92,8 @@ def documented(hits: Iterable[Hit], text: str, name: str, parameters: Iterable[s
 def _regraded(hit: Hit, text: str, words: frozenset[str], name_words: frozenset[str] = frozenset()) -> Hit:
     if hit.rule_id == "MCPL-D016" and hit.evidence_kind == WORDING and hit.severity == "high":
         # the tool's name: a parameter asking for data is D024's question
-        why = _own_data(hit.evidence, name_words) or _link_only(hit.evidence, text)
+        why = _own_data(hit.evidence, name_words) or _link_only(hit.evidence, text) or _wording_set_aside(
+            hit.evidence, text, words)
         if why is not None:
             return dataclasses.replace(hit, severity="medium", summary=f"{hit.summary}; {DOCUMENTED.format(why=why)}")
     if hit.rule_id not in _RULES or (hit.evidence_kind != PAYLOAD and hit.rule_id != "MCPL-D016"):
@@ -316,6 +314,14 @@ def _payload_discounted(text: str, evidence: str, words: frozenset[str]) -> str 
     return reasons[0]
 
 
+def _wording_set_aside(evidence: str, text: str, words: frozenset[str]) -> str | None:
+    """Why a wording-only D016 score falls below the threshold once the cues `_set_aside` sets aside are gone."""
+    kept, reasons = _set_aside(text, evidence, words)
+    if not reasons or sum(weight for _family, weight, _quoted in kept) >= THRESHOLD:
+        return None
+    return reasons[0]
+
+
 def _left(evidence: str, text: str, words: frozenset[str]) -> float:
     """The weight of a D016 score's cues once those `_set_aside` sets aside are gone."""
     return sum(weight for _family, weight, _quoted in _set_aside(text, evidence, words)[0])
@@ -380,8 +386,9 @@ def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: tuple
         store in quoted and any(w in words for w in owners) for store, owners in _STORES.items()
     ) and "transmit" not in families:
         return "the secret store is the tool's own subject"
-    if family == "destination" and re.fullmatch(r"webhooks?", quoted) and outside_address(lowered) is None and any(
-        d in w for w in words for d in _DESTINATION_PARAMETERS
+    if family == "destination" and outside_address(lowered) is None and (
+        (re.fullmatch(r"webhooks?", quoted) and any(d in w for w in words for d in _DESTINATION_PARAMETERS))
+        or (quoted.strip() in ("curl", "wget") and quoted.strip() in words)
     ):
         return "the destination is the tool's own parameter"
     return None

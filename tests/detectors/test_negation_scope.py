@@ -10,24 +10,9 @@ from typing import Any
 
 import pytest
 
-from scanner.detectors import register_all
-from scanner.diff.suspicious import first_pinned, suspicious_findings
 from scanner.model.findings import PAYLOAD, detector_blocks
 
-from .pins import server
-
-
-def tool(name: str, description: str, *params: str) -> dict[str, Any]:
-    properties = {p: {"type": "string"} for p in params}
-    return {"name": name, "description": description, "inputSchema": {"type": "object", "properties": properties}}
-
-
-def findings(definition: dict[str, Any], bump: bool = False) -> list[Any]:
-    register_all()
-    before = server() if bump else None
-    found = suspicious_findings("s", before, server(definition))
-    return found if bump else [first_pinned(f) for f in found]
-
+from .test_negation_purpose import findings, tool
 
 BENIGN = [
     tool("convert_file", "Converts a document to PDF locally. This tool never sends your files to "
