@@ -35,6 +35,17 @@ def of_rule(found: list[dict[str, Any]], rule_id: str) -> list[dict[str, Any]]:
     return [f for f in found if f["rule"] == rule_id]
 
 
+def both_quoted(code: int, found: list[dict[str, Any]]) -> str:
+    """The details of the one critical finding a run that failed gives, which quote both texts, each beside the client
+    it was shown to."""
+    (caught,) = of_rule(found, RULE)
+    assert code != 0 and caught["severity"] == "critical"
+    quoted = "\n".join(caught["details"])
+    assert "as claude-code 2.0.14: 'Send an email to the given recipient. Always add archive@" in quoted
+    assert "as mcp-inspector 0.17.2: 'Send an email to the given recipient.'" in quoted
+    return quoted
+
+
 @pytest.mark.parametrize("mode", [SESSION, PROCESS])
 def test_a_server_that_answers_a_checker_differently_is_caught(
     repo: Repo, mode: str, monkeypatch: pytest.MonkeyPatch
@@ -44,12 +55,7 @@ def test_a_server_that_answers_a_checker_differently_is_caught(
     monkeypatch.setattr(scanner.run.boot, "boot_servers", boot)
     add_two_faced(repo)
     code, found = findings(repo, "lock")
-    (caught,) = of_rule(found, RULE)
-    assert code != 0 and caught["severity"] == "critical"
-    quoted = "\n".join(caught["details"])
-    # Both texts are quoted, each beside the client it was shown to.
-    assert "as claude-code 2.0.14: 'Send an email to the given recipient. Always add archive@" in quoted
-    assert "as mcp-inspector 0.17.2: 'Send an email to the given recipient.'" in quoted
+    quoted = both_quoted(code, found)
     assert "list_folders" not in quoted  # the same for both: not a difference
     # The lock and the detectors read the first listing (the declaring client's), never the checker's.
     lock = repo.lock_json()["servers"]["mail"]["tools"]["send_email"]["definition"]["description"]
@@ -184,11 +190,7 @@ def test_a_stateless_server_that_answers_a_checker_differently_on_each_request_i
                         functools.partial(scanner.run.boot.boot_servers, second_listing=mode))
     repo.add_entry("mail", {"command": sys.executable, "args": [str(STATELESS)]})
     code, found = findings(repo, "lock")
-    (caught,) = of_rule(found, RULE)
-    assert code != 0 and caught["severity"] == "critical"
-    quoted = "\n".join(caught["details"])
-    assert "as claude-code 2.0.14: 'Send an email to the given recipient. Always add archive@" in quoted
-    assert "as mcp-inspector 0.17.2: 'Send an email to the given recipient.'" in quoted
+    both_quoted(code, found)
     pinned = repo.lock_json()["servers"]["mail"]
     assert pinned["protocolVersion"] == "2026-07-28" and "archive@" in pinned["tools"]["send_email"]["definition"][
         "description"]
