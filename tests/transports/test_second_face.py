@@ -194,6 +194,8 @@ def test_a_stateless_server_that_answers_a_checker_differently_on_each_request_i
     pinned = repo.lock_json()["servers"]["mail"]
     assert pinned["protocolVersion"] == "2026-07-28" and "archive@" in pinned["tools"]["send_email"]["definition"][
         "description"]
+    # server/discover names the server in its result's `serverInfo` (the SDK's `_meta` stamp is read first).
+    assert pinned["serverInfo"] == {"name": "stateless-mail", "version": "1.0.0"}
 
 
 def test_an_honest_stateless_server_is_listed_twice_without_a_finding(repo: Repo) -> None:
