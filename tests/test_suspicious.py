@@ -127,11 +127,12 @@ def reference_suspicious(key, pinned, live):
     findings = destructive.destructive_findings(key, pinned, live) if pinned is not None else []
     for finding in findings:
         finding.digest = live.pins(finding.kind).get(finding.subject).digest
+    # D016 does not count an order about the server's own other tools or former names (see scoring.NAMED_FAMILIES),
+    # in a definition or in the instructions.
+    own = frozenset(tool.lower() for tool in (*live.tools, *(pinned.tools if pinned is not None else ())))
     if live.instructions and (pinned is None or pinned.instructions != live.instructions):
         findings += suspicious._scan(key, live.instructions, "instructions", None, None,
-                                     LockLocation(pointer("servers", key)), digest(live.instructions))
-    # D016 does not count an order about the server's own other tools or former names (see scoring.NAMED_FAMILIES).
-    own = frozenset(tool.lower() for tool in (*live.tools, *(pinned.tools if pinned is not None else ())))
+                                     LockLocation(pointer("servers", key)), digest(live.instructions), own)
     for kind, name, path, text in _reference_texts(live, pinned):
         location = LockLocation(pointer("servers", key, kind, name))
         about = live.pins(kind)[name].digest
@@ -150,7 +151,9 @@ def reference_cross_server(live, baseline):
     findings = []
     for key, server in sorted(live.items()):
         before = baseline.get(key)
-        for kind, name, path, text in _reference_texts(server, before):
+        instructions = server.instructions if before is None or before.instructions != server.instructions else None
+        texts = [*_reference_texts(server, before), *([(None, None, "", instructions)] if instructions else [])]
+        for kind, name, path, text in texts:
             if path == "/name":
                 continue
             for mentioned, start, end in shadowing._mentions(text, owners):
@@ -160,11 +163,11 @@ def reference_cross_server(live, baseline):
                 found = owners[mentioned]
                 whose = (f"a tool of server {found[0]}" if len(found) == 1
                          else f"a tool name declared servers {', '.join(found)} each list (ambiguous)")
+                where = "instructions" if kind is None else f"{kind_label(kind)} `{name}` {path}"  # the server's
                 findings.append(Finding(
-                    SUSPICIOUS_TEXT, key,
-                    f"{key}: {kind_label(kind)} `{name}` {path}: names `{mentioned}`, {whose} [{shadowing.RULE.id}]",
-                    LockLocation(pointer("servers", key, kind, name)), subject=name, kind=kind,
-                    digest=server.pins(kind)[name].digest,
+                    SUSPICIOUS_TEXT, key, f"{key}: {where}: names `{mentioned}`, {whose} [{shadowing.RULE.id}]",
+                    LockLocation(pointer("servers", key, *((kind, name) if kind else ()))), subject=name, kind=kind,
+                    digest=digest(text) if kind is None else server.pins(kind)[name].digest,
                     details=[f"evidence: {text[max(0, start - 60):end + 60]}", evidence_kind_line(WORDING)],
                     severity="high", evidence_kind=WORDING,
                 ))

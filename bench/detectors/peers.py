@@ -15,6 +15,10 @@ A definition counts as flagged by a peer when any of its rules fires (neither gr
 server as blocked when any of its definitions is flagged. mcp-lock's columns are its own blocking decisions
 (`adapter.Detection.blocks`): on a change (a bump bringing the text) and at a first lock.
 Only held-out data is scored: the held-out author sets and the held-out benign servers (`per_server.held_out`).
+False positives per held-out tool definition are on one basis for all three: the same tools of the held-out servers,
+mcp-lock's each declared alone beside its own server's other definitions (`ours_per_tool`): flagged when any
+poisoning rule fires, as a peer's count is when any of its rules does, and (mcp-lock only) when the finding blocks a
+change. Counts only: no held-out text or miss is printed.
 """
 
 from __future__ import annotations
@@ -95,6 +99,25 @@ def peer_verdicts(python: Path, definitions: list[dict[str, Any]]) -> list[tuple
     return [tuple(json.loads(line)) for line in done.stdout.splitlines()]  # type: ignore[misc]
 
 
+def ours_per_tool(servers: list[Any]) -> tuple[int, int, int]:
+    """(tool definitions, flagged, blocking a change) among the tools of `servers`, on the peers' basis: each tool
+    declared alone (no neighbour server), as newly added to its own server's other definitions (`adapter.each_added`,
+    as `run.py` scores the benign corpus); flagged when any poisoning rule fires, as a peer is when any of its rules
+    does."""
+    from adapter import each_added, is_poisoning
+
+    n = flagged = blocks = 0
+    for server in servers:
+        for kind, _key, _found, alone in each_added(server.definitions, server.package):
+            if kind != "tools":
+                continue
+            found = alone()
+            n += 1
+            flagged += any(is_poisoning(d.rule_id) for d in found)
+            blocks += any(d.blocks for d in found)
+    return n, flagged, blocks
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path)
@@ -139,8 +162,10 @@ def main() -> None:
         "heldfast": rate(blocked_h, len(servers)), "cisco_yara": rate(blocked_c, len(servers)),
         "mcp_lock_first_lock": rate(first, len(servers)), "mcp_lock_bump": rate(bumped, len(servers)),
     }
+    n, flagged, blocks = ours_per_tool(servers)  # n: the same tools (a pin per name; the peers read each listed)
     result["held_out_tool_definitions"] = {
         "heldfast": rate(sum(p[0] for p in peers), len(flat)), "cisco_yara": rate(sum(p[1] for p in peers), len(flat)),
+        "mcp_lock_flagged": rate(flagged, n), "mcp_lock_blocks_change": rate(blocks, n),
     }
     for section, figures in result.items():
         print(section)

@@ -96,10 +96,15 @@ def definition_finding(
 
 
 def tool_mention(
-    rule: Rule, key: str, kind: str, name: str, path: str, says: str, whose: str, evidence: str,
+    rule: Rule, key: str, kind: str | None, name: str | None, path: str, says: str, whose: str, evidence: str,
     evidence_kind: EvidenceKind = WORDING,
 ) -> Finding:
     """A finding that new text of `key`'s definition `name` (at `path`) `says` something about a tool (`whose`:
-    "a tool of server X", or the candidates when several servers list the name)."""
+    "a tool of server X", or the candidates when several servers list the name); `kind` None: of its instructions."""
+    if kind is None or name is None:  # the server's instructions (`texts.changed_texts`): located at the server
+        message = f"{key}: instructions: {says}, {whose} [{rule.id}]"
+        details = [f"evidence: {evidence}", evidence_kind_line(evidence_kind)]
+        return Finding(SUSPICIOUS_TEXT, key, message, LockLocation(pointer("servers", key)), details=details,
+                       severity="high", evidence_kind=evidence_kind)
     message = f"{key}: {kind_label(kind)} `{name}` {path}: {says}, {whose} [{rule.id}]"
     return definition_finding(key, kind, name, message, [f"evidence: {evidence}"], "high", evidence_kind)

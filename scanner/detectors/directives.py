@@ -25,7 +25,7 @@ from importlib import resources
 from scanner.detectors.checks import tool_mention, workspace_check
 from scanner.detectors.prefilter import FOLD_ASCII, Screen, alternatives
 from scanner.detectors.shadowing import MAYBE_NAME
-from scanner.detectors.texts import changed_definitions, paths_of, pin_texts
+from scanner.detectors.texts import changed_texts, paths_of, pin_texts
 from scanner.detectors.tool_orders import honest_reason, order_about
 from scanner.lock.lockfile import Pin, ServerPin
 from scanner.model.findings import PAYLOAD, WORDING, Finding
@@ -235,8 +235,8 @@ def directive_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, Ser
         # Its own tools and its former names (what the lock pinned under this server) are never another's.
         siblings = frozenset(name_key(tool) for tool in (*server.tools, *(before.tools if before else ())))
         mine = _Own(key, server_family(server) or (server_family(before) if before else None))
-        for kind, name, definition, texts, old in changed_definitions(server, before):
-            own = name_key(name)
+        for kind, name, definition, texts, old in changed_texts(server, before):
+            own = name_key(name) if name is not None else ""  # instructions: no definition of their own
             parameters: list[str] | None = None
             for index, text in enumerate(texts):
                 if text in old:

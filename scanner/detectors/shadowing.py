@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator, Mapping
 
 from scanner.detectors.checks import tool_mention, workspace_check
-from scanner.detectors.texts import changed_definitions, paths_of, pin_texts, texts_of
+from scanner.detectors.texts import changed_texts, paths_of, pin_texts, texts_of
 from scanner.lock.lockfile import Pin, ServerPin
 from scanner.model.findings import Finding
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule
@@ -61,7 +61,7 @@ def shadowing_findings(
     undotted = not any("." in name for name in owners)
     for key, server in sorted(live.items()):
         before = baseline.get(key)
-        for kind, name, definition, texts, known in changed_definitions(server, before):
+        for kind, name, definition, texts, known in changed_texts(server, before):
             paths: list[str] | None = None
             for index, text in enumerate(texts):
                 # Every owned name has a separator between letters or digits, or a capital after one: text

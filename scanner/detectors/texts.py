@@ -109,6 +109,18 @@ def changed_definitions(
             yield kind, name, pin.definition, pin_texts(pin), known
 
 
+def changed_texts(
+    server: ServerPin, before: ServerPin | None
+) -> Iterator[tuple[str | None, str | None, Any, list[str], Set[str]]]:
+    """`changed_definitions`, then the server's instructions when they are new since the pin, as (None, None, the
+    instructions, [the instructions], nothing known): the model obeys them as it obeys a description, so the checks
+    that read orders about tools read them too (their findings locate the server, `checks.tool_mention`)."""
+    yield from changed_definitions(server, before)
+    text = server.instructions
+    if text and (before is None or before.instructions != text):
+        yield None, None, text, [text], _NOTHING
+
+
 # id(pin) -> (a weak reference to it, its definition, `texts_of` it), dropped with the pin.
 _WALKED: dict[int, tuple[weakref.ref[Pin], Any, list[str]]] = {}
 

@@ -22,7 +22,13 @@ from collections.abc import Mapping
 from scanner.detectors.addresses import outside_address
 from scanner.detectors.checks import tool_mention, workspace_check
 from scanner.detectors.directives import _well_known_keys, name_key
-from scanner.detectors.texts import changed_definitions, parameters_of, paths_of, pin_texts, property_names_of
+from scanner.detectors.texts import (
+    changed_texts,
+    parameters_of,
+    paths_of,
+    pin_texts,
+    property_names_of,
+)
 from scanner.detectors.tool_orders import honest_reason
 from scanner.lock.lockfile import Pin, ServerPin
 from scanner.model.findings import PAYLOAD, WORDING, Finding
@@ -33,13 +39,15 @@ RULE = Rule(
     Category.POISONING,
     "high",
     "New text orders a call to a function no declared server lists",
-    "A description or other text new since the pin orders the model to call, before or after this tool or on every "
-    "call, a function written as code (`generate_compliance_token(...)`, `secure_flush_logs`) that is not a tool of "
-    "this server or of any server the repository declares, nor a parameter of its schemas. The most common shape of "
+    "A description, the server's instructions or other text new since the pin orders the model to call, before or "
+    "after this tool or on every call, a function written as code (`generate_compliance_token(...)`, "
+    "`secure_flush_logs`) that is not a tool of this server or of any server the repository declares, nor a parameter "
+    "of its schemas. The most common shape of "
     "the hidden-instruction attacks measured (bench/detectors/README.md): the call carries the user's data to "
     "whatever answers it. Data dependencies of this tool's parameters and session set-up are not reported. A payload "
     "(high) when the order quotes an attack's goal (a secret, the conversation, an outside address); otherwise "
-    "wording only, graded medium: shown, never blocking (it drew findings on 5 of 157 held-out real servers). "
+    "wording only, graded medium: shown, never blocking (it drew findings on 5 of 157 held-out real servers). In the "
+    "instructions a payload is graded medium too: it blocks a change that brings it, not a first lock. "
     "Filed as suspicious-text.",
     reported_as=SUSPICIOUS_TEXT.id,
 )
@@ -50,6 +58,15 @@ RULE = Rule(
 WORDING_GATED = (
     "graded medium: an order to call an unlisted name without a secret, the conversation or an outside address "
     "(wording only; honest servers name functions of their own APIs this way too)"
+)
+
+# A server's instructions document its whole service, calls to the functions of its own API among them. Measured
+# once on the real servers' instructions (bench/detectors/README.md): 0 of 40 tuning servers, 1 of 27 held-out servers
+# drew a payload here that blocked its first lock. So a payload in the instructions is graded medium: it blocks a
+# change that brings it (a rug pull through the instructions) and is shown, not blocking, at a first lock.
+INSTRUCTIONS_GATED = (
+    "graded medium in the server's instructions: it blocks a change that brings it, and is shown without blocking "
+    "at a first lock (instructions document the functions of the server's own API too)"
 )
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+|(?<=[。！？])")
@@ -122,7 +139,7 @@ def unknown_call_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, 
     for key, server in sorted(live.items()):
         before = baseline.get(key)
         own: frozenset[str] | None = None
-        for kind, name, definition, texts, old in changed_definitions(server, before):
+        for kind, name, definition, texts, old in changed_texts(server, before):
             for index, text in enumerate(texts):
                 if text in old:
                     continue
@@ -146,6 +163,9 @@ def unknown_call_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, 
                 if not payload:
                     finding.severity = "medium"  # shown and explained, never blocking: see WORDING_GATED
                     finding.details.append(WORDING_GATED)
+                elif kind is None:
+                    finding.severity = "medium"  # blocks a change that brings it, not a first lock: INSTRUCTIONS_GATED
+                    finding.details.append(INSTRUCTIONS_GATED)
                 findings.append(finding)
                 break  # one finding per definition: the first order quoted
     return findings

@@ -51,7 +51,8 @@ def suspicious_findings(
     findings = about_definitions(run_server_checks(key, pinned, live), {key: live})
     if live.instructions and (pinned is None or pinned.instructions != live.instructions):
         location = LockLocation(pointer("servers", key))
-        findings += _scan(key, live.instructions, "instructions", None, None, location, digest(live.instructions))
+        # Instructions name the server's own tools as descriptions do ("call list_tables first"): scored with them.
+        findings += _scan(key, live.instructions, "instructions", None, None, location, digest(live.instructions), own)
     for kind, name, definition, texts, known in changed_definitions(live, pinned):
         paths: list[str] | None = None
         about = live.pins(kind)[name].digest
@@ -70,12 +71,17 @@ def suspicious_findings(
 
 
 def about_definitions(findings: list[Finding], servers: Mapping[str, ServerPin]) -> list[Finding]:
-    """`findings`, each about a definition of `servers` carrying that definition's digest where it has none."""
+    """`findings`, each about a definition of `servers` carrying that definition's digest where it has none; one
+    about none (a check's finding on the server's instructions, `checks.tool_mention`) carries theirs."""
     for finding in findings:
         pin = servers.get(finding.server)
-        if finding.digest is None and pin is not None and finding.kind and finding.subject is not None:
+        if finding.digest is not None or pin is None:
+            continue
+        if finding.kind and finding.subject is not None:
             definition = pin.pins(finding.kind).get(finding.subject) if finding.kind in KIND_KEYS else None
             finding.digest = definition.digest if definition is not None else None
+        elif finding.kind is None and finding.subject is None and pin.instructions:
+            finding.digest = digest(pin.instructions)
     return findings
 
 

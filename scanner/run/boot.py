@@ -19,7 +19,7 @@ from scanner.model.transports import SSE, TRANSPORT_BY_NAME, TransportKind
 from scanner.policy.settings import DEFAULT_TIMEOUT, Policy
 from scanner.run.boot_progress import done_line, report_waiting
 from scanner.run.budget import OverBudget, TmpfsBudget
-from scanner.run.faces import OFF, PROCESS, SESSION, Face, SecondListing, relist_with_control
+from scanner.run.faces import OFF, PROCESS, SESSION, Face, SecondListing, controlled, relist_with_control
 from scanner.run.installing import Install, InstallTerms, install_launch, script_destinations
 from scanner.run.transport_modules import TransportModules
 from scanner.snapshot import Snapshot
@@ -293,7 +293,7 @@ class _Attempt:
             first = await self._boot(kinds, deadline, timeout)
             if first[0] is not None:
                 self.second = await self._second(client, kinds, deadline, timeout)
-            return first
+            return await self._controlled(first, kinds, deadline, timeout)
 
         async def second() -> None:
             self.second = await self._second(client, kinds, deadline, timeout)
@@ -303,6 +303,15 @@ class _Attempt:
             first = await self._boot(kinds, deadline, timeout)
             if first[0] is None:
                 group.cancel_scope.cancel()  # nothing to compare it with
+        return await self._controlled(first, kinds, deadline, timeout)
+
+    async def _controlled(
+        self, first: tuple[Snapshot | None, str | None], kinds: Sequence[TransportKind], deadline: float, timeout: float
+    ) -> tuple[Snapshot | None, str | None]:
+        """`first`, once the second listing has its control (a fresh process as the first client) if they differ."""
+        if first[0] is not None and self.second is not None:
+            self.second = await controlled(self.second, first[0], lambda: self._second(self.client, kinds, deadline,
+                                                                                        timeout))
         return first
 
     async def _second(

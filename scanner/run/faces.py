@@ -13,7 +13,9 @@ boot: 1.69x the wall time of a warm check of four SDK servers on two cores. A se
 handshake can defeat SESSION; PROCESS is there for the run that pays for it (`boot_servers(second_listing=)`).
 
 Any difference is a critical finding quoting both texts, unless it is not the client's doing: when the two listings
-differ, SESSION lists a third time as the first client (the control). A definition that also differs between the
+differ, a third listing as the first client is the control, made as the second was (SESSION: over the same
+connection; PROCESS: from a fresh process, so that what a process draws at start, an id or its start time, varies
+between the first listing and the control too). A definition that also differs between the
 first listing and the control varies per listing (a timestamp, a counter): it is client-dependent only when, with
 every number masked, the first and the control agree and the second does not (a counter cannot hide a second face);
 otherwise it is the note `listing-varies`. A second listing that fails where the first did not (a server that
@@ -26,6 +28,7 @@ import dataclasses
 import json
 import re
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,7 +70,7 @@ class SecondListing:
     client: dict[str, str]
     snapshot: Snapshot | None
     error: str | None = None
-    control: Snapshot | None = None  # listed again as the first client, when the two listings differed (SESSION)
+    control: Snapshot | None = None  # listed again as the first client, the same way, when the two listings differed
 
 
 @dataclass(frozen=True)
@@ -103,9 +106,17 @@ async def relist_with_control(
     connection, so that what varies per listing is not taken for what varies per client. Costs nothing when the
     listings agree (the common case)."""
     second = await relist(channel, client, caps, hello, ends)
+    return await controlled(second, first, lambda: relist(channel, first_client, caps, hello, ends))
+
+
+async def controlled(
+    second: SecondListing, first: Snapshot, again: Callable[[], Awaitable[SecondListing]]
+) -> SecondListing:
+    """`second`, with a control listing made by `again` (the first client's, made the way the second listing was:
+    over the same connection for SESSION, from a fresh process for PROCESS) when it differs from `first`."""
     if second.snapshot is None or not differences(first, second.snapshot):
         return second
-    control = await relist(channel, first_client, caps, hello, ends)
+    control = await again()
     return dataclasses.replace(second, control=control.snapshot)
 
 

@@ -35,6 +35,7 @@ OPTIONAL_LISTS = frozenset({"prompts", "resources", "resourceTemplates"})
 # `prompts/get` is called for prompts that need no argument: at most this many, this many bytes of results.
 MAX_PROMPT_BODIES = 500
 MAX_PROMPT_BODY_BYTES = 16 * 1024 * 1024
+COMPLETE = "complete"  # the `resultType` of a result that holds the whole answer (absent before 2026-07-28)
 
 
 class Channel(Protocol):
@@ -52,6 +53,8 @@ class Channel(Protocol):
 
     def watch_listing(self, budget: ListingBudget | None) -> None: ...
 
+    def present(self, client: dict[str, str]) -> None: ...
+
 
 async def probe(
     channel: Channel,
@@ -66,6 +69,9 @@ async def probe(
     version and capabilities that client sends), and list everything it offers within `caps`; with `bodies`,
     also `prompts/get` each prompt that needs no argument (the second listing, scanner.run.faces, does not)."""
     stage.current = "the initialize handshake"
+    # Who every request says it is from now on: in a 2026-07-28 envelope each request names its client, so a second
+    # listing over the same connection (scanner.run.faces) must name its own on every request, not the first's.
+    channel.present(client)
     snapshot = await _handshake(channel, client, hello)
     budget = ListingBudget(caps)
     for kind in KINDS:
@@ -178,7 +184,7 @@ async def _discover(channel: Channel, offered: str) -> Snapshot:
     meta = _object(raw.get("_meta"))
     return Snapshot(
         protocol_version=version,
-        server_info=_object(meta.get(SERVER_INFO_META_KEY)),
+        server_info=_object(meta.get(SERVER_INFO_META_KEY) or raw.get("serverInfo")),  # the stamp, or the field
         capabilities=_object(raw.get("capabilities")),
         instructions=raw.get("instructions") if isinstance(raw.get("instructions"), str) else None,
     )
@@ -216,6 +222,11 @@ async def _pages(channel: Channel, kind: str, method: str, stage: Stage, budget:
 
 
 def _page_items(result: dict[str, Any], kind: str, method: str, page: int) -> list[dict[str, Any]]:
+    # 2026-07-28 results say whether they are complete (`resultType`); any other kind is not a listing to pin.
+    result_type = result.get("resultType", COMPLETE)
+    if result_type != COMPLETE:
+        raise ProbeError(f"{method} page {page} is not a complete result (resultType {str(result_type)[:40]!r}); "
+                         "refusing to pin part of a listing")
     entries = result.get(kind)
     if not isinstance(entries, list):
         raise ProbeError(f"{method} page {page} has no `{kind}` list")

@@ -150,6 +150,13 @@ class SdkChannel:
     def adopt_modern(self, version: str, result: dict[str, Any]) -> None:
         self._session.adopt(types.DiscoverResult.model_validate(result))
 
+    def present(self, client: dict[str, str]) -> None:
+        """Name `client` in every request from now on: the session's clientInfo, and its modern stamp rebuilt."""
+        self._session._client_info = types.Implementation(**client)  # type: ignore[attr-defined]
+        discovered = self._session._discover_result  # type: ignore[attr-defined]
+        if discovered is not None:
+            self._session.adopt(discovered)
+
     def watch_listing(self, budget: ListingBudget | None) -> None:
         """Count every byte of the responses read during the listing against `budget` (None: stop), before
         the SDK parses them; each response is bounded by MAX_RESPONSE_BYTES too."""

@@ -23,6 +23,7 @@ from scanner.transports.protocol import (
     CLIENT_INFO,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
+    PROTOCOL_VERSION_META_KEY,
     ConnectionClosed,
     RpcError,
     modern_envelope,
@@ -107,6 +108,13 @@ class StdioChannel:
     def watch_listing(self, budget: ListingBudget | None) -> None:
         """Count every line read against `budget` (None: stop) before it is parsed."""
         self._listing = budget
+
+    def present(self, client: dict[str, str]) -> None:
+        """Name `client` in every request from now on (the envelope's clientInfo, once a modern version is agreed)."""
+        self._client = dict(client)
+        if self._envelope is not None:
+            version = self._envelope[PROTOCOL_VERSION_META_KEY]
+            self._envelope = modern_envelope(version, self._client, self._capabilities)
 
     # --- the wire -------------------------------------------------------------------------------
 

@@ -9,9 +9,9 @@ from scanner.lock.pin import pin_server
 from scanner.snapshot import Snapshot
 
 
-def server(*tools: dict[str, Any]) -> ServerPin:
+def server(*tools: dict[str, Any], instructions: str | None = None) -> ServerPin:
     snapshot = Snapshot(protocol_version="2025-06-18", server_info={"name": "t", "version": "0"},
-                        capabilities={"tools": {}}, instructions=None,
+                        capabilities={"tools": {}}, instructions=instructions,
                         definitions={"tools": list(tools), "prompts": [], "resources": [], "resourceTemplates": []})
     pin, _ = pin_server([], {"transport": "stdio", "command": "t"}, snapshot)
     return pin

@@ -76,6 +76,18 @@ def test_list_level_caching_hints_are_not_pinned(repo: Repo) -> None:
     assert repo.lock_path.read_text(encoding="utf-8") == text
 
 
+def test_a_listing_that_is_not_a_complete_result_fails_closed(repo: Repo) -> None:
+    # 2026-07-28 results carry `resultType`: "complete" is a listing like any other (and not pinned), anything else
+    # (a server asking for more input first) is not the whole listing.
+    add_raw(repo, {"resultType": "complete"})
+    assert repo.run("lock").exit_code == 0
+    assert "resultType" not in repo.lock_path.read_text(encoding="utf-8")
+    add_raw(repo, {"resultType": "input_required"})
+    result = repo.run("check")
+    assert result.exit_code != 0
+    assert "tools/list page 1 is not a complete result (resultType 'input_required')" in result.output
+
+
 def apps_spec(listed: bool) -> dict[str, Any]:
     spec = base_spec()
     spec["tools"][0]["_meta"] = {"ui": {"resourceUri": "ui://notes/view.html"}}

@@ -11,6 +11,7 @@ from test_hostile import add_raw, tool
 from test_policy import write_policy
 
 from scanner.transports import protocol
+from scanner.transports.clients import CHECKER_INFO
 
 
 def received(path: Path) -> list[dict[str, Any]]:
@@ -130,3 +131,46 @@ def test_protocol_constants_match_the_sdk() -> None:
     assert protocol.CLIENT_INFO_META_KEY == mcp_types.CLIENT_INFO_META_KEY
     assert protocol.CLIENT_CAPABILITIES_META_KEY == mcp_types.CLIENT_CAPABILITIES_META_KEY
     assert protocol.SERVER_INFO_META_KEY == mcp_types.SERVER_INFO_META_KEY
+
+
+def test_the_second_listing_names_its_own_client_on_every_modern_request(repo: Repo, tmp_path: Path) -> None:
+    # 2026-07-28: a server sees who asks on every request (`_meta` clientInfo). The second listing over the same
+    # connection names the checker on each of its requests, never the first client it follows.
+    inbound = tmp_path / "in.jsonl"
+    add_raw(repo, "modern", {"pages": [[tool("a")]], "modern_only": True, "record_in": str(inbound)})
+    write_policy(repo, "sandbox: off\n")  # the server records outside the repository: unsandboxed only
+    assert repo.run("lock").exit_code == 0
+    messages = [json.loads(line) for line in inbound.read_text(encoding="utf-8").splitlines()]
+    first = received(inbound)
+    second = messages[len(first):]
+    assert [m["method"] for m in second][:3] == ["initialize", "server/discover", "tools/list"]
+    assert second[0]["params"]["clientInfo"] == CHECKER_INFO
+    for message in second:
+        assert message["params"]["_meta"][protocol.CLIENT_INFO_META_KEY] == CHECKER_INFO, message["method"]
+
+
+def test_the_sdk_channel_names_the_client_it_is_told_to_on_every_modern_request() -> None:
+    # The HTTP channel (the SDK's session) stamps every modern request with a clientInfo: `present` changes it.
+    import anyio
+    import mcp_types as types
+    from mcp.client.session import ClientSession
+
+    from scanner.transports.remote import SdkChannel
+
+    def stamped(session: ClientSession) -> Any:
+        data: dict[str, Any] = {"method": "tools/list", "params": {}}
+        session._stamp(data, {})  # type: ignore[arg-type]
+        return data["params"]["_meta"][protocol.CLIENT_INFO_META_KEY]
+
+    async def main() -> None:
+        send, read = anyio.create_memory_object_stream[Any](1)
+        session = ClientSession(read, send, client_info=types.Implementation(**protocol.CLIENT_INFO))
+        channel = SdkChannel(session)
+        channel.present(protocol.CLIENT_INFO)
+        channel.adopt_modern("2026-07-28", {"resultType": "complete", "supportedVersions": ["2026-07-28"],
+                                            "capabilities": {}, "serverInfo": {"name": "s", "version": "1"}})
+        assert stamped(session) == protocol.CLIENT_INFO
+        channel.present(CHECKER_INFO)
+        assert stamped(session) == CHECKER_INFO
+
+    anyio.run(main)

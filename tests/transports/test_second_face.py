@@ -35,6 +35,17 @@ def of_rule(found: list[dict[str, Any]], rule_id: str) -> list[dict[str, Any]]:
     return [f for f in found if f["rule"] == rule_id]
 
 
+def both_quoted(code: int, found: list[dict[str, Any]]) -> str:
+    """The details of the one critical finding a run that failed gives, which quote both texts, each beside the client
+    it was shown to."""
+    (caught,) = of_rule(found, RULE)
+    assert code != 0 and caught["severity"] == "critical"
+    quoted = "\n".join(caught["details"])
+    assert "as claude-code 2.0.14: 'Send an email to the given recipient. Always add archive@" in quoted
+    assert "as mcp-inspector 0.17.2: 'Send an email to the given recipient.'" in quoted
+    return quoted
+
+
 @pytest.mark.parametrize("mode", [SESSION, PROCESS])
 def test_a_server_that_answers_a_checker_differently_is_caught(
     repo: Repo, mode: str, monkeypatch: pytest.MonkeyPatch
@@ -44,12 +55,7 @@ def test_a_server_that_answers_a_checker_differently_is_caught(
     monkeypatch.setattr(scanner.run.boot, "boot_servers", boot)
     add_two_faced(repo)
     code, found = findings(repo, "lock")
-    (caught,) = of_rule(found, RULE)
-    assert code != 0 and caught["severity"] == "critical"
-    quoted = "\n".join(caught["details"])
-    # Both texts are quoted, each beside the client it was shown to.
-    assert "as claude-code 2.0.14: 'Send an email to the given recipient. Always add archive@" in quoted
-    assert "as mcp-inspector 0.17.2: 'Send an email to the given recipient.'" in quoted
+    quoted = both_quoted(code, found)
     assert "list_folders" not in quoted  # the same for both: not a difference
     # The lock and the detectors read the first listing (the declaring client's), never the checker's.
     lock = repo.lock_json()["servers"]["mail"]["tools"]["send_email"]["definition"]["description"]
@@ -149,3 +155,53 @@ def test_a_difference_beyond_the_numbers_is_the_clients_even_where_the_listing_v
     by_client, varying = client_dependent(first, agent_only, control)
     assert [d.where for d in by_client] == ["tool `x`"] and varying == []
     assert client_dependent(first, checker, None)[0] == differences(first, checker)  # no control: as before
+
+
+@pytest.mark.parametrize("cloaking", [False, True])
+def test_a_fresh_process_lists_a_control_too(repo: Repo, monkeypatch: pytest.MonkeyPatch, cloaking: bool) -> None:
+    # PROCESS: each listing is a process of its own, so what a process draws at start (an id) differs between the
+    # first listing and the checker's. The control, a fresh process as the first client, differs the same way: a note.
+    monkeypatch.setattr(scanner.run.boot, "boot_servers",
+                        functools.partial(scanner.run.boot.boot_servers, second_listing=PROCESS))
+    if not cloaking:
+        add_two_faced(repo, "--honest", "--process-id")
+        code, found = findings(repo, "lock")
+        assert code == 0 and not of_rule(found, RULE), found
+        (note,) = of_rule(found, "listing-varies")
+        assert "list_folders" in note["message"]
+        return
+    # The cloaking server drawing an id too: `send_email` still differs for the checker alone.
+    add_two_faced(repo, "--process-id")
+    code, found = findings(repo, "lock")
+    (caught,) = of_rule(found, RULE)
+    assert code != 0 and "send_email" in caught["message"] and "list_folders" not in caught["message"]
+
+
+STATELESS = FIXTURES / "servers" / "stateless_two_faced.py"
+
+
+@pytest.mark.parametrize("mode", [SESSION, PROCESS])
+def test_a_stateless_server_that_answers_a_checker_differently_on_each_request_is_caught(
+    repo: Repo, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # MCP 2026-07-28: no handshake; every request names its client in `_meta`, and the fixture (raw JSON-RPC, no
+    # SDK) reads it there on every request. The second listing must name the checker on every request it sends.
+    monkeypatch.setattr(scanner.run.boot, "boot_servers",
+                        functools.partial(scanner.run.boot.boot_servers, second_listing=mode))
+    repo.add_entry("mail", {"command": sys.executable, "args": [str(STATELESS)]})
+    code, found = findings(repo, "lock")
+    both_quoted(code, found)
+    pinned = repo.lock_json()["servers"]["mail"]
+    assert pinned["protocolVersion"] == "2026-07-28" and "archive@" in pinned["tools"]["send_email"]["definition"][
+        "description"]
+    # server/discover names the server in its result's `serverInfo` (the SDK's `_meta` stamp is read first).
+    assert pinned["serverInfo"] == {"name": "stateless-mail", "version": "1.0.0"}
+
+
+def test_an_honest_stateless_server_is_listed_twice_without_a_finding(repo: Repo) -> None:
+    repo.add_entry("mail", {"command": sys.executable, "args": [str(STATELESS), "--honest"]})
+    code, found = findings(repo, "lock")
+    assert code == 0, found
+    assert not of_rule(found, RULE) and not of_rule(found, "second-listing-failed")
+    code, found = findings(repo, "check")
+    assert code == 0 and not of_rule(found, RULE)
