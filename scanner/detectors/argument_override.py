@@ -16,7 +16,7 @@ from scanner.model.findings import PAYLOAD, WORDING, EvidenceKind
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule, register_check
 
 from .addresses import outside_address
-from .prefilter import LazyPattern
+from .lazy_pattern import LazyPattern
 
 RULE = register_check(Rule(
     "MCPL-D026",

@@ -121,10 +121,12 @@ def _known(live: Mapping[str, ServerPin]) -> Mapping[str, Candidates]:
 
 def _add_names(known: dict[str, Candidates], owner: str, tools: Iterable[str]) -> None:
     for tool in tools:
-        if re.search(r"[_\-. ]|[a-z0-9][A-Z]", tool) and len(name_key(tool)) >= MIN_KEY:
-            key = name_key(tool)
-            if all(candidate[0] != owner for candidate in known.get(key, ())):
-                known[key] = (*known.get(key, ()), (owner, tool))
+        if (_NAME_SHAPE.search(tool) and len(key := name_key(tool)) >= MIN_KEY
+                and all(candidate[0] != owner for candidate in known.get(key, ()))):
+            known[key] = (*known.get(key, ()), (owner, tool))
+
+
+_NAME_SHAPE = re.compile(r"[_\-. ]|[a-z0-9][A-Z]")  # a name of two parts or more: snake, kebab, dotted, spaced, camel
 
 
 @functools.cache

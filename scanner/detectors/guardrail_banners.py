@@ -15,7 +15,7 @@ import re
 from scanner.model.findings import WORDING, EvidenceKind
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule, register_check
 
-from .prefilter import LazyPattern
+from .lazy_pattern import LazyPattern
 
 RULE = register_check(Rule(
     "MCPL-D027",

@@ -38,29 +38,6 @@ _MAX_CACHED = 1 << 17  # distinct tokens, and distinct piece sets, remembered be
 Item = tuple[str, bool]  # a piece, and whether it starts a token or follows a non-word character in it
 
 
-class LazyPattern:
-    """`re.compile(source, flags)` on first use. A check's large patterns then cost their compile time (a tenth
-    of a small lock's own CPU for all of them) only in a run that reads a text with them: a run whose every
-    definition the verdict cache holds clean reads none."""
-
-    __slots__ = ("_compiled", "flags", "source")
-
-    def __init__(self, source: str, flags: int = 0) -> None:
-        self.source, self.flags = source, flags
-        self._compiled: re.Pattern[str] | None = None
-
-    def compiled(self) -> re.Pattern[str]:
-        if self._compiled is None:
-            self._compiled = re.compile(self.source, self.flags)
-        return self._compiled
-
-    def search(self, text: str) -> re.Match[str] | None:
-        return self.compiled().search(text)
-
-    def finditer(self, text: str) -> Any:
-        return self.compiled().finditer(text)
-
-
 class Source(NamedTuple):
     """A pattern's source and flags: all a screen reads of it, so a pattern searched only in an alternation with
     others (the score's cue alternatives) need not be compiled alone to be screened."""

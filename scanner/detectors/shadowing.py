@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator, Mapping
 
 from scanner.detectors.checks import tool_mention, workspace_check
-from scanner.detectors.texts import changed_texts, paths_of, pin_texts, texts_of
+from scanner.detectors.texts import changed_texts, paths_of, pin_texts
 from scanner.lock.lockfile import Pin, ServerPin
 from scanner.model.findings import Finding
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule
@@ -30,14 +30,17 @@ DISTINCTIVE = re.compile(r"^(?=.{5,}$)[A-Za-z0-9]+(?:[_\-.][A-Za-z0-9]+)+$|^[a-z
 
 
 def no_name(pin: Pin) -> bool:
-    """No text of the definition but its own name (never a mention) could hold a distinctive tool name, whatever
-    the declared servers list (see MAYBE_NAME)."""
-    definition = pin.definition
-    if isinstance(definition, dict) and isinstance(definition.get("name"), str):
-        texts = texts_of({key: value for key, value in definition.items() if key != "name"})
-    else:
-        texts = pin_texts(pin)
-    return not any(map(MAYBE_NAME.search, texts))
+    """No text of the definition but its own name (at /name: never a mention) could hold a distinctive tool name,
+    whatever the declared servers list (see MAYBE_NAME). One text equal to the name is left out, wherever it stands:
+    an equal text elsewhere is read, and what it could mention is what the name itself could."""
+    name = pin.definition.get("name") if isinstance(pin.definition, dict) else None
+    left_out = not isinstance(name, str)
+    for text in pin_texts(pin):
+        if not left_out and text == name:
+            left_out = True
+        elif MAYBE_NAME.search(text):
+            return False
+    return True
 
 
 @workspace_check(RULE, screen=no_name)

@@ -47,6 +47,9 @@ class Verdicts:
 
     def __init__(self, folder: Path | None, repo: Path | None = None) -> None:
         self.kept = Kept(folder, repo, "clean", detector_key())
+        # Each answer once per run: the screens, the text detectors' trim and `learn` ask of every pin in turn. A
+        # stale "no" (an entry saved since) costs a scan; what is read as clean is only ever what the file holds.
+        self._answers: dict[tuple[str, str], bool] = {}
 
     @property
     def folder(self) -> Path | None:
@@ -57,10 +60,13 @@ class Verdicts:
         return self.kept.empty
 
     def is_clean(self, kind: str, digest: str) -> bool:
-        return entry_key(kind, digest) in self.kept
+        answer = self._answers.get((kind, digest))
+        if answer is None:
+            answer = self._answers[kind, digest] = entry_key(kind, digest) in self.kept
+        return answer
 
     def add(self, kind: str, digest: str) -> None:
-        self.kept.add(entry_key(kind, digest))
+        self.kept.add(entry_key(kind, digest))  # read as clean by the next run (`Kept.add`), as before
 
     def save(self) -> None:
         self.kept.save()

@@ -88,6 +88,8 @@ def _cross_servers() -> dict[str, ServerPin]:
         {"name": "flush", "description": UNLISTED},
         NAMES_A_FIELD,  # its required list names `doc_path`, a tool of `docs`: D021, wherever it stands
         {"name": "read_file", "description": HONEST},  # its own name is code, never a mention of mail's read_file
+        # its title repeats its name, and there (not at /name) `send_email` is a mention of mail's tool
+        {"name": "use send_email", "title": "use send_email", "description": HONEST},
     )
     mail = _server({"name": "send_email", "description": "Sends an email."},
                    {"name": "read_file", "description": "Reads a file."})
@@ -104,6 +106,7 @@ def test_checks_across_servers_read_only_what_their_screens_did_not_clear(
     expected = _messages(servers, None)
     assert any("MCPL-D025" in m and "secure_flush_logs" in m for m in expected)
     assert any("MCPL-D021" in m and "`doc_path`" in m for m in expected)
+    assert any("MCPL-D021" in m and "/title" in m and "`send_email`" in m for m in expected)
     cold = Verdicts(tmp_path)
     assert _messages(servers, cold) == expected
     cold.save()
@@ -116,6 +119,7 @@ def test_checks_across_servers_read_only_what_their_screens_did_not_clear(
     assert warm.is_clean(f"{verdict_parts.NO_DIRECTIVE}:tools", weather["flush"].digest)
     assert warm.is_clean(f"{no_name}:tools", weather["read_file"].digest)
     assert not warm.is_clean(f"{no_name}:tools", weather["lookup"].digest)
+    assert not warm.is_clean(f"{no_name}:tools", weather["use send_email"].digest)
     assert not warm.is_clean(f"{no_call}:prompts", weather["forecast"].digest)  # the kind is in the key
     read: list[str] = []
     real = unknown_calls.orders
