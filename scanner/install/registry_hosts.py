@@ -23,7 +23,6 @@ import json
 import re
 import tomllib
 import urllib.parse
-import urllib.request
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -93,9 +92,11 @@ def uv_destinations(env: Mapping[str, str], uv_toml: str | None, project: str | 
 @functools.cache
 def file_hosts(index: str, project: str) -> frozenset[Destination]:
     """The hosts `index`'s page of `project` serves files from (at most MAX_FILE_HOSTS); none when it cannot say."""
+    from urllib.request import ProxyHandler, Request, build_opener  # here, as in scanner.artifacts.packument
+
     page = index.rstrip("/") + "/" + urllib.parse.quote(_normalised(project)) + "/"
-    request = urllib.request.Request(page, headers={"Accept": f"{JSON_TYPE}, text/html;q=0.1"})
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    request = Request(page, headers={"Accept": f"{JSON_TYPE}, text/html;q=0.1"})
+    opener = build_opener(ProxyHandler({}))
     try:
         with opener.open(request, timeout=PAGE_SECONDS) as answer:
             body = answer.read(PAGE_LIMIT + 1)
