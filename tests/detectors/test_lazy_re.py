@@ -1,42 +1,12 @@
 """Detector patterns are compiled when first used, not when the CLI imports them (issue 39 item 3): a warm check
-whose verdicts are all cached runs no detector, and every server waited for those compiles."""
+whose verdicts are all cached runs no detector, and every server waited for those compiles. That none is compiled
+before the first server starts is tests/transports/test_first_spawn.py's."""
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 from scanner.detectors.lazy_re import LazyPattern, lazy
-
-ROOT = Path(__file__).resolve().parents[2]
-
-# Records which of the project's files asked `re` to compile a pattern while the CLI and a check's modules load.
-COMPILED_BY = r"""
-import json, re, sys
-asked = set()
-compile_ = re._compile
-def noted(pattern, flags):
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.endswith(("re/__init__.py", "enum.py")):
-        frame = frame.f_back
-    if frame is not None:
-        asked.add(frame.f_code.co_filename)
-    return compile_(pattern, flags)
-re._compile = noted
-import scanner.cli.commands, scanner.run.operations, scanner.run.boot, scanner.diff.suspicious
-print(json.dumps(sorted(asked)))
-"""
-
-
-def test_importing_the_cli_compiles_no_detector_pattern() -> None:
-    done = subprocess.run([sys.executable, "-c", COMPILED_BY], capture_output=True, text=True, cwd=ROOT,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, check=True)
-    asked = json.loads(done.stdout)
-    assert any("/scanner/" in name for name in asked), asked  # the recorder sees the project's own compiles
-    assert [name for name in asked if "/scanner/detectors/" in name] == []
 
 
 def test_a_lazy_pattern_compiles_once_on_first_use_and_matches_as_re_does() -> None:
