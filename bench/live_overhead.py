@@ -228,9 +228,12 @@ def main() -> None:
     before_spawn: dict[str, list[float]] = {name: [] for name in trees}
     loads: list[float] = []
     check_args = ["check", "--repo", str(repo), "--quiet"]
-    for _ in range(runs):
+    for round_number in range(runs):
         loads.append(os.getloadavg()[0])
-        for name, tree_env in trees.items():
+        # The trees' order alternates (ABBA): the first check of a round follows the last round's concurrent
+        # boots, whose exiting servers still load the machine, and would otherwise always be the same tree's.
+        order = list(trees.items()) if round_number % 2 == 0 else list(reversed(trees.items()))
+        for name, tree_env in order:
             seconds, _, stderr = once([sys.executable, "-c", OWN_CPU, *check_args], env=tree_env)
             own, first = own_cpu(stderr)
             walls[name].append(seconds)
