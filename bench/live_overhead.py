@@ -51,7 +51,9 @@ PYPI = {
     "time": ("mcp-server-time", "2026.10.19"),
     "fetch": ("mcp-server-fetch", "2026.10.24"),  # depends on mcp>=2 at this version
 }
-MCP_LOCK = [sys.executable, "-m", "scanner"]
+# -P: not the working directory first on sys.path, so `scanner` is PYTHONPATH's tree (a baseline tree's when timing
+# one), never the checkout the script is run from.
+MCP_LOCK = [sys.executable, "-P", "-m", "scanner"]
 # `mcp-lock` as `python -m scanner` runs it, printing on stderr, last, its own CPU seconds (RUSAGE_SELF: the
 # servers are not in it) in all and when it started its first child process (the sandbox probe or a server).
 OWN_CPU = r"""
@@ -234,7 +236,7 @@ def main() -> None:
         # boots, whose exiting servers still load the machine, and would otherwise always be the same tree's.
         order = list(trees.items()) if round_number % 2 == 0 else list(reversed(trees.items()))
         for name, tree_env in order:
-            seconds, _, stderr = once([sys.executable, "-c", OWN_CPU, *check_args], env=tree_env)
+            seconds, _, stderr = once([sys.executable, "-P", "-c", OWN_CPU, *check_args], env=tree_env)
             own, first = own_cpu(stderr)
             walls[name].append(seconds)
             cpus[name].append(own)
