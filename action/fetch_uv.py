@@ -138,8 +138,9 @@ class Links(html.parser.HTMLParser):
             self._href = None
 
 
-def listed_files(index: str) -> list[tuple[str, str]]:
-    """(file name, absolute URL) of every file the index lists for uv."""
+def listed_files(index: str, version: str) -> list[tuple[str, str]]:
+    """(file name, absolute URL) of every file the index lists for uv `version` (of its thousands of files, only
+    those are made absolute: joining every release's URLs cost more CPU than parsing the page)."""
     base, auth = split_credentials(index.rstrip("/") + "/uv/")
     headers = {**auth, "Accept": f"{JSON_TYPE}, text/html;q=0.1", "Accept-Encoding": "gzip"}
     body, kind, final = get(base, headers, PAGE_LIMIT)
@@ -150,7 +151,9 @@ def listed_files(index: str) -> list[tuple[str, str]]:
         parser = Links()
         parser.feed(body.decode("utf-8", "replace"))
         pairs = parser.found
-    return [(name, urllib.parse.urldefrag(urllib.parse.urljoin(final, href))[0]) for name, href in pairs]
+    prefix = f"uv-{version}-"
+    return [(name, urllib.parse.urldefrag(urllib.parse.urljoin(final, href))[0]) for name, href in pairs
+            if name.startswith(prefix)]
 
 
 def machine_tags() -> tuple[str, tuple[int, int] | None]:
@@ -192,7 +195,7 @@ def fetch(pins_path: str, dest: str) -> str:
         raise Refused("the action runs on Linux only")
     arch, glibc = machine_tags()
     candidates = []
-    for name, url in listed_files(index_url()):
+    for name, url in listed_files(index_url(), version):
         needed = fits(name, version, arch, glibc)
         if needed is not None:
             candidates.append((needed, name, url))

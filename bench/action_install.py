@@ -1,6 +1,6 @@
 """What the action's install step costs on a cache miss, in CPU seconds (issue 31 item 4).
 
-    python bench/action_install.py [--runs 3] [--baseline-ref REF]
+    python bench/action_install.py [--runs 7] [--baseline-ref REF]
 
 Runs the `Install mcp-lock from the hashed lock` step of action.yml as the runner would (bash, the step's own
 script, its env), on a fresh copy of the action's checkout, into a fresh venv, with a fresh HOME (so pip's and
@@ -10,7 +10,10 @@ that git revision runs too, alternating with this one, so both see the same load
 target is at most 1.5x that, and 2 CPU-s). Beside them, the step's two parts of its own: fetching uv by its
 pinned sha256 (action/fetch_uv.py, cache empty) and installing mcp-lock from the checkout into the floor's
 filled venv (uv's own build backend). Figures: user + system CPU of the step and everything it started
-(RUSAGE_CHILDREN), wall time, median of --runs; the load average beside them. A cache hit skips the step: 0.
+(RUSAGE_CHILDREN), user and system apart (on a busy ext4 disk most of uv's CPU is the kernel allocating inodes
+for the files it unpacks: see bench/README.md), wall time; medians of --runs rounds, each round running every
+variant once, so load drifts hit all alike, and the step / floor ratio both as a ratio of medians and as the
+median of the per-round ratios; the load average of each round beside them. A cache hit skips the step: 0.
 Downloads from the package index (`.ci/run` prints one round).
 """
 
@@ -60,7 +63,10 @@ def checkout(ref: str | None, into: Path) -> None:
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
 
 
-def run_once(script: str, ref: str | None) -> tuple[float, float]:
+Sample = tuple[float, float, float]  # user CPU, system CPU, wall seconds
+
+
+def run_once(script: str, ref: str | None) -> Sample:
     with tempfile.TemporaryDirectory(prefix="mcpl-install-") as temp:
         base = Path(temp)
         action = base / "action-path"
@@ -81,20 +87,19 @@ def run_once(script: str, ref: str | None) -> tuple[float, float]:
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if done.returncode != 0:
             raise SystemExit(f"install step failed ({ref or 'working tree'}):\n{done.stdout}\n{done.stderr}")
-        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        return cpu, wall
+        return after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime, wall
 
 
-def cpu_of(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+def cpu_of(command: list[str], env: dict[str, str]) -> Sample:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     subprocess.run(command, env=env, check=True)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+    return after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime, wall
 
 
-def run_floor() -> dict[str, tuple[float, float]]:
+def run_floor() -> dict[str, Sample]:
     """Plain uv installing the same hashed requirements, cache empty: what no install step can beat. Then the
     action's own parts: fetching uv (fresh folder) and installing mcp-lock into the venv the floor filled."""
     uv = shutil.which("uv") or str(Path(sys.executable).parent / "uv")
@@ -112,13 +117,39 @@ def run_floor() -> dict[str, tuple[float, float]]:
         checkout(None, base / "action-path")
         build = cpu_of([str(base / "tools" / "uv"), "pip", "install", "--no-config", "--quiet", "--python", target,
                         "--no-index", "--no-deps", "--no-build-isolation", str(base / "action-path")], env)
-        floor = (venv[0] + install[0], venv[1] + install[1])
+        floor = (venv[0] + install[0], venv[1] + install[1], venv[2] + install[2])
         return {FLOOR: floor, FETCH: fetch, BUILD: build}
+
+
+def cpu(sample: Sample) -> float:
+    return sample[0] + sample[1]
+
+
+def report(samples: dict[str, list[Sample]], loads: list[float], runs: int) -> list[str]:
+    """The table: each variant's median CPU (user + system) and wall beside the floor, the load of each round."""
+    floor = statistics.median(cpu(s) for s in samples[FLOOR])
+    lines = [f"nproc={os.cpu_count()}, load average per round {', '.join(f'{x:.1f}' for x in loads)}; "
+             f"median of {runs} interleaved rounds, cache miss (fresh HOME, venv, checkout)",
+             f"  {'':<18}{'CPU s':>7}{'user':>7}{'system':>8}{'wall s':>8}   runs (CPU s)"]
+    for name, taken in samples.items():
+        user, system, wall = (statistics.median(s[index] for s in taken) for index in (0, 1, 2))
+        total = statistics.median(cpu(s) for s in taken)
+        spread = ", ".join(f"{cpu(s):.2f}" for s in taken)
+        line = f"  {name:<18}{total:>7.2f}{user:>7.2f}{system:>8.2f}{wall:>8.2f}   {spread}"
+        if name not in (FLOOR, FETCH, BUILD):
+            rounds = [cpu(s) / cpu(f) for s, f in zip(taken, samples[FLOOR], strict=True)]
+            floor_user = statistics.median(f[0] for f in samples[FLOOR])
+            line += (f"\n  {'':<18}{total / floor:.2f}x the floor's median "
+                     f"(median per round {statistics.median(rounds):.2f}x; targets <= 1.5x and <= 2 CPU-s); "
+                     f"user CPU alone {user / floor_user:.2f}x, {user - floor_user:+.2f} s")
+        lines.append(line)
+    lines.append("  a cache hit (the venv restored) runs no install step: 0 CPU-s of it")
+    return lines
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--baseline-ref", help="also time the install step of action.yml at this git revision")
     args = parser.parse_args()
     current = install_script((ROOT / "action.yml").read_text())
@@ -127,29 +158,15 @@ def main() -> None:
         old = subprocess.run(["git", "-C", str(ROOT), "show", f"{args.baseline_ref}:action.yml"], capture_output=True,
                              text=True, check=True).stdout
         variants[args.baseline_ref] = (install_script(old), args.baseline_ref)
-    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in [*variants, FLOOR, FETCH, BUILD]}
+    samples: dict[str, list[Sample]] = {name: [] for name in [*variants, FLOOR, FETCH, BUILD]}
     loads = []
     for _ in range(args.runs):
-        for name, (script, ref) in variants.items():
-            loads.append(os.getloadavg()[0])
-            samples[name].append(run_once(script, ref))
         loads.append(os.getloadavg()[0])
+        for name, (script, ref) in variants.items():
+            samples[name].append(run_once(script, ref))
         for name, figure in run_floor().items():
             samples[name].append(figure)
-    print(f"nproc={os.cpu_count()}, load average {min(loads):.1f}-{max(loads):.1f}, median of {args.runs}, "
-          f"cache miss (fresh HOME, venv, checkout)")
-    floor = statistics.median(c for c, _ in samples[FLOOR])
-    for name, runs in samples.items():
-        cpu = statistics.median(c for c, _ in runs)
-        wall = statistics.median(w for _, w in runs)
-        spread = ", ".join(f"{c:.2f}" for c, _ in runs)
-        if name in (FETCH, BUILD):
-            print(f"  {name:<16} CPU {cpu:.2f} s (runs: {spread}), wall {wall:.2f} s")
-            continue
-        against = "" if name == FLOOR else f"; {cpu / floor:.2f}x the floor (target <= 1.5)"
-        print(f"  {name:<16} CPU {cpu:.2f} s (runs: {spread}; target <= 2{against}), wall {wall:.2f} s")
-    print("  a cache hit (the venv restored) runs no install step: 0 CPU-s of it")
-    print("  (a shared machine: quote these only from a quiet-machine re-run)")
+    print("\n".join(report(samples, loads, args.runs)))
 
 
 if __name__ == "__main__":

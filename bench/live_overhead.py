@@ -12,6 +12,12 @@ once, then measures in the same run (median of --runs wall times, each a fresh p
   concurrent   the same bare client booting all six at once
   --version    `mcp-lock --version`
 
+Every run is one round of all of these in turn (so load drifts hit all alike); medians over the rounds, the load
+average of each round beside them. CPU seconds too: mcp-lock's own (its process alone, RUSAGE_SELF, and how much
+of it before its first child process), and each raw boot's (the client and its server, RUSAGE_CHILDREN). On nproc
+cores the servers cannot all be booted faster than their CPU / nproc, whatever the client: the bound printed
+beside the target is the larger of the raw slowest single and the raw singles' CPU summed over nproc.
+
 --local boots four of the project's own fixture servers instead (tests/fixtures/servers: three SDK spec
 servers and one raw server), so nothing is downloaded; .ci/run uses it.
 
@@ -25,6 +31,7 @@ import argparse
 import compileall
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -44,7 +51,27 @@ PYPI = {
     "time": ("mcp-server-time", "2026.10.19"),
     "fetch": ("mcp-server-fetch", "2026.10.24"),  # depends on mcp>=2 at this version
 }
-MCP_LOCK = [sys.executable, "-m", "scanner"]
+# -P: not the working directory first on sys.path, so `scanner` is PYTHONPATH's tree (a baseline tree's when timing
+# one), never the checkout the script is run from.
+MCP_LOCK = [sys.executable, "-P", "-m", "scanner"]
+# `mcp-lock` as `python -m scanner` runs it, printing on stderr, last, its own CPU seconds (RUSAGE_SELF: the
+# servers are not in it) in all and when it started its first child process (the sandbox probe or a server).
+OWN_CPU = r"""
+import atexit, resource, subprocess, sys, time
+first = []
+spawn = subprocess.Popen._execute_child
+def noted(self, *args, **kwargs):
+    first or first.append(time.process_time())
+    return spawn(self, *args, **kwargs)
+subprocess.Popen._execute_child = noted
+def own():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    print(f"own-cpu {usage.ru_utime + usage.ru_stime:.4f} {(first or [0.0])[0]:.4f}", file=sys.stderr)
+atexit.register(own)
+sys.argv[0] = "mcp-lock"
+from scanner.cli.main import main
+main()
+"""
 
 BARE_CLIENT = r"""
 import json, sys, anyio
@@ -143,34 +170,28 @@ def servers(repo: Path) -> dict[str, dict[str, object]]:
     return found
 
 
-def once(command: list[str], **kwargs: object) -> float:
+def once(command: list[str], **kwargs: object) -> tuple[float, float, str]:
+    """Wall seconds, CPU seconds of the command and every child it waited for (RUSAGE_CHILDREN), its stderr."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, **kwargs)  # type: ignore[call-overload]
     seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"{command[:4]} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
-    return seconds
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return seconds, cpu, done.stderr
 
 
-def wall(command: list[str], runs: int, **kwargs: object) -> float:
-    return statistics.median(once(command, **kwargs) for _ in range(runs))
+def own_cpu(stderr: str) -> tuple[float, float]:
+    """mcp-lock's own CPU seconds in all and before its first child process, from OWN_CPU's last line."""
+    fields = stderr.strip().splitlines()[-1].split()
+    assert fields[0] == "own-cpu", stderr[-500:]
+    return float(fields[1]), float(fields[2])
 
 
-def alternating(command: list[str], envs: list[dict[str, str]], runs: int) -> list[float]:
-    """Median wall time of `command` under each env, runs interleaved so that load drifts hit all alike."""
-    times: list[list[float]] = [[] for _ in envs]
-    for _ in range(runs):
-        for index, env in enumerate(envs):
-            times[index].append(once(command, env=env))
-    return [statistics.median(t) for t in times]
-
-
-def bare(specs: list[dict[str, object]], runs: int) -> float:
-    return wall([sys.executable, "-c", BARE_CLIENT, json.dumps(specs)], runs)
-
-
-def raw(specs: list[dict[str, object]], runs: int) -> float:
-    return wall([sys.executable, "-c", RAW_CLIENT, json.dumps(specs)], runs)
+def median(values: list[float]) -> float:
+    return statistics.median(values)
 
 
 def main() -> None:
@@ -180,7 +201,6 @@ def main() -> None:
     parser.add_argument("--local", action="store_true", help="the project's fixture servers: nothing downloaded")
     options = parser.parse_args()
     runs = options.runs
-    load = os.getloadavg()
     repo = CACHE / ("local-repo" if options.local else "repo")
     repo.mkdir(parents=True, exist_ok=True)
     if not options.local:
@@ -194,44 +214,80 @@ def main() -> None:
         compileall.compile_dir(Path(tree) / "scanner", quiet=1)
     subprocess.run([*MCP_LOCK, "lock", "--repo", str(repo), "--quiet"], check=True, env=env, capture_output=True)
 
-    envs = [env]
+    trees = {"mcp-lock check": env}
     if options.baseline_tree:
-        envs.append(os.environ | {"PYTHONPATH": str(options.baseline_tree.resolve())})
-    check, *baseline = alternating([*MCP_LOCK, "check", "--repo", str(repo), "--quiet"], envs, runs)
-    version = wall([*MCP_LOCK, "--version"], runs, env=env)
-    singles = {key: bare([spec], runs) for key, spec in declared.items()}
-    concurrent = bare(list(declared.values()), runs)
-    raws = {key: raw([spec], runs) for key, spec in declared.items()}
-    raw_concurrent = raw(list(declared.values()), runs)
-    slowest = max(singles.values())
-    raw_slowest = max(raws.values())
-    sequential = sum(singles.values())
+        trees["mcp-lock check (baseline tree)"] = os.environ | {"PYTHONPATH": str(options.baseline_tree.resolve())}
+    specs = list(declared.values())
+    timed: dict[str, list[str]] = {f"raw single: {key}": [sys.executable, "-c", RAW_CLIENT, json.dumps([spec])]
+                                   for key, spec in declared.items()}
+    timed[f"raw concurrent (all {len(specs)})"] = [sys.executable, "-c", RAW_CLIENT, json.dumps(specs)]
+    timed |= {f"bare single: {key}": [sys.executable, "-c", BARE_CLIENT, json.dumps([spec])]
+              for key, spec in declared.items()}
+    timed[f"bare concurrent (all {len(specs)})"] = [sys.executable, "-c", BARE_CLIENT, json.dumps(specs)]
+    timed["mcp-lock --version"] = [*MCP_LOCK, "--version"]
+    walls: dict[str, list[float]] = {name: [] for name in [*trees, *timed]}
+    cpus: dict[str, list[float]] = {name: [] for name in walls}
+    before_spawn: dict[str, list[float]] = {name: [] for name in trees}
+    loads: list[float] = []
+    check_args = ["check", "--repo", str(repo), "--quiet"]
+    for round_number in range(runs):
+        loads.append(os.getloadavg()[0])
+        # The trees' order alternates (ABBA): the first check of a round follows the last round's concurrent
+        # boots, whose exiting servers still load the machine, and would otherwise always be the same tree's.
+        order = list(trees.items()) if round_number % 2 == 0 else list(reversed(trees.items()))
+        for name, tree_env in order:
+            seconds, _, stderr = once([sys.executable, "-P", "-c", OWN_CPU, *check_args], env=tree_env)
+            own, first = own_cpu(stderr)
+            walls[name].append(seconds)
+            cpus[name].append(own)
+            before_spawn[name].append(first)
+        for name, command in timed.items():
+            seconds, cpu, _ = once(command, env=env)
+            walls[name].append(seconds)
+            cpus[name].append(cpu)
+    loads.append(os.getloadavg()[0])
+    print("\n".join(report(walls, cpus, before_spawn, loads, runs, list(declared))))
 
-    rows = [(f"raw single: {key}", seconds) for key, seconds in raws.items()]
-    rows += [("raw slowest single (the floor)", raw_slowest), (f"raw concurrent (all {len(raws)})", raw_concurrent)]
-    rows += [(f"bare single: {key}", seconds) for key, seconds in singles.items()]
-    rows += [
-        ("bare slowest single", slowest),
-        ("bare sequential sum", sequential),
-        (f"bare concurrent (all {len(singles)})", concurrent),
-        ("mcp-lock check", check),
-        *[("mcp-lock check (baseline tree)", seconds) for seconds in baseline],
-        ("mcp-lock --version", version),
+
+def report(walls: dict[str, list[float]], cpus: dict[str, list[float]], before_spawn: dict[str, list[float]],
+           loads: list[float], runs: int, keys: list[str]) -> list[str]:
+    """Each figure beside its floor (the raw client) and its peer (the SDK client), with the load average."""
+    wall = {name: median(values) for name, values in walls.items()}
+    cpu = {name: median(values) for name, values in cpus.items()}
+    raw_singles = [f"raw single: {key}" for key in keys]
+    raw_slowest = max(wall[name] for name in raw_singles)
+    raw_concurrent = wall[f"raw concurrent (all {len(keys)})"]
+    slowest = max(wall[f"bare single: {key}"] for key in keys)
+    concurrent = wall[f"bare concurrent (all {len(keys)})"]
+    nproc = os.cpu_count() or 1
+    servers_cpu = sum(cpu[name] for name in raw_singles)
+    bound = max(raw_slowest, servers_cpu / nproc)
+    lines = [f"median of {runs} interleaved rounds; nproc={nproc}, python {sys.version.split()[0]}; "
+             f"load average per round {', '.join(f'{x:.1f}' for x in loads)}",
+             f"{'measurement':<36}{'wall s':>8}{'CPU s':>8}"]
+    for name in walls:
+        lines.append(f"{name:<36}{wall[name]:>8.2f}{cpu[name]:>8.2f}")
+    lines += [
+        f"{'raw slowest single (the floor)':<36}{raw_slowest:>8.2f}",
+        f"{'raw singles CPU / nproc':<36}{servers_cpu / nproc:>8.2f}   (the servers' own CPU on {nproc} cores)",
+        f"{'bound: max of the two above':<36}{bound:>8.2f}   (no client boots these faster here)",
+        f"{'target: 1.3 x raw slowest single':<36}{1.3 * raw_slowest:>8.2f}"
+        + ("   (below the bound: not reachable on this machine)" if 1.3 * raw_slowest < bound else ""),
     ]
-    after = os.getloadavg()
-    print(f"median of {runs} wall-clock runs; nproc={os.cpu_count()}, python {sys.version.split()[0]}; "
-          f"load average {load[0]:.2f} before, {after[0]:.2f} after (re-run on a quiet machine to quote)")
-    print(f"{'measurement':<34}{'seconds':>9}")
-    for label, seconds in rows:
-        print(f"{label:<34}{seconds:>9.2f}")
-    print(f"{'check / raw slowest single':<34}{check / raw_slowest:>9.2f}   (target <= 1.3: the floor)")
-    print(f"{'check / raw concurrent':<34}{check / raw_concurrent:>9.2f}   (the floor, all at once)")
-    print(f"{'check / slowest single':<34}{check / slowest:>9.2f}   (the SDK client, the peer)")
-    print(f"{'check / bare concurrent':<34}{check / concurrent:>9.2f}")
-    print(f"{'check / sequential sum':<34}{check / sequential:>9.2f}")
-    for seconds in baseline:
-        print(f"{'baseline check / slowest single':<34}{seconds / slowest:>9.2f}")
-        print(f"{'baseline check / bare concurrent':<34}{seconds / concurrent:>9.2f}")
+    for name in before_spawn:
+        own, first = cpu[name], median(before_spawn[name])
+        check = wall[name]
+        with_own = max(raw_slowest, (servers_cpu + own) / nproc)
+        lines += [
+            f"{name}: own CPU {own:.2f} s, of it {first:.2f} s before its first child process",
+            f"  bound with that own CPU             {with_own:.2f}   (servers' CPU + own CPU, over nproc)",
+            f"  check / raw slowest single          {check / raw_slowest:.2f}   (target <= 1.3: the floor)",
+            f"  check / bound                       {check / bound:.2f}",
+            f"  check / raw concurrent              {check / raw_concurrent:.2f}   (the floor, all at once)",
+            f"  check / slowest SDK single          {check / slowest:.2f}   (the SDK client, the peer)",
+            f"  check / SDK concurrent              {check / concurrent:.2f}",
+        ]
+    return lines
 
 
 if __name__ == "__main__":

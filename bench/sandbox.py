@@ -74,6 +74,7 @@ def main() -> None:
     parser.add_argument("--launcher", choices=sorted(LAUNCHERS))
     args = parser.parse_args()
     network = "deny" if args.network_deny else "allow"
+    load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="mcp-lock-bench-") as temp:
         repo = Path(temp)
         behaviour = repo / "b.json"
@@ -101,7 +102,8 @@ def main() -> None:
         for _ in range(args.runs):
             bare.append(true_seconds(true, env))
             boxed.append(true_seconds(wrapped, wrapped_env))
-    print(f"{args.runs} boots each, network: {network}")
+    print(f"{args.runs} boots each, interleaved, network: {network}; nproc={os.cpu_count()}, load average "
+          f"{load:.2f} at the start, {os.getloadavg()[0]:.2f} at the end (sandbox: off is the floor)")
     print(summary("sandbox: off", off))
     print(summary("sandbox: on", on))
     print(summary("added per boot", [a - b for a, b in zip(on, off, strict=True)]))

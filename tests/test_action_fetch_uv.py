@@ -113,3 +113,16 @@ def test_the_html_page_serves_as_well_as_the_json_one(index: Index, tmp_path: Pa
 )
 def test_which_files_fit_this_machine(filename: str, glibc: tuple[int, int] | None, needed: object) -> None:
     assert fetch_uv.fits(filename, VERSION, "x86_64", glibc) == needed
+
+
+def test_only_the_pinned_versions_files_are_listed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # uv's page lists every release (thousands of files); joining each URL cost more CPU than the page's parse,
+    # so only the pinned version's files are made absolute (issue 39 item 4).
+    import json
+
+    files = [{"filename": f"uv-{v}-py3-none-manylinux_2_17_x86_64.whl", "url": f"../../f/uv-{v}.whl"}
+             for v in ("0.13.9", "0.13.10", "0.13.90", "0.4.0")]
+    page = json.dumps({"files": files}).encode()
+    monkeypatch.setattr(fetch_uv, "get", lambda url, headers, limit: (page, fetch_uv.JSON_TYPE, url))
+    listed = fetch_uv.listed_files("https://index.invalid/simple/", "0.13.9")
+    assert listed == [("uv-0.13.9-py3-none-manylinux_2_17_x86_64.whl", "https://index.invalid/f/uv-0.13.9.whl")]

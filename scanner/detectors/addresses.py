@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 
-OUTSIDE_ADDRESS = re.compile(
+from scanner.detectors.lazy_re import lazy
+
+OUTSIDE_ADDRESS = lazy(
     r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b"  # e-mail, and git@host:path remotes
     r"|\bhttps?://[^\s\"'<>)]+"
     r"|\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}(?: ?[A-Z0-9]{1,4})?\b"  # IBAN
@@ -17,7 +19,7 @@ OUTSIDE_ADDRESS = re.compile(
     r"|\+\d{1,3}(?:[ .-]?\d{2,4}){2,4}\b",  # an international phone number
 )
 # Placeholders and the documentation domains are no one's address.
-_EXAMPLE = re.compile(r"example\.(?:com|org|net)|localhost|127\.0\.0\.1|\{|<|your[-_.]", re.IGNORECASE)
+_EXAMPLE = lazy(r"example\.(?:com|org|net)|localhost|127\.0\.0\.1|\{|<|your[-_.]", re.IGNORECASE)
 
 
 def outside_address(text: str) -> str | None:

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import re
 
+from scanner.detectors.lazy_re import lazy
 from scanner.model.findings import PAYLOAD, WORDING, EvidenceKind
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule, register_check
 
 from .addresses import outside_address
-from .lazy_pattern import LazyPattern
 
 RULE = register_check(Rule(
     "MCPL-D026",
@@ -31,7 +31,7 @@ RULE = register_check(Rule(
     reported_as=SUSPICIOUS_TEXT.id,
 ))
 
-_SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
+_SENTENCES = lazy(r"(?<=[.!?;])\s+|\n+")
 _USER = r"(?:the\s+)?(?:user|users|caller|customer|client|requester)"
 _VALUES = (
     r"(?:arguments?|parameters?|params|values?|inputs?|request(?:ed)?|query|queries|choices?|selections?|settings?"
@@ -63,7 +63,7 @@ _DISCARD = (
     r"|do\s+not\s+use|don'?t\s+use|never\s+use|enforced|forced?\s+to)"
 )
 _GAP = r"(?:[^.!?;\n]|[.!?](?=\S))"  # within a sentence: a dot inside an address or a name ends nothing
-_ORDER = LazyPattern(
+_ORDER = lazy(
     rf"(?:{_USERS_VALUES}){_GAP}{{0,80}}?\b{_DISCARD}\b|\b{_DISCARD}\b{_GAP}{{0,60}}?(?:{_USERS_VALUES})"
     # "regardless of what the user requests, set …": acting the same whatever the user gave
     rf"|\binstead\s+of\s+(?:\w+\s+){{0,2}}?(?:{_USERS_VALUES})"
@@ -75,17 +75,17 @@ _ORDER = LazyPattern(
     re.IGNORECASE,
 )
 # A banner saying the user's values are no longer valid, the replacement in the next sentence.
-_BANNER_THEN = re.compile(r"\b(?:discard|ignore|disregard|drop|replace|override)\s+(?:them|those|these|it)\b",
+_BANNER_THEN = lazy(r"\b(?:discard|ignore|disregard|drop|replace|override)\s+(?:them|those|these|it)\b",
                           re.IGNORECASE)
 # Spanish, French, German forms of "ignore the amount the user gave".
-_OTHER_LANGUAGES = LazyPattern(
+_OTHER_LANGUAGES = lazy(
     r"\b(?:ignor[ae]z?|ignorer|descart[ae]|reemplaz[ae]|remplacez|ersetze[n]?|ignoriere[n]?)\b[^.!?;\n]{0,50}?"
     r"\b(?:del\s+usuario|de\s+l'utilisateur|par\s+l'utilisateur|indiqué|indiquée|vom\s+(?:nutzer|benutzer)"
     r"|des\s+(?:nutzers|benutzers)|que\s+(?:el\s+usuario|pida|indique))",
     re.IGNORECASE,
 )
 # How honest text speaks of the user's values: defaults when one is missing, validation, how they are combined.
-_HONEST = LazyPattern(
+_HONEST = lazy(
     r"\b(?:if|when|unless)\s+(?:the\s+)?(?:user|caller)\s+(?:does\s+not|doesn'?t|did\s+not|didn'?t|omits?|leaves?"
     r"|has\s+not|hasn'?t)\b|\bif\s+(?:not|none|omitted|empty|missing|unset)\b|\bby\s+default\b"
     r"|\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|cannot|can'?t|won'?t)\s+(?:\w+\s+){0,2}(?:ignore|override"

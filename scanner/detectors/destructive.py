@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from scanner.detectors.checks import definition_finding, server_check
+from scanner.detectors.lazy_re import lazy
 from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import Finding
 from scanner.model.rule_base import Severity
@@ -29,14 +30,14 @@ RULE = Rule(
 # A tool whose name says it destroys something. Word-bounded, on the name split at separators and
 # camel-case humps, so "undo_delete" and "deleteFile" fire; prose is not read (a description mentioning
 # "remove" says nothing about what the tool can do).
-DESTRUCTIVE = re.compile(
+DESTRUCTIVE = lazy(
     r"\b(delete|remove|drop|wipe|purge|erase|destroy|truncate|revoke|kill|terminate|overwrite|reset|"
     r"uninstall|deactivate|shutdown|rm)(s|d|ed)?\b",
     re.IGNORECASE,
 )
 
 
-_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_HUMP = lazy(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 @server_check(RULE)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from scanner.detectors.checks import tool_mention, workspace_check
+from scanner.detectors.lazy_re import lazy
 from scanner.detectors.prefilter import FOLD_ASCII, Screen, alternatives
 from scanner.detectors.shadowing import MAYBE_NAME
 from scanner.detectors.texts import changed_texts, paths_of, pin_texts
@@ -53,28 +54,28 @@ RULE = Rule(
 _UNDECLARED = " (widely installed, not declared here)"
 MIN_KEY = 6  # a name shorter than this once separators are dropped ("get", "list") is an English word
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n|(?<=[。！？])")  # a dot inside a path or name ends nothing
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_\-.][A-Za-z0-9]+)*")
-_ORDER = re.compile(
+_SENTENCE_END = lazy(r"(?<=[.!?])\s+|\n|(?<=[。！？])")  # a dot inside a path or name ends nothing
+_TOKEN = lazy(r"[A-Za-z][A-Za-z0-9]*(?:[_\-.][A-Za-z0-9]+)*")
+_ORDER = lazy(
     r"\b(?:before|after|when|whenever|every time|each time|instead|deprecated|obsolete|retired|broken|unsafe"
     r"|replace[sd]?|override|overrides|set|add|must|always|never|do not|don't|first|redirect|route"
     r"|regardless|no longer|afterwards|forward|pipe|send (?:the|its|all|every) (?:result|output|response)s?)\b"
     r"|前|时|時|之前|대신|전에|antes|statt|vor|avant|au lieu",
     re.IGNORECASE,
 )
-_EXEMPT = re.compile(
+_EXEMPT = lazy(
     r"\bto (?:get|obtain|retrieve|find|look up|resolve|fetch)\b[^.!?\n]{0,40}?\b(?:ids?|identifiers?|sha|hash"
     r"|etag|version|name|names|list|token|cursor|session|path|uri|url|key)\b|\bsession\b|\binitiali[sz]e"
     r"|\bauthenticat|\blog ?in\b|\bto obtain\b",
     re.IGNORECASE,
 )
-_PAYLOAD = re.compile(
+_PAYLOAD = lazy(
     r"~/\.|\.ssh\b|id_rsa|\.env\b|/etc/(?:passwd|shadow)|credentials? file|passwords?|api[ _-]?keys?"
     r"|private key|(?:full|entire|whole) conversation|conversation history|chat history|https?://"
     r"|[\w.+-]+@[\w-]+\.\w|\bbcc\b|\bcc\b|regardless of (?:the |what )?user",
     re.IGNORECASE,
 )
-_STRONG_PAYLOAD = re.compile(
+_STRONG_PAYLOAD = lazy(
     r"~/\.|\.ssh\b|id_rsa|\.env\b|\.netrc\b|/etc/(?:passwd|shadow)|(?:full|entire|whole) conversation"
     r"|conversation history|chat history|https?://|[\w.+-]+@[\w-]+\.\w|\bbcc\b",
     re.IGNORECASE,
@@ -101,10 +102,10 @@ def name_key(name: str) -> str:
     return _NOT_KEY.sub("", name.lower())
 
 
-_NOT_KEY = re.compile(r"[^a-z0-9]")
+_NOT_KEY = lazy(r"[^a-z0-9]")
 _token_key = functools.lru_cache(maxsize=1 << 16)(name_key)  # a text's words repeat across definitions
 # A token in the written form of a tool name: a separator, or a capital after a small letter or digit.
-_DISTINCTIVE = re.compile(r"[_\-.]|[a-z0-9][A-Z]")
+_DISTINCTIVE = lazy(r"[_\-.]|[a-z0-9][A-Z]")
 
 
 Candidates = tuple[tuple[str, str], ...]  # (server, tool as it lists it) of every server that lists a name
@@ -344,9 +345,9 @@ PREFERENCE = (
     "graded medium: only a preference for this tool over another (no claim that it is broken, deprecated or unsafe, "
     "no argument or call order given)"
 )
-_PREFERS = re.compile(r"\b(?:instead of|rather than|in place of|prefer(?:red)? (?:this|it) (?:tool )?(?:over|to))\b",
+_PREFERS = lazy(r"\b(?:instead of|rather than|in place of|prefer(?:red)? (?:this|it) (?:tool )?(?:over|to))\b",
                       re.IGNORECASE)
-_MORE_THAN_PREFERENCE = re.compile(
+_MORE_THAN_PREFERENCE = lazy(
     r"\b(?:before|after|afterwards|first|then|must|always|never|do not|don't|deprecated|obsolete|retired|broken"
     r"|unsafe|disabled|insecure|removed|no longer|replace[sd]?|override|regardless|set|add|forward|send|route"
     r"|redirect|every|all)\b",
@@ -362,13 +363,13 @@ def preference_only(sentence: str) -> bool:
 # A secret word or a URL near a name is what documentation says too (a redirect tool's URL parameter, a note that
 # credentials are masked, a set-up step naming `.env`): quoted as a payload only when a secret or the conversation
 # and an outside destination stand in one sentence.
-_SECRET = re.compile(
+_SECRET = lazy(
     r"~/\.|\.ssh\b|id_rsa|\.env\b|\.netrc\b|/etc/(?:passwd|shadow)|passwords?|api[ _-]?keys?|private key"
     r"|credentials|tokens?\b|(?:full|entire|whole) conversation|conversation history|chat history",
     re.IGNORECASE,
 )
-_RECIPIENT = re.compile(r"[\w.+-]+@[\w-]+\.\w|\bbcc\b", re.IGNORECASE)  # an outside recipient, by itself
-_URL = re.compile(r"https?://", re.IGNORECASE)
+_RECIPIENT = lazy(r"[\w.+-]+@[\w-]+\.\w|\bbcc\b", re.IGNORECASE)  # an outside recipient, by itself
+_URL = lazy(r"https?://", re.IGNORECASE)
 
 
 def sends_secret(sentence: str) -> bool:

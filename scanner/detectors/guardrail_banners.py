@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import re
 
+from scanner.detectors.lazy_re import lazy
 from scanner.model.findings import WORDING, EvidenceKind
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule, register_check
-
-from .lazy_pattern import LazyPattern
 
 RULE = register_check(Rule(
     "MCPL-D027",
@@ -41,7 +40,7 @@ _OFF = (
     r"|switched\s+off|suspended|lifted|removed|bypassed|deactivated|waived|revoked|paused|not\s+active)"
     r"|(?:does|do)\s+not\s+apply|no\s+longer\s+appl(?:y|ies)|(?:is|are)\s+not\s+in\s+effect)"
 )
-_PATTERNS = LazyPattern(
+_PATTERNS = lazy(
     "|".join((
         # "safety checks are disabled", "content policy does not apply"
         rf"\b(?:{_RULES})\s+{_OFF}",
@@ -82,7 +81,7 @@ _PATTERNS = LazyPattern(
     re.IGNORECASE,
 )
 # Documentation of a setting: "if safety checks are disabled", "whether moderation is off", "when … is turned off".
-_CONDITIONAL = re.compile(r"\b(?:if|when|whether|unless|while|once)\s+(?:\w+\s+){0,4}$", re.IGNORECASE)
+_CONDITIONAL = lazy(r"\b(?:if|when|whether|unless|while|once)\s+(?:\w+\s+){0,4}$", re.IGNORECASE)
 LITERALS = ("safety", "security", "content", "moderation", "ethic", "guardrail", "guideline", "polic", "restrict",
             "rules", "unrestricted", "unbound", "free", "released", "no longer", "you are", "you will", "you have",
             "act as", "switch to", "developer mode", "jailbreak", "role", "restricciones", "filtros", "normas",

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from scanner.detectors.checks import definition_finding, server_check
+from scanner.detectors.lazy_re import lazy
 from scanner.detectors.prefilter import FOLD_ASCII
 from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import WORDING, Finding
@@ -84,14 +85,14 @@ ASK_LITERALS = (
     "contacts", "address", "inbox", "emails", "browser", "open", "clipboard", "location",
 )
 _DEMANDS = {
-    kind: (re.compile(f"(?:{_OWNER}){_NEAR}(?:{asks})|(?:{asks}){_NEAR}(?:{_OWNER})", re.IGNORECASE),
-           re.compile(job, re.IGNORECASE))
+    kind: (lazy(f"(?:{_OWNER}){_NEAR}(?:{asks})|(?:{asks}){_NEAR}(?:{_OWNER})", re.IGNORECASE),
+           lazy(job, re.IGNORECASE))
     for kind, (asks, job) in KINDS.items()
 }
-_NEGATED = re.compile(r"\b(?:do not|don'?t|never|must not|should not|not|no|without|avoid|exclude)\b[^.;\n]{0,100}$",
+_NEGATED = lazy(r"\b(?:do not|don'?t|never|must not|should not|not|no|without|avoid|exclude)\b[^.;\n]{0,100}$",
                       re.IGNORECASE)  # "do not include credentials in your query" forbids, never asks
 _NOT_TEXT = ("boolean", "integer", "number", "null")
-_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_HUMP = lazy(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def properties(schema: Any, path: str) -> Iterator[tuple[str, str, str]]:

@@ -24,6 +24,8 @@ import re
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from scanner.detectors.lazy_re import lazy
+
 FOLD_ASCII = {**{ord(c): ord(c.lower()) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
                0x130: ord("i"), 0x131: ord("i"), 0x17F: ord("s"), 0x212A: ord("k")}
 
@@ -246,7 +248,7 @@ def _pieces(literal: str, anchored: bool) -> list[Item]:
     return [(m.group(), anchored if m.start() == 0 else True) for m in _NO_SPACE.finditer(literal)]
 
 
-_NO_SPACE = re.compile(r"[^\t\n\x0b\x0c\r\x1c-\x1f ]+")  # what str.split() never splits: no ASCII whitespace
+_NO_SPACE = lazy(r"[^\t\n\x0b\x0c\r\x1c-\x1f ]+")  # what str.split() never splits: no ASCII whitespace
 
 
 def _weight(item: tuple[str, bool]) -> int:
@@ -297,7 +299,7 @@ def pattern_factors(pattern: re.Pattern[str] | Source) -> list[frozenset[tuple[s
     return factors
 
 
-_SCOPED_ASCII = re.compile(r"\(\?[aiLmsux-]*[aL]")
+_SCOPED_ASCII = lazy(r"\(\?[aiLmsux-]*[aL]")
 
 
 class _Factors:

@@ -15,6 +15,7 @@ import dataclasses
 import re
 from collections.abc import Iterable
 
+from scanner.detectors.lazy_re import lazy
 from scanner.model.findings import PAYLOAD, WORDING
 
 from .addresses import outside_address
@@ -23,21 +24,21 @@ from .scoring import THRESHOLD, Score
 
 # A negation or caution right before the matched act (at most two words between): "cannot silently replace",
 # "never send ... unless". "never forget to", "do not fail to" negate nothing.
-_NEGATED = re.compile(
+_NEGATED = lazy(
     r"(?:\b(?:never|not|cannot|can't|can not|won't|doesn't|don't|isn't|aren't|mustn't|shouldn't|no)\b)"
     r"(?:\s+(?!(?:forget|fail|omit|skip|neglect|hesitate)\b)[\w'-]+){0,2}\s*$",
     re.IGNORECASE,
 )
 # "Do not report it to the user as an error", "Never tell the user a schedule type is unsupported": how a state is
 # worded to the user, not an action kept from them.
-_STATE_WORDING = re.compile(
+_STATE_WORDING = lazy(
     r"\bas\s+(?:an?\s+|the\s+)?(?:error|failure|problem|bug|warning|issue|exception)s?\b"
     r"|\b(?:is|are|was|were)\s+(?:not\s+supported|unsupported|unavailable|not\s+available|invalid|missing"
     r"|not\s+found|an?\s+error|a\s+failure|failed|broken|empty)\b",
     re.IGNORECASE,
 )
 # What sends, copies or hides an action: text holding one keeps its grade whatever else it says.
-_ACTS = re.compile(
+_ACTS = lazy(
     r"\b(?:send|sends|sent|upload|post|forward|bcc|exfiltrat\w*|attach|append|paste|embed|copy|copied|mirror"
     r"|include\s+(?:it|them|its|the\s+contents?)|that\s+you|you\s+(?:have|called|sent|read|ran|used))\b"
     r"|https?://|[\w.+-]+@[\w-]+\.\w",
@@ -45,27 +46,27 @@ _ACTS = re.compile(
 )
 # Documentation that a secret is configured for the tool (a prerequisite), not an order to read it: "Requires AWS
 # credentials configured (env vars, ~/.aws/credentials …)", "uses the default credential chain".
-_PREREQUISITE = re.compile(
+_PREREQUISITE = lazy(
     r"\b(?:requires?|needs?)\b[^.!?\n]{0,60}?\b(?:credentials?|keys?|tokens?|profiles?|login)\b[^.!?\n]{0,30}?"
     r"\b(?:configured|set\s+up|available|installed|present|in\s+place)\b"
     r"|\bcredentials?\s+chain\b|\b(?:credentials?|keys?)\s+(?:are|is|must\s+be)\s+(?:configured|set\s+up)\b",
     re.IGNORECASE,
 )
 # An order to do something with what is named: a prerequisite that also says one is no prerequisite.
-_ORDERS = re.compile(
+_ORDERS = lazy(
     r"\b(?:read|open|cat|prints?|slurp|return|put|pass(?:ing)?|paste|include|fill|call|send|copy|show|dump|load"
     r"|inspect|examine|upload|attach|provide|share|insert|use)\b|[\u3400-\u9fff\uac00-\ud7af]",
     re.IGNORECASE,
 )
 # A secret the model is sent to find (in storage, the browser, the keychain) is no argument the user gives.
-_FETCHED = re.compile(
+_FETCHED = lazy(
     r"\b(?:find|locate|look\s+up|search|extract|retrieve|read|grab|collect|storage|keychain|clipboard|browser"
     r"|extension|disk|files?)\b",
     re.IGNORECASE,
 )
-_PRIVATE_FILE = re.compile(r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|private\s+keys?", re.IGNORECASE)
-_PUBLIC_KEY = re.compile(r"\.pub\b|\bpublic[ _-]?keys?\b|\bauthorized_keys\b|\bknown_hosts\b", re.IGNORECASE)
-_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?](?=\s|$)|\n|$)")
+_PRIVATE_FILE = lazy(r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|private\s+keys?", re.IGNORECASE)
+_PUBLIC_KEY = lazy(r"\.pub\b|\bpublic[ _-]?keys?\b|\bauthorized_keys\b|\bknown_hosts\b", re.IGNORECASE)
+_SENTENCE = lazy(r"[^.!?\n]+(?:[.!?](?=\s|$)|\n|$)")
 # The words a secret is named by, as a parameter or a tool name spells them.
 # A secret named as a noun the tool takes: "pass the private key … as `private_key`" on a wallet tool.
 _SECRET_PARAMETERS = {
@@ -73,7 +74,7 @@ _SECRET_PARAMETERS = {
     "seed phrase": ("seed_phrase", "seedphrase", "mnemonic"),
     "mnemonic": ("mnemonic", "seed_phrase", "seedphrase"),
 }
-_SPLIT = re.compile(r"[^a-z0-9]+|(?<=[a-z])(?=[A-Z])")
+_SPLIT = lazy(r"[^a-z0-9]+|(?<=[a-z])(?=[A-Z])")
 _RULES = frozenset({"MCPL-D010", "MCPL-D011", "MCPL-D012", "MCPL-D016"})
 
 DOCUMENTED = "regraded wording only: {why} (not the act it names)"

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from re import _constants as sre_constants  # type: ignore[attr-defined]
 
+from scanner.detectors.lazy_re import lazy
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule, register_check
 
 from .cues import CUES
@@ -59,8 +60,8 @@ PAYLOAD_WEIGHTS: dict[str, float] = {
 
 # "Visit https://…/docs/migration" links the reader to a page (heroui's react-mcp 1.1.2): a link verb sends data
 # to its destination only when the URL carries some, as a query template (`?uid={user_email}&term=`).
-_LINK_VERB = re.compile(r"(?:visit|open)\s+https?://")
-_URL_DATA = re.compile(r"[?&][\w-]+=")
+_LINK_VERB = lazy(r"(?:visit|open)\s+https?://")
+_URL_DATA = lazy(r"[?&][\w-]+=")
 
 
 @dataclass(frozen=True)
@@ -196,19 +197,19 @@ def _plan(candidates: frozenset[int], ascii_text: bool) -> Plan | None:
 
 # Where a sentence ends: cues count together only within a window of two adjacent sentences, since an
 # attack states its order and its payload together, and a long honest description spreads weak cues out.
-_SENTENCE_END = re.compile(r"(?<=\S)[.!?;](?=\s)|\n|[。！？；]")
+_SENTENCE_END = lazy(r"(?<=\S)[.!?;](?=\s)|\n|[。！？；]")
 WINDOW = 2
-_SPACE = re.compile(r"\s")
-_PARTICLE = re.compile(r"(?<=[a-z0-9_.)`'\"])(?=[\uac00-\ud7a3])")
+_SPACE = lazy(r"\s")
+_PARTICLE = lazy(r"(?<=[a-z0-9_.)`'\"])(?=[\uac00-\ud7a3])")
 
 
 # Families whose cue quotes a tool name: an order about the text's own server's tool (its own name, a sibling, a
 # former name) is documentation of that server, not a cue of steering another server's tool.
 NAMED_FAMILIES = frozenset({"cross_tool", "tool_identifier"})
-_NAME = re.compile(r"[a-z][a-z0-9]*(?:(?:__|[_.-])[a-z0-9]+)+")
+_NAME = lazy(r"[a-z][a-z0-9]*(?:(?:__|[_.-])[a-z0-9]+)+")
 
 
-_AGAIN = re.compile(r"\W{0,3}\s*again\b")
+_AGAIN = lazy(r"\W{0,3}\s*again\b")
 
 
 def _names_own(lowered: str, match: re.Match[str], own: frozenset[str], name: str) -> bool:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 
 from scanner.detectors.checks import tool_mention, workspace_check
+from scanner.detectors.lazy_re import lazy
 from scanner.detectors.texts import changed_texts, paths_of, pin_texts
 from scanner.lock.lockfile import Pin, ServerPin
 from scanner.model.findings import Finding
@@ -26,7 +26,7 @@ RULE = Rule(
 
 # A name distinctive enough that mentioning it is a reference, not an English word: a separator or an
 # inner capital (send_email, get-docs, readFile) and at least five characters.
-DISTINCTIVE = re.compile(r"^(?=.{5,}$)[A-Za-z0-9]+(?:[_\-.][A-Za-z0-9]+)+$|^[a-z0-9]+(?:[A-Z][a-z0-9]*)+$")
+DISTINCTIVE = lazy(r"^(?=.{5,}$)[A-Za-z0-9]+(?:[_\-.][A-Za-z0-9]+)+$|^[a-z0-9]+(?:[A-Z][a-z0-9]*)+$")
 
 
 def no_name(pin: Pin) -> bool:
@@ -92,12 +92,12 @@ def shadowing_findings(
 # Finds what every DISTINCTIVE name contains (see `shadowing_findings`): a separator between two letters or
 # digits, or a capital after a small letter or digit. It starts at the separator or capital, so that the search
 # skips to those characters at C speed (a class first), then looks around.
-MAYBE_NAME = re.compile(r"[_.\-A-Z](?:(?<=[A-Za-z0-9][_.\-])(?=[A-Za-z0-9])|(?<=[a-z0-9][A-Z]))")
+MAYBE_NAME = lazy(r"[_.\-A-Z](?:(?<=[A-Za-z0-9][_.\-])(?=[A-Za-z0-9])|(?<=[a-z0-9][A-Z]))")
 
 
 # A run of name characters; a mention starts at its start or after a dot in it, and ends at a dot or its end.
-_RUN = re.compile(r"[\w.-]+")
-_PART = re.compile(r"[\w-]+")  # a run's part between dots
+_RUN = lazy(r"[\w.-]+")
+_PART = lazy(r"[\w-]+")  # a run's part between dots
 
 
 def _mentions(text: str, names: Mapping[str, object]) -> Iterator[tuple[str, int, int]]:

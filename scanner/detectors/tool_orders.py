@@ -14,11 +14,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from scanner.detectors.lazy_re import lazy
+
 _GAP = r"[^.!?\n]{0,60}?"
 _QUOTE = r"[`'\"*]?"
 
 # Just before the name: the order whose object is the tool.
-_BEFORE = re.compile(
+_BEFORE = lazy(
     "|".join((
         # call it (with a modal word somewhere in the sentence, see _MODAL)
         r"\b(?:call|invoke|run|execute|trigger|use|fire|launch)\s+(?:the\s+)?(?:tool\s+)?" + _QUOTE + "$",
@@ -45,7 +47,7 @@ _BEFORE = re.compile(
     re.IGNORECASE,
 )
 # Just after the name.
-_AFTER = re.compile(
+_AFTER = lazy(
     r"^" + _QUOTE + r"\s*(?:\(\))?\s*(?:"
     r"(?:first|before|beforehand|afterwards|after(?:wards)? (?:this|that|every|each)|instead|too)\b"
     r"|(?:is|has been|was|are|have been)\s+(?:now\s+|currently\s+)?(?:deprecated|obsolete|retired|broken|unsafe"
@@ -57,14 +59,14 @@ _AFTER = re.compile(
     re.IGNORECASE,
 )
 # The order is one: an order word somewhere in the sentence (a bare "use X to list files" is a pointer).
-_MODAL = re.compile(
+_MODAL = lazy(
     r"\b(?:must|always|first|then|before|after|afterwards|instead|whenever|every time|each time|need to|needs to"
     r"|have to|has to|required|requires|make sure|ensure|should|immediately|also|never|do not|don'?t|only|mandatory"
     r"|important|critical|now)\b",
     re.IGNORECASE,
 )
 # A data dependency of this tool's own parameters: the other tool is how the model gets a value it passes here.
-_DEPENDENCY = re.compile(
+_DEPENDENCY = lazy(
     r"\b(?:to|and)\s+(?:get|obtain|retrieve|find|look\s*up|resolve|fetch|list|discover|identify|determine|know"
     r"|learn|see|check|locate|search|read|understand|inspect|explore|review|confirm|verify|validate|browse)\b"
     r"|\b(?:ids?|identifiers?|uuids?|names?|paths?|urls?|uris?|sha|hash|etag|tokens?|cursors?|handles?|numbers?"
@@ -79,7 +81,7 @@ _DEPENDENCY = re.compile(
     re.IGNORECASE,
 )
 # Session set-up: log in, open or initialise a session, connect.
-_SETUP = re.compile(
+_SETUP = lazy(
     r"\b(?:session|initiali[sz]\w*|authenticat\w*|log\s?in|sign\s?in|logged in|signed in|handshake|connect(?:ion|ed)?"
     r"|set\s?up|install(?:ed)?|configur\w*|credentials? (?:are|is) (?:missing|not set))\b",
     re.IGNORECASE,
@@ -107,7 +109,7 @@ def honest_reason(sentence: str, parameters: Iterable[str]) -> bool:
 
 
 # A value flowing from the other tool into one of this tool's parameters (named in the sentence).
-_VALUE_FLOW = re.compile(
+_VALUE_FLOW = lazy(
     r"(?:gets?|obtains?|retriev\w*|finds?|look\s*up|resolv\w*|fetch\w*|returned|returns|provides?|gives?|from"
     r"|output|result)\b",
     re.IGNORECASE,

@@ -7,8 +7,9 @@ Everything here walks code points directly; no regex is run over the text for th
 from __future__ import annotations
 
 import bisect
-import re
 import unicodedata
+
+from scanner.detectors.lazy_re import lazy
 
 TAG_FIRST, TAG_LAST = 0xE0000, 0xE007F
 ZERO_WIDTH = frozenset({0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF})
@@ -32,8 +33,8 @@ CONFUSABLES: dict[str, str] = {
 
 _FOLD = {ord(k): v for k, v in CONFUSABLES.items()}
 _FOLD.update({cp: chr(cp - TAG_FIRST) for cp in range(TAG_FIRST + 0x20, TAG_FIRST + 0x7F)})
-_DROP_RE = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069\U000e0000-\U000e001f\U000e007f]")
-_WORD_RE = re.compile(r"[^\W\d_]+")
+_DROP_RE = lazy("[\u00ad\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069\U000e0000-\U000e001f\U000e007f]")
+_WORD_RE = lazy(r"[^\W\d_]+")
 
 
 def render_visible(fragment: str) -> str:

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from scanner.detectors.addresses import outside_address
 from scanner.detectors.checks import tool_mention, workspace_check
 from scanner.detectors.directives import _well_known_keys, name_key
+from scanner.detectors.lazy_re import lazy
 from scanner.detectors.texts import (
     changed_texts,
     parameters_of,
@@ -69,7 +70,7 @@ INSTRUCTIONS_GATED = (
     "at a first lock (instructions document the functions of the server's own API too)"
 )
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+|(?<=[。！？])")
+_SENTENCE_END = lazy(r"(?<=[.!?])\s+|\n+|(?<=[。！？])")
 _CODE = r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+){2,}"
 _QUOTED = r"[A-Za-z][A-Za-z0-9]*(?:[_\-.][A-Za-z0-9]+)+"
 _VERB = (
@@ -78,13 +79,13 @@ _VERB = (
 )
 # The name the order is about: after a call verb (optionally "the tool"), quoted or written as code; or code with an
 # argument list, wherever the verb stands ("MUSS zuerst calendar_escrow_hold(…) aufgerufen werden").
-_CALL = re.compile(
+_CALL = lazy(
     rf"{_VERB}\s+(?:the\s+|a\s+|an\s+)?(?:(?:tool|function|method|endpoint|action|hook|api)\s+)?"
     rf"(?:[`'\"*]+(?P<quoted>{_QUOTED})[`'\"*]*|(?P<bare>{_CODE})\b)(?P<args>\s*\()?"
     rf"|(?P<coded>{_QUOTED})\((?P<inside>[^()\n]{{0,200}})\)"  # code: no space before the argument list
 )
 # An order: a word that makes the call required, or ties it to this tool's use.
-_MODAL = re.compile(
+_MODAL = lazy(
     r"\b(?:must|always|first|then|before|after|afterwards|once|whenever|every|each|immediately|required|requires"
     r"|mandatory|when\s+(?:finished|done|complete)|need\s+to|needs\s+to|have\s+to|has\s+to|make\s+sure|ensure|should|never\s+skip|do\s+not\s+skip"
     r"|compliance|obligatori\w*|siempre|antes|después|debes|debe|toujours|avant|après|devez|doit|muss|musst|müssen"
@@ -92,7 +93,7 @@ _MODAL = re.compile(
     re.IGNORECASE,
 )
 # What an attack wants carried: a secret, the conversation, the user's personal or payment data.
-_GOAL = re.compile(
+_GOAL = lazy(
     r"~/\.|\.ssh\b|id_rsa|\.env\b|\.netrc\b|/etc/(?:passwd|shadow)|passwords?|api[ _-]?keys?|private[ _-]?keys?"
     r"|secret[ _-]?keys?|access[ _-]?tokens?|credentials|connection[ _-]?strings?|card[ _-]?numbers?|\bcvv\b"
     r"|seed[ _-]?phrase|(?:full|entire|whole)\s+(?:conversation|chat|history|transcript)|conversation\s+(?:so\s+far"
@@ -101,7 +102,7 @@ _GOAL = re.compile(
 )
 # Code that is a language's or a library's own (documentation of an SDK or a shell), not a tool: `os.path.join`,
 # `console.log`, `npm-run-all`.
-_LIBRARY_CALL = re.compile(r"^(?:os|sys|fs|console|window|document|json|math|np|pd|self|this|process|path|git|npm"
+_LIBRARY_CALL = lazy(r"^(?:os|sys|fs|console|window|document|json|math|np|pd|self|this|process|path|git|npm"
                            r"|pip|uv|npx|docker|kubectl)\.", re.IGNORECASE)
 LITERALS = ("call", "invok", "run", "execut", "trigger", "fire", "llam", "appel", "ruf", "chiam", "chama", "(")
 

@@ -23,7 +23,6 @@ import json
 import re
 import tomllib
 import urllib.parse
-import urllib.request
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -97,8 +96,10 @@ def uv_destinations(
 @functools.cache
 def file_hosts(index: str, project: str, upstream: Upstream = NO_UPSTREAM) -> frozenset[Destination]:
     """The hosts `index`'s page of `project` serves files from (at most MAX_FILE_HOSTS); none when it cannot say."""
+    from urllib.request import ProxyHandler, Request, build_opener  # here, as in scanner.artifacts.packument
+
     page = index.rstrip("/") + "/" + urllib.parse.quote(_normalised(project)) + "/"
-    request = urllib.request.Request(page, headers={"Accept": f"{JSON_TYPE}, text/html;q=0.1"})
+    request = Request(page, headers={"Accept": f"{JSON_TYPE}, text/html;q=0.1"})
     where = destination_of(page)
     proxy = upstream.proxy_for(where, page.startswith("https:")) if where is not None else None
     if proxy is not None and proxy.scheme != "http":
@@ -106,7 +107,7 @@ def file_hosts(index: str, project: str, upstream: Upstream = NO_UPSTREAM) -> fr
     if proxy is not None and proxy.authorization:
         request.add_header("Proxy-Authorization", proxy.authorization)  # urllib sends it to the proxy only
     routes = {"http": proxy.url, "https": proxy.url} if proxy is not None else {}
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler(routes))
+    opener = build_opener(ProxyHandler(routes))
     try:
         with opener.open(request, timeout=PAGE_SECONDS) as answer:
             body = answer.read(PAGE_LIMIT + 1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -75,7 +76,8 @@ def test_a_changed_tool_is_reported_only_for_a_new_demand() -> None:
     assert len(d024(added, before=server(tool("get_forecast", "Weather forecast for a city.")))) == 1
 
 
-_DEMAND_PATTERNS = [asks for asks, _job in out_of_scope._DEMANDS.values()]
+# Compiled here: hypothesis draws from a re.Pattern, and the module's patterns compile on first use (lazy_re).
+_DEMAND_PATTERNS = [re.compile(asks.pattern, asks.flags) for asks, _job in out_of_scope._DEMANDS.values()]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
