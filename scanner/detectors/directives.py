@@ -127,7 +127,7 @@ def _add_names(known: dict[str, Candidates], owner: str, tools: Iterable[str]) -
             known[key] = (*known.get(key, ()), (owner, tool))
 
 
-_NAME_SHAPE = re.compile(r"[_\-. ]|[a-z0-9][A-Z]")  # a name of two parts or more: snake, kebab, dotted, spaced, camel
+_NAME_SHAPE = lazy(r"[_\-. ]|[a-z0-9][A-Z]")  # a name of two parts or more: snake, kebab, dotted, spaced, camel
 
 
 @functools.cache

@@ -188,9 +188,9 @@ def _own_data(evidence: str, words: frozenset[str]) -> str | None:
 
 
 # "Visit https://…/docs/migration": a link for the reader to follow, which `url_template` and `transmit` both quote.
-_LINK = re.compile(r"(?:visit|open|see|read)\s+https?://$")
-_URL_DATA = re.compile(r"[?&][\w-]+=|[{<$]")
-_SENT_WITH = re.compile(r"https?://\S+\s+(?:with|and\s+(?:send|post|include)|followed\s+by|plus|including)\b",
+_LINK = lazy(r"(?:visit|open|see|read)\s+https?://$")
+_URL_DATA = lazy(r"[?&][\w-]+=|[{<$]")
+_SENT_WITH = lazy(r"https?://\S+\s+(?:with|and\s+(?:send|post|include)|followed\s+by|plus|including)\b",
                         re.IGNORECASE)
 
 
@@ -246,19 +246,19 @@ def _words(name: str, parameters: Iterable[str]) -> frozenset[str]:
 # Negation scope (`negated`): a negation earlier in the same clause, at most eight words before the act, with no word
 # between that starts another clause ("Never mention that you read ~/.ssh": `that` starts one), or a negated
 # participle after it ("`password` is never included in the response").
-_CLAUSE = re.compile(r"[,;:.!?()\n\u2014]|\s-\s")
-_NEGATION_WORD = re.compile(
+_CLAUSE = lazy(r"[,;:.!?()\n\u2014]|\s-\s")
+_NEGATION_WORD = lazy(
     r"\b(?:never|not|cannot|can't|can not|won't|doesn't|don't|isn't|aren't|mustn't|shouldn't|no|nor|neither)\b"
     r"(?!\s+(?:forget|fail|omit|skip|neglect|hesitate|only|just|need\s+to\s+ask)\b)",
     re.IGNORECASE,
 )
-_NEW_CLAUSE = re.compile(
+_NEW_CLAUSE = lazy(
     r"\b(?:that|which|who|you|your\s+(?:reply|answer)|and|but|then|unless|except|before|after|instead|so|because"
     r"|when|whenever|if|while|otherwise|just|simply|rather|first|also|until|ask|asking|tell|telling|mention|inform"
     r"|notify|bother)\b",
     re.IGNORECASE,
 )
-_NEGATED_AFTER = re.compile(
+_NEGATED_AFTER = lazy(
     r"^\W{0,3}[^,;:.!?\n]{0,40}?\b(?:is|are|will\s+be|would\s+be|gets?|be|was|were)\s+(?:never|not)\s+"
     r"(?:\w+ly\s+)?(?:included|returned|sent|shared|stored|logged|read|accessed|uploaded|transmitted|exposed"
     r"|displayed|shown|printed|saved|collected|touched|written|used|forwarded|echoed|revealed|disclosed)\b",
@@ -289,7 +289,7 @@ _STORES = {".ssh": ("ssh", "sftp", "scp"), ".aws": ("aws", "s3", "iam"), ".kube"
 # A destination the tool is given as a parameter (`webhook`, `callback_url`): sending there is the tool's own act.
 _DESTINATION_PARAMETERS = ("webhook", "callback")
 # A command given as an example of what the tool takes ("e.g. `rm -rf ./build`", "including DROP TABLE"), not ordered.
-_EXAMPLE_OF = re.compile(r"\b(?:eg|ie|for example|for instance|such as|including|like|supports?)\b", re.IGNORECASE)
+_EXAMPLE_OF = lazy(r"\b(?:eg|ie|for example|for instance|such as|including|like|supports?)\b", re.IGNORECASE)
 
 
 def _example_of(text: str, at: int) -> bool:
@@ -298,7 +298,7 @@ def _example_of(text: str, at: int) -> bool:
     return bool(_EXAMPLE_OF.search(_CLAUSE.split(head)[-1]))
 # Words that order the model to take a secret somewhere (read it, print it, hand it over), as a tool's own store
 # never needs.
-_TAKES = re.compile(
+_TAKES = lazy(
     r"\b(?:read|open|cat|prints?|slurp|return|put|pass|paste|include|fill|send|copy|show|dump|load|inspect|examine"
     r"|upload|attach|provide|share|insert|grab|hand|give|fetch|collect|extract|output|echo|display|reveal|contents?)"
     r"\b|[\u3400-\u9fff\uac00-\ud7af\u3040-\u30ff]",
@@ -353,7 +353,7 @@ def _discount(lowered: str, cue: tuple[str, float, str], cues: tuple[tuple[str, 
     return reasons[0] if reasons and all(reasons) else None
 
 
-_END = re.compile(r"[.!?](?=\s|$)|\n")
+_END = lazy(r"[.!?](?=\s|$)|\n")
 
 
 def _sentence_around(text: str, at: int) -> str:
