@@ -92,8 +92,7 @@ def _reads_back(text: str, document: dict[str, Any], plain: bool, source: str, k
       writes each key of an object once, so a duplicate would leave an object with fewer members than the
       document's; the others cannot equal the finite, in-range numbers of a normal document;
     * normalising: integers are read as normalising reads them (beyond ±(2**53 - 1): the nearest double, so
-      that 2**60 pinned as a double reads back equal; a plain document holds no double, so there as json reads
-      them: one past that range cannot equal it); `document` is normal (render_normal accepted it), so
+      that 2**60 pinned as a double reads back equal); `document` is normal (render_normal accepted it), so
       the equal loaded value is too, and normalising it changes nothing that reaches a digest (1 and 1.0 have
       one canonical form);
     * digests: recomputed from the loaded definitions, as the reader does (`plain_digest` when the document
@@ -101,13 +100,9 @@ def _reads_back(text: str, document: dict[str, Any], plain: bool, source: str, k
     """
     refuse_raw_hidden(text, source)
     floats: list[str] = []
-    # A plain document holds no float, so an integer literal past ±(2**53 - 1) could only read back unequal to it
-    # (refused below): json's own int reading then suffices, without a Python call per integer (0.25 of 0.42
-    # CPU-s loading a 10,000-definition lock). Otherwise big integers read as normalising reads them.
     try:
         loaded = json.loads(
-            text, parse_float=lambda literal: floats.append(literal) or float(literal),
-            parse_int=int if plain else _read_int,
+            text, parse_float=lambda literal: floats.append(literal) or float(literal), parse_int=_read_int
         )
     except (ValueError, OverflowError, RecursionError):
         loaded = None

@@ -525,11 +525,11 @@ def test_write_refuses_text_that_does_not_read_back_as_the_lock(
 
 
 @pytest.mark.parametrize("written", ["9007199254740992", "-9007199254740992", "18446744073709551616"])
-def test_write_refuses_an_integer_the_plain_read_back_reads_past_the_safe_range(
+def test_write_refuses_an_integer_read_back_past_the_safe_range(
     written: str, tmp_path: Path, monkeypatch
 ) -> None:
-    # A plain lock's text is read back with json's own integers (no per-integer hook): an integer literal past
-    # ±(2**53 - 1) where the lock holds 2**53 - 1 must still be told apart, and the lock not written.
+    # The read-back must tell an integer literal past ±(2**53 - 1) from the lock's 2**53 - 1 in a field no digest
+    # covers (a read-back loading integers as json does, or as doubles, must still compare), and write nothing.
     from scanner.lock import writer
 
     lock = _pinned([GET_TIME])
