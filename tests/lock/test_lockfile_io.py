@@ -524,6 +524,29 @@ def test_write_refuses_text_that_does_not_read_back_as_the_lock(
     assert not (tmp_path / "mcp-lock.json").exists()
 
 
+@pytest.mark.parametrize("written", ["9007199254740992", "-9007199254740992", "18446744073709551616"])
+def test_write_refuses_an_integer_read_back_past_the_safe_range(
+    written: str, tmp_path: Path, monkeypatch
+) -> None:
+    # The read-back must tell an integer literal past ±(2**53 - 1) from the lock's 2**53 - 1 in a field no digest
+    # covers (a read-back loading integers as json does, or as doubles, must still compare), and write nothing.
+    from scanner.lock import writer
+
+    lock = _pinned([GET_TIME])
+    lock.servers["time"].server_info["n"] = 2**53 - 1  # a field no digest covers: only the read-back can tell
+    real = writer.render_normal
+
+    def wrong_integer(document, max_depth):
+        text, plain = real(document, max_depth)
+        assert plain and '"n": 9007199254740991' in text
+        return text.replace('"n": 9007199254740991', f'"n": {written}'), plain
+
+    monkeypatch.setattr(writer, "render_normal", wrong_integer)
+    message = _refused_by_write(lock, tmp_path / "mcp-lock.json")
+    assert "not written" in message
+    assert not (tmp_path / "mcp-lock.json").exists()
+
+
 @pytest.mark.parametrize(
     "tool",
     [
