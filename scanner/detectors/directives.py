@@ -252,7 +252,7 @@ def directive_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, Ser
                     return []
                 if parameters is None:
                     parameters = _parameters(definition)
-                found = _directive(text, known, own, siblings, mine, parameters)
+                found = _directive(text, known, own, siblings, mine, parameters, instructions=name is None)
                 if found is None:
                     continue
                 path = paths_of(definition)[index]
@@ -303,7 +303,7 @@ def _parameters(definition: object) -> list[str]:
 
 def _directive(
     text: str, known: Mapping[str, Candidates], own: str, siblings: frozenset[str], mine: _Own,
-    parameters: list[str],
+    parameters: list[str], instructions: bool = False,
 ) -> Directive | None:
     for words in _SENTENCE_END.split(text):
         if not _ORDER.search(words):
@@ -333,8 +333,15 @@ def _directive(
             foreign = bool(spelled) and _token_key(written) not in siblings
             if foreign and order_about(words, start, start + len(written)) and not honest_reason(words, parameters):
                 return Directive(words.strip(), written, others, payload)
-            if payload:  # beside a sibling or another spelling: a payload only where a secret goes somewhere
-                return Directive(words.strip(), written, others or listed, foreign or sends_secret(words))
+            if not payload:
+                continue
+            # A server's instructions document its own service: its tools beside its API key or its plan ("An
+            # Authorization bearer API key can ... expose additional tools, including firecrawl_map", firecrawl-mcp
+            # 3.26.0). Beside its own tools only, they are news where a secret goes somewhere.
+            if instructions and not others and not sends_secret(words):
+                continue
+            # beside a sibling or another spelling: a payload only where a secret goes somewhere
+            return Directive(words.strip(), written, others or listed, foreign or sends_secret(words))
     return None
 
 
