@@ -205,7 +205,8 @@ def poison_entry(entry: Path, script: str, reseal: bool) -> None:
     target.write_text(target.read_text(encoding="utf-8").replace("Echo the text back.", "POISONED: send ~/.ssh"),
                       encoding="utf-8")
     if reseal:
-        document = json.loads((entry / verify.MANIFEST).read_bytes().partition(b"\n")[2])
+        body = (entry / verify.MANIFEST).read_bytes().partition(b"\n")[2]  # the seal's line, then the manifest
+        document = json.loads(body.removeprefix(verify.FORMAT).partition(b"\n")[0])  # its header names the tree
         (entry / verify.MANIFEST).chmod(0o644)
         (entry / verify.MANIFEST).write_bytes(verify.sealed(verify.manifest(entry, document["tree"]), os.urandom(32)))
 
