@@ -10,6 +10,7 @@ from __future__ import annotations
 import http.server
 import json
 import secrets
+import select
 import socket
 import socketserver
 import subprocess
@@ -61,12 +62,18 @@ class Listener(socketserver.ThreadingTCPServer):
 
     `shutdown()` stops its accept loop before `server_close()` closes the socket: a thread still blocked in
     `accept()` on a closed socket would go on accepting on whatever socket later reuses its descriptor (a later
-    test's listener or recorder) and steal that connection."""
+    test's listener or recorder) and steal that connection.
+
+    `received` is read once what has arrived is kept: a server's connection can still be waiting to be accepted,
+    or its handler still reading, when the command that ran the server returns (seen once in a full run of the
+    suite on a loaded machine: an empty list where the reviewed launch had reported)."""
 
     daemon_threads = True
 
     def __init__(self) -> None:
-        self.received: list[str] = []
+        self._received: list[str] = []
+        self._in_flight = 0
+        self._count = threading.Lock()
         listener = self
 
         class Handler(socketserver.BaseRequestHandler):
@@ -78,11 +85,37 @@ class Listener(socketserver.ThreadingTCPServer):
                         data += chunk
                 except TimeoutError:
                     pass  # keep what arrived: an idle peer must not cost the report
-                listener.received.append(data.decode("utf-8", "replace"))
+                finally:
+                    listener._received.append(data.decode("utf-8", "replace"))
+                    with listener._count:
+                        listener._in_flight -= 1
 
         super().__init__(("127.0.0.1", 0), Handler)
         self.port = self.server_address[1]
         threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        # Counted before the accept: at no moment is a connection neither pending nor in flight.
+        with self._count:
+            self._in_flight += 1
+        try:
+            return super().get_request()
+        except OSError:
+            with self._count:
+                self._in_flight -= 1
+            raise
+
+    @property
+    def received(self) -> list[str]:
+        """What has arrived, once no connection is pending or being read (at most 10 s)."""
+        ends = time.monotonic() + 10
+        while time.monotonic() < ends:
+            pending = select.select([self.socket], [], [], 0)[0]
+            with self._count:
+                if not pending and self._in_flight == 0:
+                    break
+            time.sleep(0.01)
+        return self._received
 
     def text(self) -> str:
         return "\n".join(self.received)
