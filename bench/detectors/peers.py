@@ -197,8 +197,8 @@ def main() -> None:
             at += len(defs)
             blocked_h += any(v[0] for v in verdicts)
             blocked_c += any(v[1] for v in verdicts)
-        first = sum(any(d.blocks for d in first_lock(s.definitions, s.package)) for s in servers)
-        bumped = sum(any(d.blocks for d in bump(s.definitions, s.package)) for s in servers)
+        first = sum(any(d.blocks for d in first_lock(s.definitions, s.package, s.instructions)) for s in servers)
+        bumped = sum(any(d.blocks for d in bump(s.definitions, s.package, s.instructions)) for s in servers)
         result[f"{basis}_servers"] = {
             "heldfast": rate(blocked_h, len(servers)), "cisco_yara": rate(blocked_c, len(servers)),
             "mcp_lock_first_lock": rate(first, len(servers)), "mcp_lock_bump": rate(bumped, len(servers)),

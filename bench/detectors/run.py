@@ -344,8 +344,8 @@ def tuning_report() -> str:
         for server in load_benign(DATA / folder):
             if held_out(server.package):
                 continue
-            tally.add(server.label, first_lock(server.definitions, server.package))
-            bumps.add(server.label, bump(server.definitions, server.package))
+            tally.add(server.label, first_lock(server.definitions, server.package, server.instructions))
+            bumps.add(server.label, bump(server.definitions, server.package, server.instructions))
             for kind, key, found, alone in each_added(server.definitions, server.package):
                 flagged.add(f"{server.label} {kind}/{key}", found, alone)
         lines.append(line(name, tally))
