@@ -225,8 +225,10 @@ def _own_secret(quoted: str, sentence: str, words: frozenset[str]) -> bool:
     """Whether the secret quoted is the tool's own subject: a noun it takes as a parameter of that name (no file
     read), or `~/.ssh` in a sentence about public keys, on a tool whose name or parameters say ssh."""
     lowered = quoted.lower()
+    compact = re.sub(r"[^a-z0-9]", "", lowered)  # "your privateKey", "PRIVATE_KEY": the parameter's own spelling
     if "~/" not in lowered and "/" not in lowered and not _FETCHED.search(sentence) and any(
-        term in lowered and any(w in words for w in spelled) for term, spelled in _SECRET_PARAMETERS.items()
+        (term in lowered or any(re.sub(r"[^a-z0-9]", "", form) in compact for form in spelled))
+        and any(w in words for w in spelled) for term, spelled in _SECRET_PARAMETERS.items()
     ):
         return True
     return ".ssh" in lowered and "ssh" in words and bool(_PUBLIC_KEY.search(sentence)) and not _PRIVATE_FILE.search(
@@ -383,6 +385,9 @@ def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: tuple
     if family in ("shell_payload", "dangerous_command") and words & _RUNS and "secret_path" not in families \
             and outside_address(lowered) is None and _example_of(lowered, at):
         return "the command is an example of what the tool runs (its own subject)"
+    if family == "secret_path" and not _ACTS.search(sentence) and "transmit" not in families \
+            and _own_secret(quoted, sentence, words):
+        return "the secret is a parameter the tool takes (its own subject)"
     if family == "secret_path" and not _ACTS.search(sentence) and not _TAKES.search(sentence) and any(
         store in quoted and any(w in words for w in owners) for store, owners in _STORES.items()
     ) and "transmit" not in families:

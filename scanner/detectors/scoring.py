@@ -210,6 +210,9 @@ _NAME = lazy(r"[a-z][a-z0-9]*(?:(?:__|[_.-])[a-z0-9]+)+")
 
 
 _AGAIN = lazy(r"\W{0,3}\s*again\b")
+# A verb that ends a long command-line flag ("requires --allow-write", "--read-only" aside) names an option, it
+# orders nothing: an imperative cue matched there is not counted.
+_FLAG_HEAD = lazy(r"(?<![\w-])--[a-z0-9]+(?:-[a-z0-9]+)*-$")
 
 
 def _names_own(lowered: str, match: re.Match[str], own: frozenset[str], name: str) -> bool:
@@ -254,6 +257,9 @@ def score(text: str, screen: Screen | None = None, own: frozenset[str] = frozens
         for weight, numbers in searches:
             for match in _search(numbers).finditer(lowered):
                 if (own or name) and family in NAMED_FAMILIES and _names_own(lowered, match, own, name):
+                    continue
+                if family == "imperative" and lowered[match.start() - 1:match.start()] == "-" \
+                        and _FLAG_HEAD.search(lowered, max(0, match.start() - 40), match.start()):
                     continue
                 if ends is None:
                     ends = [m.end() for m in _SENTENCE_END.finditer(lowered)]
