@@ -68,7 +68,6 @@ _FETCHED = lazy(
 )
 _PRIVATE_FILE = lazy(r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|private\s+keys?", re.IGNORECASE)
 _PUBLIC_KEY = lazy(r"\.pub\b|\bpublic[ _-]?keys?\b|\bauthorized_keys\b|\bknown_hosts\b", re.IGNORECASE)
-_SENTENCE = lazy(r"[^.!?\n]+(?:[.!?](?=\s|$)|\n|$)")
 # The words a secret is named by, as a parameter or a tool name spells them.
 # A secret named as a noun the tool takes: "pass the private key … as `private_key`" on a wallet tool.
 _SECRET_PARAMETERS = {
@@ -126,7 +125,7 @@ def _one(rule_id: str, text: str, quoted: str, words: frozenset[str]) -> str | N
     at = text.find(quoted)
     if at < 0:
         return None
-    sentence = _sentence_at(text, at)
+    sentence = _sentence_around(text, at)
     if not re.match(r"(?i)(?:do|don|never|must|should|avoid|without)\b", quoted) and (
         _NEGATED.search(re.split(r"[.!?;:\n]", text[max(0, at - 60):at])[-1]) or negated(text, at, at + len(quoted))
     ):
@@ -155,7 +154,7 @@ def _prerequisite(text: str, evidence: str, words: frozenset[str]) -> str | None
         at = text.lower().find(quoted.lower())
         if at < 0:
             return None
-        sentence = _sentence_at(text, at)
+        sentence = _sentence_around(text, at)
         if _ACTS.search(sentence):
             return None
         prerequisite = _PREREQUISITE.search(sentence) and not _ORDERS.search(sentence)
@@ -208,13 +207,6 @@ def _link_only(evidence: str, text: str) -> str | None:
     if sum(float(w) for f, w, _q in cues if f not in ("url_template", "transmit")) >= THRESHOLD:
         return None
     return "the URL is a link to a page, it carries no data"
-
-
-def _sentence_at(text: str, at: int) -> str:
-    for match in _SENTENCE.finditer(text):
-        if match.start() <= at < match.end():
-            return match.group()
-    return text
 
 
 def _sends_elsewhere(sentence: str, quoted: str) -> bool:
