@@ -117,10 +117,11 @@ def detections(before: ServerPin, after: ServerPin, neighbour: bool = True) -> l
     return _detections(findings)
 
 
-def first_lock(definitions: Mapping[str, Sequence[dict[str, Any]]], package: str | None = None) -> list[Detection]:
-    """Every finding `lock` gives on a server listing `definitions` that it pins for the first time, declared alone,
-    graded as `lock` grades them (wording only: shown at most medium, not blocking)."""
-    pin = server_pin(definitions, package=package)
+def first_lock(definitions: Mapping[str, Sequence[dict[str, Any]]], package: str | None = None,
+               instructions: str | None = None) -> list[Detection]:
+    """Every finding `lock` gives on a server listing `definitions` (and sending `instructions`) that it pins for the
+    first time, declared alone, graded as `lock` grades them (wording only: shown at most medium, not blocking)."""
+    pin = server_pin(definitions, instructions, package=package)
     findings = suspicious_findings(CANDIDATE, None, pin) + cross_server_findings({CANDIDATE: pin}, {CANDIDATE: None})
     return _detections([first_pinned(finding) for finding in findings])
 
@@ -136,7 +137,10 @@ def _detections(findings: list[Finding]) -> list[Detection]:
     return out
 
 
-def bump(definitions: Mapping[str, Sequence[dict[str, Any]]], package: str | None = None) -> list[Detection]:
+def bump(definitions: Mapping[str, Sequence[dict[str, Any]]], package: str | None = None,
+         instructions: str | None = None) -> list[Detection]:
     """Every finding `check` gives on a dependency bump that brings all of a server's text (pinned before with
-    none of its definitions, now listing `definitions`), declared alone, graded as a change."""
-    return detections(server_pin({}, package=package), server_pin(definitions, package=package), neighbour=False)
+    none of its definitions and no instructions, now listing `definitions` and sending `instructions`), declared
+    alone, graded as a change."""
+    return detections(server_pin({}, package=package), server_pin(definitions, instructions, package=package),
+                      neighbour=False)

@@ -33,6 +33,7 @@ class BenignServer:
     version: str
     ecosystem: str
     definitions: dict[str, list[dict[str, Any]]]  # kind -> definitions, as pinned
+    instructions: str | None = None  # the initialize result's instructions, which the model reads too
 
     @property
     def label(self) -> str:
@@ -59,7 +60,9 @@ def load_benign(folder: Path = DATA / "benign") -> list[BenignServer]:
             doc = json.load(fh)
         try:
             definitions = {kind: list(doc[kind]) for kind in KINDS}
-            servers.append(BenignServer(doc["package"], doc["version"], doc["ecosystem"], definitions))
+            instructions = doc.get("instructions")
+            servers.append(BenignServer(doc["package"], doc["version"], doc["ecosystem"], definitions,
+                                        instructions if isinstance(instructions, str) else None))
         except (KeyError, TypeError) as e:
             raise CorpusError(f"{path.name}: missing {e}") from None
     return servers

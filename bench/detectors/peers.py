@@ -2,6 +2,7 @@
 
     python bench/detectors/peers.py            # installs the peers into bench/.cache/peers-venv, then scores
     python bench/detectors/peers.py --json OUT
+    python bench/detectors/peers.py --tuning   # the same basis on the tuning servers' tools, each flagged one listed
 
 The peers are installed from the package registry into a venv of their own (never the project's dependencies):
 * heldfast 0.2.3, its text rules (`heldfast.rules.poisoning`: agent-directed instruction signals MCPA010, invisible
@@ -18,7 +19,11 @@ Only held-out data is scored: the held-out author sets and the held-out benign s
 False positives per held-out tool definition are on one basis for all three: the same tools of the held-out servers,
 mcp-lock's each declared alone beside its own server's other definitions (`ours_per_tool`): flagged when any
 poisoning rule fires, as a peer's count is when any of its rules does, and (mcp-lock only) when the finding blocks a
-change. Counts only: no held-out text or miss is printed.
+change. Counts only: no held-out text or miss is printed. The held-out servers are those of every benign folder
+(`FOLDERS`), each part also counted on its own; "first two parts" is the basis of the figures before the sixth batch.
+
+`--tuning` scores the tuning servers' tools only (no held-out item is read), on the same basis, and lists each tool
+mcp-lock flags with its rules: what tuning may look at to bring the per-tool rate down.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ HERE = Path(__file__).resolve().parent
 VENV = HERE.parent / ".cache" / "peers-venv"
 PEERS = ("heldfast==0.2.3", "cisco-ai-mcp-scanner==4.8.7", "yara-python==4.5.4")
 HELD_OUT_SETS = ("positives_independent_heldout", "positives_heldout")
+FOLDERS = ("benign", "benign_fresh", "benign_fresh2", "benign_fresh3")
 
 _PEER_CODE = r'''
 import json, sys
@@ -99,30 +105,61 @@ def peer_verdicts(python: Path, definitions: list[dict[str, Any]]) -> list[tuple
     return [tuple(json.loads(line)) for line in done.stdout.splitlines()]  # type: ignore[misc]
 
 
-def ours_per_tool(servers: list[Any]) -> tuple[int, int, int]:
+def ours_per_tool(servers: list[Any], hits: list[tuple[str, list[str]]] | None = None) -> tuple[int, int, int]:
     """(tool definitions, flagged, blocking a change) among the tools of `servers`, on the peers' basis: each tool
     declared alone (no neighbour server), as newly added to its own server's other definitions (`adapter.each_added`,
     as `run.py` scores the benign corpus); flagged when any poisoning rule fires, as a peer is when any of its rules
-    does."""
+    does. With `hits` (tuning servers only), each flagged tool's label and poisoning rules are appended to it."""
     from adapter import each_added, is_poisoning
 
     n = flagged = blocks = 0
     for server in servers:
-        for kind, _key, _found, alone in each_added(server.definitions, server.package):
+        for kind, key, _found, alone in each_added(server.definitions, server.package):
             if kind != "tools":
                 continue
             found = alone()
             n += 1
-            flagged += any(is_poisoning(d.rule_id) for d in found)
+            rules = sorted({d.rule_id for d in found if is_poisoning(d.rule_id)})
+            flagged += bool(rules)
             blocks += any(d.blocks for d in found)
+            if rules and hits is not None:
+                hits.append((f"{server.label} {key}" + (" (blocks a change)" if any(d.blocks for d in found)
+                                                         else ""), rules))
     return n, flagged, blocks
+
+
+def tuning(python: Path) -> None:
+    """Our per-tool rate and the peers' on the tuning servers' tools, with the rules behind each of ours."""
+    from collections import Counter
+
+    from corpus import DATA, load_benign, wilson
+    from per_server import held_out
+
+    servers = [s for folder in FOLDERS for s in load_benign(DATA / folder) if not held_out(s.package)]
+    flat = [d for s in servers for d in s.definitions.get("tools", ())]
+    peers = peer_verdicts(python, flat)
+    hits: list[tuple[str, list[str]]] = []
+    n, flagged, blocks = ours_per_tool(servers, hits)
+    for who, k, total in (("heldfast", sum(p[0] for p in peers), len(flat)),
+                          ("cisco_yara", sum(p[1] for p in peers), len(flat)),
+                          ("mcp_lock_flagged", flagged, n), ("mcp_lock_blocks_change", blocks, n)):
+        low, high = wilson(k, total)
+        print(f"  {who:22s} {k:4d}/{total:<5d} {k / total:7.2%}  [{low:6.2%}, {high:6.2%}]")
+    per_rule = Counter(rule for _label, rules in hits for rule in rules)
+    print("  tools flagged per rule: " + ", ".join(f"{rule} {count}" for rule, count in sorted(per_rule.items())))
+    for label, rules in hits:
+        print(f"    FP {label}: {', '.join(rules)}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--tuning", action="store_true", help="the tuning servers' tools only, each FP listed")
     opts = parser.parse_args()
     sys.path.insert(0, str(HERE))
+    if opts.tuning:
+        tuning(ensure_venv())
+        return
     from adapter import bump, detections_for_new, first_lock
     from corpus import DATA, load_benign, load_examples, wilson
     from per_server import held_out
@@ -146,27 +183,32 @@ def main() -> None:
             "mcp_lock_change": rate(sum(ours_change), len(defs)),
             "mcp_lock_first_lock": rate(sum(ours_first), len(defs)),
         }
-    servers = [s for folder in ("benign", "benign_fresh") for s in load_benign(DATA / folder) if held_out(s.package)]
-    defs_per_server = [[d for kind in ("tools",) for d in s.definitions.get(kind, ())] for s in servers]
-    flat = [d for defs in defs_per_server for d in defs]
-    peers = peer_verdicts(python, flat)
-    at, blocked_h, blocked_c = 0, 0, 0
-    for defs in defs_per_server:
-        verdicts = peers[at:at + len(defs)]
-        at += len(defs)
-        blocked_h += any(v[0] for v in verdicts)
-        blocked_c += any(v[1] for v in verdicts)
-    first = sum(any(d.blocks for d in first_lock(s.definitions, s.package)) for s in servers)
-    bumped = sum(any(d.blocks for d in bump(s.definitions, s.package)) for s in servers)
-    result["held_out_servers"] = {
-        "heldfast": rate(blocked_h, len(servers)), "cisco_yara": rate(blocked_c, len(servers)),
-        "mcp_lock_first_lock": rate(first, len(servers)), "mcp_lock_bump": rate(bumped, len(servers)),
-    }
-    n, flagged, blocks = ours_per_tool(servers)  # n: the same tools (a pin per name; the peers read each listed)
-    result["held_out_tool_definitions"] = {
-        "heldfast": rate(sum(p[0] for p in peers), len(flat)), "cisco_yara": rate(sum(p[1] for p in peers), len(flat)),
-        "mcp_lock_flagged": rate(flagged, n), "mcp_lock_blocks_change": rate(blocks, n),
-    }
+    parts = {folder: [s for s in load_benign(DATA / folder) if held_out(s.package)] for folder in FOLDERS}
+    bases = {"held_out": [s for folder in FOLDERS for s in parts[folder]],
+             "held_out_first_two_parts": parts["benign"] + parts["benign_fresh"],
+             **{f"held_out_{folder}": parts[folder] for folder in FOLDERS[2:]}}
+    for basis, servers in bases.items():
+        defs_per_server = [list(s.definitions.get("tools", ())) for s in servers]
+        flat = [d for defs in defs_per_server for d in defs]
+        peers = peer_verdicts(python, flat)
+        at, blocked_h, blocked_c = 0, 0, 0
+        for defs in defs_per_server:
+            verdicts = peers[at:at + len(defs)]
+            at += len(defs)
+            blocked_h += any(v[0] for v in verdicts)
+            blocked_c += any(v[1] for v in verdicts)
+        first = sum(any(d.blocks for d in first_lock(s.definitions, s.package, s.instructions)) for s in servers)
+        bumped = sum(any(d.blocks for d in bump(s.definitions, s.package, s.instructions)) for s in servers)
+        result[f"{basis}_servers"] = {
+            "heldfast": rate(blocked_h, len(servers)), "cisco_yara": rate(blocked_c, len(servers)),
+            "mcp_lock_first_lock": rate(first, len(servers)), "mcp_lock_bump": rate(bumped, len(servers)),
+        }
+        n, flagged, blocks = ours_per_tool(servers)  # n: the same tools (a pin per name; the peers read each listed)
+        result[f"{basis}_tool_definitions"] = {
+            "heldfast": rate(sum(p[0] for p in peers), len(flat)),
+            "cisco_yara": rate(sum(p[1] for p in peers), len(flat)),
+            "mcp_lock_flagged": rate(flagged, n), "mcp_lock_blocks_change": rate(blocks, n),
+        }
     for section, figures in result.items():
         print(section)
         for who, f in figures.items():

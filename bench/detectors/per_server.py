@@ -53,20 +53,22 @@ class ServerTally:
 
 
 def score_servers(servers: list[BenignServer]) -> tuple[ServerTally, ServerTally]:
-    """(tuning half, held-out half): each server's first `lock`, declared alone."""
+    """(tuning half, held-out half): each server's first `lock` (its definitions and instructions), declared alone."""
     tuning, held = ServerTally(), ServerTally()
     for server in servers:
-        (held if held_out(server.package) else tuning).add(server.label, first_lock(server.definitions,
-                                                                                     server.package))
+        (held if held_out(server.package) else tuning).add(
+            server.label, first_lock(server.definitions, server.package, server.instructions))
     return tuning, held
 
 
 def score_bumps(servers: list[BenignServer]) -> tuple[ServerTally, ServerTally]:
-    """(tuning half, held-out half): a dependency bump that brings all of each server's text, declared alone
+    """(tuning half, held-out half): a dependency bump that brings all of each server's text (instructions too),
+    declared alone
     (`adapter.bump`), graded as `check` grades a change."""
     tuning, held = ServerTally(), ServerTally()
     for server in servers:
-        (held if held_out(server.package) else tuning).add(server.label, bump(server.definitions, server.package))
+        (held if held_out(server.package) else tuning).add(
+            server.label, bump(server.definitions, server.package, server.instructions))
     return tuning, held
 
 

@@ -7,7 +7,8 @@ positive counts as caught when any poisoning rule fires. Proportions come with W
 Run: python bench/detectors/run.py [--verbose] [--json OUT.json]
      python bench/detectors/run.py --tuning   # what tuning may look at, and nothing held out is even scored
 
-`--tuning` scores only the tuning servers (of `data/benign`, `data/benign_fresh` and `data/benign_fresh2`, by
+`--tuning` scores only the tuning servers (of `data/benign`, `data/benign_fresh`, `data/benign_fresh2` and
+`data/benign_fresh3`, by
 `per_server.held_out`) and the attack sets tuned on, and lists every blocked tuning server and every definition
 flagged on them.
 
@@ -192,9 +193,12 @@ def evaluate() -> dict[str, Any]:
     second = load_benign(DATA / "benign_fresh2")
     result["fresh2_tuning"], result["fresh2_heldout"] = score_servers(second)
     result["fresh2_bump_tuning"], result["fresh2_bump_heldout"] = score_bumps(second)
+    third = load_benign(DATA / "benign_fresh3")
+    result["fresh3_tuning"], result["fresh3_heldout"] = score_servers(third)
+    result["fresh3_bump_tuning"], result["fresh3_bump_heldout"] = score_bumps(third)
     for kind in ("", "bump_"):
-        parts = ("servers_heldout", "fresh_heldout", "fresh2_heldout") if not kind else (
-            "bump_heldout", "fresh_bump_heldout", "fresh2_bump_heldout")
+        parts = ("servers_heldout", "fresh_heldout", "fresh2_heldout", "fresh3_heldout") if not kind else (
+            "bump_heldout", "fresh_bump_heldout", "fresh2_bump_heldout", "fresh3_bump_heldout")
         result[f"all_{kind}heldout"] = _together(*(result[part] for part in parts))
     for key, folder, _title, _tuned in POSITIVE_SETS:
         groups = score_examples(load_examples(DATA / folder), first=True)
@@ -242,6 +246,8 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         line("fresh tuning part", result["fresh_tuning"]),
         line("fresh2 held-out part", result["fresh2_heldout"]),
         line("fresh2 tuning part", result["fresh2_tuning"]),
+        line("fresh3 held-out part", result["fresh3_heldout"]),
+        line("fresh3 tuning part", result["fresh3_tuning"]),
         line("all held-out parts", result["all_heldout"]),
         "per server: a dependency bump that brings all of a server's text (graded as a change), declared alone",
         line("held-out half", result["bump_heldout"]),
@@ -250,6 +256,8 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         line("fresh tuning part", result["fresh_bump_tuning"]),
         line("fresh2 held-out part", result["fresh2_bump_heldout"]),
         line("fresh2 tuning part", result["fresh2_bump_tuning"]),
+        line("fresh3 held-out part", result["fresh3_bump_heldout"]),
+        line("fresh3 tuning part", result["fresh3_bump_tuning"]),
         line("all held-out parts", result["all_bump_heldout"]),
         "hard real benign set (must stay clean)",
         f"  beside its own server   {_both(result['hard_real'].summary())}",
@@ -318,6 +326,8 @@ def as_json(result: dict[str, Any]) -> dict[str, Any]:
         **{f"fresh_servers_bump_{part}": result[f"fresh_bump_{part}"].summary() for part in ("tuning", "heldout")},
         **{f"fresh2_servers_first_lock_{part}": result[f"fresh2_{part}"].summary() for part in ("tuning", "heldout")},
         **{f"fresh2_servers_bump_{part}": result[f"fresh2_bump_{part}"].summary() for part in ("tuning", "heldout")},
+        **{f"fresh3_servers_first_lock_{part}": result[f"fresh3_{part}"].summary() for part in ("tuning", "heldout")},
+        **{f"fresh3_servers_bump_{part}": result[f"fresh3_bump_{part}"].summary() for part in ("tuning", "heldout")},
         "all_heldout_servers_first_lock": result["all_heldout"].summary(),
         "all_heldout_servers_bump": result["all_bump_heldout"].summary(),
     }
@@ -329,13 +339,13 @@ def tuning_report() -> str:
     lines = ["per server, tuning servers only: blocked at first `lock`"]
     flagged = Tally()
     for name, folder in (("tuning half", "benign"), ("fresh tuning part", "benign_fresh"),
-                         ("fresh2 tuning part", "benign_fresh2")):
+                         ("fresh2 tuning part", "benign_fresh2"), ("fresh3 tuning part", "benign_fresh3")):
         tally, bumps = ServerTally(), ServerTally()
         for server in load_benign(DATA / folder):
             if held_out(server.package):
                 continue
-            tally.add(server.label, first_lock(server.definitions, server.package))
-            bumps.add(server.label, bump(server.definitions, server.package))
+            tally.add(server.label, first_lock(server.definitions, server.package, server.instructions))
+            bumps.add(server.label, bump(server.definitions, server.package, server.instructions))
             for kind, key, found, alone in each_added(server.definitions, server.package):
                 flagged.add(f"{server.label} {kind}/{key}", found, alone)
         lines.append(line(name, tally))

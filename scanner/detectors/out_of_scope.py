@@ -92,6 +92,15 @@ _DEMANDS = {
 _NEGATED = lazy(r"\b(?:do not|don'?t|never|must not|should not|not|no|without|avoid|exclude)\b[^.;\n]{0,100}$",
                       re.IGNORECASE)  # "do not include credentials in your query" forbids, never asks
 _NOT_TEXT = ("boolean", "integer", "number", "null")
+
+
+def takes_text(spec: dict[str, Any]) -> bool:
+    """Whether a property can carry text: its `type` names a kind other than boolean, number and null (a list of
+    types, `["boolean", "null"]`, takes text only if one of them does; no type at all may take anything)."""
+    kind = spec.get("type")
+    if isinstance(kind, list):
+        return any(member not in _NOT_TEXT for member in kind)
+    return kind not in _NOT_TEXT
 _HUMP = lazy(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -105,7 +114,7 @@ def properties(schema: Any, path: str) -> Iterator[tuple[str, str, str]]:
             if not isinstance(name, str) or not isinstance(spec, dict):
                 continue
             where = f"{path}/properties/{escape(name)}"
-            if spec.get("type") not in _NOT_TEXT:
+            if takes_text(spec):
                 said = [spec.get(key) for key in ("title", "description", "default")]
                 words = _HUMP.sub(" ", name).replace("_", " ").replace("-", " ")
                 yield where, name, " ".join([words, *(s for s in said if isinstance(s, str))])
@@ -143,7 +152,7 @@ def _property_texts(schema: Any, out: list[str]) -> list[str]:
         for name, spec in props.items():
             if not isinstance(name, str) or not isinstance(spec, dict):
                 continue
-            if spec.get("type") not in _NOT_TEXT:
+            if takes_text(spec):
                 said = [spec.get(key) for key in ("title", "description", "default")]
                 words = _HUMP.sub(" ", name).replace("_", " ").replace("-", " ")
                 out.append(" ".join([words, *(s for s in said if isinstance(s, str))]))

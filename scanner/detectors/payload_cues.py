@@ -117,7 +117,10 @@ PAYLOAD_CUES: dict[str, list[tuple[float, str]]] = {
               r"|commit message|appended note|summary)\b|に追記|一并返回"),
     ],
     "destructive_scale": [
-        (2.5, r"\b(?:delete|remove|erase|wipe|archive|purge|drop|truncate|destroy|cancel|trash)\w*\b[^.!?\n]{0,30}?\b(?"
+        # the quantifier in the verb's own clause (a list's commas kept): "To 'delete' a line, you must include ALL
+        # existing lines" is not "delete all"
+        (2.5, r"\b(?:delete|remove|erase|wipe|archive|purge|drop|truncate|destroy|cancel|trash)\w*\b"
+              r"(?:[^.!?\n,;]|,(?!\s*(?:you|we|they|it|then|but|so)\b)){0,30}?\b(?"
               r":every|all|each|entire)\b|\b(?:drop|truncate) (?:table|database)\b|\bdelete \w+ --all\b|\brb s3://|\b"
               r"to 0 replicas\b|\bwith empty content\b|\bempty it\b|\bturn off (?:audit )?logging\b"),
     ],

@@ -20,6 +20,8 @@ from scanner.model.findings import PAYLOAD, WORDING
 
 from .addresses import outside_address
 from .engine import Hit
+from .negation import CLAUSE as _CLAUSE
+from .negation import negated
 from .scoring import THRESHOLD, Score
 
 # A negation or caution right before the matched act (at most two words between): "cannot silently replace",
@@ -66,7 +68,6 @@ _FETCHED = lazy(
 )
 _PRIVATE_FILE = lazy(r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|private\s+keys?", re.IGNORECASE)
 _PUBLIC_KEY = lazy(r"\.pub\b|\bpublic[ _-]?keys?\b|\bauthorized_keys\b|\bknown_hosts\b", re.IGNORECASE)
-_SENTENCE = lazy(r"[^.!?\n]+(?:[.!?](?=\s|$)|\n|$)")
 # The words a secret is named by, as a parameter or a tool name spells them.
 # A secret named as a noun the tool takes: "pass the private key … as `private_key`" on a wallet tool.
 _SECRET_PARAMETERS = {
@@ -124,7 +125,7 @@ def _one(rule_id: str, text: str, quoted: str, words: frozenset[str]) -> str | N
     at = text.find(quoted)
     if at < 0:
         return None
-    sentence = _sentence_at(text, at)
+    sentence = _sentence_around(text, at)
     if not re.match(r"(?i)(?:do|don|never|must|should|avoid|without)\b", quoted) and (
         _NEGATED.search(re.split(r"[.!?;:\n]", text[max(0, at - 60):at])[-1]) or negated(text, at, at + len(quoted))
     ):
@@ -153,7 +154,7 @@ def _prerequisite(text: str, evidence: str, words: frozenset[str]) -> str | None
         at = text.lower().find(quoted.lower())
         if at < 0:
             return None
-        sentence = _sentence_at(text, at)
+        sentence = _sentence_around(text, at)
         if _ACTS.search(sentence):
             return None
         prerequisite = _PREREQUISITE.search(sentence) and not _ORDERS.search(sentence)
@@ -208,13 +209,6 @@ def _link_only(evidence: str, text: str) -> str | None:
     return "the URL is a link to a page, it carries no data"
 
 
-def _sentence_at(text: str, at: int) -> str:
-    for match in _SENTENCE.finditer(text):
-        if match.start() <= at < match.end():
-            return match.group()
-    return text
-
-
 def _sends_elsewhere(sentence: str, quoted: str) -> bool:
     rest = sentence.replace(quoted, " ")
     return bool(re.search(r"https?://|[\w.+-]+@[\w-]+\.\w|\b(?:send|upload|post|forward|exfiltrat\w*)\b", rest,
@@ -225,8 +219,10 @@ def _own_secret(quoted: str, sentence: str, words: frozenset[str]) -> bool:
     """Whether the secret quoted is the tool's own subject: a noun it takes as a parameter of that name (no file
     read), or `~/.ssh` in a sentence about public keys, on a tool whose name or parameters say ssh."""
     lowered = quoted.lower()
+    compact = re.sub(r"[^a-z0-9]", "", lowered)  # "your privateKey", "PRIVATE_KEY": the parameter's own spelling
     if "~/" not in lowered and "/" not in lowered and not _FETCHED.search(sentence) and any(
-        term in lowered and any(w in words for w in spelled) for term, spelled in _SECRET_PARAMETERS.items()
+        (term in lowered or any(re.sub(r"[^a-z0-9]", "", form) in compact for form in spelled))
+        and any(w in words for w in spelled) for term, spelled in _SECRET_PARAMETERS.items()
     ):
         return True
     return ".ssh" in lowered and "ssh" in words and bool(_PUBLIC_KEY.search(sentence)) and not _PRIVATE_FILE.search(
@@ -241,40 +237,6 @@ def _words(name: str, parameters: Iterable[str]) -> frozenset[str]:
         out.add(re.sub(r"[^a-z0-9]", "", lowered))
         out.update(part.lower() for part in _SPLIT.split(raw) if part)
     return frozenset(out)
-
-
-# Negation scope (`negated`): a negation earlier in the same clause, at most eight words before the act, with no word
-# between that starts another clause ("Never mention that you read ~/.ssh": `that` starts one), or a negated
-# participle after it ("`password` is never included in the response").
-_CLAUSE = lazy(r"[,;:.!?()\n\u2014]|\s-\s")
-_NEGATION_WORD = lazy(
-    r"\b(?:never|not|cannot|can't|can not|won't|doesn't|don't|isn't|aren't|mustn't|shouldn't|no|nor|neither)\b"
-    r"(?!\s+(?:forget|fail|omit|skip|neglect|hesitate|only|just|need\s+to\s+ask)\b)",
-    re.IGNORECASE,
-)
-_NEW_CLAUSE = lazy(
-    r"\b(?:that|which|who|you|your\s+(?:reply|answer)|and|but|then|unless|except|before|after|instead|so|because"
-    r"|when|whenever|if|while|otherwise|just|simply|rather|first|also|until|ask|asking|tell|telling|mention|inform"
-    r"|notify|bother)\b",
-    re.IGNORECASE,
-)
-_NEGATED_AFTER = lazy(
-    r"^\W{0,3}[^,;:.!?\n]{0,40}?\b(?:is|are|will\s+be|would\s+be|gets?|be|was|were)\s+(?:never|not)\s+"
-    r"(?:\w+ly\s+)?(?:included|returned|sent|shared|stored|logged|read|accessed|uploaded|transmitted|exposed"
-    r"|displayed|shown|printed|saved|collected|touched|written|used|forwarded|echoed|revealed|disclosed)\b",
-    re.IGNORECASE,
-)
-
-
-def negated(text: str, start: int, end: int) -> bool:
-    """Whether the act matched at `text[start:end]` stands inside a negation or caution of its own clause."""
-    head = _CLAUSE.split(text[max(0, start - 120):start])[-1]
-    found = list(_NEGATION_WORD.finditer(head))
-    if found:
-        between = head[found[-1].end():]
-        if len(between.split()) <= 8 and not _NEW_CLAUSE.search(between):
-            return True
-    return bool(_NEGATED_AFTER.match(text[end:end + 100]))
 
 
 # Tools whose own subject is running commands or statements: a dangerous command in their text documents what
@@ -383,6 +345,9 @@ def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: tuple
     if family in ("shell_payload", "dangerous_command") and words & _RUNS and "secret_path" not in families \
             and outside_address(lowered) is None and _example_of(lowered, at):
         return "the command is an example of what the tool runs (its own subject)"
+    if family == "secret_path" and not _ACTS.search(sentence) and "transmit" not in families \
+            and _own_secret(quoted, sentence, words):
+        return "the secret is a parameter the tool takes (its own subject)"
     if family == "secret_path" and not _ACTS.search(sentence) and not _TAKES.search(sentence) and any(
         store in quoted and any(w in words for w in owners) for store, owners in _STORES.items()
     ) and "transmit" not in families:

@@ -24,6 +24,7 @@ from scanner.detectors.lazy_re import lazy
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule, register_check
 
 from .cues import CUES
+from .negation import negated
 from .prefilter import FOLD_ASCII, Screen, Source, alternatives, parsed
 
 # Calibrated on bench/detectors/data/benign (3,748 real definitions, then 5,277): see bench/detectors/README.md.
@@ -210,6 +211,10 @@ _NAME = lazy(r"[a-z][a-z0-9]*(?:(?:__|[_.-])[a-z0-9]+)+")
 
 
 _AGAIN = lazy(r"\W{0,3}\s*again\b")
+# A verb that ends a long command-line flag ("requires --allow-write", "--read-only" aside) names an option, it
+# orders nothing: an imperative cue matched there is not counted.
+_MAY_NEGATE = lazy(r"\b(?:not|never|no|nor|neither|cannot)\b|n't\b")
+_FLAG_HEAD = lazy(r"(?<![\w-])--[a-z0-9]+(?:-[a-z0-9]+)*-$")
 
 
 def _names_own(lowered: str, match: re.Match[str], own: frozenset[str], name: str) -> bool:
@@ -249,11 +254,18 @@ def score(text: str, screen: Screen | None = None, own: frozenset[str] = frozens
     ends: list[int] | None = None  # where each sentence ends, found with the first cue
     per_sentence: dict[int, dict[str, tuple[float, str]]] = {}
     achieved = 0.0
+    may_negate = _MAY_NEGATE.search(lowered) is not None
     for family, ceiling, searches in plan:
         found = 0.0
         for weight, numbers in searches:
             for match in _search(numbers).finditer(lowered):
                 if (own or name) and family in NAMED_FAMILIES and _names_own(lowered, match, own, name):
+                    continue
+                if family == "imperative" and (
+                    (lowered[match.start() - 1:match.start()] == "-"
+                     and _FLAG_HEAD.search(lowered, max(0, match.start() - 40), match.start()))
+                    or (may_negate and negated(lowered, match.start(), match.end()))
+                ):  # a flag's word, or a verb the text forbids ("do not pass the key in tool parameters")
                     continue
                 if ends is None:
                     ends = [m.end() for m in _SENTENCE_END.finditer(lowered)]

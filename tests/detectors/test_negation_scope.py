@@ -49,7 +49,9 @@ ATTACKS = [
 @pytest.mark.parametrize("definition", BENIGN, ids=[d["name"] for d in BENIGN])
 def test_negated_acts_and_own_subjects_block_neither_a_first_lock_nor_a_bump(definition: dict[str, Any]) -> None:
     first = findings(definition)
-    assert first, "the cue is still shown"
+    # "Private keys in ~/.ssh are never read": a verb inside a negation is no D016 cue at all (test_fresh3_tuning), so
+    # nothing need be shown there; every other text still shows its cue, regraded
+    assert first or definition["name"] == "ssh_hosts", "the cue is still shown"
     assert not any(detector_blocks(f) for f in first), [f.message for f in first]
     assert not any(detector_blocks(f) for f in findings(definition, bump=True))
     assert all(f.evidence_kind != PAYLOAD for f in first)
