@@ -230,3 +230,19 @@ def test_fifty_servers_offline(tmp_path: Path) -> None:
     )
     assert process.returncode == 1, process.stdout + process.stderr
     assert "server-37: launch changed" in process.stdout
+
+
+def test_lock_of_local_commands_loads_no_registry_code(repo: Repo) -> None:
+    """A server launched by a local command has no package tree, so `lock` has no registry fact to record and
+    need not import the registry code (urllib, the attestation and provenance modules: a tenth of a CPU-second)."""
+    repo.add_stdio("notes")
+    process = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "scanner", "lock", "--quiet"], cwd=repo.root, capture_output=True,
+        text=True, timeout=60,
+    )
+    assert process.returncode == 0, process.stdout + process.stderr[-2000:]
+    lines = process.stderr.splitlines()
+    imported = {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}
+    assert "scanner.run.pinning" in imported  # it did boot and pin
+    assert "scanner.run.registry_facts" not in imported
+    assert "notes" in repo.lock_json()["servers"]

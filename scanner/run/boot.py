@@ -79,9 +79,9 @@ def boot_servers(
 
     `second_listing`: how each server is listed again as another client (scanner.run.faces): SESSION, PROCESS or OFF.
 
-    `on_result` gets each result as it arrives, while the other servers still boot. The servers keyed in
-    `bare` get none of the caller variables the policy passes through; `trees` are the lock's dependency
-    trees by server key, booted from the store when it holds them.
+    `on_result` gets each result as it arrives (in a worker thread, one at a time), while the other servers still
+    boot. The servers keyed in `bare` get none of the caller variables the policy passes through; `trees` are the
+    lock's dependency trees by server key, booted from the store when it holds them.
     """
     _quiet_sdk_logging()
     with adopting_orphans():  # every process of the run is waited for, and none outlives it
@@ -107,6 +107,7 @@ async def _boot_all(
 ) -> dict[str, BootResult]:
     results: dict[str, BootResult] = {}
     limiter = anyio.CapacityLimiter(max(1, concurrency))
+    analysing = anyio.CapacityLimiter(1)  # `on_result` never runs twice at once
     started = time.monotonic()
     modules = TransportModules()
     budget = TmpfsBudget(policy.tmpfs_budget_mib or DEFAULT_TMPFS_BUDGET_MIB)
@@ -155,7 +156,8 @@ async def _boot_all(
         if progress:
             progress(done_line(result))
         if on_result:
-            on_result(result)
+            # Off the loop, one at a time: pinning and judging is CPU work that held every other boot's messages.
+            await anyio.to_thread.run_sync(on_result, result, limiter=analysing)
 
     async with anyio.create_task_group() as reporter:
         modules.preload(reporter, _transports_needed(servers))

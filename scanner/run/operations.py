@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Collection, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from scanner.detectors.verdict_cache import Verdicts
 from scanner.diff.artifact import artifact_findings
@@ -29,6 +29,7 @@ from scanner.run.image_pin import pin_images
 from scanner.run.offline import bootable, config_findings, declared_vs_lock, launch_change
 from scanner.run.outcome import Outcome
 from scanner.run.pinning import boot_and_pin
+from scanner.run.recorded import Recorded
 from scanner.run.shard import in_shard
 from scanner.run.tree_accept import accepted_tree_lines, content_findings, refused_content
 from scanner.run.unpinned_findings import unpinned_findings
@@ -44,9 +45,6 @@ from scanner.run.workspace import (
 )
 from scanner.sources.declarations import Server
 from scanner.sources.discover import looked_for
-
-if TYPE_CHECKING:
-    from scanner.run.registry_facts import Recorded
 
 MAX_LISTED = 20  # tool names quoted in an error, at most
 # `update` exits non-zero on its other findings (boot, config) from this severity on; a detector finding it refuses
@@ -156,6 +154,8 @@ def check(workspace: Workspace, options: Options) -> Outcome:
 
 def _record_facts(workspace: Workspace, pins: dict[str, ServerPin], previous: dict[str, ServerPin]) -> Recorded:
     """The provenance (and uv license) of each package of the newly pinned trees, recorded in them."""
+    if all(pin.tree is None for pin in pins.values()):  # no package tree (a local command): nothing to ask about
+        return Recorded()
     from scanner.run.registry_facts import record_registry_facts  # urllib and the registry code: only when pinning
 
     return record_registry_facts(workspace, pins, list(pins), previous)

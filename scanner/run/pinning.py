@@ -9,6 +9,7 @@ from scanner.lock.lockfile import ServerPin
 from scanner.lock.pin import pin_server
 from scanner.model.findings import Finding
 from scanner.model.rules import rule
+from scanner.model.transports import is_local
 from scanner.run.boot_advice import advice
 from scanner.run.inert_view import hidden_for
 from scanner.run.launchers import launcher_failure
@@ -16,6 +17,8 @@ from scanner.run.redact import Redactor, redactor_for
 from scanner.run.workspace import Options, Workspace
 from scanner.sources.declarations import Server
 from scanner.sources.repository_code import runs_repository_code
+from scanner.transports.sandbox import ON
+from scanner.transports.sandbox_warm import settle, warm_up
 
 if TYPE_CHECKING:
     from scanner.run.boot import BootResult
@@ -56,10 +59,28 @@ def boot(
     `on_unmasked` gets each result before masking, just before `on_result`, with the redactor that masks it:
     for detectors, which must see the text the model would, and mask what they quote.
     """
+    # bwrap's probe (scanner.transports.sandbox.warm_up) runs in a thread while the boot machinery is imported;
+    # what its sandbox leaves behind is adopted and reaped here, as each boot's is in boot_servers.
+    from scanner.transports.reaper import adopting_orphans  # ctypes: only a live run needs it
+
+    with adopting_orphans():
+        if any(_sandboxed(workspace, options, server) for server in servers):
+            warm_up()
+        return _boot(workspace, servers, options, on_result, on_unmasked)
+
+
+def _boot(
+    workspace: Workspace,
+    servers: Sequence[Server],
+    options: Options,
+    on_result: Callable[[BootResult], None] | None,
+    on_unmasked: Callable[[BootResult, Redactor], None] | None,
+) -> dict[str, BootResult]:
     # The one deferred import of a scanner module: scanner.run.boot loads anyio and the transports, which
     # `check --offline` (a pre-commit hook) and `--version` must not pay for; tests/test_offline.py checks it.
     from scanner.run.boot import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT, boot_servers
 
+    settle()  # the boots find bwrap probed
     # Whatever a server says back (definitions, errors, stderr) is masked here, before anything uses it.
     redactor = redactor_for(servers, workspace.policy, workspace.environ, workspace.repo)
     progress = options.progress
@@ -86,6 +107,13 @@ def boot(
         hidden=hidden_from(workspace, servers),
     )
     return masked
+
+
+def _sandboxed(workspace: Workspace, options: Options, server: Server) -> bool:
+    """Whether `server` boots a local process in the sandbox (as scanner.run.boot decides it)."""
+    if server.resolved is None or not is_local(server.resolved.transport):
+        return False
+    return server.key in options.confined or workspace.policy.for_server(*server.policy_names).sandbox == ON
 
 
 def hidden_from(workspace: Workspace, servers: Sequence[Server]) -> dict[str, tuple[str, ...]]:

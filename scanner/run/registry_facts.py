@@ -22,7 +22,7 @@ import functools
 import time
 from collections.abc import Collection, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from scanner.artifacts.attestations import SLSA, Requests, npm_url, registry_bundles
@@ -37,8 +37,8 @@ from scanner.artifacts.simple_index import SIMPLE_JSON
 from scanner.artifacts.simple_index import release_of as file_release
 from scanner.install.dist_metadata import installed_licenses
 from scanner.lock.lockfile import ServerPin
-from scanner.model.findings import Finding
 from scanner.run.provenance_check import pulled_in, record_at
+from scanner.run.recorded import Recorded
 from scanner.run.release_check import launch_env
 from scanner.run.workspace import Workspace
 
@@ -49,14 +49,6 @@ MAX_ASKED = 2000  # package names (and uv versions) asked about in one run; past
 WORKERS = 8  # registry questions at once
 ABBREVIATED = "application/vnd.npm.install-v1+json"  # npm's install document: versions and their dist, no readme
 MAX_NAMED = 5  # recorded repositories named in the run's message, per server
-
-
-@dataclass
-class Recorded:
-    """What recording found: findings about the new versions, and messages for the run to print."""
-
-    findings: list[Finding] = field(default_factory=list)
-    messages: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -299,3 +299,24 @@ JSON = st.recursive(
 def test_count_nodes_counts_as_the_depth_first_count_did(value: Any, limit: int) -> None:
     # The level-by-level count gives the same (values, depth), limit or no limit, so bounds and messages hold.
     assert count_nodes(value, limit) == _count_depth_first(value, limit)
+
+
+def test_plain_schemas_are_judged_without_importing_jsonschema() -> None:
+    """The format checker (and `jsonschema`, a fifth of a CPU-second to import) is built for the first schema that
+    needs it, not for every first judgement: a lock of servers whose schemas hold no pattern pays nothing for it.
+    A fresh process, since this one may have imported it already."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from scanner.diff.schema_validity import schema_problem\n"
+        "plain = {'type': 'object', 'properties': {'path': {'type': 'string', 'description': 'a file'}},"
+        " 'required': ['path']}\n"
+        "assert schema_problem(plain) is None\n"
+        "print('jsonschema' in sys.modules)\n"
+        "bad = {'type': 'object', 'properties': {'p': {'type': 'string', 'pattern': '(unclosed'}}}\n"
+        "print(schema_problem(bad) is not None, 'jsonschema' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True", "True"]

@@ -96,3 +96,26 @@ def test_command_line_and_environment(fp: Any, monkeypatch: pytest.MonkeyPatch, 
     entry = str(tmp_path / "store" / "entry")
     installing, _ = sandboxed(["npm", "rebuild"], network="allow", writable=[entry], **plain)  # type: ignore[arg-type]
     assert ("--bind", entry, entry) in list(zip(installing, installing[1:], installing[2:], strict=False))
+
+
+def test_warm_up_probes_in_a_thread_and_the_boots_find_it_cached(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`warm_up` probes the real bwrap in a thread; after `settle`, asking again runs no bwrap (each probe is a
+    bwrap process: the cost warm_up exists to take off the event loop)."""
+    from scanner.transports import sandbox_warm
+
+    if sandbox.shutil.which("bwrap") is None:
+        pytest.skip("needs bwrap")
+    monkeypatch.setattr(sandbox_warm, "_started", [])
+    calls: list[str] = []
+    real_run = sandbox.subprocess.run
+    monkeypatch.setattr(sandbox.subprocess, "run", lambda *a, **k: (calls.append(a[0][-1]), real_run(*a, **k))[1])
+    sandbox_warm.warm_up()
+    (thread,) = sandbox_warm._started
+    assert thread.name == "bwrap-probe"
+    sandbox_warm.settle()
+    assert not thread.is_alive() and sorted(calls) == ["--help", "--version"]  # the probe, then --size
+    bwrap = sandbox.require_bwrap()
+    assert sandbox._has_size(bwrap) in (True, False)
+    assert len(calls) == 2  # cached: the boots run no probe of their own
+    sandbox_warm.warm_up()  # once per process
+    assert sandbox_warm._started == [thread]
