@@ -153,7 +153,8 @@ def _measured(argv: list[str], env: dict[str, str], cwd: Path, log: Path) -> dic
 
 def pairs(repo: Path, workdir: Path, rounds: int, concurrency: int) -> int:
     workdir.mkdir(parents=True, exist_ok=True)
-    base = {k: v for k, v in os.environ.items() if k in ("PATH", "PYTHONPATH", "LANG", "TERM")}
+    # Both sides get the same caller variables: the certificates and proxies npm and uv need, nothing else.
+    base = {k: v for k, v in os.environ.items() if k in ("PATH", "PYTHONPATH", "LANG", "TERM", *PASSED)}
     rows: dict[str, list[dict[str, Any]]] = {"check": [], "peer": []}
     for round_ in range(1, rounds + 1):
         for side in ("check", "peer"):
