@@ -110,6 +110,8 @@ def _canonical(value: Any) -> tuple[Any, bytes]:
 _PLAIN_JSON = json.JSONEncoder(
     ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False, check_circular=False
 )
+# That text, for a value that may not be normalised (scanner.lock.pin._as_pinned compares it with a pinned one).
+PLAIN_TEXT = _PLAIN_JSON.encode
 
 
 def _normalise(value: Any, depth: int, max_depth: int, plain: list[bool] | None = None) -> Any:

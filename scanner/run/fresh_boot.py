@@ -55,7 +55,7 @@ def boot_today(
             + schema_findings(key, pinned, live)
         )
 
-    live, found = boot_and_pin(workspace, plan.servers, terms, against_pin)
+    live, found = boot_and_pin(workspace, plan.servers, terms, against_pin, lockfile.servers)
     findings = settle(plan, found, block=workspace.policy.withheld_boot_failure == "block")
     messages = [
         f"--fresh --boot: booted today's tree of {', '.join(sorted(live)) or 'no server'} in the sandbox, "

@@ -141,7 +141,7 @@ def check(workspace: Workspace, options: Options) -> Outcome:
     bare = dataclasses.replace(
         options, bare=frozenset(plan.withheld), confined=frozenset(plan.confined), pinned_trees=trees
     )
-    live, booted = boot_and_pin(workspace, plan.servers, bare, against_pin)
+    live, booted = boot_and_pin(workspace, plan.servers, bare, against_pin, lockfile.servers)
     findings += settle(plan, booted, block=workspace.policy.withheld_boot_failure == "block")
     # Servers that did not boot keep their pinned tools, so shadowing of them is still seen.
     findings += cross_server_findings(lockfile.servers | live, lockfile.servers)

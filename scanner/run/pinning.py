@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from scanner.lock.lockfile import ServerPin
@@ -122,13 +122,14 @@ def sandbox_findings(server: Server, result: BootResult) -> list[Finding]:
     ]
 
 
-def pin(server: Server, result: BootResult) -> tuple[ServerPin, list[Finding]]:
-    """Pin what a booted server said; findings for definitions that cannot be pinned cleanly."""
+def pin(server: Server, result: BootResult, pinned: ServerPin | None = None) -> tuple[ServerPin, list[Finding]]:
+    """Pin what a booted server said; findings for definitions that cannot be pinned cleanly. `pinned`: its
+    verified pin, whose unchanged definitions are recognised without normalising them (see pin_server)."""
     assert result.snapshot is not None and server.template is not None
     declarations = [
         {"file": d.location.file, "client": d.client, "name": d.name} for d in server.declarations
     ]
-    server_pin, problems = pin_server(declarations, server.template.spec(), result.snapshot)
+    server_pin, problems = pin_server(declarations, server.template.spec(), result.snapshot, pinned)
     findings = [
         Finding(rule("definition-invalid"), server.key, f"{server.key}: {problem}", server.primary.location)
         for problem in problems
@@ -157,9 +158,16 @@ def unmasked_findings(
 
 
 def boot_and_pin(
-    workspace: Workspace, servers: Sequence[Server], options: Options, analyse: Analyse | None = None
+    workspace: Workspace,
+    servers: Sequence[Server],
+    options: Options,
+    analyse: Analyse | None = None,
+    pinned: Mapping[str, ServerPin] | None = None,
 ) -> tuple[dict[str, ServerPin], list[Finding]]:
     """Boot `servers`, pinning and analysing each as soon as it answers (the others are still booting).
+
+    `pinned`: the verified lock's pins, by key (a check): what a server says as pinned is pinned the same,
+    with less work.
 
     Returns the pins in declaration order, then findings in the same order whichever server finished
     first: boot failures and unpinnable definitions, then what `analyse` found.
@@ -174,7 +182,7 @@ def boot_and_pin(
         if result.snapshot is None:
             done[server.key] = (None, [boot_failure(server, result), *limits], [])
             return
-        server_pin, problems = pin(server, result)
+        server_pin, problems = pin(server, result, pinned.get(server.key) if pinned else None)
         from scanner.run.faces import face_findings  # with the transports it compares: only a live boot loads them
 
         limits += face_findings(server, result.client, result.second, result.snapshot)
