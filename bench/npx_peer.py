@@ -104,7 +104,10 @@ class _Server:
 
 def _boot(name: str, spec: dict[str, Any], home: Path, repo: Path, timeout: float) -> tuple[str, float, str]:
     started = time.monotonic()
-    argv, env = _sandboxed([spec["command"], *spec.get("args", [])], home, repo)
+    # bwrap's pid namespace hands no child's CPU up to us: GNU time inside the sandbox counts the launch's tree.
+    cpu = home / f".cpu.{name}"
+    argv, env = _sandboxed(["/usr/bin/time", "-f", "%U %S", "-o", str(cpu), spec["command"],
+                            *spec.get("args", [])], home, repo)
     server = _Server(argv, env, repo, home.parent / f"{home.name}.{name}.stderr")
     deadline = started + timeout
     outcome = "ok"
@@ -136,7 +139,10 @@ def peer(repo: Path, home: Path, concurrency: int, timeout: float) -> int:
     for name, seconds, outcome in sorted(results, key=lambda r: -r[1]):
         print(f"{name:24s} {seconds:7.1f} s  {outcome}")
     failed = sum(outcome != "ok" for _n, _s, outcome in results)
-    print(f"{len(results)} servers: wall {wall:.1f} s, {failed} failed")
+    counted = [[float(x) for x in f.read_text().split()[-2:]] for f in home.glob(".cpu.*") if f.stat().st_size]
+    user, system = sum(c[0] for c in counted), sum(c[1] for c in counted)
+    print(f"{len(results)} servers: wall {wall:.1f} s, {failed} failed; CPU in the sandboxes {user + system:.1f} s "
+          f"({user:.1f} user + {system:.1f} sys, {len(counted)} of {len(results)} launches counted)")
     return 1 if failed else 0
 
 
