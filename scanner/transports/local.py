@@ -10,14 +10,18 @@ including processes that left the process group and dropped the marker.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
 
 import anyio
 from anyio.abc import Process
 
 from scanner.artifacts.resolve import resolved_artifact
+from scanner.install.uv_launch import VENV
 from scanner.model.environment import server_environment
 from scanner.sources.declarations import ResolvedLaunch
 from scanner.transports import rpc
@@ -115,6 +119,8 @@ def _command_line(
             hidden=request.hidden,
         )
     except FileNotFoundError:
+        if request.installed is not None and argv[0] == request.installed.argv[0]:
+            raise _not_provided(Path(argv[0])) from None  # the launcher is there; the package has no such command
         raise _not_found(launch.command) from None  # before the sandbox, which would report its own exec failure
     except PermissionError:
         raise BootFailure(f"cannot execute {launch.command}: permission denied") from None
@@ -139,3 +145,28 @@ async def _silent_exit(process: Process, request: ChannelRequest) -> Exception:
 
 def _not_found(command: str | None) -> BootFailure:
     return BootFailure(f"command not found: {command} (is it installed and on PATH?)")
+
+
+# What a virtual environment's bin/ holds besides the package's own commands.
+_VENV_TOOLS = re.compile(r"(activate|deactivate|python|pip|pydoc)([-.\w]*)?")
+_SHOWN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
+_LISTED_AT_MOST, _READ_AT_MOST = 8, 256
+
+
+def _not_provided(path: Path) -> BootFailure:
+    """The installed tree has no command of the declared name (`uvx PKG` runs the command named PKG): which
+    commands it does have, so the declaration can name one (`uvx --from PKG COMMAND`)."""
+    offered: list[str] = []
+    with contextlib.suppress(OSError), os.scandir(path.parent) as entries:
+        for count, entry in enumerate(entries):
+            if count >= _READ_AT_MOST:
+                break
+            if _SHOWN_NAME.fullmatch(entry.name) and not _VENV_TOOLS.fullmatch(entry.name):
+                offered.append(entry.name)
+    # The dependencies' commands are there too: those sharing a word with the wanted name first.
+    wanted = set(re.split(r"[-_.]", path.name))
+    offered.sort(key=lambda name: (-len(wanted & set(re.split(r"[-_.]", name))), name))
+    shown = ", ".join(offered[:_LISTED_AT_MOST]) + (" …" if len(offered) > _LISTED_AT_MOST else "")
+    how = "`uvx --from PACKAGE COMMAND`" if path.parent.parent.name == VENV else "the declaration"
+    has = f"; it has: {shown} (name one in {how})" if offered else ""
+    return BootFailure(f"the installed package has no command `{path.name}`{has}")
