@@ -21,6 +21,7 @@ from scanner.run.boot_progress import done_line, report_waiting
 from scanner.run.budget import OverBudget, TmpfsBudget
 from scanner.run.faces import OFF, PROCESS, SESSION, Face, SecondListing, controlled, relist_with_control
 from scanner.run.installing import Install, InstallTerms, install_launch, script_destinations
+from scanner.run.sandbox_choice import boots_sandboxed, sandbox_of
 from scanner.run.transport_modules import TransportModules
 from scanner.snapshot import Snapshot
 from scanner.sources.declarations import ResolvedLaunch, Server
@@ -123,8 +124,8 @@ async def _boot_all(
             server_policy = policy.for_server(*server.policy_names)
             assert server.resolved is not None
             tmpfs_mib = server_policy.tmpfs_mib or DEFAULT_TMPFS_MIB
-            sandbox = ON if server.key in confined else server_policy.sandbox  # scanner.run.withhold: unreviewed
-            sandboxed = sandbox == ON and _local(server.resolved)
+            sandbox = sandbox_of(server, policy, confined)
+            sandboxed = boots_sandboxed(server, policy, confined)
             need = tmpfs_total_mib(tmpfs_mib) if sandboxed else 0
             # Both listings at once when the budget holds both sandboxes; one after the other when not.
             parallel = second_listing == PROCESS and 2 * need <= budget.total
@@ -169,11 +170,6 @@ async def _boot_all(
                 boots.start_soon(run, server)
         reporter.cancel_scope.cancel()
     return results
-
-
-def _local(launch: ResolvedLaunch) -> bool:
-    """Whether `launch` starts a local process (its sandbox holds tmpfs for as long as it runs)."""
-    return any(kind.local for name in transports_of(launch) if (kind := TRANSPORT_BY_NAME.get(name)) is not None)
 
 
 def _transports_needed(servers: Sequence[Server]) -> list[TransportKind]:

@@ -9,15 +9,14 @@ from scanner.lock.lockfile import ServerPin
 from scanner.lock.pin import pin_server
 from scanner.model.findings import Finding
 from scanner.model.rules import rule
-from scanner.model.transports import is_local
 from scanner.run.boot_advice import advice
 from scanner.run.inert_view import hidden_for
 from scanner.run.launchers import launcher_failure
 from scanner.run.redact import Redactor, redactor_for
+from scanner.run.sandbox_choice import boots_sandboxed
 from scanner.run.workspace import Options, Workspace
 from scanner.sources.declarations import Server
 from scanner.sources.repository_code import runs_repository_code
-from scanner.transports.sandbox import ON
 from scanner.transports.sandbox_warm import settle, warm_up
 
 if TYPE_CHECKING:
@@ -64,7 +63,7 @@ def boot(
     from scanner.transports.reaper import adopting_orphans  # ctypes: only a live run needs it
 
     with adopting_orphans():
-        if any(_sandboxed(workspace, options, server) for server in servers):
+        if any(boots_sandboxed(server, workspace.policy, options.confined) for server in servers):
             warm_up()
         return _boot(workspace, servers, options, on_result, on_unmasked)
 
@@ -107,13 +106,6 @@ def _boot(
         hidden=hidden_from(workspace, servers),
     )
     return masked
-
-
-def _sandboxed(workspace: Workspace, options: Options, server: Server) -> bool:
-    """Whether `server` boots a local process in the sandbox (as scanner.run.boot decides it)."""
-    if server.resolved is None or not is_local(server.resolved.transport):
-        return False
-    return server.key in options.confined or workspace.policy.for_server(*server.policy_names).sandbox == ON
 
 
 def hidden_from(workspace: Workspace, servers: Sequence[Server]) -> dict[str, tuple[str, ...]]:
