@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
@@ -25,7 +26,7 @@ from scanner.install.uv_launch import VENV
 from scanner.model.environment import server_environment
 from scanner.sources.declarations import ResolvedLaunch
 from scanner.transports import rpc
-from scanner.transports.cgroup import ProcessLimit
+from scanner.transports.cgroup import REMOVE_POLL, REMOVE_WAIT, ProcessLimit
 from scanner.transports.channel import BootFailure, ChannelRequest
 from scanner.transports.isolation import DENY, OFFLINE_ENV, IsolationUnavailable
 from scanner.transports.protocol import ConnectionClosed
@@ -84,7 +85,15 @@ async def open_channel(request: ChannelRequest) -> AsyncIterator[rpc.StdioChanne
             request.sandbox_notes.append((LIMIT_HIT, PIDS_HIT.format(limit=limit.limit)))
         if limit.memory_hit(request.errlog.text()):
             request.sandbox_notes.append((LIMIT_HIT, MEMORY_HIT.format(mib=limit.memory_mib)))
-        limit.close()
+        with anyio.CancelScope(shield=True):
+            await _close(limit)
+
+
+async def _close(limit: ProcessLimit) -> None:
+    """`limit.close()`, its waits on the event loop: a blocking sleep there held every other boot."""
+    deadline = time.monotonic() + REMOVE_WAIT
+    while not limit.sweep()[1] and time.monotonic() <= deadline:
+        await anyio.sleep(REMOVE_POLL)
 
 
 def _nothing_marked(marker: str) -> int:

@@ -17,6 +17,7 @@ import anyio
 from anyio.abc import ByteReceiveStream, Process
 
 EXIT_WAIT = 2.0  # seconds for the event loop to see a killed server's exit
+EXIT_POLL = 0.002  # seconds between two looks at whether it has
 STDERR_TAIL_BYTES = 4096  # what is kept of a server's stderr, for its error messages
 DRAIN_WAIT = 0.5  # seconds to read what a server printed before it exited, once it is killed
 EXITED_WAIT = 0.5  # seconds for the exit status of a server whose stderr already closed
@@ -119,10 +120,11 @@ async def stop(process: Process) -> None:
     """Kill the server's process group and wait (bounded) for its exit; never raises."""
     with suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
-    # Poll instead of wait(): asyncio's wait also waits for pipe EOF, which a surviving child can hold.
+    # Poll instead of wait(): asyncio's wait also waits for pipe EOF, which a surviving child can hold. Every boot
+    # waits here with its slot held, so the poll is short: a killed server is gone within a few milliseconds.
     with anyio.move_on_after(EXIT_WAIT):
         while process.returncode is None:
-            await anyio.sleep(0.01)
+            await anyio.sleep(EXIT_POLL)
     for pipe in (process.stdin, process.stdout):
         if pipe is not None:
             with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
