@@ -34,7 +34,7 @@ CGROUP_ROOT = Path("/sys/fs/cgroup")
 MOUNTS = Path("/proc/self/mounts")
 OWN = Path("/proc/self/cgroup")
 REMOVE_WAIT = 2.0  # seconds to wait for the killed processes to leave before giving up on rmdir
-REMOVE_POLL = 0.002  # seconds between two passes of that wait
+REMOVE_POLL = 0.002  # seconds between two looks (a boot's sandbox slot is held until it is gone)
 # What a server that ran out of its data-size limit says on stderr (Python, Node, C libraries).
 OUT_OF_MEMORY = re.compile(r"MemoryError|out of memory|Cannot allocate memory|ENOMEM|bad_alloc", re.I)
 
@@ -49,7 +49,6 @@ class ProcessLimit:
     ) -> None:
         self.path, self.limit, self.unavailable = path, limit, unavailable
         self.memory_path, self.memory_mib = memory_path, memory_mib
-        self._removed: set[Path] = set()
 
     @classmethod
     def create(cls, limit: int | None = None, memory_mib: int | None = None) -> ProcessLimit:
@@ -98,32 +97,21 @@ class ProcessLimit:
 
     def close(self) -> int:
         """Kill every process left in the cgroups and remove them; returns how many were killed. Never raises."""
-        killed, deadline = 0, time.monotonic() + REMOVE_WAIT
-        while True:
-            ended, removed = self.sweep()
-            killed += ended
-            if removed or time.monotonic() > deadline:
-                return killed
-            time.sleep(REMOVE_POLL)
-
-    def sweep(self) -> tuple[int, bool]:
-        """One pass of `close`, without waiting: kill what is in the cgroups, remove each that is empty; returns
-        how many were killed and whether all are removed. A caller that must not block (an event loop shared
-        by other boots) repeats it between its own waits, up to REMOVE_WAIT."""
         killed = 0
+        deadline = time.monotonic() + REMOVE_WAIT
         for path in self._paths():
-            if path in self._removed:
-                continue
-            pids = _members(path)
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                    killed += 1
-                except OSError:
-                    continue
-            if not pids and _remove(path):
-                self._removed.add(path)
-        return killed, self._removed.issuperset(self._paths())
+            while True:
+                pids = _members(path)
+                for pid in pids:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                        killed += 1
+                    except OSError:
+                        continue
+                if (not pids and _remove(path)) or time.monotonic() > deadline:
+                    break
+                time.sleep(REMOVE_POLL)
+        return killed
 
     def _paths(self) -> list[Path]:
         return list(dict.fromkeys(p for p in (self.path, self.memory_path) if p is not None))

@@ -11,9 +11,9 @@ including processes that left the process group and dropped the marker.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
-import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
@@ -26,7 +26,7 @@ from scanner.install.uv_launch import VENV
 from scanner.model.environment import server_environment
 from scanner.sources.declarations import ResolvedLaunch
 from scanner.transports import rpc
-from scanner.transports.cgroup import REMOVE_POLL, REMOVE_WAIT, ProcessLimit
+from scanner.transports.cgroup import ProcessLimit
 from scanner.transports.channel import BootFailure, ChannelRequest
 from scanner.transports.isolation import DENY, OFFLINE_ENV, IsolationUnavailable
 from scanner.transports.protocol import ConnectionClosed
@@ -62,7 +62,7 @@ async def open_channel(request: ChannelRequest) -> AsyncIterator[rpc.StdioChanne
     if request.installed is not None:  # as npx does: the installed tree's bins come first
         env["PATH"] = os.pathsep.join([*request.installed.path, env.get("PATH", os.defpath)])
     argv, env = _command_line(launch, env, cwd, request)
-    limit = ProcessLimit.create(memory_mib=request.memory_mib)
+    limit = await _process_limit(request.memory_mib)
     try:
         async with AsyncExitStack() as stack:
             process = await _start(stack, limit.wrap(argv), env, cwd, request)
@@ -86,14 +86,15 @@ async def open_channel(request: ChannelRequest) -> AsyncIterator[rpc.StdioChanne
         if limit.memory_hit(request.errlog.text()):
             request.sandbox_notes.append((LIMIT_HIT, MEMORY_HIT.format(mib=limit.memory_mib)))
         with anyio.CancelScope(shield=True):
-            await _close(limit)
+            await anyio.to_thread.run_sync(limit.close)
 
 
-async def _close(limit: ProcessLimit) -> None:
-    """`limit.close()`, its waits on the event loop: a blocking sleep there held every other boot."""
-    deadline = time.monotonic() + REMOVE_WAIT
-    while not limit.sweep()[1] and time.monotonic() <= deadline:
-        await anyio.sleep(REMOVE_POLL)
+async def _process_limit(memory_mib: int) -> ProcessLimit:
+    """The boot's cgroups, made in a worker thread (mkdir and writes under /sys/fs/cgroup take milliseconds of
+    the kernel's, every other boot waiting when the loop makes them); shielded, so that a cgroup made is never
+    dropped unremoved by a cancelled boot."""
+    with anyio.CancelScope(shield=True):
+        return await anyio.to_thread.run_sync(functools.partial(ProcessLimit.create, memory_mib=memory_mib))
 
 
 def _nothing_marked(marker: str) -> int:
