@@ -104,8 +104,9 @@ class Run:
         self.code, self.output, self.seconds = code, output, seconds
 
 
-def run(command: list[str], cwd: Path | None = None) -> Run:
-    env = os.environ | {"PYTHONPATH": str(ROOT), "NO_COLOR": "1", "COLUMNS": "200"}
+def run(command: list[str], cwd: Path | None = None, tree: Path = ROOT) -> Run:
+    """`command`, with `tree`'s scanner/ first on PYTHONPATH (mcp-lock runs with -P: not the working directory's)."""
+    env = os.environ | {"PYTHONPATH": str(tree), "NO_COLOR": "1", "COLUMNS": "200"}
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, cwd=cwd, env=env)
     return Run(done.returncode, done.stdout + done.stderr, time.perf_counter() - started)
@@ -131,14 +132,15 @@ class Tool:
 
 
 class McpLock(Tool):
-    name = "mcp-lock"
+    def __init__(self, tree: Path = ROOT, name: str = "mcp-lock") -> None:
+        self.tree, self.name = tree, name
 
     def lock(self, repo: Path) -> Run:
         (repo / "mcp-lock.json").unlink(missing_ok=True)
-        return run([sys.executable, "-m", "scanner", "lock", "--repo", str(repo), "--quiet"])
+        return run([sys.executable, "-P", "-m", "scanner", "lock", "--repo", str(repo), "--quiet"], tree=self.tree)
 
     def check(self, repo: Path) -> Run:
-        return run([sys.executable, "-m", "scanner", "check", "--repo", str(repo), "--quiet"])
+        return run([sys.executable, "-P", "-m", "scanner", "check", "--repo", str(repo), "--quiet"], tree=self.tree)
 
 
 class Heldfast(Tool):
@@ -204,39 +206,60 @@ def _cpu_of(action: Callable[[], Run]) -> tuple[Run, float]:
     return result, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def pin_rounds(ours: McpLock, peer: Heldfast, repo: Path, rounds: int) -> None:
+def pin_rounds(ours: McpLock, peer: Heldfast, repo: Path, rounds: int, baseline: McpLock | None = None) -> None:
     """Issue 39 item 2: interleaved rounds of pinning the fixture (`mcp-lock lock` against `heldfast approve`, the
     order alternating), the per-round wall ratio ours / peer and its median (target < 0.9); and the CPU of
     `mcp-lock check --offline` of the same lock (every pin read, verified and judged, nothing booted) against
-    the CPU of heldfast's pin (target: less)."""
+    the CPU of heldfast's pin (target: less). `baseline`: another tree's `mcp-lock lock` in the same rounds (the
+    order rotating through all three), and its ratios too, so that a change is measured against the same load."""
     DRIFT.write_text("{}", encoding="utf-8")
     # As installed, mcp-lock has its bytecode (pip compiles it, as it did heldfast's): without it, under
     # PYTHONDONTWRITEBYTECODE every run would compile ~150 modules (16 % of a 10-server lock here).
-    compileall.compile_dir(ROOT / "scanner", quiet=1)
-    ratios, cpu_ratios, offline_cpu, peer_cpu = [], [], [], []
+    for tree in {ours.tree, *([baseline.tree] if baseline else [])}:
+        compileall.compile_dir(tree / "scanner", quiet=1)
+    tools: list[tuple[str, Callable[[Path], Run]]] = [("ours", ours.lock), ("peer", peer.lock)]
+    if baseline is not None:
+        tools.append(("base", baseline.lock))
+    walls: dict[str, list[float]] = {who: [] for who, _ in tools}
+    cpus: dict[str, list[float]] = {who: [] for who, _ in tools}
+    offline_cpu: list[float] = []
+    based = f"{'base lock':>11}{'ratio':>7}{'CPU base':>10}" if baseline else ""
     print(f"\n{'round':<7}{'mcp-lock lock':>15}{'heldfast approve':>18}{'ratio':>7}{'CPU ours':>10}{'CPU peer':>10}"
-          f"{'ratio':>7}{'check --offline CPU':>21}{'load':>7}")
+          f"{'ratio':>7}{based}{'check --offline CPU':>21}{'load':>7}")
     for number in range(rounds):
-        order = [("ours", ours.lock), ("peer", peer.lock)]
-        timed_runs: dict[str, tuple[Run, float]] = {}
-        for who, action in order if number % 2 == 0 else order[::-1]:
-            timed_runs[who] = _cpu_of(lambda action=action: action(repo))
-            if timed_runs[who][0].code != 0:
-                raise SystemExit(f"{who} pin exited {timed_runs[who][0].code}:\n{timed_runs[who][0].output[-3000:]}")
-        offline, cpu = _cpu_of(lambda: run([sys.executable, "-m", "scanner", "check", "--offline", "--repo", str(repo),
-                                            "--quiet"]))
+        shift = number % len(tools)
+        order = tools[shift:] + tools[:shift]
+        order = order if number % 2 == 0 else order[::-1]
+        for who, action in order:
+            result, cpu = _cpu_of(lambda action=action: action(repo))
+            if result.code != 0:
+                raise SystemExit(f"{who} pin exited {result.code}:\n{result.output[-3000:]}")
+            walls[who].append(result.seconds)
+            cpus[who].append(cpu)
+        if baseline is not None and order.index(("base", baseline.lock)) > order.index(("ours", ours.lock)):
+            ours.lock(repo)  # the lock `check --offline` reads is this tree's
+        offline, cpu = _cpu_of(lambda: run([sys.executable, "-P", "-m", "scanner", "check", "--offline", "--repo",
+                                            str(repo), "--quiet"], tree=ours.tree))
         if offline.code != 0:
             raise SystemExit(f"check --offline exited {offline.code}:\n{offline.output[-3000:]}")
-        (our_run, our_cpu), (peer_run, their_cpu) = timed_runs["ours"], timed_runs["peer"]
-        ratios.append(our_run.seconds / peer_run.seconds)
-        cpu_ratios.append(our_cpu / their_cpu)
         offline_cpu.append(cpu)
-        peer_cpu.append(their_cpu)
-        print(f"{number + 1:<7}{our_run.seconds:>15.3f}{peer_run.seconds:>18.3f}{ratios[-1]:>7.2f}{our_cpu:>10.3f}"
-              f"{their_cpu:>10.3f}{cpu_ratios[-1]:>7.2f}{cpu:>21.3f}{os.getloadavg()[0]:>7.2f}")
-    print(f"pin: median per-round wall ratio mcp-lock / heldfast {statistics.median(ratios):.2f} (target < 0.9), "
-          f"CPU {statistics.median(cpu_ratios):.2f}; check --offline CPU {statistics.median(offline_cpu):.3f} s "
-          f"against heldfast's pin {statistics.median(peer_cpu):.3f} s (target: less)")
+        row = f"{walls['base'][-1]:>11.3f}{walls['ours'][-1] / walls['base'][-1]:>7.2f}{cpus['base'][-1]:>10.3f}" \
+            if baseline else ""
+        print(f"{number + 1:<7}{walls['ours'][-1]:>15.3f}{walls['peer'][-1]:>18.3f}"
+              f"{walls['ours'][-1] / walls['peer'][-1]:>7.2f}{cpus['ours'][-1]:>10.3f}{cpus['peer'][-1]:>10.3f}"
+              f"{cpus['ours'][-1] / cpus['peer'][-1]:>7.2f}{row}{cpu:>21.3f}{os.getloadavg()[0]:>7.2f}")
+
+    def ratio(values: dict[str, list[float]], top: str, bottom: str) -> float:
+        return statistics.median(a / b for a, b in zip(values[top], values[bottom], strict=True))
+
+    print(f"pin: median per-round wall ratio mcp-lock / heldfast {ratio(walls, 'ours', 'peer'):.2f} (target < 0.9), "
+          f"CPU {ratio(cpus, 'ours', 'peer'):.2f}; check --offline CPU {statistics.median(offline_cpu):.3f} s "
+          f"against heldfast's pin {statistics.median(cpus['peer']):.3f} s (target: less)")
+    if baseline is not None:
+        print(f"baseline tree: its wall ratio to heldfast {ratio(walls, 'base', 'peer'):.2f}, CPU "
+              f"{ratio(cpus, 'base', 'peer'):.2f}; this tree / baseline: wall {ratio(walls, 'ours', 'base'):.2f}, "
+              f"CPU {ratio(cpus, 'ours', 'base'):.2f}; medians wall {statistics.median(walls['ours']):.3f} / "
+              f"{statistics.median(walls['base']):.3f} / heldfast {statistics.median(walls['peer']):.3f} s")
 
 
 def drift_trial(tools: list[Tool], repo: Path) -> list[tuple[str, str, str, int, bool, str]]:
@@ -267,13 +290,18 @@ def main() -> None:
     parser.add_argument("--skip-real", action="store_true", help="only the fixture repo")
     parser.add_argument("--pin-rounds", type=int, default=0,
                         help="only: N interleaved rounds of pinning the fixture, mcp-lock against heldfast (issue 39)")
+    parser.add_argument("--baseline-tree", type=Path,
+                        help="with --pin-rounds: also pin with this tree's scanner/ (e.g. `git archive BASE scanner | "
+                             "tar -x -C DIR`), in the same rounds")
     args = parser.parse_args()
     if args.pin_rounds:
         heldfast = Heldfast(install_peers(("heldfast",))["heldfast"])
         load = os.getloadavg()
         print(f"nproc={os.cpu_count()}, load average {load[0]:.2f} {load[1]:.2f}, heldfast "
               f"{installed_version('heldfast')}, fixture {args.fixture_servers} x {TOOLS_PER_SERVER} tools")
-        pin_rounds(McpLock(), heldfast, write_repo("fixture", fixture_servers(args.fixture_servers)), args.pin_rounds)
+        baseline = McpLock(args.baseline_tree.resolve(), "baseline") if args.baseline_tree else None
+        pin_rounds(McpLock(), heldfast, write_repo("fixture", fixture_servers(args.fixture_servers)), args.pin_rounds,
+                   baseline)
         return
     executables = install_peers()
     versions = {key: installed_version(key) for key in PEERS}

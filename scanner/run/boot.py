@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import tempfile
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,7 +38,7 @@ from scanner.transports.probe import probe
 from scanner.transports.reaper import adopting_orphans
 from scanner.transports.sandbox import DEFAULT_TMPFS_BUDGET_MIB, DEFAULT_TMPFS_MIB, ON, tmpfs_total_mib
 from scanner.transports.stage import Stage
-from scanner.transports.stdio import StderrTail
+from scanner.transports.stdio import StderrTail, scratch_folder
 
 DEFAULT_CONCURRENCY = 8
 
@@ -214,7 +213,7 @@ async def boot_one(
         return BootResult(key, None, _REMOTE_DENY.format(transport=launch.transport), "", 0.0)
     started = time.monotonic()
     errlog = StderrTail()
-    with tempfile.TemporaryDirectory(prefix="mcp-lock-") as scratch:
+    async with scratch_folder() as scratch:
         shown = client or client_info(DEFAULT_CLIENT)
         attempt = _Attempt(
             launch, repo, scratch, errlog, tuple(passthrough), network, sandbox, shown, modules or TransportModules(),
@@ -316,7 +315,7 @@ class _Attempt:
         self, client: dict[str, str], kinds: Sequence[TransportKind], deadline: float, timeout: float
     ) -> SecondListing:
         """A fresh process (its own scratch and stderr) listing as `client`, without prompt bodies."""
-        with tempfile.TemporaryDirectory(prefix="mcp-lock-") as scratch:
+        async with scratch_folder() as scratch:
             face = Face(client, scratch, StderrTail(), bodies=False)
             snapshot, error = await self._boot(kinds, deadline, timeout, face)
         return SecondListing(client, snapshot, error)

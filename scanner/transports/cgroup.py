@@ -34,6 +34,7 @@ CGROUP_ROOT = Path("/sys/fs/cgroup")
 MOUNTS = Path("/proc/self/mounts")
 OWN = Path("/proc/self/cgroup")
 REMOVE_WAIT = 2.0  # seconds to wait for the killed processes to leave before giving up on rmdir
+REMOVE_POLL = 0.002  # seconds between two looks (a boot's sandbox slot is held until it is gone)
 # What a server that ran out of its data-size limit says on stderr (Python, Node, C libraries).
 OUT_OF_MEMORY = re.compile(r"MemoryError|out of memory|Cannot allocate memory|ENOMEM|bad_alloc", re.I)
 
@@ -109,7 +110,7 @@ class ProcessLimit:
                         continue
                 if (not pids and _remove(path)) or time.monotonic() > deadline:
                     break
-                time.sleep(0.01)
+                time.sleep(REMOVE_POLL)
         return killed
 
     def _paths(self) -> list[Path]:

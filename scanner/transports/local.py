@@ -11,6 +11,7 @@ including processes that left the process group and dropped the marker.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 from collections.abc import AsyncIterator
@@ -61,7 +62,7 @@ async def open_channel(request: ChannelRequest) -> AsyncIterator[rpc.StdioChanne
     if request.installed is not None:  # as npx does: the installed tree's bins come first
         env["PATH"] = os.pathsep.join([*request.installed.path, env.get("PATH", os.defpath)])
     argv, env = _command_line(launch, env, cwd, request)
-    limit = ProcessLimit.create(memory_mib=request.memory_mib)
+    limit = await _process_limit(request.memory_mib)
     try:
         async with AsyncExitStack() as stack:
             process = await _start(stack, limit.wrap(argv), env, cwd, request)
@@ -84,7 +85,16 @@ async def open_channel(request: ChannelRequest) -> AsyncIterator[rpc.StdioChanne
             request.sandbox_notes.append((LIMIT_HIT, PIDS_HIT.format(limit=limit.limit)))
         if limit.memory_hit(request.errlog.text()):
             request.sandbox_notes.append((LIMIT_HIT, MEMORY_HIT.format(mib=limit.memory_mib)))
-        limit.close()
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(limit.close)
+
+
+async def _process_limit(memory_mib: int) -> ProcessLimit:
+    """The boot's cgroups, made in a worker thread (mkdir and writes under /sys/fs/cgroup take milliseconds of
+    the kernel's, every other boot waiting when the loop makes them); shielded, so that a cgroup made is never
+    dropped unremoved by a cancelled boot."""
+    with anyio.CancelScope(shield=True):
+        return await anyio.to_thread.run_sync(functools.partial(ProcessLimit.create, memory_mib=memory_mib))
 
 
 def _nothing_marked(marker: str) -> int:

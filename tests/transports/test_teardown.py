@@ -1,0 +1,101 @@
+"""A boot's own setup and teardown leave the event loop to the other boots: making and removing its cgroups and
+removing its scratch folder happen in worker threads (kernel work of milliseconds each), not on the loop every
+server shares."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from test_hostile import tool
+
+from scanner.run.boot import boot_one
+from scanner.transports import cgroup
+from transports.test_channel import raw_launch
+from transports.test_sandbox_bounds import needs_pids
+
+
+def boot_beside_another(tmp_path: Path, mode: str, ticks: list[int]) -> None:
+    """Boot the raw fixture server while another task counts its turns in `ticks[0]` on the same loop."""
+    launch = raw_launch(tmp_path, {"pages": [[tool("a")]]})
+
+    async def run() -> None:
+        async def other_boot() -> None:
+            while True:
+                ticks[0] += 1
+                await anyio.sleep(0)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(other_boot)
+            result = await boot_one("s", launch, tmp_path, timeout=30, sandbox=mode)
+            group.cancel_scope.cancel()
+        assert result.snapshot is not None, result.error
+
+    anyio.run(run)
+
+
+def blocking_first(original: Callable[..., Any], ticks: list[int], seen: list[tuple[int, int]]) -> Callable[..., Any]:
+    """`original` after 50 ms of a blocking call; `seen` gets the other task's turns before and after it."""
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        before = ticks[0]
+        time.sleep(0.05)
+        seen.append((before, ticks[0]))
+        return original(*args, **kwargs)
+
+    return slow
+
+
+@needs_pids
+@pytest.mark.parametrize("mode", ["on", "off"])
+def test_removing_a_boots_cgroup_lets_the_other_boots_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    # The cgroup is still busy for a few passes (its killed processes leaving), as after most boots.
+    remove = cgroup._remove
+    ticks = [0]
+    seen: list[int] = []  # the other task's turns at each attempt to remove the cgroup
+
+    def busy_for_a_while(path: Path) -> bool:
+        seen.append(ticks[0])
+        return len(seen) > 5 and remove(path)
+
+    monkeypatch.setattr(cgroup, "_remove", busy_for_a_while)
+    boot_beside_another(tmp_path, mode, ticks)
+    assert len(seen) > 5
+    assert seen[-1] > seen[0]  # the other boot ran between the passes, not only after the last one
+
+
+@pytest.mark.parametrize("mode", ["on", "off"])
+def test_making_a_boots_cgroup_lets_the_other_boots_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    ticks = [0]
+    seen: list[tuple[int, int]] = []
+    monkeypatch.setattr(cgroup, "_make", blocking_first(cgroup._make, ticks, seen))
+    boot_beside_another(tmp_path, mode, ticks)
+    assert seen and all(after > before for before, after in seen)
+
+
+@pytest.mark.parametrize("mode", ["on", "off"])
+def test_removing_a_boots_scratch_folder_lets_the_other_boots_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    ticks = [0]
+    seen: list[tuple[int, int]] = []
+    rmtree = shutil.rmtree
+    slow = blocking_first(rmtree, ticks, seen)
+
+    def scratch_slowly(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if Path(path).name.startswith("mcp-lock-"):
+            return slow(path, *args, **kwargs)
+        return rmtree(path, *args, **kwargs)
+
+    monkeypatch.setattr(shutil, "rmtree", scratch_slowly)
+    boot_beside_another(tmp_path, mode, ticks)
+    assert seen and all(after > before for before, after in seen)
