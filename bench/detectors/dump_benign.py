@@ -15,7 +15,9 @@ vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, `--fresh3` 
 `data/benign_fresh3/`, `--fresh4` `servers.FRESH4` into `data/benign_fresh4/`. Each dump records package, version,
 ecosystem, dump date and the SHA-256 of its definitions.
 
-`--missing` dumps only servers without a file yet (resume after an interrupted run).
+`--missing` dumps only servers without a file yet (resume after an interrupted run). `--until HH:MM` (UTC) starts
+no boot after that time: the servers not started are left out of `failures.json` and listed in `SOURCES.md` as
+not dumped yet, so a batch can be cut short and still record every failure it met.
 Booting runs each package's code: run this on a machine you would run those packages on.
 """
 
@@ -128,7 +130,10 @@ def record(server: Server, entry: dict[str, Any]) -> dict[str, Any]:
     return doc | {"definitions_sha256": definitions_sha256(doc)}
 
 
-def dump(server: Server, out: Path) -> tuple[Server, str]:
+def dump(server: Server, out: Path, until: datetime.datetime | None = None) -> tuple[Server, str | None]:
+    """(server, "") when dumped, (server, why) when it failed, (server, None) when not started before `until`."""
+    if until is not None and datetime.datetime.now(datetime.UTC) >= until:
+        return server, None
     entry, why = lock_one(server)
     if entry is None:
         print(f"FAIL {server[1]}@{server[2]}: {why}", file=sys.stderr, flush=True)
@@ -183,6 +188,7 @@ def main() -> None:
     parser.add_argument("--fresh2", action="store_true", help="dump servers.FRESH2 into data/benign_fresh2")
     parser.add_argument("--fresh3", action="store_true", help="dump servers.FRESH3 into data/benign_fresh3")
     parser.add_argument("--fresh4", action="store_true", help="dump servers.FRESH4 into data/benign_fresh4")
+    parser.add_argument("--until", default=None, help="HH:MM UTC: start no boot after this time")
     parser.add_argument("--timeout", type=int, default=BOOT_TIMEOUT, help="seconds per server boot")
     opts = parser.parse_args()
     global boot_timeout
@@ -195,13 +201,19 @@ def main() -> None:
     chosen = [s for s in servers if opts.only is None or s[1] in opts.only]
     if opts.missing:
         chosen = [s for s in chosen if not (out / file_name(s[1], s[2])).exists()]
+    until = None
+    if opts.until:
+        hour, minute = map(int, opts.until.split(":"))
+        until = datetime.datetime.now(datetime.UTC).replace(hour=hour, minute=minute, second=0, microsecond=0)
     with ThreadPoolExecutor(max_workers=opts.jobs) as pool:
-        results = list(pool.map(lambda server: dump(server, out), chosen))
+        results = list(pool.map(lambda server: dump(server, out, until), chosen))
     # Read only now: another run may have recorded its own servers meanwhile.
     failures_file = out / "failures.json"
     failures: dict[str, str] = json.loads(failures_file.read_text()) if failures_file.exists() else {}
     for server, why in results:
         name = f"{server[1]}@{server[2]}"
+        if why is None:
+            continue
         if why:
             failures[name] = why
         else:
