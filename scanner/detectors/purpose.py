@@ -39,6 +39,15 @@ _STATE_WORDING = lazy(
     r"|not\s+found|an?\s+error|a\s+failure|failed|broken|empty)\b",
     re.IGNORECASE,
 )
+# "Only if the user asks to act on a legacy one, briefly explain it can't be changed": what is kept back is told the
+# user as soon as they ask, so it is kept from nobody (monday.com's `list_automations`). An attack's concealment has
+# no such answer to the user.
+_TOLD_WHEN_ASKED = lazy(
+    r"\b(?:if|when|whenever|once)\s+(?:the\s+|a\s+)?users?\s+(?:explicitly\s+|directly\s+|specifically\s+)?"
+    r"(?:asks?|requests?|wants?\s+to\s+know|inquires?)\b[^.!?\n]{0,80}?\b(?:explain|tell|say|answer|describe|mention"
+    r"|inform|disclose|reveal)\b",
+    re.IGNORECASE,
+)
 # What sends, copies or hides an action: text holding one keeps its grade whatever else it says.
 _ACTS = lazy(
     r"\b(?:send|sends|sent|upload|post|forward|bcc|exfiltrat\w*|attach|append|paste|embed|copy|copied|mirror"
@@ -133,6 +142,8 @@ def _one(rule_id: str, text: str, quoted: str, words: frozenset[str]) -> str | N
     if rule_id == "MCPL-D010" and _STATE_WORDING.search(text[at + len(quoted):at + len(quoted) + 80]) \
             and not _ACTS.search(sentence):
         return "it words a state to the user, it hides no action"
+    if rule_id == "MCPL-D010" and _TOLD_WHEN_ASKED.search(text) and not _ACTS.search(text):
+        return "the text tells the user when they ask, it hides nothing from them"
     if rule_id == "MCPL-D012" and _own_secret(quoted, sentence, words) and not _sends_elsewhere(sentence, quoted):
         return "the secret is the tool's own subject (a parameter it takes, or the public keys it manages)"
     return None
