@@ -4,9 +4,11 @@ names is the tool's own subject.
 "this cannot silently replace translated copy", "Do not read ~/.ssh unless asked", "Do not report it to the user as
 an error" forbid or qualify what a catalogue pattern matches; "Pass the private key of the sending account as
 `private_key`" on a wallet tool that takes one, "Requires AWS credentials configured (env vars, ~/.aws/credentials)",
-an SSH key tool naming `~/.ssh`: documentation of the tool's own subject. Each is regraded, never dropped: shown as
-wording only (`documented`), so a reviewer still reads it, and it blocks neither a first lock nor a bump. Text
-that also sends, copies or includes something elsewhere keeps its payload grade.
+an SSH key tool naming `~/.ssh`: documentation of the tool's own subject. Each is regraded: shown as wording only
+(`documented`), so a reviewer still reads it, and it blocks neither a first lock nor a bump; the one exception is a
+catalogue match the text only forbids, in sentences that send, copy or address nothing ("do not pass the private key
+in tool parameters"), which names no act and is dropped, as D016 drops a cue inside a negation. Text that also sends,
+copies or includes something elsewhere keeps its payload grade.
 """
 
 from __future__ import annotations
@@ -97,10 +99,13 @@ def documented(hits: Iterable[Hit], text: str, name: str, parameters: Iterable[s
     if not any(h.rule_id == "MCPL-D016" or (h.rule_id in _RULES and h.evidence_kind == PAYLOAD) for h in found):
         return found
     words = _words(name, parameters)
-    return tuple(_regraded(hit, text, words, _words(name, ())) for hit in found)
+    return tuple(hit for hit in (_regraded(hit, text, words, _words(name, ())) for hit in found) if hit is not None)
 
 
-def _regraded(hit: Hit, text: str, words: frozenset[str], name_words: frozenset[str] = frozenset()) -> Hit:
+def _regraded(hit: Hit, text: str, words: frozenset[str], name_words: frozenset[str] = frozenset()) -> Hit | None:
+    """`hit` as graded, regraded, or None: a catalogue match that the text only forbids, in sentences that send,
+    copy or address nothing, names no act at all ("do not pass the private key in tool parameters") and is no
+    finding; one forbidden beside such an act stays, regraded, for a reviewer to read."""
     if hit.rule_id == "MCPL-D016" and hit.evidence_kind == WORDING and hit.severity == "high":
         # the tool's name: a parameter asking for data is D024's question
         why = _own_data(hit.evidence, name_words) or _link_only(hit.evidence, text) or _wording_set_aside(
@@ -112,6 +117,8 @@ def _regraded(hit: Hit, text: str, words: frozenset[str], name_words: frozenset[
     why = _why(hit, text, words)
     if why is None:
         return hit
+    if why == _FORBIDS and hit.rule_id != "MCPL-D016" and _only_forbidden(hit, text, words):
+        return None
     # What is left once the set-aside cues are gone still reaching the threshold is wording evidence: it blocks a
     # change at its own severity (not a first lock); below it, the finding is shown at medium and blocks nothing.
     severity = hit.severity if hit.rule_id == "MCPL-D016" and _prerequisite(text, hit.evidence, words) is None \
@@ -138,7 +145,7 @@ def _one(rule_id: str, text: str, quoted: str, words: frozenset[str]) -> str | N
     if not re.match(r"(?i)(?:do|don|never|must|should|avoid|without)\b", quoted) and (
         _NEGATED.search(re.split(r"[.!?;:\n]", text[max(0, at - 60):at])[-1]) or negated(text, at, at + len(quoted))
     ):
-        return "a negation or caution forbids it"
+        return _FORBIDS
     if rule_id == "MCPL-D010" and _STATE_WORDING.search(text[at + len(quoted):at + len(quoted) + 80]) \
             and not _ACTS.search(sentence):
         return "it words a state to the user, it hides no action"
@@ -147,6 +154,19 @@ def _one(rule_id: str, text: str, quoted: str, words: frozenset[str]) -> str | N
     if rule_id == "MCPL-D012" and _own_secret(quoted, sentence, words) and not _sends_elsewhere(sentence, quoted):
         return "the secret is the tool's own subject (a parameter it takes, or the public keys it manages)"
     return None
+
+
+_FORBIDS = "a negation or caution forbids it"
+
+
+def _only_forbidden(hit: Hit, text: str, words: frozenset[str]) -> bool:
+    """Whether every part a catalogue hit quotes is forbidden by a negation, each in a sentence with no act of
+    sending, copying or addressing (`_ACTS`)."""
+    for quoted in (part.strip() for part in hit.evidence.split(" | ") if part.strip()):
+        at = text.find(quoted)
+        if at < 0 or _one(hit.rule_id, text, quoted, words) != _FORBIDS or _ACTS.search(_sentence_around(text, at)):
+            return False
+    return True
 
 
 def _prerequisite(text: str, evidence: str, words: frozenset[str]) -> str | None:
@@ -351,7 +371,7 @@ def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: tuple
     sentence = _sentence_around(lowered, at)
     if family in ("secret_path", "shell_payload", "dangerous_command", "transmit", "destination", "override",
                   "override_args", "concealment") and negated(lowered, at, at + len(quoted)):
-        return "a negation or caution forbids it"
+        return _FORBIDS
     families = {f for f, _w, _q in cues}
     if family in ("shell_payload", "dangerous_command") and words & _RUNS and "secret_path" not in families \
             and outside_address(lowered) is None and _example_of(lowered, at):
