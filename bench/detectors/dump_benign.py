@@ -60,6 +60,10 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "dartlens-mcp": ["dartlens"],
     "data-go-mcp-nts-business-verification": ["data-go-mcp.nts-business-verification"],
     "dart-mcp-kor": ["dart-mcp"],
+    # The eighth batch: the one command of the package whose name says mcp (mcp-lock's boot names them).
+    "fastapi-hexagon-mcp": ["hexagonal-mcp"],
+    "qr-reader-mcp-server": ["qr-reader-mcp"],
+    "mimir-memory-mcp": ["mimir-mcp"],
 }
 
 
