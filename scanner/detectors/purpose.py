@@ -25,6 +25,7 @@ from .engine import Hit
 from .negation import CLAUSE as _CLAUSE
 from .negation import negated
 from .scoring import THRESHOLD, Score
+from .told_user import STATE_WORDING, TOLD_WHEN_ASKED, TRUE_STATE, argument_entry
 
 # A negation or caution right before the matched act (at most two words between): "cannot silently replace",
 # "never send ... unless". "never forget to", "do not fail to" negate nothing.
@@ -33,27 +34,11 @@ _NEGATED = lazy(
     r"(?:\s+(?!(?:forget|fail|omit|skip|neglect|hesitate)\b)[\w'-]+){0,2}\s*$",
     re.IGNORECASE,
 )
-# "Do not report it to the user as an error", "Never tell the user a schedule type is unsupported": how a state is
-# worded to the user, not an action kept from them.
-_STATE_WORDING = lazy(
-    r"\bas\s+(?:an?\s+|the\s+)?(?:error|failure|problem|bug|warning|issue|exception)s?\b"
-    r"|\b(?:is|are|was|were)\s+(?:not\s+supported|unsupported|unavailable|not\s+available|invalid|missing"
-    r"|not\s+found|an?\s+error|a\s+failure|failed|broken|empty)\b",
-    re.IGNORECASE,
-)
-# "Only if the user asks to act on a legacy one, briefly explain it can't be changed": what is kept back is told the
-# user as soon as they ask, so it is kept from nobody (monday.com's `list_automations`). An attack's concealment has
-# no such answer to the user.
-_TOLD_WHEN_ASKED = lazy(
-    r"\b(?:if|when|whenever|once)\s+(?:the\s+|a\s+)?users?\s+(?:explicitly\s+|directly\s+|specifically\s+)?"
-    r"(?:asks?|requests?|wants?\s+to\s+know|inquires?)\b[^.!?\n]{0,80}?\b(?:explain|tell|say|answer|describe|mention"
-    r"|inform|disclose|reveal)\b",
-    re.IGNORECASE,
-)
-# What sends, copies or hides an action: text holding one keeps its grade whatever else it says.
+# What sends, copies or hides an action: text holding one keeps its grade whatever else it says ("forward-only speed",
+# "send-only" say what is allowed, they send nothing).
 _ACTS = lazy(
     r"\b(?:send|sends|sent|upload|post|forward|bcc|exfiltrat\w*|attach|append|paste|embed|copy|copied|mirror"
-    r"|include\s+(?:it|them|its|the\s+contents?)|that\s+you|you\s+(?:have|called|sent|read|ran|used))\b"
+    r"|include\s+(?:it|them|its|the\s+contents?)|that\s+you|you\s+(?:have|called|sent|read|ran|used))\b(?!-only\b)"
     r"|https?://|[\w.+-]+@[\w-]+\.\w",
     re.IGNORECASE,
 )
@@ -96,6 +81,9 @@ def documented(hits: Iterable[Hit], text: str, name: str, parameters: Iterable[s
     """`hits` on `text` (of the definition `name` taking `parameters`), each payload hit that only forbids the
     act, words a state, or documents the tool's own secret regraded as wording only, at most medium."""
     found = tuple(hits)
+    parameters = tuple(parameters)
+    if any(h.rule_id == "MCPL-D014" for h in found):
+        found = tuple(h for h in found if not argument_entry(h, text, parameters))
     if not any(h.rule_id == "MCPL-D016" or (h.rule_id in _RULES and h.evidence_kind == PAYLOAD) for h in found):
         return found
     words = _words(name, parameters)
@@ -146,10 +134,10 @@ def _one(rule_id: str, text: str, quoted: str, words: frozenset[str]) -> str | N
         _NEGATED.search(re.split(r"[.!?;:\n]", text[max(0, at - 60):at])[-1]) or negated(text, at, at + len(quoted))
     ):
         return _FORBIDS
-    if rule_id == "MCPL-D010" and _STATE_WORDING.search(text[at + len(quoted):at + len(quoted) + 80]) \
+    if rule_id == "MCPL-D010" and STATE_WORDING.search(text[at + len(quoted):at + len(quoted) + 80]) \
             and not _ACTS.search(sentence):
         return "it words a state to the user, it hides no action"
-    if rule_id == "MCPL-D010" and _TOLD_WHEN_ASKED.search(text) and not _ACTS.search(text):
+    if rule_id == "MCPL-D010" and TOLD_WHEN_ASKED.search(text) and not _ACTS.search(text):
         return "the text tells the user when they ask, it hides nothing from them"
     if rule_id == "MCPL-D012" and _own_secret(quoted, sentence, words) and not _sends_elsewhere(sentence, quoted):
         return "the secret is the tool's own subject (a parameter it takes, or the public keys it manages)"
@@ -303,7 +291,7 @@ def _payload_discounted(text: str, evidence: str, words: frozenset[str]) -> str 
     """Why a D016 score quotes no payload once each payload cue that is negated, or that is the tool's own subject,
     is set aside, or None (the score still quotes one, or nothing was set aside)."""
     kept, reasons = _set_aside(text, evidence, words)
-    if not reasons or Score(0.0, kept).quotes_payload():
+    if not reasons or (Score(0.0, kept).quotes_payload() and sum(w for _f, w, _q in kept) >= THRESHOLD):
         return None
     return reasons[0]
 
@@ -372,6 +360,8 @@ def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: tuple
     if family in ("secret_path", "shell_payload", "dangerous_command", "transmit", "destination", "override",
                   "override_args", "concealment") and negated(lowered, at, at + len(quoted)):
         return _FORBIDS
+    if family == "deceive_user" and TRUE_STATE.match(lowered, at + len(quoted)) and not _ACTS.search(sentence):
+        return "it words a state to the user instead of an error, it hides no action"
     families = {f for f, _w, _q in cues}
     if family in ("shell_payload", "dangerous_command") and words & _RUNS and "secret_path" not in families \
             and outside_address(lowered) is None and _example_of(lowered, at):
