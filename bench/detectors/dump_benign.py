@@ -8,14 +8,16 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | --fresh3] [--timeout S]
+                                        [--fresh | --fresh2 | --fresh3 | --fresh4] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, `--fresh3` `servers.FRESH3` into
-`data/benign_fresh3/`. Each dump records package, version,
+`data/benign_fresh3/`, `--fresh4` `servers.FRESH4` into `data/benign_fresh4/`. Each dump records package, version,
 ecosystem, dump date and the SHA-256 of its definitions.
 
-`--missing` dumps only servers without a file yet (resume after an interrupted run).
+`--missing` dumps only servers without a file yet (resume after an interrupted run). `--until HH:MM` (UTC) starts
+no boot after that time: the servers not started are left out of `failures.json` and listed in `SOURCES.md` as
+not dumped yet, so a batch can be cut short and still record every failure it met.
 Booting runs each package's code: run this on a machine you would run those packages on.
 """
 
@@ -36,7 +38,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from servers import DUMMY_ENV, FRESH, FRESH2, FRESH3, NEEDS_MCP_1, SERVERS, Server  # noqa: E402
+from servers import DUMMY_ENV, FRESH, FRESH2, FRESH3, FRESH4, NEEDS_MCP_1, SERVERS, Server  # noqa: E402
 
 OUT = HERE / "data" / "benign"
 KINDS = ("tools", "prompts", "resources", "resourceTemplates")
@@ -58,6 +60,10 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "dartlens-mcp": ["dartlens"],
     "data-go-mcp-nts-business-verification": ["data-go-mcp.nts-business-verification"],
     "dart-mcp-kor": ["dart-mcp"],
+    # The eighth batch: the one command of the package whose name says mcp (mcp-lock's boot names them).
+    "fastapi-hexagon-mcp": ["hexagonal-mcp"],
+    "qr-reader-mcp-server": ["qr-reader-mcp"],
+    "mimir-memory-mcp": ["mimir-mcp"],
 }
 
 
@@ -128,7 +134,10 @@ def record(server: Server, entry: dict[str, Any]) -> dict[str, Any]:
     return doc | {"definitions_sha256": definitions_sha256(doc)}
 
 
-def dump(server: Server, out: Path) -> tuple[Server, str]:
+def dump(server: Server, out: Path, until: datetime.datetime | None = None) -> tuple[Server, str | None]:
+    """(server, "") when dumped, (server, why) when it failed, (server, None) when not started before `until`."""
+    if until is not None and datetime.datetime.now(datetime.UTC) >= until:
+        return server, None
     entry, why = lock_one(server)
     if entry is None:
         print(f"FAIL {server[1]}@{server[2]}: {why}", file=sys.stderr, flush=True)
@@ -182,24 +191,33 @@ def main() -> None:
     parser.add_argument("--fresh", action="store_true", help="dump servers.FRESH into data/benign_fresh")
     parser.add_argument("--fresh2", action="store_true", help="dump servers.FRESH2 into data/benign_fresh2")
     parser.add_argument("--fresh3", action="store_true", help="dump servers.FRESH3 into data/benign_fresh3")
+    parser.add_argument("--fresh4", action="store_true", help="dump servers.FRESH4 into data/benign_fresh4")
+    parser.add_argument("--until", default=None, help="HH:MM UTC: start no boot after this time")
     parser.add_argument("--timeout", type=int, default=BOOT_TIMEOUT, help="seconds per server boot")
     opts = parser.parse_args()
     global boot_timeout
     boot_timeout = opts.timeout
     servers, out = ((FRESH, HERE / "data" / "benign_fresh") if opts.fresh
                     else (FRESH2, HERE / "data" / "benign_fresh2") if opts.fresh2
-                    else (FRESH3, HERE / "data" / "benign_fresh3") if opts.fresh3 else (SERVERS, OUT))
+                    else (FRESH3, HERE / "data" / "benign_fresh3") if opts.fresh3
+                    else (FRESH4, HERE / "data" / "benign_fresh4") if opts.fresh4 else (SERVERS, OUT))
     out.mkdir(parents=True, exist_ok=True)
     chosen = [s for s in servers if opts.only is None or s[1] in opts.only]
     if opts.missing:
         chosen = [s for s in chosen if not (out / file_name(s[1], s[2])).exists()]
+    until = None
+    if opts.until:
+        hour, minute = map(int, opts.until.split(":"))
+        until = datetime.datetime.now(datetime.UTC).replace(hour=hour, minute=minute, second=0, microsecond=0)
     with ThreadPoolExecutor(max_workers=opts.jobs) as pool:
-        results = list(pool.map(lambda server: dump(server, out), chosen))
+        results = list(pool.map(lambda server: dump(server, out, until), chosen))
     # Read only now: another run may have recorded its own servers meanwhile.
     failures_file = out / "failures.json"
     failures: dict[str, str] = json.loads(failures_file.read_text()) if failures_file.exists() else {}
     for server, why in results:
         name = f"{server[1]}@{server[2]}"
+        if why is None:
+            continue
         if why:
             failures[name] = why
         else:

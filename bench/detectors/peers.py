@@ -40,7 +40,7 @@ HERE = Path(__file__).resolve().parent
 VENV = HERE.parent / ".cache" / "peers-venv"
 PEERS = ("heldfast==0.2.3", "cisco-ai-mcp-scanner==4.8.7", "yara-python==4.5.4")
 HELD_OUT_SETS = ("positives_independent_heldout", "positives_heldout")
-FOLDERS = ("benign", "benign_fresh", "benign_fresh2", "benign_fresh3")
+FOLDERS = ("benign", "benign_fresh", "benign_fresh2", "benign_fresh3", "benign_fresh4")
 
 _PEER_CODE = r'''
 import json, sys
@@ -186,6 +186,7 @@ def main() -> None:
     parts = {folder: [s for s in load_benign(DATA / folder) if held_out(s.package)] for folder in FOLDERS}
     bases = {"held_out": [s for folder in FOLDERS for s in parts[folder]],
              "held_out_first_two_parts": parts["benign"] + parts["benign_fresh"],
+             "held_out_first_four_parts": [s for folder in FOLDERS[:4] for s in parts[folder]],
              **{f"held_out_{folder}": parts[folder] for folder in FOLDERS[2:]}}
     for basis, servers in bases.items():
         defs_per_server = [list(s.definitions.get("tools", ())) for s in servers]

@@ -7,8 +7,8 @@ positive counts as caught when any poisoning rule fires. Proportions come with W
 Run: python bench/detectors/run.py [--verbose] [--json OUT.json]
      python bench/detectors/run.py --tuning   # what tuning may look at, and nothing held out is even scored
 
-`--tuning` scores only the tuning servers (of `data/benign`, `data/benign_fresh`, `data/benign_fresh2` and
-`data/benign_fresh3`, by
+`--tuning` scores only the tuning servers (of `data/benign`, `data/benign_fresh`, `data/benign_fresh2`,
+`data/benign_fresh3` and `data/benign_fresh4`, by
 `per_server.held_out`) and the attack sets tuned on, and lists every blocked tuning server and every definition
 flagged on them.
 
@@ -196,10 +196,15 @@ def evaluate() -> dict[str, Any]:
     third = load_benign(DATA / "benign_fresh3")
     result["fresh3_tuning"], result["fresh3_heldout"] = score_servers(third)
     result["fresh3_bump_tuning"], result["fresh3_bump_heldout"] = score_bumps(third)
+    fourth = load_benign(DATA / "benign_fresh4")
+    result["fresh4_tuning"], result["fresh4_heldout"] = score_servers(fourth)
+    result["fresh4_bump_tuning"], result["fresh4_bump_heldout"] = score_bumps(fourth)
     for kind in ("", "bump_"):
         parts = ("servers_heldout", "fresh_heldout", "fresh2_heldout", "fresh3_heldout") if not kind else (
             "bump_heldout", "fresh_bump_heldout", "fresh2_bump_heldout", "fresh3_bump_heldout")
-        result[f"all_{kind}heldout"] = _together(*(result[part] for part in parts))
+        result[f"first_four_{kind}heldout"] = _together(*(result[part] for part in parts))
+        result[f"all_{kind}heldout"] = _together(*(result[part] for part in parts),
+                                                 result["fresh4_" + (kind or "") + "heldout"])
     for key, folder, _title, _tuned in POSITIVE_SETS:
         groups = score_examples(load_examples(DATA / folder), first=True)
         result[key], result[key + "_all"] = groups, _total(groups)
@@ -248,6 +253,9 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         line("fresh2 tuning part", result["fresh2_tuning"]),
         line("fresh3 held-out part", result["fresh3_heldout"]),
         line("fresh3 tuning part", result["fresh3_tuning"]),
+        line("fresh4 held-out part", result["fresh4_heldout"]),
+        line("fresh4 tuning part", result["fresh4_tuning"]),
+        line("first four held-out", result["first_four_heldout"]),
         line("all held-out parts", result["all_heldout"]),
         "per server: a dependency bump that brings all of a server's text (graded as a change), declared alone",
         line("held-out half", result["bump_heldout"]),
@@ -258,6 +266,9 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         line("fresh2 tuning part", result["fresh2_bump_tuning"]),
         line("fresh3 held-out part", result["fresh3_bump_heldout"]),
         line("fresh3 tuning part", result["fresh3_bump_tuning"]),
+        line("fresh4 held-out part", result["fresh4_bump_heldout"]),
+        line("fresh4 tuning part", result["fresh4_bump_tuning"]),
+        line("first four held-out", result["first_four_bump_heldout"]),
         line("all held-out parts", result["all_bump_heldout"]),
         "hard real benign set (must stay clean)",
         f"  beside its own server   {_both(result['hard_real'].summary())}",
@@ -328,6 +339,10 @@ def as_json(result: dict[str, Any]) -> dict[str, Any]:
         **{f"fresh2_servers_bump_{part}": result[f"fresh2_bump_{part}"].summary() for part in ("tuning", "heldout")},
         **{f"fresh3_servers_first_lock_{part}": result[f"fresh3_{part}"].summary() for part in ("tuning", "heldout")},
         **{f"fresh3_servers_bump_{part}": result[f"fresh3_bump_{part}"].summary() for part in ("tuning", "heldout")},
+        **{f"fresh4_servers_first_lock_{part}": result[f"fresh4_{part}"].summary() for part in ("tuning", "heldout")},
+        **{f"fresh4_servers_bump_{part}": result[f"fresh4_bump_{part}"].summary() for part in ("tuning", "heldout")},
+        "first_four_heldout_servers_first_lock": result["first_four_heldout"].summary(),
+        "first_four_heldout_servers_bump": result["first_four_bump_heldout"].summary(),
         "all_heldout_servers_first_lock": result["all_heldout"].summary(),
         "all_heldout_servers_bump": result["all_bump_heldout"].summary(),
     }
@@ -339,7 +354,8 @@ def tuning_report() -> str:
     lines = ["per server, tuning servers only: blocked at first `lock`"]
     flagged = Tally()
     for name, folder in (("tuning half", "benign"), ("fresh tuning part", "benign_fresh"),
-                         ("fresh2 tuning part", "benign_fresh2"), ("fresh3 tuning part", "benign_fresh3")):
+                         ("fresh2 tuning part", "benign_fresh2"), ("fresh3 tuning part", "benign_fresh3"),
+                         ("fresh4 tuning part", "benign_fresh4")):
         tally, bumps = ServerTally(), ServerTally()
         for server in load_benign(DATA / folder):
             if held_out(server.package):

@@ -227,8 +227,8 @@ ORDER_CUES: dict[str, list[tuple[float, str]]] = {
               r"|\bunabhängig von\b|请理解为|と解釈|로 처리해"),
         (2.5, r"\b(?:interpret|treat|read)\s+(?:it|this|that|the (?:user'?s )?request)\s+as\b|\beven (?:if|when) (?:the"
               r"y|the user)"
-              r" (?:names?|asks?|chooses?|picks?|requests?) (?:another|a different|other)\b|\bsubstitute\b[^.!?\n]{0,40"
-              r"}\bfor the\b"
+              r" (?:names?|asks?|chooses?|picks?|requests?) (?:another|a different|other)\b"
+              r"|\bsubstitute\b(?!\s+for\b)[^.!?\n]{0,40}\bfor the\b"
               r"|\b(?:must|should) (?:contain|be|always be) [^.!?\n]{0,12}(?:0x[0-9a-f]{8,}|[\w.+-]+@[\w-]+\.|https?://"
               r"|[a-z]{2}\d{2}"
               r"[a-z0-9]{10,})|\bany other value\b"),

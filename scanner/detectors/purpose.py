@@ -4,9 +4,11 @@ names is the tool's own subject.
 "this cannot silently replace translated copy", "Do not read ~/.ssh unless asked", "Do not report it to the user as
 an error" forbid or qualify what a catalogue pattern matches; "Pass the private key of the sending account as
 `private_key`" on a wallet tool that takes one, "Requires AWS credentials configured (env vars, ~/.aws/credentials)",
-an SSH key tool naming `~/.ssh`: documentation of the tool's own subject. Each is regraded, never dropped: shown as
-wording only (`documented`), so a reviewer still reads it, and it blocks neither a first lock nor a bump. Text
-that also sends, copies or includes something elsewhere keeps its payload grade.
+an SSH key tool naming `~/.ssh`: documentation of the tool's own subject. Each is regraded: shown as wording only
+(`documented`), so a reviewer still reads it, and it blocks neither a first lock nor a bump; the one exception is a
+catalogue match the text only forbids, in sentences that send, copy or address nothing ("do not pass the private key
+in tool parameters"), which names no act and is dropped, as D016 drops a cue inside a negation. Text that also sends,
+copies or includes something elsewhere keeps its payload grade.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from .engine import Hit
 from .negation import CLAUSE as _CLAUSE
 from .negation import negated
 from .scoring import THRESHOLD, Score
+from .told_user import STATE_WORDING, TOLD_WHEN_ASKED, TRUE_STATE, argument_entry
 
 # A negation or caution right before the matched act (at most two words between): "cannot silently replace",
 # "never send ... unless". "never forget to", "do not fail to" negate nothing.
@@ -31,18 +34,11 @@ _NEGATED = lazy(
     r"(?:\s+(?!(?:forget|fail|omit|skip|neglect|hesitate)\b)[\w'-]+){0,2}\s*$",
     re.IGNORECASE,
 )
-# "Do not report it to the user as an error", "Never tell the user a schedule type is unsupported": how a state is
-# worded to the user, not an action kept from them.
-_STATE_WORDING = lazy(
-    r"\bas\s+(?:an?\s+|the\s+)?(?:error|failure|problem|bug|warning|issue|exception)s?\b"
-    r"|\b(?:is|are|was|were)\s+(?:not\s+supported|unsupported|unavailable|not\s+available|invalid|missing"
-    r"|not\s+found|an?\s+error|a\s+failure|failed|broken|empty)\b",
-    re.IGNORECASE,
-)
-# What sends, copies or hides an action: text holding one keeps its grade whatever else it says.
+# What sends, copies or hides an action: text holding one keeps its grade whatever else it says ("forward-only speed",
+# "send-only" say what is allowed, they send nothing).
 _ACTS = lazy(
     r"\b(?:send|sends|sent|upload|post|forward|bcc|exfiltrat\w*|attach|append|paste|embed|copy|copied|mirror"
-    r"|include\s+(?:it|them|its|the\s+contents?)|that\s+you|you\s+(?:have|called|sent|read|ran|used))\b"
+    r"|include\s+(?:it|them|its|the\s+contents?)|that\s+you|you\s+(?:have|called|sent|read|ran|used))\b(?!-only\b)"
     r"|https?://|[\w.+-]+@[\w-]+\.\w",
     re.IGNORECASE,
 )
@@ -85,13 +81,19 @@ def documented(hits: Iterable[Hit], text: str, name: str, parameters: Iterable[s
     """`hits` on `text` (of the definition `name` taking `parameters`), each payload hit that only forbids the
     act, words a state, or documents the tool's own secret regraded as wording only, at most medium."""
     found = tuple(hits)
+    parameters = tuple(parameters)
+    if any(h.rule_id == "MCPL-D014" for h in found):
+        found = tuple(h for h in found if not argument_entry(h, text, parameters))
     if not any(h.rule_id == "MCPL-D016" or (h.rule_id in _RULES and h.evidence_kind == PAYLOAD) for h in found):
         return found
     words = _words(name, parameters)
-    return tuple(_regraded(hit, text, words, _words(name, ())) for hit in found)
+    return tuple(hit for hit in (_regraded(hit, text, words, _words(name, ())) for hit in found) if hit is not None)
 
 
-def _regraded(hit: Hit, text: str, words: frozenset[str], name_words: frozenset[str] = frozenset()) -> Hit:
+def _regraded(hit: Hit, text: str, words: frozenset[str], name_words: frozenset[str] = frozenset()) -> Hit | None:
+    """`hit` as graded, regraded, or None: a catalogue match that the text only forbids, in sentences that send,
+    copy or address nothing, names no act at all ("do not pass the private key in tool parameters") and is no
+    finding; one forbidden beside such an act stays, regraded, for a reviewer to read."""
     if hit.rule_id == "MCPL-D016" and hit.evidence_kind == WORDING and hit.severity == "high":
         # the tool's name: a parameter asking for data is D024's question
         why = _own_data(hit.evidence, name_words) or _link_only(hit.evidence, text) or _wording_set_aside(
@@ -103,6 +105,8 @@ def _regraded(hit: Hit, text: str, words: frozenset[str], name_words: frozenset[
     why = _why(hit, text, words)
     if why is None:
         return hit
+    if why == _FORBIDS and hit.rule_id != "MCPL-D016" and _only_forbidden(hit, text, words):
+        return None
     # What is left once the set-aside cues are gone still reaching the threshold is wording evidence: it blocks a
     # change at its own severity (not a first lock); below it, the finding is shown at medium and blocks nothing.
     severity = hit.severity if hit.rule_id == "MCPL-D016" and _prerequisite(text, hit.evidence, words) is None \
@@ -129,13 +133,28 @@ def _one(rule_id: str, text: str, quoted: str, words: frozenset[str]) -> str | N
     if not re.match(r"(?i)(?:do|don|never|must|should|avoid|without)\b", quoted) and (
         _NEGATED.search(re.split(r"[.!?;:\n]", text[max(0, at - 60):at])[-1]) or negated(text, at, at + len(quoted))
     ):
-        return "a negation or caution forbids it"
-    if rule_id == "MCPL-D010" and _STATE_WORDING.search(text[at + len(quoted):at + len(quoted) + 80]) \
+        return _FORBIDS
+    if rule_id == "MCPL-D010" and STATE_WORDING.search(text[at + len(quoted):at + len(quoted) + 80]) \
             and not _ACTS.search(sentence):
         return "it words a state to the user, it hides no action"
+    if rule_id == "MCPL-D010" and TOLD_WHEN_ASKED.search(text) and not _ACTS.search(text):
+        return "the text tells the user when they ask, it hides nothing from them"
     if rule_id == "MCPL-D012" and _own_secret(quoted, sentence, words) and not _sends_elsewhere(sentence, quoted):
         return "the secret is the tool's own subject (a parameter it takes, or the public keys it manages)"
     return None
+
+
+_FORBIDS = "a negation or caution forbids it"
+
+
+def _only_forbidden(hit: Hit, text: str, words: frozenset[str]) -> bool:
+    """Whether every part a catalogue hit quotes is forbidden by a negation, each in a sentence with no act of
+    sending, copying or addressing (`_ACTS`)."""
+    for quoted in (part.strip() for part in hit.evidence.split(" | ") if part.strip()):
+        at = text.find(quoted)
+        if at < 0 or _one(hit.rule_id, text, quoted, words) != _FORBIDS or _ACTS.search(_sentence_around(text, at)):
+            return False
+    return True
 
 
 def _prerequisite(text: str, evidence: str, words: frozenset[str]) -> str | None:
@@ -272,7 +291,7 @@ def _payload_discounted(text: str, evidence: str, words: frozenset[str]) -> str 
     """Why a D016 score quotes no payload once each payload cue that is negated, or that is the tool's own subject,
     is set aside, or None (the score still quotes one, or nothing was set aside)."""
     kept, reasons = _set_aside(text, evidence, words)
-    if not reasons or Score(0.0, kept).quotes_payload():
+    if not reasons or (Score(0.0, kept).quotes_payload() and sum(w for _f, w, _q in kept) >= THRESHOLD):
         return None
     return reasons[0]
 
@@ -340,7 +359,9 @@ def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: tuple
     sentence = _sentence_around(lowered, at)
     if family in ("secret_path", "shell_payload", "dangerous_command", "transmit", "destination", "override",
                   "override_args", "concealment") and negated(lowered, at, at + len(quoted)):
-        return "a negation or caution forbids it"
+        return _FORBIDS
+    if family == "deceive_user" and TRUE_STATE.match(lowered, at + len(quoted)) and not _ACTS.search(sentence):
+        return "it words a state to the user instead of an error, it hides no action"
     families = {f for f, _w, _q in cues}
     if family in ("shell_payload", "dangerous_command") and words & _RUNS and "secret_path" not in families \
             and outside_address(lowered) is None and _example_of(lowered, at):

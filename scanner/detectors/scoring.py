@@ -215,6 +215,8 @@ _AGAIN = lazy(r"\W{0,3}\s*again\b")
 # orders nothing: an imperative cue matched there is not counted.
 _MAY_NEGATE = lazy(r"\b(?:not|never|no|nor|neither|cannot)\b|n't\b")
 _FLAG_HEAD = lazy(r"(?<![\w-])--[a-z0-9]+(?:-[a-z0-9]+)*-$")
+# A verb made an adjective by "-only" ("read-only fields", "send-only channel") says what is allowed, it orders nothing.
+_COMPOUND = lazy(r"-only\b")
 
 
 def _names_own(lowered: str, match: re.Match[str], own: frozenset[str], name: str) -> bool:
@@ -264,6 +266,7 @@ def score(text: str, screen: Screen | None = None, own: frozenset[str] = frozens
                 if family == "imperative" and (
                     (lowered[match.start() - 1:match.start()] == "-"
                      and _FLAG_HEAD.search(lowered, max(0, match.start() - 40), match.start()))
+                    or _COMPOUND.match(lowered, match.end())
                     or (may_negate and negated(lowered, match.start(), match.end()))
                 ):  # a flag's word, or a verb the text forbids ("do not pass the key in tool parameters")
                     continue

@@ -23,6 +23,7 @@ from scanner.detectors.addresses import outside_address
 from scanner.detectors.checks import tool_mention, workspace_check
 from scanner.detectors.directives import _well_known_keys, name_key
 from scanner.detectors.lazy_re import lazy
+from scanner.detectors.negation import negated
 from scanner.detectors.texts import (
     changed_texts,
     parameters_of,
@@ -152,7 +153,7 @@ def unknown_call_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, 
                 order = next((o for o in found if _unknown(o[1], tools, own) and _news(o, definition)), None)
                 whose = "a name no declared server lists as a tool"
                 if order is None:  # a call to a tool of its own, made to carry a secret or the conversation
-                    order = next((o for o in found if o[2] and _GOAL.search(o[0].replace(o[1], " "))
+                    order = next((o for o in found if o[2] and _carries_goal(o[0], o[1], live)
                                   and name_key(o[1]) in own and _news((o[0], o[1], False), definition)), None)
                     whose = "a tool of this server, made to carry a secret or the conversation"
                 if order is None:
@@ -170,6 +171,30 @@ def unknown_call_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, 
                 findings.append(finding)
                 break  # one finding per definition: the first order quoted
     return findings
+
+
+def _carries_goal(sentence: str, called: str, live: Mapping[str, ServerPin]) -> bool:
+    """Whether an order to call a tool of the server's own carries an attack's goal: a secret or the conversation
+    named in the sentence, not as an input the called tool takes ("Exiting requires exit_exhibition_mode(password)"
+    documents the sibling's own `password` parameter) and not inside a negation ("no password needed"), both on
+    jmri-mcp 1.3.0."""
+    text = _without_inputs(sentence, called, live)
+    return any(not negated(text, m.start(), m.end()) for m in _GOAL.finditer(text))
+
+
+def _without_inputs(sentence: str, called: str, live: Mapping[str, ServerPin]) -> str:
+    """`sentence` with the called name and the names of the inputs that tool takes blanked out."""
+    text = sentence.replace(called, " ")
+    key = name_key(called)
+    for server in live.values():
+        for tool, pin in server.tools.items():
+            if name_key(tool) != key:
+                continue
+            for parameter in parameters_of(pin.definition):
+                if len(parameter) >= 3:
+                    spelled = re.escape(parameter).replace("_", "[ _-]?")
+                    text = re.sub(rf"(?<![\w-]){spelled}(?![\w-])", " ", text, flags=re.IGNORECASE)
+    return text
 
 
 def _news(order: tuple[str, str, bool], definition: object) -> bool:
