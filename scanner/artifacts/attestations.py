@@ -18,12 +18,12 @@ import http.client
 import time
 import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from scanner.artifacts.http_body import read_body, shown_url, tls_context
+from scanner.artifacts.http_body import read_body, shown_url
+from scanner.artifacts.kept_alive import Connections, opened
 from scanner.artifacts.record import normalised
 from scanner.files.bounded_json import AnswerError, Bounds, parse
 
@@ -48,12 +48,13 @@ class Requests:
     limit: int = 200
     made: int = 0
     clock: Callable[[], float] = field(default=time.monotonic)
+    connections: Connections | None = None  # kept open between requests (scanner.artifacts.kept_alive)
 
     def get(self, url: str, accept: str) -> Any:
         if self.made >= self.limit:
             raise AttestationError(f"more than {self.limit} attestation requests in one run")
         self.made += 1
-        return fetch(url, accept, self.deadline, self.clock)
+        return fetch(url, accept, self.deadline, self.clock, self.connections)
 
 
 def npm_url(registry: str, name: str, version: str) -> str:
@@ -127,15 +128,16 @@ def pep740_bundle(attestation: Any) -> dict[str, Any]:
     }
 
 
-def fetch(url: str, accept: str, deadline: float, clock: Callable[[], float]) -> Any:
+def fetch(
+    url: str, accept: str, deadline: float, clock: Callable[[], float], connections: Connections | None = None
+) -> Any:
     """The JSON answer at `url`, read and parsed within ANSWER; AttestationError when it cannot be had."""
     shown = shown_url(url)
     left = deadline - clock()
     if left <= 0:
         raise AttestationError(f"no time was left to ask {shown}")
-    request = urllib.request.Request(url, headers={"Accept": accept})
     try:
-        with urllib.request.urlopen(request, timeout=min(REQUEST_TIMEOUT, left), context=tls_context()) as response:
+        with opened(url, accept, min(REQUEST_TIMEOUT, left), connections) as response:
             raw = read_body(response, ANSWER.bytes, deadline, clock, answer=f"the answer from {shown}",
                             late="did not arrive in time", error=AttestationError)
     except urllib.error.HTTPError as error:

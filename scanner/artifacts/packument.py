@@ -11,16 +11,20 @@ value bound (scanner.files.bounded_json), and a field of the wrong type counts a
 from __future__ import annotations
 
 import datetime
+import functools
 import shutil
 import subprocess
 import time
 import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from scanner.artifacts.http_body import read_body, shown_url, tls_context
+from scanner.artifacts.http_body import read_body, shown_url
 from scanner.files.bounded_json import AnswerError, Bounds, parse
+
+if TYPE_CHECKING:
+    from scanner.artifacts.kept_alive import Connections
 
 REQUEST_TIMEOUT = 20.0  # seconds without an answer, per request
 # A packument holds every version ever published: a popular package's runs to tens of MB.
@@ -45,14 +49,24 @@ class Release:
     attested: bool = False  # the registry publishes attestations for it (npm provenance, PEP 740)
 
 
-def registry_for(launch_env: Mapping[str, Any], environ: Mapping[str, str]) -> str | None:
-    """The npm registry a launch fetched from: its declaration's setting (a literal), else the caller's."""
+def registry_for(
+    launch_env: Mapping[str, Any], environ: Mapping[str, str], default: Callable[[], str | None] | None = None
+) -> str | None:
+    """The npm registry a launch fetched from: its declaration's setting (a literal), else the caller's (npm's
+    own configuration, asked with `default`: one run's `asked_once()`)."""
     for source in (launch_env, environ):
         for name in REGISTRY_VARIABLES:
             value = source.get(name)
             if isinstance(value, str) and value.startswith(("http://", "https://")) and "${" not in value:
                 return value
-    return _npm_default()
+    return (default or _npm_default)()
+
+
+def asked_once() -> Callable[[], str | None]:
+    """npm's configured registry for the launches of one run, asked of npm once: `npm config get registry` is
+    a Node.js start (0.47 s each under load, 13 s for the 28 real servers' launches, one after the other), and
+    its answer is the same for every launch that sets no registry of its own."""
+    return functools.cache(_npm_default)
 
 
 def _npm_default() -> str | None:
@@ -141,22 +155,26 @@ def moment(value: Any) -> datetime.datetime | None:
 NOT_GIVEN: Any = object()
 
 
-def fetch_json(url: str, accept: str, deadline: float, clock: Callable[[], float], absent: Any = NOT_GIVEN) -> Any:
+def fetch_json(
+    url: str, accept: str, deadline: float, clock: Callable[[], float], absent: Any = NOT_GIVEN,
+    connections: Connections | None = None,
+) -> Any:
     """A registry's JSON answer at `url`, read and parsed within bounds; RegistryError when it cannot be had
-    (HTTP 404: `absent`, when given: the registry has no such document)."""
+    (HTTP 404: `absent`, when given: the registry has no such document). With `connections`, over a connection
+    kept open between requests (scanner.artifacts.kept_alive)."""
     # Here, not at the top: a check that asks no registry (every stdio boot) starts its servers without loading
     # urllib's client, http.client and email (about 0.03 CPU-s that every server waited for; issue 39 item 3).
     import http.client
     import urllib.error
-    import urllib.request
+
+    from scanner.artifacts.kept_alive import opened
 
     shown = shown_url(url)
     left = deadline - clock()
     if left <= 0:
         raise RegistryError(f"no time was left to ask {shown}")
-    request = urllib.request.Request(url, headers={"Accept": accept})
     try:
-        with urllib.request.urlopen(request, timeout=min(REQUEST_TIMEOUT, left), context=tls_context()) as response:
+        with opened(url, accept, min(REQUEST_TIMEOUT, left), connections) as response:
             raw = read_body(
                 response, PACKUMENT.bytes, deadline, clock, answer=f"the registry's answer from {shown}",
                 late="did not arrive in time", error=RegistryError,

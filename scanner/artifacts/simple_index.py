@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from scanner.artifacts.packument import RegistryError, Release, fetch_json, moment
@@ -50,11 +50,32 @@ def pypi_releases(
 
 def release_of(files: list[Any], name: str, version: str) -> Release | None:
     """What a simple-API page's `files` say about `version` (any shape: an entry of the wrong type is skipped)."""
-    wheels, sdists, uploaded, attested = 0, 0, [], False
+    wanted = normalised(name)
+    return _release(entry for entry in files if _version_of(entry, wanted) == version)
+
+
+def releases_of(files: list[Any], name: str) -> dict[str, Release]:
+    """What a simple-API page's `files` say about each version they hold: `release_of` of each, in one pass (a
+    popular package's page lists thousands of files, and a first lock of many servers reads one page for each
+    server that installs the package)."""
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    wanted = normalised(name)
     for entry in files:
-        filename = entry.get("filename") if isinstance(entry, dict) else None
-        if not isinstance(filename, str) or file_version(filename, name) != version:
-            continue
+        version = _version_of(entry, wanted)
+        if version is not None:
+            grouped.setdefault(version, []).append(entry)
+    return {version: found for version, entries in grouped.items() if (found := _release(entries)) is not None}
+
+
+def _version_of(entry: Any, wanted: str) -> str | None:
+    filename = entry.get("filename") if isinstance(entry, dict) else None
+    return _file_version(filename, wanted) if isinstance(filename, str) else None
+
+
+def _release(entries: Iterable[dict[str, Any]]) -> Release | None:
+    wheels, sdists, uploaded, attested = 0, 0, [], False
+    for entry in entries:
+        filename = entry["filename"]
         if filename.endswith(".whl"):
             wheels += 1
         elif filename.endswith(SDIST_SUFFIXES):
@@ -71,12 +92,17 @@ def release_of(files: list[Any], name: str, version: str) -> Release | None:
 
 def file_version(filename: str, name: str) -> str | None:
     """The version a wheel's or sdist's file name says, if the file is of `name`."""
+    return _file_version(filename, normalised(name))
+
+
+def _file_version(filename: str, wanted: str) -> str | None:
+    """file_version, of the name normalised as `wanted`."""
     if filename.endswith(".whl"):
         parts = filename[: -len(".whl")].split("-")
-        return parts[1] if len(parts) >= 5 and normalised(parts[0]) == normalised(name) else None
+        return parts[1] if len(parts) >= 5 and normalised(parts[0]) == wanted else None
     for suffix in SDIST_SUFFIXES:
         if filename.endswith(suffix):
             stem = filename[: -len(suffix)]
             match = re.fullmatch(r"(.+)-([^-]+)", stem)
-            return match[2] if match and normalised(match[1]) == normalised(name) else None
+            return match[2] if match and normalised(match[1]) == wanted else None
     return None

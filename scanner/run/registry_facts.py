@@ -27,14 +27,15 @@ from typing import Any
 
 from scanner.artifacts.attestations import SLSA, Requests, npm_url, registry_bundles
 from scanner.artifacts.inventory import TREE_ECOSYSTEMS, ServerPackage, pin_packages, record_hashes
-from scanner.artifacts.packument import RegistryError, Release, fetch_json, registry_for
+from scanner.artifacts.kept_alive import Connections
+from scanner.artifacts.packument import RegistryError, Release, asked_once, fetch_json, registry_for
 from scanner.artifacts.provenance import Subject, Version, record_key, screen, with_facts
 from scanner.artifacts.pypi_index import configured_index, json_api, json_release
 from scanner.artifacts.record import normalised
 from scanner.artifacts.release_screen import NewPackage, new_packages
 from scanner.artifacts.sigstore_check import load_trust_root
 from scanner.artifacts.simple_index import SIMPLE_JSON
-from scanner.artifacts.simple_index import release_of as file_release
+from scanner.artifacts.simple_index import releases_of as file_releases
 from scanner.install.dist_metadata import installed_licenses
 from scanner.lock.lockfile import ServerPin
 from scanner.run.provenance_check import pulled_in, record_at
@@ -46,7 +47,8 @@ DEADLINE = 120.0  # seconds for every registry question of one `lock` or `update
 SECONDS_PER_QUESTION = 0.5  # added per question asked (a first lock of 28 real servers asks about 3,500)
 MAX_DEADLINE = 600.0  # and never more, however many are asked
 MAX_ASKED = 2000  # package names (and uv versions) asked about in one run; past it, left unrecorded
-WORKERS = 8  # registry questions at once
+WORKERS = 16  # registry questions at once, each over a connection kept open (scanner.artifacts.kept_alive)
+PACED = 8  # questions the deadline counts as asked at once (the workers before connections were kept open)
 ABBREVIATED = "application/vnd.npm.install-v1+json"  # npm's install document: versions and their dist, no readme
 MAX_NAMED = 5  # recorded repositories named in the run's message, per server
 
@@ -141,7 +143,8 @@ def _ask_and_screen(
 ) -> None:
     servers = {change.server for change in changes}
     envs = {key: launch_env(workspace, key) for key in servers}
-    registries = {key: registry_for(envs[key], workspace.environ) for key in servers}
+    npm_default = asked_once()
+    registries = {key: registry_for(envs[key], workspace.environ, npm_default) for key in servers}
     indexes = {key: configured_index(envs[key], workspace.environ) for key in servers}
     questions: dict[Question, None] = {}
     for change in changes:
@@ -152,13 +155,28 @@ def _ask_and_screen(
             questions[question] = None
     asked = list(questions)[:MAX_ASKED]
     deadline = time.monotonic() + registry_deadline(len(asked))
-    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        answers = dict(zip(asked, pool.map(functools.partial(_answer, deadline=deadline), asked), strict=True))
+    with Connections() as connections:  # one kept open per host and worker: no handshake per question
+        with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+            ask = functools.partial(_answer, deadline=deadline, connections=connections)
+            answers = dict(zip(asked, pool.map(ask, asked), strict=True))
+        _screen(workspace, changes, records, trees, previous, facts, done, now, answers,
+                Requests(deadline=deadline, limit=MAX_ASKED, connections=connections), registries, indexes)
+
+
+def _screen(
+    workspace: Workspace, changes: list[NewPackage], records: Mapping[str, Mapping[str, Mapping[str, Any]]],
+    trees: Mapping[str, Mapping[str, Any]], previous: Mapping[str, ServerPin],
+    facts: dict[str, dict[str, dict[str, Any]]], done: Recorded, now: datetime.datetime | None,
+    answers: Mapping[Question, dict[str, Any] | str], requests: Requests, registries: Mapping[str, str | None],
+    indexes: Mapping[str, str | None],
+) -> None:
+    """Record what `answers` say of each of `changes` and screen the attested ones (their bundles asked with
+    `requests`)."""
     installed: dict[str, dict[tuple[str, str], str]] = {}  # server -> its installed distributions' licenses
-    requests = Requests(deadline=deadline, limit=MAX_ASKED)
     root = functools.cache(lambda: load_trust_root(workspace.environ))
     moment = now or datetime.datetime.now(datetime.UTC)
     unasked: dict[str, list[str]] = {}
+    pages: dict[int, tuple[Any, dict[str, Release]]] = {}
     for change in changes:
         package = change.entry.package
         pypi = package.ecosystem == "PyPI"
@@ -178,7 +196,7 @@ def _ask_and_screen(
                    else f"past the {MAX_ASKED:,} questions one run asks" if source else "no registry is configured")
             unasked.setdefault(change.server, []).append(f"{package.spec} ({why})")
             continue
-        release, before = _described(asked_here, change)
+        release, before = _described(asked_here, change, pages)
         if release is None:
             continue
         new = Version(package, change.entry.hashes, release.attested)
@@ -195,9 +213,9 @@ def _ask_and_screen(
 
 
 def registry_deadline(questions: int) -> float:
-    """Seconds for `questions` registry questions, WORKERS at a time: a first lock of many servers asks thousands,
+    """Seconds for `questions` registry questions, PACED at a time: a first lock of many servers asks thousands,
     and a fixed deadline left every one of them unasked on a slow network; bounded all the same."""
-    return min(MAX_DEADLINE, DEADLINE + questions * SECONDS_PER_QUESTION / WORKERS)
+    return min(MAX_DEADLINE, DEADLINE + questions * SECONDS_PER_QUESTION / PACED)
 
 
 def _questions(source: str, change: NewPackage) -> list[Question]:
@@ -212,7 +230,7 @@ def _questions(source: str, change: NewPackage) -> list[Question]:
     return asked
 
 
-def _answer(question: Question, deadline: float) -> dict[str, Any] | str:
+def _answer(question: Question, deadline: float, connections: Connections | None = None) -> dict[str, Any] | str:
     """The registry's parsed answer to `question` (npm attestations: `{}` when it has none), or why it could not
     be had (one line)."""
     if question.ecosystem == "npm":
@@ -223,24 +241,29 @@ def _answer(question: Question, deadline: float) -> dict[str, Any] | str:
     else:
         url, accept, absent = json_api(question.source, question.name, question.version), "application/json", {}
     try:
-        answer = fetch_json(url, accept, deadline, time.monotonic, absent=absent)
+        answer = fetch_json(url, accept, deadline, time.monotonic, absent=absent, connections=connections)
     except RegistryError as error:
         return str(error)
     return answer if isinstance(answer, dict) else f"the registry's answer about {question.name} is not an object"
 
 
-def _described(answers: list[Any], change: NewPackage) -> tuple[Release | None, Release | None]:
-    """What the answers say of the new version and the one it replaces (only whether each is attested)."""
+def _described(
+    answers: list[Any], change: NewPackage, pages: dict[int, tuple[Any, dict[str, Release]]]
+) -> tuple[Release | None, Release | None]:
+    """What the answers say of the new version and the one it replaces (only whether each is attested); `pages`
+    holds each simple-API page read so far (by the identity of the answer it keeps) and its releases."""
     package = change.entry.package
     if package.ecosystem == "npm":
         attested = [_npm_attested(answer) for answer in answers]
         return Release(None, False, None, attested=attested[0]), (
             Release(None, False, None, attested=attested[1]) if len(attested) > 1 else None)
-    files = answers[0].get("files")
-    files = files if isinstance(files, list) else []
+    page = id(answers[0])
+    if page not in pages:  # one pass over a page, for every server that installs the package
+        files = answers[0].get("files")
+        pages[page] = (answers[0], file_releases(files if isinstance(files, list) else [], package.name))
+    releases = pages[page][1]
     before = change.previous.package.version if change.previous is not None else None
-    return file_release(files, package.name, package.version), (
-        file_release(files, package.name, before) if before else None)
+    return releases.get(package.version), releases.get(before) if before else None
 
 
 def _npm_attested(answer: Any) -> bool:

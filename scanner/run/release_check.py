@@ -24,7 +24,7 @@ from scanner.artifacts.inventory import (
     server_packages,
     tree_packages,
 )
-from scanner.artifacts.packument import RegistryError, Release, registry_for, releases
+from scanner.artifacts.packument import RegistryError, Release, asked_once, registry_for, releases
 from scanner.artifacts.pypi_index import configured_index, index_releases
 from scanner.artifacts.release_screen import NewPackage, new_packages, release_findings
 from scanner.lock.lockfile import ServerPin
@@ -111,7 +111,8 @@ def screen_changes(
     deadline = time.monotonic() + DEADLINE
     servers = {c.server for c in changes}
     envs = {key: registry_env(workspace, outcome, key) if outcome else launch_env(workspace, key) for key in servers}
-    registries = {key: registry_for(envs[key], workspace.environ) for key in servers}
+    npm_default = asked_once()
+    registries = {key: registry_for(envs[key], workspace.environ, npm_default) for key in servers}
     indexes = {key: configured_index(envs[key], workspace.environ) for key in servers}
 
     asked: dict[tuple[str | None, Package, str | None], tuple[Release, Release | None] | None] = {}
