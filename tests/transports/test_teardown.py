@@ -4,7 +4,6 @@ server shares."""
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -78,24 +77,5 @@ def test_making_a_boots_cgroup_lets_the_other_boots_run(
     ticks = [0]
     seen: list[tuple[int, int]] = []
     monkeypatch.setattr(cgroup, "_make", blocking_first(cgroup._make, ticks, seen))
-    boot_beside_another(tmp_path, mode, ticks)
-    assert seen and all(after > before for before, after in seen)
-
-
-@pytest.mark.parametrize("mode", ["on", "off"])
-def test_removing_a_boots_scratch_folder_lets_the_other_boots_run(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
-) -> None:
-    ticks = [0]
-    seen: list[tuple[int, int]] = []
-    rmtree = shutil.rmtree
-    slow = blocking_first(rmtree, ticks, seen)
-
-    def scratch_slowly(path: Any, *args: Any, **kwargs: Any) -> Any:
-        if Path(path).name.startswith("mcp-lock-"):
-            return slow(path, *args, **kwargs)
-        return rmtree(path, *args, **kwargs)
-
-    monkeypatch.setattr(shutil, "rmtree", scratch_slowly)
     boot_beside_another(tmp_path, mode, ticks)
     assert seen and all(after > before for before, after in seen)
