@@ -176,12 +176,13 @@ def _screen(
     root = functools.cache(lambda: load_trust_root(workspace.environ))
     moment = now or datetime.datetime.now(datetime.UTC)
     unasked: dict[str, list[str]] = {}
-    pages: dict[int, tuple[Any, dict[str, Release]]] = {}
+    pages: dict[Question, dict[str, Release]] = {}  # each simple-API page's releases, read in one pass
     for change in changes:
         package = change.entry.package
         pypi = package.ecosystem == "PyPI"
         source = indexes[change.server] if pypi else registries[change.server]
-        asked_here = [answers.get(q) for q in _questions(source, change)] if source else [None]
+        questions_here = _questions(source, change) if source else []
+        asked_here = [answers.get(q) for q in questions_here] or [None]
         key = record_key(records[change.server][change.entry.location])
         found = facts[change.server].setdefault(key, {})
         if pypi:  # the installed distribution states its license even when the index could not be asked
@@ -196,7 +197,7 @@ def _screen(
                    else f"past the {MAX_ASKED:,} questions one run asks" if source else "no registry is configured")
             unasked.setdefault(change.server, []).append(f"{package.spec} ({why})")
             continue
-        release, before = _described(asked_here, change, pages)
+        release, before = _described(asked_here, change, pages, questions_here[0])
         if release is None:
             continue
         new = Version(package, change.entry.hashes, release.attested)
@@ -248,20 +249,19 @@ def _answer(question: Question, deadline: float, connections: Connections | None
 
 
 def _described(
-    answers: list[Any], change: NewPackage, pages: dict[int, tuple[Any, dict[str, Release]]]
+    answers: list[Any], change: NewPackage, pages: dict[Question, dict[str, Release]], page: Question
 ) -> tuple[Release | None, Release | None]:
     """What the answers say of the new version and the one it replaces (only whether each is attested); `pages`
-    holds each simple-API page read so far (by the identity of the answer it keeps) and its releases."""
+    holds the releases of each simple-API page read so far, by the question `page` that asked for it."""
     package = change.entry.package
     if package.ecosystem == "npm":
         attested = [_npm_attested(answer) for answer in answers]
         return Release(None, False, None, attested=attested[0]), (
             Release(None, False, None, attested=attested[1]) if len(attested) > 1 else None)
-    page = id(answers[0])
     if page not in pages:  # one pass over a page, for every server that installs the package
         files = answers[0].get("files")
-        pages[page] = (answers[0], file_releases(files if isinstance(files, list) else [], package.name))
-    releases = pages[page][1]
+        pages[page] = file_releases(files if isinstance(files, list) else [], package.name)
+    releases = pages[page]
     before = change.previous.package.version if change.previous is not None else None
     return releases.get(package.version), releases.get(before) if before else None
 
