@@ -20,18 +20,18 @@ import shutil
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from scanner.errors import UsageError
-from scanner.install.install import Prepared, ScriptHosts, StoreTerms, install_tree, resolve_and_install
 from scanner.install.netgate import Destination, destination_of
+from scanner.install.npm_launch import npm_launch
 from scanner.install.packages import TreeError, is_exact
 from scanner.install.runner import ROOM, InstallFailed, Step
 from scanner.install.sandboxed import Room, StepRefused
-from scanner.install.step_room import step_wrap
-from scanner.install.store import store_root
+from scanner.install.store import DEFAULT_STORE_MIB, store_root
+from scanner.install.uv_launch import uv_launch
 from scanner.sources.declarations import ResolvedLaunch
 from scanner.sources.unpinned import launched
 from scanner.transports.channel import Installed
@@ -44,6 +44,12 @@ from scanner.transports.sandbox import (
     require_bwrap,
     sandboxed,
 )
+
+if TYPE_CHECKING:
+    # The install machinery (scanner.install.install and step_room, with the registry clients and ssl: ~15 ms of
+    # imports) is loaded by the first launch mcp-lock may install, not by every boot: a run of local commands
+    # never needs it, and its first server would wait for it (issue 39 item 2).
+    from scanner.install.install import Prepared, ScriptHosts
 
 CODE_UNPINNED = "code-unpinned"
 INSTALL_SCRIPT_FAILED = "install-script-failed"
@@ -80,14 +86,25 @@ class InstallTerms:
     packages' install scripts reach (`script-hosts`, scanner.policy.script_hosts)."""
 
     timeout: float
-    store: StoreTerms
+    store_mib: int = DEFAULT_STORE_MIB  # the store's bound (StoreTerms.limit_mib)
     builds: frozenset[str] = field(default_factory=frozenset)
     script_hosts: ScriptHosts = field(default_factory=dict)
+    in_use: set[str] = field(default_factory=set)  # the store entries this run uses (StoreTerms.in_use): one set a run
 
 
 def script_destinations(hosts: Sequence[str]) -> frozenset[Destination]:
     """The policy's `host:port` entries for one package's install script, as the gate matches them."""
     return frozenset(d for d in (destination_of(f"https://{h}") for h in hosts) if d is not None)
+
+
+def may_install(launch: ResolvedLaunch) -> bool:
+    """Whether mcp-lock may install `launch`'s packages: never for a command named by path or none, or one that is
+    neither an npx nor a uvx launch (scanner.install.resolution.installable, of which this is a superset: what it
+    installs is always True here; tests/test_install_deferred.py holds the two together)."""
+    command = launch.command
+    if command is None or os.sep in command:
+        return False
+    return npm_launch(command, launch.args) is not None or uv_launch(command, launch.args) is not None
 
 
 async def install_launch(
@@ -101,6 +118,15 @@ async def install_launch(
     """Install `launch`'s tree within `terms.timeout`: exactly `pinned_tree` when the launch is the reviewed one,
     else what it resolves to today; an Install with `error` set when that failed. Every step runs in the
     sandbox, whatever the server's `sandbox:` (scanner.install.sandboxed), install scripts too."""
+    if pinned_tree is None and not may_install(launch):
+        # What the install machinery makes of such a launch, without loading it: no sandbox to install in is the
+        # same error; else nothing is installed (a package launcher it does not install is noted).
+        if sandbox != OFF:
+            try:
+                require_bwrap()
+            except SandboxUnavailable as error:
+                return Install(error=str(error))
+        return _not_installed(launch, notes)
     try:
         room = package_room(sandbox, terms.builds)
     except SandboxUnavailable as error:
@@ -122,18 +148,25 @@ async def install_launch(
     finally:
         ROOM.reset(token)
     if prepared is None:
-        found = launched(launch)
-        if found is not None and found.ecosystem in ("npm", "pypi"):
-            notes.append((CODE_UNPINNED, NOT_INSTALLED.format(package=found.package, runner=found.runner)))
-        return Install()
+        return _not_installed(launch, notes)
     notes += [(INSTALL_SCRIPT_FAILED, note) for note in prepared.notes]
     return Install(Installed(prepared.argv, prepared.entry, prepared.path), prepared.tree, prepared.artifact)
+
+
+def _not_installed(launch: ResolvedLaunch, notes: list[tuple[str, str]]) -> Install:
+    """A launch mcp-lock does not install boots as declared; a package launcher's gets one `code-unpinned` note."""
+    found = launched(launch)
+    if found is not None and found.ecosystem in ("npm", "pypi"):
+        notes.append((CODE_UNPINNED, NOT_INSTALLED.format(package=found.package, runner=found.runner)))
+    return Install()
 
 
 async def _prepare(
     launch: ResolvedLaunch, pinned: dict[str, Any] | None, terms: InstallTerms, step: Step
 ) -> Prepared | None:
-    scripts, store = terms.script_hosts, terms.store
+    from scanner.install.install import StoreTerms, install_tree, resolve_and_install
+
+    scripts, store = terms.script_hosts, StoreTerms(terms.store_mib, terms.in_use)
     if pinned is None:
         return await resolve_and_install(launch.command, launch.args, launch.env, scripts, step, terms=store)
     try:
@@ -155,6 +188,8 @@ def package_room(sandbox: str, builds: frozenset[str]) -> Room:
     only to the registry; the caller's home hidden). Without bwrap only a `sandbox: off` server's steps run,
     and then none of them runs package code (scanner.install.sandboxed); otherwise SandboxUnavailable, as the
     boot would raise."""
+    from scanner.install.step_room import step_wrap
+
     try:
         bwrap = require_bwrap()
     except SandboxUnavailable:
@@ -166,6 +201,8 @@ def package_room(sandbox: str, builds: frozenset[str]) -> Room:
 
 def sandbox_room(builds: frozenset[str]) -> Room:
     """The Room of `--fresh`: always the sandbox. UsageError naming the fix where this machine has none."""
+    from scanner.install.step_room import step_wrap
+
     try:
         bwrap = require_bwrap()
     except SandboxUnavailable as error:
