@@ -19,7 +19,10 @@ from scanner.run.installing import may_install
 from scanner.sources.declarations import ResolvedLaunch
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("scanner.install.install", "scanner.install.step_room", "scanner.install.resolution")
+HEAVY = (
+    "scanner.install.install", "scanner.install.step_room", "scanner.install.resolution", "scanner.install.runner",
+    "scanner.install.netgate", "scanner.install.sandboxed",
+)
 
 LAUNCHES = [
     ("npx", ("-y", "@modelcontextprotocol/server-memory@2025.4.25")),

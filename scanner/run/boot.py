@@ -11,8 +11,6 @@ from typing import Any
 
 import anyio
 
-from scanner.install.runner import DEFAULT_INSTALL_TIMEOUT
-from scanner.install.store import DEFAULT_STORE_MIB
 from scanner.model.transports import SSE, TRANSPORT_BY_NAME, TransportKind
 from scanner.policy.settings import DEFAULT_TIMEOUT, Policy
 from scanner.run.boot_progress import done_line, report_waiting
@@ -111,8 +109,8 @@ async def _boot_all(
     modules = TransportModules()
     budget = TmpfsBudget(policy.tmpfs_budget_mib or DEFAULT_TMPFS_BUDGET_MIB)
     installing = InstallTerms(
-        policy.install_timeout or DEFAULT_INSTALL_TIMEOUT,
-        policy.store_mib or DEFAULT_STORE_MIB,
+        policy.install_timeout,
+        policy.store_mib,
         builds=frozenset(policy.builds),
         script_hosts={name: script_destinations(hosts) for name, hosts in policy.script_hosts.items()},
     )
@@ -218,7 +216,7 @@ async def boot_one(
             launch, repo, scratch, errlog, tuple(passthrough), network, sandbox, shown, modules or TransportModules(),
             caps, tmpfs_mib, memory_mib, client_hello(declared_by),
             pinned_tree=pinned_tree,
-            installing=installing or InstallTerms(DEFAULT_INSTALL_TIMEOUT),
+            installing=installing or InstallTerms(),
             hidden=tuple(hidden),
             second_client=None if second_listing == OFF else second_face(shown),
             second_mode=second_listing,
@@ -260,7 +258,7 @@ class _Attempt:
     sandbox_notes: list[tuple[str, str]] = field(default_factory=list)
     install: Install = field(default_factory=Install)
     pinned_tree: dict[str, Any] | None = None  # the lock's tree for this launch: installed exactly, never resolved
-    installing: InstallTerms = field(default_factory=lambda: InstallTerms(DEFAULT_INSTALL_TIMEOUT))
+    installing: InstallTerms = field(default_factory=InstallTerms)
     hidden: tuple[str, ...] = ()  # what its sandbox hides of the repository (scanner.policy.inert)
     second_client: dict[str, str] | None = None  # list it again as this client (scanner.run.faces)
     second_mode: str = OFF  # SESSION: over the first listing's connection; PROCESS: a fresh process

@@ -25,12 +25,8 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from scanner.errors import UsageError
-from scanner.install.netgate import Destination, destination_of
 from scanner.install.npm_launch import npm_launch
 from scanner.install.packages import TreeError, is_exact
-from scanner.install.runner import ROOM, InstallFailed, Step
-from scanner.install.sandboxed import Room, StepRefused
-from scanner.install.store import DEFAULT_STORE_MIB, store_root
 from scanner.install.uv_launch import uv_launch
 from scanner.sources.declarations import ResolvedLaunch
 from scanner.sources.unpinned import launched
@@ -46,10 +42,13 @@ from scanner.transports.sandbox import (
 )
 
 if TYPE_CHECKING:
-    # The install machinery (scanner.install.install and step_room, with the registry clients and ssl: ~15 ms of
-    # imports) is loaded by the first launch mcp-lock may install, not by every boot: a run of local commands
-    # never needs it, and its first server would wait for it (issue 39 item 2).
+    # The install machinery (scanner.install.install, runner, step_room, the network gate and the store, with the
+    # registry clients and ssl: ~20 ms of imports) is loaded by the first launch mcp-lock may install, not by every
+    # boot: a run of local commands never needs it, and its first server would wait for it (issue 39 item 2).
     from scanner.install.install import Prepared, ScriptHosts
+    from scanner.install.netgate import Destination
+    from scanner.install.runner import Step
+    from scanner.install.sandboxed import Room
 
 CODE_UNPINNED = "code-unpinned"
 INSTALL_SCRIPT_FAILED = "install-script-failed"
@@ -85,8 +84,8 @@ class InstallTerms:
     policy lets build from source (`build-from-source`, scanner.policy.builds), and the hosts it lets named npm
     packages' install scripts reach (`script-hosts`, scanner.policy.script_hosts)."""
 
-    timeout: float
-    store_mib: int = DEFAULT_STORE_MIB  # the store's bound (StoreTerms.limit_mib)
+    timeout: float | None = None  # None: scanner.install.runner.DEFAULT_INSTALL_TIMEOUT
+    store_mib: int | None = None  # the store's bound (StoreTerms.limit_mib); None: its default
     builds: frozenset[str] = field(default_factory=frozenset)
     script_hosts: ScriptHosts = field(default_factory=dict)
     in_use: set[str] = field(default_factory=set)  # the store entries this run uses (StoreTerms.in_use): one set a run
@@ -94,6 +93,8 @@ class InstallTerms:
 
 def script_destinations(hosts: Sequence[str]) -> frozenset[Destination]:
     """The policy's `host:port` entries for one package's install script, as the gate matches them."""
+    from scanner.install.netgate import destination_of
+
     return frozenset(d for d in (destination_of(f"https://{h}") for h in hosts) if d is not None)
 
 
@@ -115,9 +116,10 @@ async def install_launch(
     notes: list[tuple[str, str]],
     pinned_tree: dict[str, Any] | None = None,
 ) -> Install:
-    """Install `launch`'s tree within `terms.timeout`: exactly `pinned_tree` when the launch is the reviewed one,
-    else what it resolves to today; an Install with `error` set when that failed. Every step runs in the
-    sandbox, whatever the server's `sandbox:` (scanner.install.sandboxed), install scripts too."""
+    """Install `launch`'s tree within `terms.timeout` (None: the default bound): exactly `pinned_tree` when the
+    launch is the reviewed one, else what it resolves to today; an Install with `error` set when that failed.
+    Every step runs in the sandbox, whatever the server's `sandbox:` (scanner.install.sandboxed), install scripts
+    too."""
     if pinned_tree is None and not may_install(launch):
         # What the install machinery makes of such a launch, without loading it: no sandbox to install in is the
         # same error; else nothing is installed (a package launcher it does not install is noted).
@@ -127,6 +129,11 @@ async def install_launch(
             except SandboxUnavailable as error:
                 return Install(error=str(error))
         return _not_installed(launch, notes)
+    from scanner.install.runner import DEFAULT_INSTALL_TIMEOUT, ROOM, InstallFailed, Step
+    from scanner.install.sandboxed import StepRefused
+    from scanner.install.store import store_root
+
+    timeout = terms.timeout or DEFAULT_INSTALL_TIMEOUT
     try:
         room = package_room(sandbox, terms.builds)
     except SandboxUnavailable as error:
@@ -135,11 +142,11 @@ async def install_launch(
     step = Step()
     token = ROOM.set(room)
     try:
-        with anyio.fail_after(terms.timeout):
+        with anyio.fail_after(timeout):
             prepared = await _prepare(launch, pinned_tree, terms, step)
     except TimeoutError:
         store = store_root(os.environ)
-        return Install(error=INSTALL_TIMEOUT.format(timeout=terms.timeout, step=step.name, store=store))
+        return Install(error=INSTALL_TIMEOUT.format(timeout=timeout, step=step.name, store=store))
     except (InstallFailed, TreeError) as error:
         return Install(error=str(error))
     except StepRefused as refused:
@@ -165,8 +172,10 @@ async def _prepare(
     launch: ResolvedLaunch, pinned: dict[str, Any] | None, terms: InstallTerms, step: Step
 ) -> Prepared | None:
     from scanner.install.install import StoreTerms, install_tree, resolve_and_install
+    from scanner.install.runner import InstallFailed
+    from scanner.install.store import DEFAULT_STORE_MIB
 
-    scripts, store = terms.script_hosts, StoreTerms(terms.store_mib, terms.in_use)
+    scripts, store = terms.script_hosts, StoreTerms(terms.store_mib or DEFAULT_STORE_MIB, terms.in_use)
     if pinned is None:
         return await resolve_and_install(launch.command, launch.args, launch.env, scripts, step, terms=store)
     try:
@@ -188,6 +197,7 @@ def package_room(sandbox: str, builds: frozenset[str]) -> Room:
     only to the registry; the caller's home hidden). Without bwrap only a `sandbox: off` server's steps run,
     and then none of them runs package code (scanner.install.sandboxed); otherwise SandboxUnavailable, as the
     boot would raise."""
+    from scanner.install.sandboxed import Room
     from scanner.install.step_room import step_wrap
 
     try:
@@ -201,6 +211,7 @@ def package_room(sandbox: str, builds: frozenset[str]) -> Room:
 
 def sandbox_room(builds: frozenset[str]) -> Room:
     """The Room of `--fresh`: always the sandbox. UsageError naming the fix where this machine has none."""
+    from scanner.install.sandboxed import Room
     from scanner.install.step_room import step_wrap
 
     try:
