@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from scanner.install.client_hello import Hello, Malformed, read_hello
+from scanner.install.splice_copy import spliced
 from scanner.install.upstream_proxy import (
     NO_UPSTREAM,
     Destination,
@@ -50,6 +51,7 @@ from scanner.model.hosts import host_identity
 SOCKET_NAME = "gate.sock"
 MAX_CONNECTIONS = 64  # at once; npm opens up to 15 sockets per host by default (maxsockets)
 IDLE_SECONDS = 120.0  # without a byte either way
+IDLE_MS = int(IDLE_SECONDS * 1000)
 CONNECT_SECONDS = 30.0
 CONNECTION_BYTES = 4 * 1024**3  # one tarball or wheel, both directions together
 STEP_BYTES = 16 * 1024**3  # everything one step moves
@@ -224,22 +226,29 @@ class Gate:
 
     def _copy(self, source: socket.socket, target: socket.socket, budget: list[int]) -> None:
         try:
-            while True:
-                data = source.recv(CHUNK)
-                if not data:
-                    break
-                with self._lock:
-                    self.moved += len(data)
-                    budget[0] -= len(data)
-                    over = budget[0] < 0 or self.moved > STEP_BYTES
-                if over:
-                    break
-                target.sendall(data)
+            if not spliced(source, target, self._count(budget), IDLE_MS):
+                while True:
+                    data = source.recv(CHUNK)
+                    if not data or self._count(budget)(len(data)):
+                        break
+                    target.sendall(data)
         except OSError:
             pass
         for sock, how in ((target, socket.SHUT_WR), (source, socket.SHUT_RD)):
             with contextlib.suppress(OSError):
                 sock.shutdown(how)
+
+    def _count(self, budget: list[int]) -> Callable[[int], bool]:
+        """Counts bytes received on one connection; True once its budget or the step's is spent (they are then
+        not sent on)."""
+
+        def over(count: int) -> bool:
+            with self._lock:
+                self.moved += count
+                budget[0] -= count
+                return budget[0] < 0 or self.moved > STEP_BYTES
+
+        return over
 
 
 def _after(rest: bytes, client: socket.socket) -> Callable[[int], bytes]:
