@@ -8,11 +8,12 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | --fresh3 | --fresh4] [--timeout S]
+                                        [--fresh | --fresh2 | --fresh3 | --fresh4 | --fresh5] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, `--fresh3` `servers.FRESH3` into
-`data/benign_fresh3/`, `--fresh4` `servers.FRESH4` into `data/benign_fresh4/`. Each dump records package, version,
+`data/benign_fresh3/`, `--fresh4` `servers.FRESH4` into `data/benign_fresh4/`, `--fresh5`
+`servers.FRESH5` into `data/benign_fresh5/`. Each dump records package, version,
 ecosystem, dump date and the SHA-256 of its definitions.
 
 `--missing` dumps only servers without a file yet (resume after an interrupted run). `--until HH:MM` (UTC) starts
@@ -38,7 +39,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from servers import DUMMY_ENV, FRESH, FRESH2, FRESH3, FRESH4, NEEDS_MCP_1, SERVERS, Server  # noqa: E402
+from servers import DUMMY_ENV, FRESH, FRESH2, FRESH3, FRESH4, FRESH5, NEEDS_MCP_1, SERVERS, Server  # noqa: E402
 
 OUT = HERE / "data" / "benign"
 KINDS = ("tools", "prompts", "resources", "resourceTemplates")
@@ -192,6 +193,7 @@ def main() -> None:
     parser.add_argument("--fresh2", action="store_true", help="dump servers.FRESH2 into data/benign_fresh2")
     parser.add_argument("--fresh3", action="store_true", help="dump servers.FRESH3 into data/benign_fresh3")
     parser.add_argument("--fresh4", action="store_true", help="dump servers.FRESH4 into data/benign_fresh4")
+    parser.add_argument("--fresh5", action="store_true", help="dump servers.FRESH5 into data/benign_fresh5")
     parser.add_argument("--until", default=None, help="HH:MM UTC: start no boot after this time")
     parser.add_argument("--timeout", type=int, default=BOOT_TIMEOUT, help="seconds per server boot")
     opts = parser.parse_args()
@@ -200,7 +202,8 @@ def main() -> None:
     servers, out = ((FRESH, HERE / "data" / "benign_fresh") if opts.fresh
                     else (FRESH2, HERE / "data" / "benign_fresh2") if opts.fresh2
                     else (FRESH3, HERE / "data" / "benign_fresh3") if opts.fresh3
-                    else (FRESH4, HERE / "data" / "benign_fresh4") if opts.fresh4 else (SERVERS, OUT))
+                    else (FRESH4, HERE / "data" / "benign_fresh4") if opts.fresh4
+                    else (FRESH5, HERE / "data" / "benign_fresh5") if opts.fresh5 else (SERVERS, OUT))
     out.mkdir(parents=True, exist_ok=True)
     chosen = [s for s in servers if opts.only is None or s[1] in opts.only]
     if opts.missing:
