@@ -18,8 +18,9 @@ variables and npm's quiet settings that mcp-lock's own installs pass: no secret 
 The network is shared (npx and uvx must reach the registries).
 
 `--pairs N` runs N interleaved rounds of [a cold `mcp-lock check --repo REPO` with a fresh HOME, the peer with
-another fresh HOME], each a child of this process measured by os.wait4 (wall, and user + sys CPU of it and of
-every descendant reaped below it), with the load average beside each, then the medians and ratios.
+another fresh HOME], the order swapped every other round, each a child of this process measured by os.wait4
+(wall, and user + sys CPU of it and of every descendant reaped below it), with the load average beside each,
+then the medians and ratios.
 """
 
 from __future__ import annotations
@@ -163,7 +164,9 @@ def pairs(repo: Path, workdir: Path, rounds: int, concurrency: int) -> int:
     base = {k: v for k, v in os.environ.items() if k in ("PATH", "PYTHONPATH", "LANG", "TERM", *PASSED)}
     rows: dict[str, list[dict[str, Any]]] = {"check": [], "peer": []}
     for round_ in range(1, rounds + 1):
-        for side in ("check", "peer"):
+        # The order alternates (check first in odd rounds, the peer first in even ones): whichever runs second
+        # meets a registry path that has just served the same tarballs.
+        for side in ("check", "peer") if round_ % 2 else ("peer", "check"):
             home = workdir / f"{side}{round_}"
             if side == "check":
                 home.mkdir()
