@@ -20,7 +20,9 @@ The network is shared (npx and uvx must reach the registries).
 `--pairs N` runs N interleaved rounds of [a cold `mcp-lock check --repo REPO` with a fresh HOME, the peer with
 another fresh HOME], the order swapped every other round, each a child of this process measured by os.wait4
 (wall, and user + sys CPU of it and of every descendant reaped below it), with the load average beside each,
-then the medians and ratios.
+then the medians and ratios. What runs under `bwrap --unshare-pid` is reaped by bwrap inside its namespace and
+reaches no wait4 here (a busy loop in it reads 0.0 CPU-s): the peer's CPU ratio is not a figure to quote, and
+the check's CPU counts only what mcp-lock reaps itself; the peer prints its own sum over the sandboxes.
 """
 
 from __future__ import annotations
