@@ -7,6 +7,14 @@ imported, so the import order is the command's own) and prints, at exit, one lin
 the interpreter started, the thread, the modules loaded so far, the process CPU seconds so far, the server a boot
 event belongs to, and the event (`>` entering, `<` leaving; `spawn` a child process). Nothing is asserted;
 PYTHONPATH chooses the tree, as for the other benches.
+
+Then the install steps summed by kind (issue 35: where a cold check spends its time): each package-manager step
+(`run_manager`, by its step name) and the store's lookup, seal and eviction, with their count, wall seconds, the
+CPU seconds of the thread that ran them (the store's hashing and sealing run in worker threads) and of the
+children reaped meanwhile (a step's package manager; bwrap's pid namespace hands none of it up, so a sandboxed
+step reads 0 there). With `TIMELINE_CPUACCT` naming a cgroup v1 cpuacct folder the whole command runs in, that
+column is the cgroup's CPU instead (every process of the run, sandboxed ones included). Either is per step only
+with `--concurrency 1`, when no two steps overlap.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ import importlib.abc
 import importlib.util
 import inspect
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -58,6 +67,56 @@ WRAPPED: dict[str, list[tuple[str, bool]]] = {
 }
 
 
+# module -> (function or Class.method, kind) summed in the install summary; run_manager's kind is its `step`.
+STEPS: dict[str, list[tuple[str, str]]] = {
+    "scanner.install.runner": [("run_manager", "")],
+    "scanner.install.store": [("ready_entry", "store lookup"), ("publish", "store seal"), ("evict", "store evict")],
+    # An install's wait for npm's registries (asked once a run since issue 35; absent before).
+    "scanner.install.npm_config": [("NpmConfigs.registries", "npm registries (asked or waited for)")],
+}
+TOTALS: dict[str, list[float]] = {}  # kind -> [count, wall s, thread CPU s, children CPU s]
+
+
+CPUACCT = os.environ.get("TIMELINE_CPUACCT")
+
+
+def _children_cpu() -> float:
+    if CPUACCT:
+        with open(os.path.join(CPUACCT, "cpuacct.usage")) as usage:
+            return int(usage.read()) / 1e9
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _add(kind: str, wall: float, thread: float, children: float) -> None:
+    total = TOTALS.setdefault(kind, [0, 0.0, 0.0, 0.0])
+    for at, value in enumerate((1, wall, thread, children)):
+        total[at] += value
+
+
+def summed(function: Callable[..., Any], label: str) -> Callable[..., Any]:
+    """`function` with its calls summed into TOTALS (a coroutine function's thread CPU is the loop's, left out)."""
+    if inspect.iscoroutinefunction(function):
+        @functools.wraps(function)
+        async def waited(*args: Any, **kwargs: Any) -> Any:
+            kind = label or re.sub(r"^npm rebuild \S+", "npm rebuild", str(args[3]))
+            wall, children = time.perf_counter(), _children_cpu()
+            try:
+                return await function(*args, **kwargs)
+            finally:
+                _add(kind, time.perf_counter() - wall, 0.0, _children_cpu() - children)
+        return waited
+
+    @functools.wraps(function)
+    def ran(*args: Any, **kwargs: Any) -> Any:
+        wall, thread, children = time.perf_counter(), time.thread_time(), _children_cpu()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _add(label, time.perf_counter() - wall, time.thread_time() - thread, _children_cpu() - children)
+    return ran
+
+
 def note(what: str) -> None:
     EVENTS.append((time.time() - STARTED, threading.current_thread().name[:12],
                    f"[{len(sys.modules)} {time.process_time():.3f}] {SERVER.get():>5} {what}"))
@@ -90,7 +149,7 @@ class Patcher(importlib.abc.MetaPathFinder):
     """Wraps WRAPPED's functions of a module as soon as it has run."""
 
     def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
-        if name not in WRAPPED:
+        if name not in WRAPPED and name not in STEPS:
             return None
         sys.meta_path.remove(self)
         try:
@@ -102,9 +161,13 @@ class Patcher(importlib.abc.MetaPathFinder):
 
         def exec_module(module: Any) -> None:
             run_module(module)
-            for function, names_server in WRAPPED[name]:
+            for function, names_server in WRAPPED.get(name, []):
                 label = f"{name.rsplit('.', 1)[-1]}.{function}"
                 setattr(module, function, timed(getattr(module, function), label, names_server))
+            for function, kind in STEPS.get(name, []):
+                *owners, last = function.split(".")
+                owner = functools.reduce(getattr, owners, module)
+                setattr(owner, last, summed(getattr(owner, last), kind))
             note(f"imported {name}")
 
         spec.loader.exec_module = exec_module  # type: ignore[method-assign]
@@ -130,6 +193,12 @@ def main() -> None:
               file=sys.stderr)
         for at, thread, what in EVENTS:
             print(f"{at:7.3f} {thread:12s} {what}", file=sys.stderr)
+        column = "cgroup CPU s" if CPUACCT else "children CPU s"
+        print(f"install steps: kind, count, wall s, thread CPU s, {column}", file=sys.stderr)
+        for kind, (count, wall, thread, children) in sorted(TOTALS.items(), key=lambda item: -item[1][1]):
+            print(f"  {kind:40s} {count:4.0f} {wall:9.2f} {thread:8.2f} {children:8.2f}", file=sys.stderr)
+        reaped = resource.getrusage(resource.RUSAGE_CHILDREN)
+        print(f"children reaped, whole run: {reaped.ru_utime:.2f} user + {reaped.ru_stime:.2f} sys", file=sys.stderr)
 
     atexit.register(report)
     sys.argv[0] = "mcp-lock"

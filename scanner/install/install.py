@@ -2,7 +2,8 @@
 
 `install_tree` is what a reviewed launch runs: the store's entry of its tree when that verifies
 (scanner.install.store), else the tree installed afresh from its record alone. npm: a package.json and a
-package-lock.json written from the record, every entry naming its tarball and integrity, then
+package-lock.json written from the record, every entry naming its tarball and integrity at the registries
+`npm config list` answers (asked once a run per npm environment: scanner.install.npm_config), then
 `npm ci --ignore-scripts` (npm refuses any tarball whose bytes differ) and, only when a package has an install
 script, `npm rebuild NAME` for each such package in the sandbox with nothing but the entry writable, its
 network only through mcp-lock's gate to the registry and the hosts the base policy names for that package
@@ -29,6 +30,7 @@ from scanner.files.bounded_json import Bounds, parse
 from scanner.install import npm_launch as npm
 from scanner.install import uv_launch as pypi
 from scanner.install.netgate import Destination
+from scanner.install.npm_config import NpmConfigs
 from scanner.install.npm_record import npm_files, registries_of
 from scanner.install.packages import NPM, UV, TreeError, top_package
 from scanner.install.resolution import installable, npm_artifact, pypi_artifact, resolve_launch, uv_path
@@ -64,10 +66,12 @@ class Prepared:
 
 @dataclass(frozen=True)
 class StoreTerms:
-    """How large the store may grow (the policy's `store-mib`) and which entries this run uses."""
+    """How large the store may grow (the policy's `store-mib`), which entries this run uses, and npm's
+    registries as this run read them (scanner.install.npm_config)."""
 
     limit_mib: int = DEFAULT_STORE_MIB
     in_use: set[str] = field(default_factory=set)
+    npm_configs: NpmConfigs = field(default_factory=NpmConfigs)
 
 
 async def resolve_and_install(
@@ -116,7 +120,7 @@ async def install_tree(
         try:
             if isinstance(launch, npm.NpmLaunch):
                 env = npm.npm_environment(caller, declared)
-                notes = await _npm_install(launch, env, tree, folder, scripts, step)
+                notes = await _npm_install(launch, env, tree, folder, scripts, step, terms.npm_configs)
             else:
                 await _uv_install(launch, pypi.uv_environment(caller, declared), tree, folder, step, caller)
             step.name = "sealing the store entry"
@@ -145,14 +149,10 @@ def _boot(launch: npm.NpmLaunch | pypi.UvLaunch, tree: dict[str, Any], entry: Pa
 
 async def _npm_install(
     launch: npm.NpmLaunch, env: dict[str, str], tree: Mapping[str, Any], folder: Path, scripts: ScriptHosts,
-    step: Step,
+    step: Step, configs: NpmConfigs,
 ) -> list[str]:
     step.name = "npm config list"
-    said = await run_manager(CONFIG_COMMAND, env, str(folder), step.name)
-    try:
-        registries = registries_of(parse(said, CONFIG_BOUNDS))
-    except ValueError as error:
-        raise TreeError(f"npm's configuration cannot be read: {error}") from None
+    registries = await configs.registries(_config_key(env, folder), lambda: _ask_registries(env, folder, step.name))
     manifest, lock = npm_files(tree, [npm.spec_name(s) for s in launch.specs], registries)
     (folder / "package.json").write_text(manifest, encoding="utf-8")
     (folder / "package-lock.json").write_text(lock, encoding="utf-8")
@@ -169,6 +169,20 @@ async def _npm_install(
         except InstallFailed as error:  # npm's tree is whole; only what the script makes is missing
             notes.append(script_failure(name, str(error), error.refused))
     return notes
+
+
+def _config_key(env: Mapping[str, str], folder: Path) -> tuple[object, ...]:
+    """What `npm config list` in the empty staging `folder` answers from: the step's environment, the sandbox
+    or none, and where the staging folders lie (npm looks for a project upwards from its folder)."""
+    return ROOM.get().wrap is None, str(folder.parent), tuple(sorted(env.items()))
+
+
+async def _ask_registries(env: Mapping[str, str], folder: Path, step: str) -> dict[str, str]:
+    said = await run_manager(CONFIG_COMMAND, env, str(folder), step)
+    try:
+        return registries_of(parse(said, CONFIG_BOUNDS))
+    except ValueError as error:
+        raise TreeError(f"npm's configuration cannot be read: {error}") from None
 
 
 def script_steps(tree: Mapping[str, Any], scripts: ScriptHosts) -> list[tuple[str, frozenset[Destination]]]:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from scanner.errors import UsageError
+from scanner.install.npm_config import NpmConfigs
 from scanner.install.npm_launch import npm_launch
 from scanner.install.packages import TreeError, is_exact
 from scanner.install.uv_launch import uv_launch
@@ -89,6 +90,7 @@ class InstallTerms:
     builds: frozenset[str] = field(default_factory=frozenset)
     script_hosts: ScriptHosts = field(default_factory=dict)
     in_use: set[str] = field(default_factory=set)  # the store entries this run uses (StoreTerms.in_use): one set a run
+    npm_configs: NpmConfigs = field(default_factory=NpmConfigs)  # `npm config list` asked once a run (StoreTerms)
 
 
 def script_destinations(hosts: Sequence[str]) -> frozenset[Destination]:
@@ -175,7 +177,9 @@ async def _prepare(
     from scanner.install.runner import InstallFailed
     from scanner.install.store import DEFAULT_STORE_MIB
 
-    scripts, store = terms.script_hosts, StoreTerms(terms.store_mib or DEFAULT_STORE_MIB, terms.in_use)
+    scripts, store = terms.script_hosts, StoreTerms(
+        terms.store_mib or DEFAULT_STORE_MIB, terms.in_use, terms.npm_configs
+    )
     if pinned is None:
         return await resolve_and_install(launch.command, launch.args, launch.env, scripts, step, terms=store)
     try:
