@@ -61,12 +61,13 @@ import scale_server  # noqa: E402
 
 import scanner  # noqa: E402
 import scanner.cli.main  # noqa: E402
+import scanner.lock.pin  # noqa: E402
 import scanner.lock.render  # noqa: E402
 import scanner.run.boot  # noqa: E402
 from scanner.lock import document, reader, writer  # noqa: E402
 from scanner.reporters.locate import Locator  # noqa: E402
 from scanner.reporters.sarif import render_sarif  # noqa: E402
-from scanner.run import offline, operations, pinning  # noqa: E402
+from scanner.run import judging, offline, operations, pinning  # noqa: E402
 from scanner.run.workspace import LOCKFILE_NAME, Options, open_workspace  # noqa: E402
 
 CACHE = HERE / ".cache" / "scale"
@@ -154,16 +155,16 @@ def replayed(results: dict[str, Any], phases: Phases) -> Iterator[None]:
         (offline, "config_findings", "config findings", offline.config_findings),
         (operations, "read_lock", "read lock", operations.read_lock),
         (operations, "write_lock", "write lock", operations.write_lock),
-        (pinning, "pin_server", "pin (canonicalise + hash)", pinning.pin_server),
+        (scanner.lock.pin, "pin_server", "pin (canonicalise + hash)", scanner.lock.pin.pin_server),
         (writer, "render", "render", writer.render),
         (reader, "parse", "parse + verify", reader.parse),
         (writer, "parse", "parse + verify", writer.parse),
-        (operations, "compare_server", "diff + grade", operations.compare_server),
-        (operations, "suspicious_findings", "detectors", operations.suspicious_findings),
-        (operations, "cross_server_findings", "cross-server detectors", operations.cross_server_findings),
-        (operations, "pinned_findings", "detectors over every pin", operations.pinned_findings),
+        (judging, "compare_server", "diff + grade", judging.compare_server),
+        (judging, "suspicious_findings", "detectors", judging.suspicious_findings),
+        (judging, "cross_server_findings", "cross-server detectors", judging.cross_server_findings),
+        (judging, "pinned_findings", "detectors over every pin", judging.pinned_findings),
         (document, "line_index", "lock line index", document.line_index),
-        (operations, "schema_findings", "schema validity", operations.schema_findings),
+        (judging, "schema_findings", "schema validity", judging.schema_findings),
         # write renders with render_normal and proves the read-back itself
         (writer, "render_normal", "render", writer.render_normal),
         (writer, "_reads_back", "read-back verify", writer._reads_back),

@@ -54,10 +54,14 @@ SERVER: contextvars.ContextVar[str] = contextvars.ContextVar("server", default="
 WRAPPED: dict[str, list[tuple[str, bool]]] = {
     "scanner.cli.commands": [("workspace_at", False), ("finish", False)],
     "scanner.run.operations": [
-        ("_new_server_findings", True), ("_record_facts", False), ("cross_server_findings", False),
-        ("pinned_findings", False), ("learn", False), ("write_lock", False), ("boot_and_pin", False),
-        ("kept_verdicts", False), ("config_findings", False), ("bootable", False), ("read_lock", False),
+        ("_record_facts", False), ("write_lock", False), ("boot_and_pin", False), ("kept_verdicts", False),
+        ("config_findings", False), ("bootable", False), ("read_lock", False),
     ],
+    "scanner.run.judging": [
+        ("new_server_findings", True), ("against_pin", True), ("cross_server_findings", False),
+        ("pinned_findings", False), ("learn", False),
+    ],
+    "scanner.run.analysis": [("_load", False)],
     "scanner.run.pinning": [("pin", False), ("settle", False), ("warm_up", False), ("redactor_for", False)],
     "scanner.run.boot": [("boot_servers", False), ("boot_one", True)],
     "scanner.run.faces": [("relist_with_control", False), ("face_findings", False)],

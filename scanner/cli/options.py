@@ -19,8 +19,6 @@ from scanner.policy.suppression import apply_ignores, today_utc
 from scanner.reporters.console import safe, stderr_progress
 from scanner.reporters.formats import REPORTER_BY_NAME, REPORTERS, Reporter
 from scanner.reporters.interface import SUMMARY_LIMIT, ReportContext
-from scanner.reporters.locate import Locator
-from scanner.reporters.text_report import summary_line
 from scanner.run.outcome import Outcome
 from scanner.run.workspace import Options, Workspace, open_workspace
 
@@ -142,6 +140,10 @@ def compiled_template(report: dict[str, Any]) -> ReportTemplate | None:
 
 
 def finish(workspace: Workspace, outcome: Outcome, report: dict[str, Any]) -> None:
+    # The report's modules load while the servers boot (scanner.run.analysis), not before the first spawn.
+    from scanner.reporters.locate import Locator
+    from scanner.reporters.text_report import summary_line
+
     # The one place ignore entries apply: before the exit code and every reporter.
     outcome.findings = apply_ignores(outcome.findings, workspace.policy.ignores, outcome.audit, today_utc())
     if outcome.summarise:

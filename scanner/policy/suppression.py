@@ -25,7 +25,6 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from typing import Any
 
-from scanner.detectors import register_all
 from scanner.files.safe_yaml import shown
 from scanner.model.findings import Finding, SourceLocation
 from scanner.model.rules import IGNORE_EXPIRED, IGNORE_UNBOUND, IGNORE_UNMATCHED, POLICY_LOOSENED, REGISTRY, RULES_BY_ID
@@ -155,7 +154,11 @@ def _rule_id(value: str, where: str) -> str:
         raise IgnoreError(f"{where}: {value} findings cannot be ignored")
     if value in RULES_BY_ID:
         return value
-    register_all()  # the detector catalogue registers its checks when it is loaded
+    # The detector catalogue registers its checks when it is loaded; imported only for an id no rule has, so that
+    # reading the policy does not load the detectors before the first server is spawned (scanner.run.analysis).
+    from scanner.detectors import register_all
+
+    register_all()
     if value in REGISTRY and REGISTRY[value].reported_as is not None:
         return value
     raise IgnoreError(

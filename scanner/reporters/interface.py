@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from scanner.model.findings import Finding
-from scanner.reporters.locate import Locator
+
+if TYPE_CHECKING:  # the CLI reads SUMMARY_LIMIT before anything boots; the locator and its lock lines come after
+    from scanner.reporters.locate import Locator
 
 SUMMARY_LIMIT = 60_000  # the Markdown summary's default size in UTF-8 bytes (a PR comment holds 65,536)
 

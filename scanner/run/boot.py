@@ -71,6 +71,7 @@ def boot_servers(
     confined: Collection[str] = (),
     hidden: Mapping[str, Sequence[str]] | None = None,
     second_listing: str = SESSION,
+    on_open: Callable[[], None] | None = None,
 ) -> dict[str, BootResult]:
     """Boot every server (they must all have a resolved launch) and return results by key.
 
@@ -78,13 +79,14 @@ def boot_servers(
 
     `on_result` gets each result as it arrives (in a worker thread, one at a time), while the other servers still
     boot. The servers keyed in `bare` get none of the caller variables the policy passes through; `trees` are the
-    lock's dependency trees by server key, booted from the store when it holds them.
+    lock's dependency trees by server key, booted from the store when it holds them. `on_open` is called (on the
+    loop) each time a server's channel opens: its process has just been spawned.
     """
     _quiet_sdk_logging()
     with adopting_orphans():  # every process of the run is waited for, and none outlives it
         return anyio.run(
             _boot_all, servers, repo, policy, timeout, concurrency, progress, on_result, frozenset(bare), trees or {},
-            frozenset(confined), hidden or {}, second_listing,
+            frozenset(confined), hidden or {}, second_listing, on_open,
         )
 
 
@@ -101,6 +103,7 @@ async def _boot_all(
     confined: frozenset[str],
     hidden: Mapping[str, Sequence[str]],
     second_listing: str,
+    on_open: Callable[[], None] | None,
 ) -> dict[str, BootResult]:
     results: dict[str, BootResult] = {}
     limiter = anyio.CapacityLimiter(max(1, concurrency))
@@ -146,6 +149,7 @@ async def _boot_all(
                         hidden=tuple(hidden.get(server.key, ())),
                         second_listing=second_listing,
                         second_parallel=parallel,
+                        on_open=on_open,
                     )
             except OverBudget as refused:
                 result = BootResult(server.key, None, str(refused), "", 0.0)
@@ -193,6 +197,7 @@ async def boot_one(
     hidden: Sequence[str] = (),
     second_listing: str = OFF,
     second_parallel: bool = False,
+    on_open: Callable[[], None] | None = None,
 ) -> BootResult:
     """Boot one server and probe it; never raises for anything the server does.
 
@@ -221,6 +226,7 @@ async def boot_one(
             second_client=None if second_listing == OFF else second_face(shown),
             second_mode=second_listing,
             second_parallel=second_parallel,
+            on_open=on_open,
         )
         snapshot, error = await attempt.run(kinds, timeout)
     notes = list(dict.fromkeys(attempt.sandbox_notes))
@@ -264,6 +270,7 @@ class _Attempt:
     second_mode: str = OFF  # SESSION: over the first listing's connection; PROCESS: a fresh process
     second_parallel: bool = True  # PROCESS: the second listing alongside the first, not after it
     second: SecondListing | None = None
+    on_open: Callable[[], None] | None = None  # each time a channel opens (boot_servers)
 
     async def run(self, kinds: Sequence[TransportKind], timeout: float) -> tuple[Snapshot | None, str | None]:
         if all(kind.local for kind in kinds):
@@ -366,6 +373,8 @@ class _Attempt:
             open_channel = await self.modules.opener(kind)
             with anyio.fail_after(remaining):
                 async with open_channel(request) as channel:
+                    if self.on_open:
+                        self.on_open()
                     snapshot = await probe(
                         channel, stage, face.client, caps=self.caps, hello=self.hello, bodies=face.bodies
                     )

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
 
-from scanner.diff.suspicious import pinned_findings
 from scanner.lock.lockfile import Lockfile, ServerPin, launch_diff
 from scanner.model.findings import Finding, LockLocation
 from scanner.model.pointer import pointer
@@ -186,6 +185,9 @@ def check_offline(workspace: Workspace, shard: Shard | None = None, *, rescan_pi
     keys = server_keys(workspace, lockfile)
     owned = shard.select(keys) if shard is not None else None
     if rescan_pins:  # see Options.rescan_pins
+        # Here, not at the top: a live run imports the detectors after its first server is spawned (analysis.py).
+        from scanner.diff.suspicious import pinned_findings
+
         verdicts = kept_verdicts(workspace)
         scan = [k for k in lockfile.servers if owned is None or k in owned]
         findings += pinned_findings(lockfile.servers, scan, verdicts=verdicts)

@@ -1,37 +1,29 @@
-"""The three operations, lock, check and update, over discovery, booting, the lock and the diff."""
+"""The three operations, lock, check and update, over discovery, booting, the lock and the diff.
+
+What judges the booted servers (scanner.run.judging: the diff, the detectors) is imported only once they boot,
+and loads in a worker thread from the first spawn on (scanner.run.analysis): the servers start on the other core
+meanwhile. A module-level import of it here would put it back before the first spawn
+(tests/transports/test_first_spawn.py)."""
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Collection, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from scanner.detectors.verdict_cache import Verdicts
-from scanner.diff.artifact import artifact_findings
-from scanner.diff.compare import compare_server
-from scanner.diff.dependencies import tree_findings
-from scanner.diff.schema_validity import schema_findings
-from scanner.diff.suspicious import (
-    cross_server_findings,
-    first_pinned,
-    pinned_findings,
-    suspicious_findings,
-)
-from scanner.diff.verdicts import learn
 from scanner.errors import UsageError, unknown_servers
 from scanner.install.packages import is_exact
 from scanner.lock.lockfile import Lockfile, ServerPin, launch_diff, rebuild
 from scanner.model.findings import Finding, detector_blocks, unique
 from scanner.model.rule_base import Severity
 from scanner.policy.suppression import Audit, apply_ignores, today_utc
-from scanner.reporters.acknowledgement import suggested_entries
 from scanner.run.image_pin import pin_images
 from scanner.run.offline import bootable, config_findings, declared_vs_lock, launch_change
 from scanner.run.outcome import Outcome
 from scanner.run.pinning import boot_and_pin
 from scanner.run.recorded import Recorded
 from scanner.run.shard import in_shard
-from scanner.run.tree_accept import accepted_tree_lines, content_findings, refused_content
 from scanner.run.unpinned_findings import unpinned_findings
 from scanner.run.withhold import Withholding, fresh_plan, settle, withhold
 from scanner.run.workspace import (
@@ -45,6 +37,9 @@ from scanner.run.workspace import (
 )
 from scanner.sources.declarations import Server
 from scanner.sources.discover import looked_for
+
+if TYPE_CHECKING:
+    from scanner.detectors.verdict_cache import Verdicts
 
 MAX_LISTED = 20  # tool names quoted in an error, at most
 # `update` exits non-zero on its other findings (boot, config) from this severity on; a detector finding it refuses
@@ -71,23 +66,31 @@ def lock(workspace: Workspace, options: Options, names: Sequence[str] = ()) -> O
     kept = [s.key for s in declared if s.key in lockfile.servers]
     new = [s for s in declared if s.key not in lockfile.servers]
     ready, skipped = bootable(workspace, new)
-    verdicts = kept_verdicts(workspace)
+
+    @functools.cache
+    def verdicts() -> Verdicts:  # made in the analysis thread at the first pin: the detectors' module loads there
+        return kept_verdicts(workspace)
 
     def analyse(key: str, server_pin: ServerPin) -> list[Finding]:
-        return _new_server_findings(key, server_pin, verdicts)
+        from scanner.run.judging import new_server_findings
+
+        return new_server_findings(key, server_pin, verdicts())
 
     live, booted = boot_and_pin(workspace, ready, options, analyse)
+    from scanner.run import judging  # loaded while the servers booted (scanner.run.analysis)
+
     findings += skipped + booted
     recorded = _record_facts(workspace, live, {})
     findings += recorded.findings
     lockfile.servers.update(live)
     pinned = list(live)
     baseline = {key: (None if key in pinned else pin) for key, pin in lockfile.servers.items()}
-    findings += [first_pinned(f) for f in cross_server_findings(lockfile.servers, baseline, verdicts)]
+    cross = judging.cross_server_findings(lockfile.servers, baseline, verdicts())
+    findings += [judging.first_pinned(f) for f in cross]
     # the pins it keeps are judged as `check` judges them
-    findings += pinned_findings(lockfile.servers, kept, verdicts=verdicts)
-    learn(verdicts, lockfile.servers, pinned)  # judged in full above
-    verdicts.save()
+    findings += judging.pinned_findings(lockfile.servers, kept, verdicts=verdicts())
+    judging.learn(verdicts(), lockfile.servers, pinned)  # judged in full above
+    verdicts().save()
     findings += unpinned_findings(workspace.policy.unpinned_launch, declared, lockfile.servers)
     outcome = Outcome(findings, messages=recorded.messages)
     if kept:
@@ -117,17 +120,13 @@ def check(workspace: Workspace, options: Options) -> Outcome:
     ready = [s for s in ready if owned is None or s.key in owned]
     ready = [s for s in ready if options.only is None or s.key in options.only]
 
-    def against_pin(key: str, server_pin: ServerPin) -> list[Finding]:
+    def judged(key: str, server_pin: ServerPin) -> list[Finding]:
         pinned = lockfile.servers[key]
         if key in by_image and server_pin.artifact and server_pin.artifact.get("digest") == by_image[key]:
             server_pin.artifact = pinned.artifact  # booted by that digest (scanner.run.image_pin)
-        return (
-            compare_server(key, pinned, server_pin, grouped=True)
-            + artifact_findings(key, pinned, server_pin)
-            + tree_findings(key, pinned, server_pin)
-            + suspicious_findings(key, pinned, server_pin)
-            + schema_findings(key, pinned, server_pin)
-        )
+        from scanner.run.judging import against_pin
+
+        return against_pin(key, pinned, server_pin)
 
     # Secrets go only to reviewed launches; the others boot without them.
     plan = withhold(workspace, ready, lockfile, options)
@@ -139,14 +138,16 @@ def check(workspace: Workspace, options: Options) -> Outcome:
     bare = dataclasses.replace(
         options, bare=frozenset(plan.withheld), confined=frozenset(plan.confined), pinned_trees=trees
     )
-    live, booted = boot_and_pin(workspace, plan.servers, bare, against_pin, lockfile.servers)
+    live, booted = boot_and_pin(workspace, plan.servers, bare, judged, lockfile.servers)
+    from scanner.run import judging  # loaded while the servers booted (scanner.run.analysis)
+
     findings += settle(plan, booted, block=workspace.policy.withheld_boot_failure == "block")
     # Servers that did not boot keep their pinned tools, so shadowing of them is still seen.
-    findings += cross_server_findings(lockfile.servers | live, lockfile.servers)
+    findings += judging.cross_server_findings(lockfile.servers | live, lockfile.servers)
     if options.rescan_pins:  # every pin is rescanned, booted or not: what is pinned stays judged
         verdicts = kept_verdicts(workspace)
         scan = [k for k in lockfile.servers if owned is None or k in owned]
-        findings += pinned_findings(lockfile.servers, scan, verdicts=verdicts)
+        findings += judging.pinned_findings(lockfile.servers, scan, verdicts=verdicts)
         verdicts.save()
     ran = {key: pin.artifact for key, pin in live.items() if pin.artifact is not None}
     return Outcome(unique(in_shard(findings, options.shard, keys)), artifacts=ran)
@@ -173,12 +174,6 @@ def _kept_trees(servers: Sequence[Server], lockfile: Lockfile) -> dict[str, dict
     """The recorded trees `update` keeps: each launch still as pinned whose record installs with no resolution
     (format 4). An older record is re-resolved, which is how `update` re-pins it in format 4."""
     return {s.key: tree for s in servers if (tree := _pinned_tree_of(s, lockfile)) is not None and is_exact(tree)}
-
-
-def _new_server_findings(key: str, server_pin: ServerPin, verdicts: Verdicts) -> list[Finding]:
-    """What `lock` reports on a server it pins for the first time: wording-only detector findings do not block."""
-    detected = [first_pinned(finding) for finding in suspicious_findings(key, None, server_pin, verdicts)]
-    return detected + schema_findings(key, None, server_pin)
 
 
 def update(
@@ -212,6 +207,8 @@ def update(
         keys = frozenset(s.key for s in ready)
         terms = dataclasses.replace(terms, bare=keys, confined=keys)
     booted_pins, booted = boot_and_pin(workspace, plan.servers, terms)
+    from scanner.run import judging  # loaded while the servers booted (scanner.run.analysis)
+
     outcome.findings += skipped + (settle(plan, booted) if options.fresh else booted)
     recorded = _record_facts(workspace, booted_pins, previous)
     outcome.findings += recorded.findings
@@ -225,20 +222,24 @@ def update(
             lockfile.servers[server.key] = live
             outcome.messages.append(f"pinned new server {server.key}")
             continue
-        accepted = compare_server(server.key, old, live, grouped=not tools) + _artifact_accepted(server.key, old, live)
+        accepted = (
+            judging.compare_server(server.key, old, live, grouped=not tools) + _artifact_accepted(server.key, old, live)
+        )
         if tools:
             accepted = [f for f in accepted if f.kind == "tools" and f.subject in tools]
             live = _with_tools(old, live, tools)
         accepted += launch_change(server, old) if not tools else []
-        contents += content_findings(server.key, old, live)
+        contents += judging.content_findings(server.key, old, live)
         lockfile.servers[server.key] = live
-        lines = [line for f in accepted for line in _accepted_lines(f)] + accepted_tree_lines(server.key, old, live)
+        lines = [line for f in accepted for line in _accepted_lines(f)] + judging.accepted_tree_lines(
+            server.key, old, live
+        )
         outcome.messages += lines or [f"{server.key}: unchanged"]
     if any(f.rule.id == "boot-failed" for f in outcome.findings):
         outcome.messages.append("not written: a server failed to boot, so its pin would be lost or stale")
         return outcome
     outcome.fail_on = REFUSE_AT  # what is below it is shown and pinned; `check` keeps reporting it
-    outcome.findings += pinned_findings(lockfile.servers, booted_pins, previous) + contents
+    outcome.findings += judging.pinned_findings(lockfile.servers, booted_pins, previous) + contents
     screened = _fresh_screens(workspace, options, previous, booted_pins) if options.fresh else []
     outcome.findings += screened
     unsafe = [f for f in apply_ignores(screened, workspace.policy.ignores, Audit(), today_utc()) if f.blocking]
@@ -250,10 +251,10 @@ def update(
             "pass, or acknowledge each reviewed one with an `ignore:` entry and its reason in "
             f"{workspace.policy.path or 'mcp-lock.yaml'} (write its reason first):"
         )
-        outcome.messages += ["ignore:", *suggested_entries(unsafe)]
+        outcome.messages += ["ignore:", *judging.suggested_entries(unsafe)]
         return outcome
     refused = _refused(workspace, outcome.findings, booted_pins.keys(), tools)
-    republished = refused_content(workspace, contents, booted_pins.keys())
+    republished = judging.refused_content(workspace, contents, booted_pins.keys())
     if republished:
         outcome.messages.append(
             f"not written: {len(republished)} package(s) would be pinned at a version the lock holds with other "
@@ -261,7 +262,7 @@ def update(
             "a version, so find out where these bytes come from; if they are reviewed, acknowledge each with an "
             f"`ignore:` entry and its reason in {workspace.policy.path or 'mcp-lock.yaml'} (write its reason first):"
         )
-        outcome.messages += ["ignore:", *suggested_entries(republished)]
+        outcome.messages += ["ignore:", *judging.suggested_entries(republished)]
         if not refused:
             return outcome
     if refused:
@@ -272,7 +273,7 @@ def update(
             f"positive with an `ignore:` entry and its reason in {workspace.policy.path or 'mcp-lock.yaml'}; "
             "each entry below accepts that text as it is now (write its reason first):"
         )
-        outcome.messages += ["ignore:", *suggested_entries(refused)]
+        outcome.messages += ["ignore:", *judging.suggested_entries(refused)]
         return outcome
     write_lock(workspace, lockfile)
     outcome.lock_written = True
@@ -300,6 +301,8 @@ def _fresh_screens(
 
 def _artifact_accepted(key: str, old: ServerPin, live: ServerPin) -> list[Finding]:
     """The artifact change a re-pin accepts; that it was not recorded before is no change to accept."""
+    from scanner.run.judging import artifact_findings, tree_findings  # after the boots, as in update
+
     found = artifact_findings(key, old, live) + tree_findings(key, old, live)
     # The tree's change is listed on its own (scanner.run.tree_accept), a bump's included.
     skipped = ("artifact-unrecorded", "tree-unrecorded", "tree-changed", "package-content-changed")

@@ -6,9 +6,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from scanner.lock.lockfile import ServerPin
-from scanner.lock.pin import pin_server
 from scanner.model.findings import Finding
 from scanner.model.rules import rule
+from scanner.run.analysis import load_in_background
 from scanner.run.boot_advice import advice
 from scanner.run.inert_view import hidden_for
 from scanner.run.launchers import launcher_failure
@@ -104,6 +104,7 @@ def _boot(
         confined=options.confined,
         trees=options.pinned_trees,
         hidden=hidden_from(workspace, servers),
+        on_open=load_in_background,  # what judges them loads while they start (scanner.run.analysis)
     )
     return masked
 
@@ -145,6 +146,8 @@ def sandbox_findings(server: Server, result: BootResult) -> list[Finding]:
 def pin(server: Server, result: BootResult, pinned: ServerPin | None = None) -> tuple[ServerPin, list[Finding]]:
     """Pin what a booted server said; findings for definitions that cannot be pinned cleanly. `pinned`: its
     verified pin, whose unchanged definitions are recognised without normalising them (see pin_server)."""
+    from scanner.lock.pin import pin_server  # loaded from the first spawn on (scanner.run.analysis)
+
     assert result.snapshot is not None and server.template is not None
     declarations = [
         {"file": d.location.file, "client": d.client, "name": d.name} for d in server.declarations

@@ -7,13 +7,11 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from scanner.detectors.verdict_cache import Verdicts
 from scanner.errors import UsageError
 from scanner.files.kept import Kept, cache_dir
 from scanner.files.safe_read import containment_root, display_path
-from scanner.lock import reader, writer
 from scanner.lock.lockfile import Lockfile, LockfileError
 from scanner.policy.allowlist import AllowlistError, Lists, managed_lists
 from scanner.policy.inert import Hidden
@@ -22,6 +20,9 @@ from scanner.policy.values import PolicyError
 from scanner.run.shard import Shard
 from scanner.sources.closure import LaunchView
 from scanner.sources.discover import Discovery, discover
+
+if TYPE_CHECKING:
+    from scanner.detectors.verdict_cache import Verdicts
 
 LOCKFILE_NAME = "mcp-lock.json"
 MANAGED_SETTINGS = "MCP_LOCK_MANAGED_SETTINGS"  # the CI's setting, never the repository's
@@ -149,6 +150,8 @@ def read_lock(workspace: Workspace, *, missing_ok: bool = False, canonical: bool
     identity = _identity(workspace.lock_path)  # a write replaces the file: a new identity
     if identity is not None and workspace.read_cache is not None and workspace.read_cache[0] == identity:
         return workspace.read_cache[1]
+    from scanner.lock import reader  # here: `lock` of a new repository spawns its first server without it
+
     root = containment_root(workspace.repo, workspace.lock_path)
     known = _known_canonical(workspace)
     try:
@@ -199,6 +202,8 @@ def server_named(workspace: Workspace, name: str) -> str:
 
 
 def write_lock(workspace: Workspace, lockfile: Lockfile) -> None:
+    from scanner.lock import writer  # loaded while the servers boot (scanner.run.analysis)
+
     workspace.read_cache = None  # lock and update changed the object it holds
     root = containment_root(workspace.repo, workspace.lock_path)
     known = _known_canonical(workspace)
@@ -216,9 +221,13 @@ def server_keys(workspace: Workspace, lockfile: Lockfile) -> set[str]:
 
 def kept_verdicts(workspace: Workspace) -> Verdicts:
     """The clean verdicts this user's earlier runs kept (scanner.detectors.verdict_cache); never the repository's."""
+    from scanner.detectors.verdict_cache import Verdicts  # the detectors load after the first spawn (run.analysis)
+
     return Verdicts(cache_dir(workspace.environ), workspace.repo)
 
 
 def _known_canonical(workspace: Workspace) -> Kept:
     """The lock texts this user's earlier runs proved canonical (reader.read); never the repository's."""
+    from scanner.lock import reader
+
     return Kept(cache_dir(workspace.environ), workspace.repo, "canonical", reader.rendering_key())

@@ -4,7 +4,6 @@ variables are named in dedicated fields (`env_vars`, `bearer_token_env_var`, `en
 from __future__ import annotations
 
 import re
-import tomllib
 
 from scanner.model.transports import is_local
 from scanner.sources.common import Scan, SourceError, broken, problem, read_text
@@ -45,6 +44,8 @@ def read(scan: Scan, rel: str = PATH) -> ConfigFile | None:
 
 
 def _toml(text: str, rel: str) -> dict[str, object]:
+    import tomllib  # only a repository with a Codex config pays for it, before its first server spawns
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -44,13 +44,30 @@ main()
 """
 
 
-def loaded_at_first_child(repo: Path) -> dict[str, list[str]]:
+# What judges a booted server: imported in a worker thread once the first server is spawned (scanner.run.analysis),
+# never before it, so that the servers start on the other core while it loads (issue 39 item 2).
+ANALYSIS = (
+    "scanner.detectors", "scanner.detectors.engine", "scanner.detectors.verdict_cache", "scanner.diff.suspicious",
+    "scanner.diff.compare", "scanner.diff.grade", "scanner.diff.schema_validity", "scanner.diff.verdicts",
+    "scanner.run.judging", "scanner.run.tree_accept", "scanner.lock.pin", "scanner.lock.writer",
+    "scanner.reporters.locate", "scanner.reporters.text_report",
+)
+# A lock of a new repository reads no lock either: its reader and renderer come with the writer.
+LOCK_TEXT = ("scanner.lock.reader", "scanner.lock.render", "scanner.lock.document", "scanner.lock.schema_check")
+
+
+def declare_raw_server(repo: Path) -> None:
     behaviour = repo / "raw.json"
     behaviour.write_text(json.dumps({"pages": [[{"name": "t", "description": "d", "inputSchema": {}}]]}))
     servers = {"raw": {"command": sys.executable, "args": [str(RAW_SERVER), str(behaviour)]}}
     (repo / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+
+
+def loaded_at_first_child(repo: Path, command: str = "lock") -> dict[str, list[str]]:
+    if command == "lock":
+        declare_raw_server(repo)
     done = subprocess.run(
-        [sys.executable, "-c", STOP_AT_FIRST_CHILD, str(RAW_SERVER), "lock", "--repo", str(repo)],
+        [sys.executable, "-c", STOP_AT_FIRST_CHILD, str(RAW_SERVER), command, "--repo", str(repo)],
         capture_output=True, text=True, timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
     )
     assert done.returncode == 0, done.stderr[-2000:]
@@ -65,5 +82,50 @@ def test_no_http_client_is_loaded_before_the_first_server_starts(tmp_path: Path)
 
 def test_no_detector_pattern_is_compiled_before_the_first_server_starts(tmp_path: Path) -> None:
     loaded = loaded_at_first_child(tmp_path)
-    assert "scanner.detectors.argument_override" in loaded["modules"]  # the detectors are loaded, not compiled
+    assert "scanner.run.boot" in loaded["modules"]
     assert [name for name in loaded["compiled_by"] if "/scanner/detectors/" in name] == []
+
+
+def test_no_analysis_module_is_loaded_before_the_first_server_starts(tmp_path: Path) -> None:
+    loaded = loaded_at_first_child(tmp_path)
+    assert "scanner.run.boot" in loaded["modules"]  # it did get as far as booting
+    assert [m for m in (*ANALYSIS, *LOCK_TEXT) if m in loaded["modules"]] == []
+
+
+def test_a_check_loads_no_analysis_module_before_the_first_server_starts(tmp_path: Path) -> None:
+    """A check reads its lock before it boots (the reader is in); what judges the servers still comes after."""
+    declare_raw_server(tmp_path)
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-m", "scanner", "lock", "--repo", str(tmp_path), "--quiet"],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    loaded = loaded_at_first_child(tmp_path, "check")
+    assert "scanner.lock.reader" in loaded["modules"] and "scanner.run.boot" in loaded["modules"]
+    assert [m for m in ANALYSIS if m in loaded["modules"]] == []
+
+
+# mcp-lock as `python -m scanner` runs it, noting the thread that starts importing the first module
+# scanner.run.analysis loads (the pins' hashing; the first answer needs it tens of milliseconds after the spawn).
+NOTE_IMPORTING_THREAD = r"""
+import sys, threading
+class Note:
+    def find_spec(self, name, path=None, target=None):
+        if name == "scanner.lock.pin" and name not in sys.modules:
+            print("scanner.lock.pin imported in", threading.current_thread().name, file=sys.stderr)
+        return None
+sys.meta_path.insert(0, Note())
+sys.argv[0] = "mcp-lock"
+from scanner.cli.main import main
+main()
+"""
+
+
+def test_the_analysis_modules_load_in_their_own_thread_once_a_server_is_spawned(tmp_path: Path) -> None:
+    """Not on first use, in the thread that pins each answer: from the first spawn, in scanner.run.analysis's."""
+    declare_raw_server(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", NOTE_IMPORTING_THREAD, "lock", "--repo", str(tmp_path), "--quiet"],
+        capture_output=True, text=True, timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "scanner.lock.pin imported in analysis-import" in done.stderr.splitlines(), done.stderr
