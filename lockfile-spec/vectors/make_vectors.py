@@ -6,7 +6,8 @@ import mcp-lock. It only computes each digest, SHA-256 over the UTF-8 of the exp
 canonical text, and writes the files. The text-layout vectors are written by hand from
 section 4; the lockfile vectors are example/mcp-lock.json with one edit each, every edit
 citing the rule that makes it refused, plus two generated deep locks (ASCII and integers
-only, where json.dumps with sorted keys is both the canonical form and the file layout). Run: python lockfile-spec/vectors/make_vectors.py
+only, where json.dumps with sorted keys is both the canonical form and the file layout).
+Run: python lockfile-spec/vectors/make_vectors.py
 """
 
 from __future__ import annotations
