@@ -65,6 +65,34 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "fastapi-hexagon-mcp": ["hexagonal-mcp"],
     "qr-reader-mcp-server": ["qr-reader-mcp"],
     "mimir-memory-mcp": ["mimir-mcp"],
+    # The ninth batch, retried: each wheel's console script from its entry_points.txt (with the subcommand its
+    # README's MCP configuration gives); apifox-mcp-community has no script and its README runs the module;
+    # cairn's `mcp` command imports the separate cairn-mcp-server (the `mcp` extra), pinned at the list's version.
+    "apifox-mcp-community": ["python", "-m", "apifox_mcp.main"],
+    "arc-builder-kit": ["arc-builder-mcp-server"],
+    "archery-mcp-server": ["archery-mcp"],
+    "cairn-cli": ["--with", "cairn-mcp-server==0.3.1", "cairn", "mcp"],
+    "codeatlas-mcp-server": ["codeatlas", "mcp", "start"],
+    "dante-ds": ["dante", "mcp", "serve"],
+    "datier-mcp-server": ["datier-mcp"],
+    "db-compare-mcp": ["db-compare"],
+    "exceltamer": ["exceltamer-mcp"],
+    "google-keep-notes-mcp": ["google-keep-mcp"],
+    "graphmem-mcp": ["graph-mem", "server"],
+    "jabb-cli": ["jabb", "mcp"],
+    "lyma-mssql-mcp": ["mssql-mcp"],
+    "matlab-mcp-python": ["matlab-mcp"],
+    "mcp-service-registry": ["mcp-registry"],
+    "mt5-trading-mcp": ["mt5-mcp"],
+    "open-geoserver-mcp": ["geoserver-mcp"],
+    "solar-data-mcp-economics": ["solar-economics-mcp"],
+    "tcr-explorer": ["tcr-explorer-mcp"],
+    "timeverse-agnes-imggen-mcp": ["timeverse-agnes-imggen"],
+    "weather-mcp-server-beijing-pycoder-2026": ["weather-mcp-server"],
+    # ... and three whose command is the package's but needs the subcommand of its README's configuration.
+    "forensic-deepdive": ["forensic-deepdive", "serve", "--repo", "."],
+    "pymobile-mcp": ["pymobile-mcp", "run"],
+    "vouch-kb": ["vouch", "serve"],
 }
 
 
