@@ -87,17 +87,20 @@ def documented(hits: Iterable[Hit], text: str, name: str, parameters: Iterable[s
     if not any(h.rule_id == "MCPL-D016" or (h.rule_id in _RULES and h.evidence_kind == PAYLOAD) for h in found):
         return found
     words = _words(name, parameters)
-    return tuple(hit for hit in (_regraded(hit, text, words, _words(name, ())) for hit in found) if hit is not None)
+    own = frozenset(p.lower() for p in parameters if _MULTI_WORD.search(p))
+    return tuple(hit for hit in (_regraded(hit, text, words, _words(name, ()), own) for hit in found)
+                 if hit is not None)
 
 
-def _regraded(hit: Hit, text: str, words: frozenset[str], name_words: frozenset[str] = frozenset()) -> Hit | None:
+def _regraded(hit: Hit, text: str, words: frozenset[str], name_words: frozenset[str] = frozenset(),
+              parameters: frozenset[str] = frozenset()) -> Hit | None:
     """`hit` as graded, regraded, or None: a catalogue match that the text only forbids, in sentences that send,
     copy or address nothing, names no act at all ("do not pass the private key in tool parameters") and is no
     finding; one forbidden beside such an act stays, regraded, for a reviewer to read."""
     if hit.rule_id == "MCPL-D016" and hit.evidence_kind == WORDING and hit.severity == "high":
         # the tool's name: a parameter asking for data is D024's question
         why = _own_data(hit.evidence, name_words) or _link_only(hit.evidence, text) or _wording_set_aside(
-            hit.evidence, text, words)
+            hit.evidence, text, words, parameters)
         if why is not None:
             return dataclasses.replace(hit, severity="medium", summary=f"{hit.summary}; {DOCUMENTED.format(why=why)}")
     if hit.rule_id not in _RULES or (hit.evidence_kind != PAYLOAD and hit.rule_id != "MCPL-D016"):
@@ -296,9 +299,11 @@ def _payload_discounted(text: str, evidence: str, words: frozenset[str]) -> str 
     return reasons[0]
 
 
-def _wording_set_aside(evidence: str, text: str, words: frozenset[str]) -> str | None:
-    """Why a wording-only D016 score falls below the threshold once the cues `_set_aside` sets aside are gone."""
-    kept, reasons = _set_aside(text, evidence, words)
+def _wording_set_aside(evidence: str, text: str, words: frozenset[str],
+                       parameters: frozenset[str] = frozenset()) -> str | None:
+    """Why a wording-only D016 score falls below the threshold once the cues `_set_aside` sets aside are gone
+    (`parameters`: the tool's own parameter names, lower-cased, which an "instead of" may offer as the choice)."""
+    kept, reasons = _set_aside(text, evidence, words, parameters)
     if not reasons or sum(weight for _family, weight, _quoted in kept) >= THRESHOLD:
         return None
     return reasons[0]
@@ -309,14 +314,15 @@ def _left(evidence: str, text: str, words: frozenset[str]) -> float:
     return sum(weight for _family, weight, _quoted in _set_aside(text, evidence, words)[0])
 
 
-def _set_aside(text: str, evidence: str, words: frozenset[str]) -> tuple[tuple[tuple[str, float, str], ...], list[str]]:
+def _set_aside(text: str, evidence: str, words: frozenset[str], parameters: frozenset[str] = frozenset()
+               ) -> tuple[tuple[tuple[str, float, str], ...], list[str]]:
     """(the cues of a D016 score kept, why each other one is set aside)."""
     cues = tuple((family, float(weight), quoted) for family, weight, quoted in
                  re.findall(r'(\w+) \+([\d.]+) "([^"]*)"', evidence))
     lowered = text.lower()
     kept, reasons = [], []
     for cue in cues:
-        why = _discount(lowered, cue, cues, words)
+        why = _discount(lowered, cue, cues, words, parameters)
         if why is None:
             kept.append(cue)
         else:
@@ -325,12 +331,12 @@ def _set_aside(text: str, evidence: str, words: frozenset[str]) -> tuple[tuple[t
 
 
 def _discount(lowered: str, cue: tuple[str, float, str], cues: tuple[tuple[str, float, str], ...],
-              words: frozenset[str]) -> str | None:
+              words: frozenset[str], parameters: frozenset[str] = frozenset()) -> str | None:
     """Why a cue is set aside: each place the text says it is negated or the tool's own subject; else None."""
     quoted = cue[2]
     if not quoted or re.match(r"(?:do|don|never|not|no|without)\b", quoted):
         return None
-    reasons = [_discount_at(lowered, at, cue, cues, words) for at in _occurrences(lowered, quoted)]
+    reasons = [_discount_at(lowered, at, cue, cues, words, parameters) for at in _occurrences(lowered, quoted)]
     return reasons[0] if reasons and all(reasons) else None
 
 
@@ -354,7 +360,7 @@ def _occurrences(text: str, quoted: str) -> list[int]:
 
 
 def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: tuple[tuple[str, float, str], ...],
-                 words: frozenset[str]) -> str | None:
+                 words: frozenset[str], parameters: frozenset[str] = frozenset()) -> str | None:
     family, _weight, quoted = cue
     sentence = _sentence_around(lowered, at)
     if family in ("secret_path", "shell_payload", "dangerous_command", "transmit", "destination", "override",
@@ -378,4 +384,32 @@ def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: tuple
         or (quoted.strip() in ("curl", "wget") and quoted.strip() in words)
     ):
         return "the destination is the tool's own parameter"
+    if family == "override_args" and _OWN_ALTERNATIVE.match(quoted) and _offers_own_parameter(sentence, at, lowered,
+                                                                                                 parameters):
+        return "the alternative it offers is the tool's own parameter, not a replaced user value"
     return None
+
+
+# "Pass flow_id to re-run a confirmed flow instead of the plain audit" (prufa-mcp 0.2.3): the light "instead of the"
+# cue, where the choice offered is one of the tool's own parameters, documents an option; what is replaced is not the
+# user's value, recipient or amount, and nothing is sent or addressed elsewhere.
+_OWN_ALTERNATIVE = lazy(r"instead of (?:the|what)\b")
+# A parameter named by more than one word (`flow_id`, `flowId`): a plain word ("url", "mode") is no sure mention.
+_MULTI_WORD = lazy(r"[a-z0-9]_[a-z0-9]|[a-z][A-Z]")
+_TOKEN = lazy(r"[a-z0-9_]+")
+_REPLACED_INPUT = lazy(
+    r"\b(?:users?|user's|requested|asked|given|provided|supplied|specified|entered|value|values|address|recipients?"
+    r"|account|amount|destination|arguments?|parameters?|input)\b",
+    re.IGNORECASE,
+)
+
+
+def _offers_own_parameter(sentence: str, at: int, lowered: str, parameters: frozenset[str]) -> bool:
+    """Whether the sentence of an "instead of the …" names one of the tool's own multi-word parameters, replaces
+    nothing the user gives, and sends, copies or addresses nothing."""
+    if not parameters or _ACTS.search(sentence) or outside_address(sentence) is not None:
+        return False
+    replaced = _CLAUSE.split(lowered[at + len("instead of"):at + 80])[0]
+    if _REPLACED_INPUT.search(replaced):
+        return False
+    return any(token in parameters for token in _TOKEN.findall(sentence.lower()))

@@ -105,6 +105,11 @@ _GOAL = lazy(
 # `console.log`, `npm-run-all`.
 _LIBRARY_CALL = lazy(r"^(?:os|sys|fs|console|window|document|json|math|np|pd|self|this|process|path|git|npm"
                            r"|pip|uv|npx|docker|kubectl)\.", re.IGNORECASE)
+# "必须包含 raster_path(栅格文件路径)、color_ramp(默认 RdYlGn_r)" (open-geoserver-mcp 1.0.11): CJK documentation glosses
+# each key it must contain in brackets after it, the way code calls a function. A bracket opening on a CJK character
+# holds a gloss or a default, not arguments; the name is an order to call only where a word says call.
+_GLOSS = lazy(r"\s*[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_CALL_WORD = lazy(rf"{_VERB}|调用|呼叫|执行|運行|运行|呼び出|実行|호출|실행", re.IGNORECASE)
 LITERALS = ("call", "invok", "run", "execut", "trigger", "fire", "llam", "appel", "ruf", "chiam", "chama", "(")
 
 
@@ -123,6 +128,9 @@ def orders(text: str) -> tuple[tuple[str, str, bool], ...]:
             if not name or _LIBRARY_CALL.match(name) or name.lower().startswith(("http", "www.")):
                 continue
             payload = bool(_GOAL.search(sentence) or outside_address(sentence.replace(name, " ")))
+            if not payload and match.group("coded") and _GLOSS.match(match.group("inside")) \
+                    and not _CALL_WORD.search(sentence):
+                continue  # `raster_path(栅格文件路径)`: a name glossed in CJK text, with no word that calls it
             found.append((sentence.strip(), name, payload))
     return tuple(found)
 
