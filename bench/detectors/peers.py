@@ -106,14 +106,19 @@ def peer_verdicts(python: Path, definitions: list[dict[str, Any]]) -> list[tuple
     return [tuple(json.loads(line)) for line in done.stdout.splitlines()]  # type: ignore[misc]
 
 
-def ours_per_tool(servers: list[Any], hits: list[tuple[str, list[str]]] | None = None) -> tuple[int, int, int]:
-    """(tool definitions, flagged, blocking a change) among the tools of `servers`, on the peers' basis: each tool
+def ours_per_tool(servers: list[Any], hits: list[tuple[str, list[str]]] | None = None) -> tuple[int, int, int, int]:
+    """(tool definitions, flagged, blocking a change, blocking a first lock) among the tools of `servers`, on the
+    peers' basis: each tool
     declared alone (no neighbour server), as newly added to its own server's other definitions (`adapter.each_added`,
     as `run.py` scores the benign corpus); flagged when any poisoning rule fires, as a peer is when any of its rules
-    does. With `hits` (tuning servers only), each flagged tool's label and poisoning rules are appended to it."""
+    does. A first lock blocks on what a change blocks through a payload (`at_first_pin`: wording only is shown
+    there without blocking). With `hits` (tuning servers only), each flagged tool's label and poisoning rules are
+    appended to it."""
     from adapter import each_added, is_poisoning
 
-    n = flagged = blocks = 0
+    from scanner.model.findings import WORDING
+
+    n = flagged = blocks = first = 0
     for server in servers:
         for kind, key, _found, alone in each_added(server.definitions, server.package):
             if kind != "tools":
@@ -123,10 +128,11 @@ def ours_per_tool(servers: list[Any], hits: list[tuple[str, list[str]]] | None =
             rules = sorted({d.rule_id for d in found if is_poisoning(d.rule_id)})
             flagged += bool(rules)
             blocks += any(d.blocks for d in found)
+            first += any(d.blocks and d.evidence_kind != WORDING for d in found)
             if rules and hits is not None:
                 hits.append((f"{server.label} {key}" + (" (blocks a change)" if any(d.blocks for d in found)
                                                          else ""), rules))
-    return n, flagged, blocks
+    return n, flagged, blocks, first
 
 
 def tuning(python: Path) -> None:
@@ -140,10 +146,11 @@ def tuning(python: Path) -> None:
     flat = [d for s in servers for d in s.definitions.get("tools", ())]
     peers = peer_verdicts(python, flat)
     hits: list[tuple[str, list[str]]] = []
-    n, flagged, blocks = ours_per_tool(servers, hits)
+    n, flagged, blocks, first = ours_per_tool(servers, hits)
     for who, k, total in (("heldfast", sum(p[0] for p in peers), len(flat)),
                           ("cisco_yara", sum(p[1] for p in peers), len(flat)),
-                          ("mcp_lock_flagged", flagged, n), ("mcp_lock_blocks_change", blocks, n)):
+                          ("mcp_lock_flagged", flagged, n), ("mcp_lock_blocks_change", blocks, n),
+                          ("mcp_lock_blocks_first_lock", first, n)):
         low, high = wilson(k, total)
         print(f"  {who:22s} {k:4d}/{total:<5d} {k / total:7.2%}  [{low:6.2%}, {high:6.2%}]")
     per_rule = Counter(rule for _label, rules in hits for rule in rules)
@@ -206,11 +213,12 @@ def main() -> None:
             "heldfast": rate(blocked_h, len(servers)), "cisco_yara": rate(blocked_c, len(servers)),
             "mcp_lock_first_lock": rate(first, len(servers)), "mcp_lock_bump": rate(bumped, len(servers)),
         }
-        n, flagged, blocks = ours_per_tool(servers)  # n: the same tools (a pin per name; the peers read each listed)
+        n, flagged, blocks, first = ours_per_tool(servers)  # n: the same tools (a pin per name; peers read each listed)
         result[f"{basis}_tool_definitions"] = {
             "heldfast": rate(sum(p[0] for p in peers), len(flat)),
             "cisco_yara": rate(sum(p[1] for p in peers), len(flat)),
             "mcp_lock_flagged": rate(flagged, n), "mcp_lock_blocks_change": rate(blocks, n),
+            "mcp_lock_blocks_first_lock": rate(first, n),
         }
     for section, figures in result.items():
         print(section)
