@@ -24,6 +24,7 @@ from .addresses import outside_address
 from .engine import Hit
 from .negation import CLAUSE as _CLAUSE
 from .negation import negated
+from .own_parameters import multi_word, offers_own_parameter
 from .scoring import THRESHOLD, Score
 from .told_user import STATE_WORDING, TOLD_WHEN_ASKED, TRUE_STATE, argument_entry
 
@@ -87,7 +88,7 @@ def documented(hits: Iterable[Hit], text: str, name: str, parameters: Iterable[s
     if not any(h.rule_id == "MCPL-D016" or (h.rule_id in _RULES and h.evidence_kind == PAYLOAD) for h in found):
         return found
     words = _words(name, parameters)
-    own = frozenset(p.lower() for p in parameters if _MULTI_WORD.search(p))
+    own = multi_word(parameters)
     return tuple(hit for hit in (_regraded(hit, text, words, _words(name, ()), own) for hit in found)
                  if hit is not None)
 
@@ -384,32 +385,7 @@ def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: tuple
         or (quoted.strip() in ("curl", "wget") and quoted.strip() in words)
     ):
         return "the destination is the tool's own parameter"
-    if family == "override_args" and _OWN_ALTERNATIVE.match(quoted) and _offers_own_parameter(sentence, at, lowered,
-                                                                                                 parameters):
+    if family == "override_args" and not _ACTS.search(sentence) and offers_own_parameter(quoted, sentence, at, lowered,
+                                                                                          parameters):
         return "the alternative it offers is the tool's own parameter, not a replaced user value"
     return None
-
-
-# "Pass flow_id to re-run a confirmed flow instead of the plain audit" (prufa-mcp 0.2.3): the light "instead of the"
-# cue, where the choice offered is one of the tool's own parameters, documents an option; what is replaced is not the
-# user's value, recipient or amount, and nothing is sent or addressed elsewhere.
-_OWN_ALTERNATIVE = lazy(r"instead of (?:the|what)\b")
-# A parameter named by more than one word (`flow_id`, `flowId`): a plain word ("url", "mode") is no sure mention.
-_MULTI_WORD = lazy(r"[a-z0-9]_[a-z0-9]|[a-z][A-Z]")
-_TOKEN = lazy(r"[a-z0-9_]+")
-_REPLACED_INPUT = lazy(
-    r"\b(?:users?|user's|requested|asked|given|provided|supplied|specified|entered|value|values|address|recipients?"
-    r"|account|amount|destination|arguments?|parameters?|input)\b",
-    re.IGNORECASE,
-)
-
-
-def _offers_own_parameter(sentence: str, at: int, lowered: str, parameters: frozenset[str]) -> bool:
-    """Whether the sentence of an "instead of the …" names one of the tool's own multi-word parameters, replaces
-    nothing the user gives, and sends, copies or addresses nothing."""
-    if not parameters or _ACTS.search(sentence) or outside_address(sentence) is not None:
-        return False
-    replaced = _CLAUSE.split(lowered[at + len("instead of"):at + 80])[0]
-    if _REPLACED_INPUT.search(replaced):
-        return False
-    return any(token in parameters for token in _TOKEN.findall(sentence.lower()))
