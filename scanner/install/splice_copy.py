@@ -26,7 +26,10 @@ def spliced(source: socket.socket, target: socket.socket, over: Callable[[int], 
         with contextlib.suppress(OSError):
             fcntl.fcntl(write, fcntl.F_SETPIPE_SZ, SPLICE_PIPE)
         flags = os.SPLICE_F_MOVE | os.SPLICE_F_NONBLOCK
-        incoming, outgoing = _poller(source, select.POLLIN), _poller(target, select.POLLOUT)
+        try:
+            incoming, outgoing = _poller(source, select.POLLIN), _poller(target, select.POLLOUT)
+        except ValueError:  # a socket closed under the copy (the gate closing: its fileno is -1): nothing to move
+            return True
         started = False
         while True:
             if not incoming.poll(idle_ms):

@@ -92,3 +92,19 @@ def test_a_silent_peer_ends_the_copy_after_the_idle_bound() -> None:
     assert spliced(source, target, lambda n: False, 200)
     assert time.monotonic() - started < 5
     far_in.close(), far_out.close()
+
+
+@pytest.mark.parametrize("closed", ["source", "target"])
+def test_a_socket_closed_under_the_copy_ends_it_without_an_error(closed: str) -> None:
+    # The gate's close() closes every open connection while their copies run: a closed socket's fileno is -1,
+    # which select.poll refuses with ValueError (not OSError), raised in the copy's thread on a fresh clone's run.
+    left, source = socket.socketpair()
+    target, right = socket.socketpair()
+    for sock in (source, target):
+        sock.settimeout(1)
+    (source if closed == "source" else target).close()
+    try:
+        assert spliced(source, target, lambda _count: False, 100) is True
+    finally:
+        for sock in (left, source, target, right):
+            sock.close()
