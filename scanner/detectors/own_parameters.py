@@ -33,11 +33,12 @@ def multi_word(parameters: Iterable[str]) -> frozenset[str]:
 
 
 def offers_own_parameter(quoted: str, sentence: str, at: int, lowered: str, parameters: frozenset[str]) -> bool:
-    """Whether the cue `quoted` (at `at` of the lower-cased text) is an "instead of the …" whose sentence names one of
-    the tool's own multi-word `parameters`, replaces nothing the user gives and addresses nothing outside."""
+    """Whether the cue `quoted` (at `at` of the lower-cased text `lowered`, whose `sentence` it is in) is an "instead
+    of the …" whose sentence names one of the tool's own multi-word `parameters`, replaces nothing the user gives and
+    addresses nothing outside."""
     if not parameters or not _OWN_ALTERNATIVE.match(quoted) or outside_address(sentence) is not None:
         return False
     replaced = CLAUSE.split(lowered[at + len("instead of"):at + 80])[0]
     if _REPLACED_INPUT.search(replaced):
         return False
-    return any(token in parameters for token in _TOKEN.findall(sentence.lower()))
+    return any(token in parameters for token in _TOKEN.findall(sentence))

@@ -303,7 +303,8 @@ def _payload_discounted(text: str, evidence: str, words: frozenset[str]) -> str 
 def _wording_set_aside(evidence: str, text: str, words: frozenset[str],
                        parameters: frozenset[str] = frozenset()) -> str | None:
     """Why a wording-only D016 score falls below the threshold once the cues `_set_aside` sets aside are gone
-    (`parameters`: the tool's own parameter names, lower-cased, which an "instead of" may offer as the choice)."""
+    (`parameters`: the tool's own parameters named by more than one word, lower-cased (`multi_word`), which an
+    "instead of" may offer as the choice)."""
     kept, reasons = _set_aside(text, evidence, words, parameters)
     if not reasons or sum(weight for _family, weight, _quoted in kept) >= THRESHOLD:
         return None
