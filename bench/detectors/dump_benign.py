@@ -139,7 +139,7 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "nlp2env": ["nlp2env-mcp"],
     "password-ai-mcp": ["password_ai_mcp"],
     "pbi-enterprise-cli": ["pbi", "mcp", "serve"],
-    "pdfitdown-mcp-server": ["pdfitdown-mcp"],
+    "pdfitdown-mcp-server": ["--with", "typer==0.29.1", "pdfitdown-mcp"],  # retried: typer missing from its wheel
     "pet-care-ai-mcp": ["pet_care_ai_mcp"],
     "plagiarism-checker-ai-mcp": ["plagiarism_checker_ai_mcp"],
     "risk-assessment-ai-mcp": ["risk_assessment_ai_mcp"],
