@@ -8,13 +8,13 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | --fresh3 | --fresh4 | --fresh5] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh6] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, `--fresh3` `servers.FRESH3` into
 `data/benign_fresh3/`, `--fresh4` `servers.FRESH4` into `data/benign_fresh4/`, `--fresh5`
-`servers.FRESH5` into `data/benign_fresh5/`. Each dump records package, version,
-ecosystem, dump date and the SHA-256 of its definitions.
+`servers.FRESH5` into `data/benign_fresh5/`, `--fresh6` `servers.FRESH6` into `data/benign_fresh6/`. Each dump
+records package, version, ecosystem, dump date and the SHA-256 of its definitions.
 
 `--missing` dumps only servers without a file yet (resume after an interrupted run). `--until HH:MM` (UTC) starts
 no boot after that time: the servers not started are left out of `failures.json` and listed in `SOURCES.md` as
@@ -39,7 +39,18 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from servers import DUMMY_ENV, FRESH, FRESH2, FRESH3, FRESH4, FRESH5, NEEDS_MCP_1, SERVERS, Server  # noqa: E402
+from servers import (  # noqa: E402
+    DUMMY_ENV,
+    FRESH,
+    FRESH2,
+    FRESH3,
+    FRESH4,
+    FRESH5,
+    FRESH6,
+    NEEDS_MCP_1,
+    SERVERS,
+    Server,
+)
 
 OUT = HERE / "data" / "benign"
 KINDS = ("tools", "prompts", "resources", "resourceTemplates")
@@ -93,6 +104,50 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "forensic-deepdive": ["forensic-deepdive", "serve", "--repo", "."],
     "pymobile-mcp": ["pymobile-mcp", "run"],
     "vouch-kb": ["vouch", "serve"],
+    # The tenth batch (FRESH6), read from each wheel before any boot (never run): the wheel's only console script when
+    # none is named after the package, or the one (and subcommand) its README's MCP configuration gives.
+    "agent-commerce-payments-mcp": ["agent_commerce_payments_mcp"],
+    "ai-self-audit-mcp": ["ai_self_audit_mcp"],
+    "aidd-kos": ["aidd-kos-mcp"],
+    "aika-research-mcp": ["aika", "mcp"],
+    "aws-calculator-mcp": ["aws-calc-mcp"],
+    "blockchain-ai-mcp": ["blockchain_ai_mcp"],
+    "briefmark-mcp": ["briefmark", "serve"],
+    "changelog-ai-mcp": ["changelog_ai_mcp"],
+    "clearview-politics-mcp": ["clearview-mcp"],
+    "codegraphy": ["codegraphy", "serve"],
+    "codeseek": ["codeseek", "serve"],
+    "conquerors-haki-mcp": ["conquerors-haki"],
+    "cron-ai-mcp": ["cron_ai_mcp"],
+    "csv-tools-ai-mcp": ["csv_tools_ai_mcp"],
+    "dee-mcp": ["dee-mcp-server"],
+    "deepfake-detector-mcp": ["deepfake_detector_mcp"],
+    "docchat-server": ["docchat-server", "serve"],
+    "fastmcp-sample-server": ["sample-mcp-server"],
+    "flight-logger-mcp": ["flight_logger_mcp"],
+    "fpds-os-analytics-mcp": ["fpds-mcp"],
+    "git-helper-ai-mcp": ["git_helper_ai_mcp"],
+    "hash-utils-ai-mcp": ["hash_utils_ai_mcp"],
+    "hr-management-ai-mcp": ["hr_management_ai_mcp"],
+    "kongenlabs-mcp": ["kongen-mcp"],
+    "mcp-sap-datasphere-server": ["sap-datasphere-mcp"],
+    "mcp-tasker": ["tasker", "mcp"],
+    "meeting-summarizer-ai-mcp": ["meeting_summarizer_ai_mcp"],
+    "memory-search-mcp": ["memory_search_mcp"],
+    "meok-bft-governance-mcp": ["bft-governance-mcp"],
+    "mt5-mcp-server": ["metatrader-mcp-server"],
+    "nlp2env": ["nlp2env-mcp"],
+    "password-ai-mcp": ["password_ai_mcp"],
+    "pbi-enterprise-cli": ["pbi", "mcp", "serve"],
+    "pdfitdown-mcp-server": ["--with", "typer==0.29.1", "pdfitdown-mcp"],  # retried: typer missing from its wheel
+    "pet-care-ai-mcp": ["pet_care_ai_mcp"],
+    "plagiarism-checker-ai-mcp": ["plagiarism_checker_ai_mcp"],
+    "risk-assessment-ai-mcp": ["risk_assessment_ai_mcp"],
+    "smos-mcp": ["smos-server"],
+    "sonaloop": ["sonaloop-mcp"],
+    "survey-builder-ai-mcp": ["survey_builder_ai_mcp"],
+    "wikimcp": ["wikimcp", "serve"],
+    "xhs-mcp-tool": ["xhs-mcp"],
 }
 
 
@@ -222,6 +277,7 @@ def main() -> None:
     parser.add_argument("--fresh3", action="store_true", help="dump servers.FRESH3 into data/benign_fresh3")
     parser.add_argument("--fresh4", action="store_true", help="dump servers.FRESH4 into data/benign_fresh4")
     parser.add_argument("--fresh5", action="store_true", help="dump servers.FRESH5 into data/benign_fresh5")
+    parser.add_argument("--fresh6", action="store_true", help="dump servers.FRESH6 into data/benign_fresh6")
     parser.add_argument("--until", default=None, help="HH:MM UTC: start no boot after this time")
     parser.add_argument("--timeout", type=int, default=BOOT_TIMEOUT, help="seconds per server boot")
     opts = parser.parse_args()
@@ -231,7 +287,8 @@ def main() -> None:
                     else (FRESH2, HERE / "data" / "benign_fresh2") if opts.fresh2
                     else (FRESH3, HERE / "data" / "benign_fresh3") if opts.fresh3
                     else (FRESH4, HERE / "data" / "benign_fresh4") if opts.fresh4
-                    else (FRESH5, HERE / "data" / "benign_fresh5") if opts.fresh5 else (SERVERS, OUT))
+                    else (FRESH5, HERE / "data" / "benign_fresh5") if opts.fresh5
+                    else (FRESH6, HERE / "data" / "benign_fresh6") if opts.fresh6 else (SERVERS, OUT))
     out.mkdir(parents=True, exist_ok=True)
     chosen = [s for s in servers if opts.only is None or s[1] in opts.only]
     if opts.missing:

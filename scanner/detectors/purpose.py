@@ -22,8 +22,10 @@ from scanner.model.findings import PAYLOAD, WORDING
 
 from .addresses import outside_address
 from .engine import Hit
+from .env_writes import writes_own_env
 from .negation import CLAUSE as _CLAUSE
 from .negation import negated
+from .own_backend import to_own_backend
 from .own_parameters import multi_word, offers_own_parameter
 from .scoring import THRESHOLD, Score
 from .told_user import STATE_WORDING, TOLD_WHEN_ASKED, TRUE_STATE, argument_entry
@@ -389,4 +391,8 @@ def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: tuple
     if family == "override_args" and not _ACTS.search(sentence) and offers_own_parameter(quoted, sentence, at, lowered,
                                                                                           parameters):
         return "the alternative it offers is the tool's own parameter, not a replaced user value"
+    if family == "secret_path" and writes_own_env(quoted, sentence, words):
+        return "the .env file is where the tool saves what it is given (its own subject), nothing is read from it"
+    if family in ("transmit", "piggyback") and to_own_backend(sentence, families, parameters):
+        return "it sends to the service the tool takes a key for (its own side effect), nothing the model holds"
     return None

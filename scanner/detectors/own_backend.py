@@ -1,0 +1,61 @@
+"""A send to the tool's own service documents the tool's side effect; it sends nothing the user did not give it.
+
+"Side effects: a redacted scan report is uploaded to the n0s1 backend; set allow_secret_upload=True to also upload
+AES-encrypted secret values for AI validation" (n0s1-mcp 1.1.6, a secret scanner that takes `n0s1_api_key`):
+MCPL-D016's `transmit` and `piggyback` cues, where every place a send names is the backend of a service whose key or
+token the tool takes as a parameter. The tool reports to its own service, which its own code can do whatever its
+text says; what would make it an attack is the model handing over data it holds, an outside address or another
+destination, and each of those keeps the cue. `purpose` sets such a cue aside.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from scanner.detectors.lazy_re import lazy
+
+from .addresses import outside_address
+
+# The cue families a score may hold for the send to be the tool's own: any data the model holds (`self_data`:
+# the conversation, earlier messages), a file or secret path, a URL, concealment or an override keeps it.
+_OWN_FAMILIES = frozenset({"transmit", "piggyback", "sensitive_data", "imperative", "tool_identifier"})
+# `n0s1_api_key`, `acmeToken` (lower-cased `acmetoken`): the service the tool authenticates to.
+_SERVICE_KEY = lazy(r"([a-z0-9]+?)_?(?:api_?key|access_?token|token)")
+# Prefixes that name no service of their own (`api_key`, `user_token`, `access_token`).
+_NO_SERVICE = frozenset({"api", "user", "access", "auth", "bearer", "refresh", "session", "my", "your", "bot", "app",
+                         "personal", "secret", "client", "id"})
+_SEND = lazy(r"\b(?:upload(?:s|ed)?|sen[dt]s?|post(?:s|ed)?|forward(?:s|ed)?|transmit(?:s|ted)?)\b")
+# Where a send goes, in the rest of its clause: "to the n0s1 backend", "into …", "at …".
+_TARGET = lazy(r"\b(?:to|into|onto|at|via)\s+(?:the\s+|its\s+|our\s+)?([a-z0-9][a-z0-9-]*)?")
+_BACKEND = lazy(r"\s*(?:backend|servers?|service|api|platform|cloud)\b")
+_CLAUSE_END = lazy(r"[;,:()\n\u2014]|\band\b|\.(?:\s|$)")
+
+
+def services(parameters: Iterable[str]) -> frozenset[str]:
+    """The services whose key or token the tool takes, from its lower-cased multi-word parameter names."""
+    out = set()
+    for parameter in parameters:
+        match = _SERVICE_KEY.fullmatch(parameter)
+        if match and match.group(1) not in _NO_SERVICE:
+            out.add(match.group(1))
+    return frozenset(out)
+
+
+def to_own_backend(sentence: str, families: set[str], parameters: Iterable[str]) -> bool:
+    """Whether every send of the lower-cased `sentence` goes to the backend of a service the tool takes a key for (or
+    names no place: the tool's own upload), at least one names it, the score holds only `_OWN_FAMILIES`, and no
+    outside address is written."""
+    own = services(parameters)
+    if not own or families - _OWN_FAMILIES or outside_address(sentence) is not None:
+        return False
+    named = False
+    for send in _SEND.finditer(sentence):
+        rest = sentence[send.end():]
+        end = _CLAUSE_END.search(rest)
+        clause = rest[:end.start()] if end else rest
+        for target in _TARGET.finditer(clause):
+            service = target.group(1) or ""
+            if service not in own or not _BACKEND.match(clause, target.end()):
+                return False
+            named = True
+    return named
