@@ -393,6 +393,6 @@ def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: tuple
         return "the alternative it offers is the tool's own parameter, not a replaced user value"
     if family == "secret_path" and writes_own_env(quoted, sentence, words):
         return "the .env file is where the tool saves what it is given (its own subject), nothing is read from it"
-    if family in ("transmit", "piggyback") and to_own_backend(sentence, families, parameters):
+    if family in ("transmit", "piggyback") and to_own_backend(sentence, cues, parameters):
         return "it sends to the service the tool takes a key for (its own side effect), nothing the model holds"
     return None
