@@ -21,7 +21,9 @@ from collections import ChainMap
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 
+from scanner.detectors import well_known_table
 from scanner.detectors.checks import tool_mention, workspace_check
 from scanner.detectors.lazy_re import lazy
 from scanner.detectors.prefilter import FOLD_ASCII, Screen, alternatives
@@ -128,10 +130,16 @@ def _add_names(known: dict[str, Candidates], owner: str, tools: Iterable[str]) -
 
 
 _NAME_SHAPE = lazy(r"[_\-. ]|[a-z0-9][A-Z]")  # a name of two parts or more: snake, kebab, dotted, spaced, camel
+_LIST = resources.files(__package__).joinpath("well_known_tools.json")
 
 
 @functools.cache
 def _well_known_keys() -> dict[str, Candidates]:
+    """The widely installed servers' names by key: kept across runs under the list's bytes and this code's."""
+    return well_known_table.kept_table(_LIST.read_bytes(), Path(__file__).read_bytes(), _build_well_known_keys)
+
+
+def _build_well_known_keys() -> dict[str, Candidates]:
     known: dict[str, Candidates] = {}
     for label, tools in well_known():
         _add_names(known, label, tools)
@@ -141,10 +149,8 @@ def _well_known_keys() -> dict[str, Candidates]:
 @functools.cache
 def well_known() -> tuple[tuple[str, tuple[str, ...]], ...]:
     """(label, tool names) of each widely installed server, from the packaged list."""
-    text = resources.files(__package__).joinpath("well_known_tools.json").read_text(encoding="utf-8")
-    servers = json.loads(text)["servers"]
-    return tuple((f"{package}{_UNDECLARED}", tuple(names))
-                 for package, names in servers.items())
+    servers = json.loads(_LIST.read_text(encoding="utf-8"))["servers"]
+    return tuple((f"{package}{_UNDECLARED}", tuple(names)) for package, names in servers.items())
 
 
 def family(package: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection, Mapping
 
-from scanner.detectors import Hit, run_server_checks, run_workspace_checks, scoring
+from scanner.detectors import Hit, run_server_checks, run_workspace_checks, scoring, well_known_table
 from scanner.detectors.engine import score_hit
 from scanner.detectors.purpose import documented
 from scanner.detectors.texts import changed_definitions, parameters_of, paths_of, property_names, property_names_of
@@ -179,6 +179,7 @@ def cross_server_findings(
     pinned before); the others scan them all."""
     if verdicts is None:
         return weak_wording(about_definitions(run_workspace_checks(live, baseline), live))
+    well_known_table.keep_in(verdicts.folder)  # D022's table of widely installed names, kept beside the verdicts
     screened = screened_baselines(live, baseline, verdicts)
     return weak_wording(about_definitions(run_workspace_checks(live, baseline, screened), live))
 

@@ -159,29 +159,81 @@ def _read_secret(folder: Path) -> bytes | None:
 
 def _read(path: Path, name: str, key: bytes, secret: bytes) -> set[bytes]:
     """The entries of a sound file, or an empty set: anything doubtful is not used."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        return set()
     expected = _head(name, key)
     head = len(expected) + 8
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not (_private(info) and stat.S_ISREG(info.st_mode) and _private(os.stat(path.parent))):
-            return set()
-        if info.st_size > head + MAX_ENTRIES * ENTRY + ENTRY:
-            return set()
-        data = handle.read(info.st_size + 1)
-    body, check = data[:-ENTRY], data[-ENTRY:]
-    authentic = hmac.compare_digest(hmac.digest(secret, body, hashlib.sha256), check)
-    if len(data) < head + ENTRY or not authentic or body[: len(expected)] != expected:
+    body = _authentic(path, head + MAX_ENTRIES * ENTRY + ENTRY, secret)
+    if body is None or len(body) < head or body[: len(expected)] != expected:
         return set()
     count = int.from_bytes(body[head - 8 : head], "big")
     entries = body[head:]
     if len(entries) != count * ENTRY:
         return set()
     return {entries[i : i + ENTRY] for i in range(0, len(entries), ENTRY)}
+
+
+def _authentic(path: Path, limit: int, secret: bytes) -> bytes | None:
+    """The file's bytes before its HMAC, when it is a private regular file (no link followed) of at most `limit`
+    bytes whose HMAC-SHA256 under `secret` matches; None otherwise."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not (_private(info) and stat.S_ISREG(info.st_mode) and _private(os.stat(path.parent))):
+            return None
+        if info.st_size > limit:
+            return None
+        data = handle.read(info.st_size + 1)
+    body, check = data[:-ENTRY], data[-ENTRY:]
+    if len(data) < ENTRY or not hmac.compare_digest(hmac.digest(secret, body, hashlib.sha256), check):
+        return None
+    return body
+
+
+# --- one value kept whole (a table built from packaged data), authenticated as the verdict files are ---
+
+BLOB_MAGIC = b"mcp-lock kept value v1\n"
+MAX_BLOB = 16 << 20
+
+
+def read_value(folder: Path | None, repo: Path | None, name: str, key: bytes) -> bytes | None:
+    """The bytes `save_value` kept under `name` and `key` in `folder`, when its file is sound (as `Kept` reads its
+    own: private, no link followed, authenticated by the user's secret); None: build it again."""
+    path = _value_path(folder, repo, name, key)
+    if path is None:
+        return None
+    with contextlib.suppress(OSError, ValueError):
+        secret = cache_key.derived(cache_key.VERDICTS) or _read_secret(path.parent)
+        body = _authentic(path, MAX_BLOB, secret) if secret is not None else None
+        expected = _value_head(name, key)
+        if body is not None and body[: len(expected)] == expected:
+            size = int.from_bytes(body[len(expected) : len(expected) + 8], "big")
+            value = body[len(expected) + 8 :]
+            return value if len(value) == size else None
+    return None
+
+
+def save_value(folder: Path | None, repo: Path | None, name: str, key: bytes, value: bytes) -> None:
+    """Keep `value` (atomically); a failure to write costs the next run time, nothing else."""
+    path = _value_path(folder, repo, name, key)
+    if path is None or len(value) > MAX_BLOB - 1024:
+        return
+    with contextlib.suppress(OSError):
+        _make_private_folder(path.parent)
+        secret = cache_key.derived(cache_key.VERDICTS) or _secret(path.parent)
+        body = _value_head(name, key) + len(value).to_bytes(8, "big") + value
+        replace_atomically(str(path.parent), path.name, body + hmac.digest(secret, body, hashlib.sha256), 0o600)
+        _remove_stale(path, name)
+
+
+def _value_path(folder: Path | None, repo: Path | None, name: str, key: bytes) -> Path | None:
+    return folder / f"{name}-{key.hex()[:32]}.bin" if folder is not None and _outside(folder, repo) else None
+
+
+def _value_head(name: str, key: bytes) -> bytes:
+    return BLOB_MAGIC + name.encode() + b"\0" + key
 
 
 def _private(info: os.stat_result) -> bool:
