@@ -8,13 +8,14 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh6] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh7] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, `--fresh3` `servers.FRESH3` into
 `data/benign_fresh3/`, `--fresh4` `servers.FRESH4` into `data/benign_fresh4/`, `--fresh5`
-`servers.FRESH5` into `data/benign_fresh5/`, `--fresh6` `servers.FRESH6` into `data/benign_fresh6/`. Each dump
-records package, version, ecosystem, dump date and the SHA-256 of its definitions.
+`servers.FRESH5` into `data/benign_fresh5/`, `--fresh6` `servers.FRESH6` into `data/benign_fresh6/`,
+`--fresh7` `servers.FRESH7` into `data/benign_fresh7/`. Each dump records package, version, ecosystem, dump date and
+the SHA-256 of its definitions.
 
 `--missing` dumps only servers without a file yet (resume after an interrupted run). `--until HH:MM` (UTC) starts
 no boot after that time: the servers not started are left out of `failures.json` and listed in `SOURCES.md` as
@@ -47,6 +48,7 @@ from servers import (  # noqa: E402
     FRESH4,
     FRESH5,
     FRESH6,
+    FRESH7,
     NEEDS_MCP_1,
     SERVERS,
     Server,
@@ -148,6 +150,39 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "survey-builder-ai-mcp": ["survey_builder_ai_mcp"],
     "wikimcp": ["wikimcp", "serve"],
     "xhs-mcp-tool": ["xhs-mcp"],
+    # The eleventh batch (FRESH7), read the same way before any boot: the wheel's only console script when none is
+    # named after the package, the one (with its subcommand or arguments) its README's MCP configuration gives, or
+    # `python -m` of the module its README names where the wheel has no console script.
+    "agentos-mcp": ["agentos-server"],
+    "android-mcp-server": ["python", "-m", "android_mcp.main"],
+    "annomate-mcp": ["annomate"],
+    "axis-foundry": ["axis-foundry-mcp"],
+    "brainctl": ["brainctl-mcp"],
+    "chapter-mcp": ["chapter-mcp", "--root", "."],
+    "ciguard": ["ciguard", "mcp"],
+    "drg-home-buying-dd": ["drg-home-buying-dd-server"],
+    "envhub-mcp": ["envhub"],
+    "fortigate-readonly-mcp": ["fortigate-mcp"],
+    "kaelis-memory": ["kaelis-mcp"],
+    "logintel-mcp": ["logintel"],
+    "lumient-docstore": ["docstore-server"],
+    "mcp-bookmark-server-preedew": ["mcp-bookmark-server"],
+    "mcp-hl7-master": ["hl7-master"],
+    "mcp-local-music-analysis": ["mcp_local_music_analysis"],
+    "mcp-second-brain": ["python", "-m", "server"],
+    "mcp-stockscreen": ["stockscreen"],
+    "mcp-tools-py": ["mcp-tools-py", "--project-dir", "."],
+    "moviefinder-cli": ["moviefinder-mcp"],
+    "nb-agentic-rag": ["nb_agentic_rag"],
+    "ne-mcp-eeg": ["ne-eeg-server"],
+    "oci-documentation-mcp-server": ["oci_documentation_mcp_server"],
+    "runbook-exec": ["runbook-exec", "mcp-server"],
+    "sequential-thinking": ["mcp-sequential-thinking"],
+    "strava-mcp-server-hnrx": ["strava-mcp"],
+    "v4cat": ["v4cat-mcp"],
+    "vexa-mcp": ["python", "-m", "vexa_mcp"],
+    "weather-mcp-v1": ["weather-mcp"],
+    "youtube-complete-mcp": ["youtube-complete-mcp", "serve", "--transport", "stdio"],
 }
 
 
@@ -278,6 +313,7 @@ def main() -> None:
     parser.add_argument("--fresh4", action="store_true", help="dump servers.FRESH4 into data/benign_fresh4")
     parser.add_argument("--fresh5", action="store_true", help="dump servers.FRESH5 into data/benign_fresh5")
     parser.add_argument("--fresh6", action="store_true", help="dump servers.FRESH6 into data/benign_fresh6")
+    parser.add_argument("--fresh7", action="store_true", help="dump servers.FRESH7 into data/benign_fresh7")
     parser.add_argument("--until", default=None, help="HH:MM UTC: start no boot after this time")
     parser.add_argument("--timeout", type=int, default=BOOT_TIMEOUT, help="seconds per server boot")
     opts = parser.parse_args()
@@ -288,7 +324,8 @@ def main() -> None:
                     else (FRESH3, HERE / "data" / "benign_fresh3") if opts.fresh3
                     else (FRESH4, HERE / "data" / "benign_fresh4") if opts.fresh4
                     else (FRESH5, HERE / "data" / "benign_fresh5") if opts.fresh5
-                    else (FRESH6, HERE / "data" / "benign_fresh6") if opts.fresh6 else (SERVERS, OUT))
+                    else (FRESH6, HERE / "data" / "benign_fresh6") if opts.fresh6
+                    else (FRESH7, HERE / "data" / "benign_fresh7") if opts.fresh7 else (SERVERS, OUT))
     out.mkdir(parents=True, exist_ok=True)
     chosen = [s for s in servers if opts.only is None or s[1] in opts.only]
     if opts.missing:

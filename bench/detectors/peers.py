@@ -21,7 +21,8 @@ mcp-lock's each declared alone beside its own server's other definitions (`ours_
 poisoning rule fires, as a peer's count is when any of its rules does, and (mcp-lock only) when the finding blocks a
 change. Counts only: no held-out text or miss is printed. The held-out servers are those of every benign folder
 (`FOLDERS`), each part also counted on its own; "first two parts" is the basis of the figures before the sixth batch,
-"first five parts" that of the figures before the ninth, "first six parts" that of the figures before the tenth.
+"first five parts" that of the figures before the ninth, "first six parts" that of the figures before the tenth,
+"first seven parts" that of the figures before the eleventh.
 
 `--tuning` scores the tuning servers' tools only (no held-out item is read), on the same basis, and lists each tool
 mcp-lock flags with its rules: what tuning may look at to bring the per-tool rate down.
@@ -42,7 +43,7 @@ VENV = HERE.parent / ".cache" / "peers-venv"
 PEERS = ("heldfast==0.2.3", "cisco-ai-mcp-scanner==4.8.7", "yara-python==4.5.4")
 HELD_OUT_SETS = ("positives_independent_heldout", "positives_heldout")
 FOLDERS = ("benign", "benign_fresh", "benign_fresh2", "benign_fresh3", "benign_fresh4", "benign_fresh5",
-           "benign_fresh6")
+           "benign_fresh6", "benign_fresh7")
 
 _PEER_CODE = r'''
 import json, sys
@@ -198,6 +199,7 @@ def main() -> None:
              "held_out_first_four_parts": [s for folder in FOLDERS[:4] for s in parts[folder]],
              "held_out_first_five_parts": [s for folder in FOLDERS[:5] for s in parts[folder]],
              "held_out_first_six_parts": [s for folder in FOLDERS[:6] for s in parts[folder]],
+             "held_out_first_seven_parts": [s for folder in FOLDERS[:7] for s in parts[folder]],
              **{f"held_out_{folder}": parts[folder] for folder in FOLDERS[2:]}}
     for basis, servers in bases.items():
         defs_per_server = [list(s.definitions.get("tools", ())) for s in servers]

@@ -8,7 +8,7 @@ Run: python bench/detectors/run.py [--verbose] [--json OUT.json]
      python bench/detectors/run.py --tuning   # what tuning may look at, and nothing held out is even scored
 
 `--tuning` scores only the tuning servers (of `data/benign`, `data/benign_fresh`, `data/benign_fresh2`,
-`data/benign_fresh3`, `data/benign_fresh4`, `data/benign_fresh5` and `data/benign_fresh6`, by
+`data/benign_fresh3`, `data/benign_fresh4`, `data/benign_fresh5`, `data/benign_fresh6` and `data/benign_fresh7`, by
 `per_server.held_out`) and the attack sets tuned on, and lists every blocked tuning server and every definition
 flagged on them.
 
@@ -205,18 +205,23 @@ def evaluate() -> dict[str, Any]:
     sixth = load_benign(DATA / "benign_fresh6")
     result["fresh6_tuning"], result["fresh6_heldout"] = score_servers(sixth)
     result["fresh6_bump_tuning"], result["fresh6_bump_heldout"] = score_bumps(sixth)
+    seventh = load_benign(DATA / "benign_fresh7")
+    result["fresh7_tuning"], result["fresh7_heldout"] = score_servers(seventh)
+    result["fresh7_bump_tuning"], result["fresh7_bump_heldout"] = score_bumps(seventh)
     for kind in ("", "bump_"):
         parts = ("servers_heldout", "fresh_heldout", "fresh2_heldout", "fresh3_heldout") if not kind else (
             "bump_heldout", "fresh_bump_heldout", "fresh2_bump_heldout", "fresh3_bump_heldout")
         result[f"first_four_{kind}heldout"] = _together(*(result[part] for part in parts))
         result[f"first_five_{kind}heldout"] = _together(*(result[part] for part in parts),
                                                         result["fresh4_" + (kind or "") + "heldout"])
-        # The last round's basis (every part before the tenth batch), then all parts.
         result[f"first_six_{kind}heldout"] = _together(*(result[part] for part in parts),
                                                        result["fresh4_" + (kind or "") + "heldout"],
                                                        result["fresh5_" + (kind or "") + "heldout"])
-        result[f"all_{kind}heldout"] = _together(result[f"first_six_{kind}heldout"],
-                                                 result["fresh6_" + (kind or "") + "heldout"])
+        # The last round's basis (every part before the eleventh batch), then all parts.
+        result[f"first_seven_{kind}heldout"] = _together(result[f"first_six_{kind}heldout"],
+                                                         result["fresh6_" + (kind or "") + "heldout"])
+        result[f"all_{kind}heldout"] = _together(result[f"first_seven_{kind}heldout"],
+                                                 result["fresh7_" + (kind or "") + "heldout"])
     for key, folder, _title, _tuned in POSITIVE_SETS:
         groups = score_examples(load_examples(DATA / folder), first=True)
         result[key], result[key + "_all"] = groups, _total(groups)
@@ -271,9 +276,12 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         line("fresh5 tuning part", result["fresh5_tuning"]),
         line("fresh6 held-out part", result["fresh6_heldout"]),
         line("fresh6 tuning part", result["fresh6_tuning"]),
+        line("fresh7 held-out part", result["fresh7_heldout"]),
+        line("fresh7 tuning part", result["fresh7_tuning"]),
         line("first four held-out", result["first_four_heldout"]),
         line("first five held-out", result["first_five_heldout"]),
         line("first six held-out", result["first_six_heldout"]),
+        line("first seven held-out", result["first_seven_heldout"]),
         line("all held-out parts", result["all_heldout"]),
         "per server: a dependency bump that brings all of a server's text (graded as a change), declared alone",
         line("held-out half", result["bump_heldout"]),
@@ -290,9 +298,12 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         line("fresh5 tuning part", result["fresh5_bump_tuning"]),
         line("fresh6 held-out part", result["fresh6_bump_heldout"]),
         line("fresh6 tuning part", result["fresh6_bump_tuning"]),
+        line("fresh7 held-out part", result["fresh7_bump_heldout"]),
+        line("fresh7 tuning part", result["fresh7_bump_tuning"]),
         line("first four held-out", result["first_four_bump_heldout"]),
         line("first five held-out", result["first_five_bump_heldout"]),
         line("first six held-out", result["first_six_bump_heldout"]),
+        line("first seven held-out", result["first_seven_bump_heldout"]),
         line("all held-out parts", result["all_bump_heldout"]),
         "hard real benign set (must stay clean)",
         f"  beside its own server   {_both(result['hard_real'].summary())}",
@@ -369,6 +380,10 @@ def as_json(result: dict[str, Any]) -> dict[str, Any]:
         **{f"fresh5_servers_bump_{part}": result[f"fresh5_bump_{part}"].summary() for part in ("tuning", "heldout")},
         **{f"fresh6_servers_first_lock_{part}": result[f"fresh6_{part}"].summary() for part in ("tuning", "heldout")},
         **{f"fresh6_servers_bump_{part}": result[f"fresh6_bump_{part}"].summary() for part in ("tuning", "heldout")},
+        **{f"fresh7_servers_first_lock_{part}": result[f"fresh7_{part}"].summary() for part in ("tuning", "heldout")},
+        **{f"fresh7_servers_bump_{part}": result[f"fresh7_bump_{part}"].summary() for part in ("tuning", "heldout")},
+        "first_seven_heldout_servers_first_lock": result["first_seven_heldout"].summary(),
+        "first_seven_heldout_servers_bump": result["first_seven_bump_heldout"].summary(),
         "first_six_heldout_servers_first_lock": result["first_six_heldout"].summary(),
         "first_six_heldout_servers_bump": result["first_six_bump_heldout"].summary(),
         "first_five_heldout_servers_first_lock": result["first_five_heldout"].summary(),
@@ -388,7 +403,7 @@ def tuning_report() -> str:
     for name, folder in (("tuning half", "benign"), ("fresh tuning part", "benign_fresh"),
                          ("fresh2 tuning part", "benign_fresh2"), ("fresh3 tuning part", "benign_fresh3"),
                          ("fresh4 tuning part", "benign_fresh4"), ("fresh5 tuning part", "benign_fresh5"),
-                         ("fresh6 tuning part", "benign_fresh6")):
+                         ("fresh6 tuning part", "benign_fresh6"), ("fresh7 tuning part", "benign_fresh7")):
         tally, bumps = ServerTally(), ServerTally()
         for server in load_benign(DATA / folder):
             if held_out(server.package):

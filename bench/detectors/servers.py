@@ -119,6 +119,22 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "code-explore-by-sql", "meta-trader-mcp",
     # ... and retried: nlp2env, whose failure asked for its `mcp` extra (its code imports `mcp.server.fastmcp`).
     "nlp2env",
+    # The eleventh batch (FRESH7), decided the same way before any boot: `mcp` required with no upper bound and an
+    # import of `mcp.server.fastmcp` or `Server.list_tools()`; and ciguard, whose server needs its `mcp` extra (what
+    # nlp2env's retry learned: `mcp<2` brings it).
+    "mcp-server-ozon-seller", "agentrecall-mcp", "nb-agentic-rag", "mcp-server-reducto", "v4cat", "scrm-mcp-xyt",
+    "ne-mcp-eeg", "ffmpeg-mcp-lite", "asterdex-mcp", "classifinder-mcp", "mcp-server-tibet-core",
+    "drg-home-buying-dd", "elm-mcp", "pytheum-mcp", "post-work-checks-mcp", "cube-mcp", "thealgorithms-mcp",
+    "psx-mcp", "knooth-mcp", "spoken-alpha-mcp", "flight-recon-mcp", "startup-finance-mcp", "aws-health-mcp-server",
+    "fortigate-mcp", "envhub-mcp", "razumhub-lightrag-mcp", "uyanip-mcp", "strava-mcp-server-hnrx", "verifactu-mcp",
+    "mcp-exchange-master", "networkbot-mcp", "mcp-bookmark-server-preedew", "mcp-server-microsoft-tasks",
+    "forge-mcp-server", "ticket-saver-mcp", "bash-vet-mcp", "sequential-thinking", "coda-mcp", "poranos-mcp-ainpc",
+    "paper-tools-mcp", "mcp-second-brain", "weather-mcp-v1", "magnifica-humanitas-mcp", "claude-c2c",
+    "rootbrowse-mcp", "nordbastion-mcp", "abbe-mcp", "ciguard", "webvoice-mcp", "agentos-mcp", "codex-lsp-mcp",
+    "kaelis-memory", "mcp-hl7-master", "mcp-stockscreen", "alpha-terminal-mcp", "cds-mcp", "godaddy-mcp",
+    "meeting-scheduler-mcp", "meta-prompt-mcp", "mcp-master-of-puppets", "artguru-mcp", "fortigate-readonly-mcp",
+    "hexagram-mcp-server", "lumient-docstore", "greenlake-users-mcp", "mcp-local-music-analysis",
+    "graph-mcp-driver", "mcp-tools-py",
 })
 
 NPM: list[Server] = [
@@ -1482,4 +1498,127 @@ FRESH6: list[Server] = [
     ("pypi", "code-explore-by-sql", "0.1.1", [], {}),
     ("pypi", "meta-trader-mcp", "1.2.2", [], {}),
     ("pypi", "release-notes-mcp", "1.0.1", [], {}),
+]
+
+# An eleventh batch (issue 38, 2026-12-03): 101 PyPI servers in no earlier batch, dumped into `data/benign_fresh7/`. The
+# rule is FRESH6's, applied by a script to this workplace's package list (pypi.tsv) before anything was booted:
+# * newest release of 2026-05 (no earlier batch drew from that month: FRESH2 2026-10/11, FRESH3 2026-09/10, FRESH4
+#   2026-08, FRESH5 2026-07, FRESH6 2026-06), in no earlier batch, summary matching `mcp[ -]+server` or `model context
+#   protocol [(mcp)] server` (case-insensitive);
+# * FRESH6's word filters of the name or summary and FRESH5's account words of the summary: 688 are left;
+# * a seeded draw, `random.Random(43).sample(..., 130)` of the name-sorted list (130 drawn, so that about 100 remain);
+# * each drawn package's wheel downloaded (`pip download --no-deps --only-binary :all: --ignore-requires-python`) and
+#   its METADATA and entry_points.txt read, never run or imported: 23 that require Python 3.12 or newer left out, one
+#   with no wheel (khimaira-specter) left out; left out by hand, five that are no server of their own: a CLI client
+#   of other servers (mcpcaller), a proxy merging other servers (mcp-env-mux), an agent that drives Splunk's own
+#   server (splunkguard-mcp), two name reservations with no server code (mcp-server-dpo 0.0.1, which points to
+#   another package, and cernanto 0.0.1);
+# * from the same reading, before any boot: 68 in `NEEDS_MCP_1`, 30 with their real console script in
+#   `dump_benign.PYPI_COMMAND` (the wheel's only script when none is named after the package, the one and its
+#   subcommand or arguments its README's configuration gives, or `python -m` of the module its README names where the
+#   wheel has no script).
+# Versions are those of the package list on 2026-12-03. The split is fixed before any is dumped:
+# `per_server.held_out`, the same rule as before: 54 held out, 47 tuning.
+FRESH7: list[Server] = [
+    ("pypi", "annomate-mcp", "0.1.0", [], {}),
+    ("pypi", "deepin-mcp", "0.3.0", [], {}),
+    ("pypi", "options-trader-x-mcp", "0.2.1", [], {}),
+    ("pypi", "mcp-server-ozon-seller", "0.3.1", [], {}),
+    ("pypi", "chapter-mcp", "0.1.1", [], {}),
+    ("pypi", "oci-documentation-mcp-server", "20260520", [], {}),
+    ("pypi", "power-hmc-mcp", "0.7.1", [], {}),
+    ("pypi", "topsyde-llm-wiki-mcp", "0.3.10", [], {}),
+    ("pypi", "agentrecall-mcp", "2.1.0", [], {}),
+    ("pypi", "nb-agentic-rag", "0.2.0", [], {}),
+    ("pypi", "mcp-server-reducto", "0.3.0", [], {}),
+    ("pypi", "v4cat", "0.5.0", [], {}),
+    ("pypi", "scrm-mcp-xyt", "1.0.0", [], {}),
+    ("pypi", "ne-mcp-eeg", "0.1.0", [], {}),
+    ("pypi", "ffmpeg-mcp-lite", "0.2.2", [], {}),
+    ("pypi", "asterdex-mcp", "0.3.0", [], {}),
+    ("pypi", "classifinder-mcp", "0.1.4", [], {}),
+    ("pypi", "mcp-server-tibet-core", "0.1.1", [], {}),
+    ("pypi", "drg-home-buying-dd", "0.1.0", [], {}),
+    ("pypi", "yttranscript-mcp", "0.4.0", [], {}),
+    ("pypi", "elm-mcp", "0.2.0", [], {}),
+    ("pypi", "pytheum-mcp", "0.1.0", [], {}),
+    ("pypi", "post-work-checks-mcp", "1.0.0", [], {}),
+    ("pypi", "cube-mcp", "0.3.29", [], {}),
+    ("pypi", "thealgorithms-mcp", "0.3.1", [], {}),
+    ("pypi", "psx-mcp", "0.1.1", [], {}),
+    ("pypi", "knooth-mcp", "0.1.5", [], {}),
+    ("pypi", "spoken-alpha-mcp", "0.1.0", [], {}),
+    ("pypi", "flight-recon-mcp", "0.1.1", [], {}),
+    ("pypi", "mcp-server-trello", "0.5.2", [], {}),
+    ("pypi", "axis-foundry", "0.3.0", [], {}),
+    ("pypi", "armor-mcp", "0.9.1", [], {}),
+    ("pypi", "startup-finance-mcp", "1.1.2", [], {}),
+    ("pypi", "aws-health-mcp-server", "2.0.0", [], {}),
+    ("pypi", "fortigate-mcp", "0.2.1", [], {}),
+    ("pypi", "vexa-mcp", "1.0.56", [], {}),
+    ("pypi", "envhub-mcp", "0.1.0", [], {}),
+    ("pypi", "logintel-mcp", "1.0.1", [], {}),
+    ("pypi", "razumhub-lightrag-mcp", "0.2.3", [], {}),
+    ("pypi", "uyanip-mcp", "1.1.1", [], {}),
+    ("pypi", "chronicle-mcp", "1.5.3", [], {}),
+    ("pypi", "strava-mcp-server-hnrx", "0.2.13", [], {}),
+    ("pypi", "verifactu-mcp", "0.1.1", [], {}),
+    ("pypi", "omdb-mcp", "0.1.0", [], {}),
+    ("pypi", "mcp-exchange-master", "0.1.0", [], {}),
+    ("pypi", "networkbot-mcp", "1.0.0", [], {}),
+    ("pypi", "erpnext-mcp", "0.5.0", [], {}),
+    ("pypi", "cratedb-mcp", "0.1.2", [], {}),
+    ("pypi", "brainctl", "2.8.0", [], {}),
+    ("pypi", "mcp-bookmark-server-preedew", "0.1.0", [], {}),
+    ("pypi", "switch-game-mcp", "4.2.0", [], {}),
+    ("pypi", "mcp-server-microsoft-tasks", "0.7.0", [], {}),
+    ("pypi", "forge-mcp-server", "0.1.0", [], {}),
+    ("pypi", "ticket-saver-mcp", "1.0.0", [], {}),
+    ("pypi", "bash-vet-mcp", "1.0.6", [], {}),
+    ("pypi", "sequential-thinking", "0.7.0", [], {}),
+    ("pypi", "coda-mcp", "0.2.2", [], {}),
+    ("pypi", "lore-mcp-server", "0.3.0", [], {}),
+    ("pypi", "poranos-mcp-ainpc", "0.4.0", [], {}),
+    ("pypi", "wincher-mcp", "0.2.1", [], {}),
+    ("pypi", "aol-mcp", "0.2.4", [], {}),
+    ("pypi", "paper-tools-mcp", "0.1.5", [], {}),
+    ("pypi", "mineru-self-mcp", "0.1.1", [], {}),
+    ("pypi", "mcp-second-brain", "0.1.0", [], {}),
+    ("pypi", "weather-mcp-v1", "0.1.2", [], {}),
+    ("pypi", "magnifica-humanitas-mcp", "0.1.4", [], {}),
+    ("pypi", "claude-c2c", "0.1.0", [], {}),
+    ("pypi", "rootbrowse-mcp", "0.4.0", [], {}),
+    ("pypi", "moviefinder-cli", "0.1.0", [], {}),
+    ("pypi", "nordbastion-mcp", "0.1.0", [], {}),
+    ("pypi", "android-mcp-server", "0.1.1", [], {}),
+    ("pypi", "abbe-mcp", "0.2.1", [], {}),
+    ("pypi", "ciguard", "0.11.2", [], {}),
+    ("pypi", "webvoice-mcp", "0.2.1", [], {}),
+    ("pypi", "agentos-mcp", "1.0.0", [], {}),
+    ("pypi", "mcp-github-advanced", "0.2.2", [], {}),
+    ("pypi", "codex-lsp-mcp", "0.3.0", [], {}),
+    ("pypi", "rhodecode-mcp-server", "1.2.4", [], {}),
+    ("pypi", "youtube-complete-mcp", "0.1.4", [], {}),
+    ("pypi", "kaelis-memory", "1.0.0", [], {}),
+    ("pypi", "ollagraph-mcp", "0.1.0", [], {}),
+    ("pypi", "mcp-hl7-master", "0.1.0", [], {}),
+    ("pypi", "mcp-stockscreen", "2.1.1", [], {}),
+    ("pypi", "alpha-terminal-mcp", "0.1.1", [], {}),
+    ("pypi", "cds-mcp", "0.1.2", [], {}),
+    ("pypi", "godaddy-mcp", "0.1.0", [], {}),
+    ("pypi", "memory-map-mcp", "1.1.1", [], {}),
+    ("pypi", "meeting-scheduler-mcp", "1.1.8", [], {}),
+    ("pypi", "meta-prompt-mcp", "1.0.12", [], {}),
+    ("pypi", "mcp-master-of-puppets", "0.7.4", [], {}),
+    ("pypi", "artguru-mcp", "0.1.0", [], {}),
+    ("pypi", "runbook-exec", "0.2.2", [], {}),
+    ("pypi", "fortigate-readonly-mcp", "0.2.0", [], {}),
+    ("pypi", "arrowshield-mcp", "0.1.3", [], {}),
+    ("pypi", "hexagram-mcp-server", "0.1.1", [], {}),
+    ("pypi", "lumient-docstore", "0.1.0", [], {}),
+    ("pypi", "greenlake-users-mcp", "1.1.2", [], {}),
+    ("pypi", "mcp-local-music-analysis", "0.1.0", [], {}),
+    ("pypi", "sessemi-mcp", "0.1.0", [], {}),
+    ("pypi", "graph-mcp-driver", "1.1.0", [], {}),
+    ("pypi", "mcp-tools-py", "0.1.10", [], {}),
 ]
