@@ -176,6 +176,11 @@ POSITIVE_SETS: tuple[tuple[str, str, str, bool], ...] = (
      "INDEPENDENT HELD-OUT positives (an author who never saw the rules; never tuned on)", False),
 )
 
+# The batches dumped after the first one, each with a tuning and a held-out part (`servers.FRESH2` …).
+BATCHES = ("fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7")
+# The held-out bases printed beside the first four parts, each the one before it and one batch more.
+HELD_OUT_BASES = (("first_five", "fresh4"), ("first_six", "fresh5"), ("first_seven", "fresh6"), ("all", "fresh7"))
+
 
 def evaluate() -> dict[str, Any]:
     started = time.perf_counter()
@@ -190,38 +195,17 @@ def evaluate() -> dict[str, Any]:
     result["fresh_tuning"], result["fresh_heldout"] = score_servers(load_benign(DATA / "benign_fresh"))
     result["bump_tuning"], result["bump_heldout"] = score_bumps(servers)
     result["fresh_bump_tuning"], result["fresh_bump_heldout"] = score_bumps(load_benign(DATA / "benign_fresh"))
-    second = load_benign(DATA / "benign_fresh2")
-    result["fresh2_tuning"], result["fresh2_heldout"] = score_servers(second)
-    result["fresh2_bump_tuning"], result["fresh2_bump_heldout"] = score_bumps(second)
-    third = load_benign(DATA / "benign_fresh3")
-    result["fresh3_tuning"], result["fresh3_heldout"] = score_servers(third)
-    result["fresh3_bump_tuning"], result["fresh3_bump_heldout"] = score_bumps(third)
-    fourth = load_benign(DATA / "benign_fresh4")
-    result["fresh4_tuning"], result["fresh4_heldout"] = score_servers(fourth)
-    result["fresh4_bump_tuning"], result["fresh4_bump_heldout"] = score_bumps(fourth)
-    fifth = load_benign(DATA / "benign_fresh5")
-    result["fresh5_tuning"], result["fresh5_heldout"] = score_servers(fifth)
-    result["fresh5_bump_tuning"], result["fresh5_bump_heldout"] = score_bumps(fifth)
-    sixth = load_benign(DATA / "benign_fresh6")
-    result["fresh6_tuning"], result["fresh6_heldout"] = score_servers(sixth)
-    result["fresh6_bump_tuning"], result["fresh6_bump_heldout"] = score_bumps(sixth)
-    seventh = load_benign(DATA / "benign_fresh7")
-    result["fresh7_tuning"], result["fresh7_heldout"] = score_servers(seventh)
-    result["fresh7_bump_tuning"], result["fresh7_bump_heldout"] = score_bumps(seventh)
+    for batch in BATCHES:
+        dumped = load_benign(DATA / f"benign_{batch}")
+        result[f"{batch}_tuning"], result[f"{batch}_heldout"] = score_servers(dumped)
+        result[f"{batch}_bump_tuning"], result[f"{batch}_bump_heldout"] = score_bumps(dumped)
     for kind in ("", "bump_"):
         parts = ("servers_heldout", "fresh_heldout", "fresh2_heldout", "fresh3_heldout") if not kind else (
             "bump_heldout", "fresh_bump_heldout", "fresh2_bump_heldout", "fresh3_bump_heldout")
-        result[f"first_four_{kind}heldout"] = _together(*(result[part] for part in parts))
-        result[f"first_five_{kind}heldout"] = _together(*(result[part] for part in parts),
-                                                        result["fresh4_" + (kind or "") + "heldout"])
-        result[f"first_six_{kind}heldout"] = _together(*(result[part] for part in parts),
-                                                       result["fresh4_" + (kind or "") + "heldout"],
-                                                       result["fresh5_" + (kind or "") + "heldout"])
-        # The last round's basis (every part before the eleventh batch), then all parts.
-        result[f"first_seven_{kind}heldout"] = _together(result[f"first_six_{kind}heldout"],
-                                                         result["fresh6_" + (kind or "") + "heldout"])
-        result[f"all_{kind}heldout"] = _together(result[f"first_seven_{kind}heldout"],
-                                                 result["fresh7_" + (kind or "") + "heldout"])
+        so_far = result[f"first_four_{kind}heldout"] = _together(*(result[part] for part in parts))
+        # Each later basis adds one batch's held-out part: the last round's basis, then all parts.
+        for basis, batch in HELD_OUT_BASES:
+            so_far = result[f"{basis}_{kind}heldout"] = _together(so_far, result[f"{batch}_{kind}heldout"])
     for key, folder, _title, _tuned in POSITIVE_SETS:
         groups = score_examples(load_examples(DATA / folder), first=True)
         result[key], result[key + "_all"] = groups, _total(groups)
@@ -266,18 +250,8 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         line("tuning half", result["servers_tuning"]),
         line("fresh held-out part", result["fresh_heldout"]),
         line("fresh tuning part", result["fresh_tuning"]),
-        line("fresh2 held-out part", result["fresh2_heldout"]),
-        line("fresh2 tuning part", result["fresh2_tuning"]),
-        line("fresh3 held-out part", result["fresh3_heldout"]),
-        line("fresh3 tuning part", result["fresh3_tuning"]),
-        line("fresh4 held-out part", result["fresh4_heldout"]),
-        line("fresh4 tuning part", result["fresh4_tuning"]),
-        line("fresh5 held-out part", result["fresh5_heldout"]),
-        line("fresh5 tuning part", result["fresh5_tuning"]),
-        line("fresh6 held-out part", result["fresh6_heldout"]),
-        line("fresh6 tuning part", result["fresh6_tuning"]),
-        line("fresh7 held-out part", result["fresh7_heldout"]),
-        line("fresh7 tuning part", result["fresh7_tuning"]),
+        *(line(f"{batch} {part} part", result[f"{batch}_{key}"]) for batch in BATCHES
+          for part, key in (("held-out", "heldout"), ("tuning", "tuning"))),
         line("first four held-out", result["first_four_heldout"]),
         line("first five held-out", result["first_five_heldout"]),
         line("first six held-out", result["first_six_heldout"]),
@@ -288,18 +262,8 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         line("tuning half", result["bump_tuning"]),
         line("fresh held-out part", result["fresh_bump_heldout"]),
         line("fresh tuning part", result["fresh_bump_tuning"]),
-        line("fresh2 held-out part", result["fresh2_bump_heldout"]),
-        line("fresh2 tuning part", result["fresh2_bump_tuning"]),
-        line("fresh3 held-out part", result["fresh3_bump_heldout"]),
-        line("fresh3 tuning part", result["fresh3_bump_tuning"]),
-        line("fresh4 held-out part", result["fresh4_bump_heldout"]),
-        line("fresh4 tuning part", result["fresh4_bump_tuning"]),
-        line("fresh5 held-out part", result["fresh5_bump_heldout"]),
-        line("fresh5 tuning part", result["fresh5_bump_tuning"]),
-        line("fresh6 held-out part", result["fresh6_bump_heldout"]),
-        line("fresh6 tuning part", result["fresh6_bump_tuning"]),
-        line("fresh7 held-out part", result["fresh7_bump_heldout"]),
-        line("fresh7 tuning part", result["fresh7_bump_tuning"]),
+        *(line(f"{batch} {part} part", result[f"{batch}_bump_{key}"]) for batch in BATCHES
+          for part, key in (("held-out", "heldout"), ("tuning", "tuning"))),
         line("first four held-out", result["first_four_bump_heldout"]),
         line("first five held-out", result["first_five_bump_heldout"]),
         line("first six held-out", result["first_six_bump_heldout"]),
@@ -370,18 +334,8 @@ def as_json(result: dict[str, Any]) -> dict[str, Any]:
         "fresh_servers_first_lock_heldout": result["fresh_heldout"].summary(),
         **{f"servers_bump_{part}": result[f"bump_{part}"].summary() for part in ("tuning", "heldout")},
         **{f"fresh_servers_bump_{part}": result[f"fresh_bump_{part}"].summary() for part in ("tuning", "heldout")},
-        **{f"fresh2_servers_first_lock_{part}": result[f"fresh2_{part}"].summary() for part in ("tuning", "heldout")},
-        **{f"fresh2_servers_bump_{part}": result[f"fresh2_bump_{part}"].summary() for part in ("tuning", "heldout")},
-        **{f"fresh3_servers_first_lock_{part}": result[f"fresh3_{part}"].summary() for part in ("tuning", "heldout")},
-        **{f"fresh3_servers_bump_{part}": result[f"fresh3_bump_{part}"].summary() for part in ("tuning", "heldout")},
-        **{f"fresh4_servers_first_lock_{part}": result[f"fresh4_{part}"].summary() for part in ("tuning", "heldout")},
-        **{f"fresh4_servers_bump_{part}": result[f"fresh4_bump_{part}"].summary() for part in ("tuning", "heldout")},
-        **{f"fresh5_servers_first_lock_{part}": result[f"fresh5_{part}"].summary() for part in ("tuning", "heldout")},
-        **{f"fresh5_servers_bump_{part}": result[f"fresh5_bump_{part}"].summary() for part in ("tuning", "heldout")},
-        **{f"fresh6_servers_first_lock_{part}": result[f"fresh6_{part}"].summary() for part in ("tuning", "heldout")},
-        **{f"fresh6_servers_bump_{part}": result[f"fresh6_bump_{part}"].summary() for part in ("tuning", "heldout")},
-        **{f"fresh7_servers_first_lock_{part}": result[f"fresh7_{part}"].summary() for part in ("tuning", "heldout")},
-        **{f"fresh7_servers_bump_{part}": result[f"fresh7_bump_{part}"].summary() for part in ("tuning", "heldout")},
+        **{f"{batch}_servers_{grade}_{part}": result[f"{batch}_{key}{part}"].summary() for batch in BATCHES
+           for grade, key in (("first_lock", ""), ("bump", "bump_")) for part in ("tuning", "heldout")},
         "first_seven_heldout_servers_first_lock": result["first_seven_heldout"].summary(),
         "first_seven_heldout_servers_bump": result["first_seven_bump_heldout"].summary(),
         "first_six_heldout_servers_first_lock": result["first_six_heldout"].summary(),
@@ -400,10 +354,9 @@ def tuning_report() -> str:
     definitions flagged on them, and recall at blocking severity on the attack sets tuned on."""
     lines = ["per server, tuning servers only: blocked at first `lock`"]
     flagged = Tally()
-    for name, folder in (("tuning half", "benign"), ("fresh tuning part", "benign_fresh"),
-                         ("fresh2 tuning part", "benign_fresh2"), ("fresh3 tuning part", "benign_fresh3"),
-                         ("fresh4 tuning part", "benign_fresh4"), ("fresh5 tuning part", "benign_fresh5"),
-                         ("fresh6 tuning part", "benign_fresh6"), ("fresh7 tuning part", "benign_fresh7")):
+    parts = (("tuning half", "benign"), ("fresh tuning part", "benign_fresh"),
+             *((f"{batch} tuning part", f"benign_{batch}") for batch in BATCHES))
+    for name, folder in parts:
         tally, bumps = ServerTally(), ServerTally()
         for server in load_benign(DATA / folder):
             if held_out(server.package):
