@@ -11,10 +11,8 @@ Usage:
                                         [--fresh | --fresh2 | … | --fresh7] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
-vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, `--fresh3` `servers.FRESH3` into
-`data/benign_fresh3/`, `--fresh4` `servers.FRESH4` into `data/benign_fresh4/`, `--fresh5`
-`servers.FRESH5` into `data/benign_fresh5/`, `--fresh6` `servers.FRESH6` into `data/benign_fresh6/`,
-`--fresh7` `servers.FRESH7` into `data/benign_fresh7/`. Each dump records package, version, ecosystem, dump date and
+vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
+`servers.BATCHES`. Each dump records package, version, ecosystem, dump date and
 the SHA-256 of its definitions.
 
 `--missing` dumps only servers without a file yet (resume after an interrupted run). `--until HH:MM` (UTC) starts
@@ -41,14 +39,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from servers import (  # noqa: E402
+    BATCHES,
     DUMMY_ENV,
-    FRESH,
-    FRESH2,
-    FRESH3,
-    FRESH4,
-    FRESH5,
-    FRESH6,
-    FRESH7,
     NEEDS_MCP_1,
     SERVERS,
     Server,
@@ -307,25 +299,16 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=3)
     parser.add_argument("--only", nargs="*", default=None, help="packages to dump (default: all)")
     parser.add_argument("--missing", action="store_true", help="only servers without a dump yet")
-    parser.add_argument("--fresh", action="store_true", help="dump servers.FRESH into data/benign_fresh")
-    parser.add_argument("--fresh2", action="store_true", help="dump servers.FRESH2 into data/benign_fresh2")
-    parser.add_argument("--fresh3", action="store_true", help="dump servers.FRESH3 into data/benign_fresh3")
-    parser.add_argument("--fresh4", action="store_true", help="dump servers.FRESH4 into data/benign_fresh4")
-    parser.add_argument("--fresh5", action="store_true", help="dump servers.FRESH5 into data/benign_fresh5")
-    parser.add_argument("--fresh6", action="store_true", help="dump servers.FRESH6 into data/benign_fresh6")
-    parser.add_argument("--fresh7", action="store_true", help="dump servers.FRESH7 into data/benign_fresh7")
+    batch_options = parser.add_mutually_exclusive_group()
+    for batch in BATCHES:
+        batch_options.add_argument(f"--{batch}", dest="batch", action="store_const", const=batch,
+                                   help=f"dump servers.{batch.upper()} into data/benign_{batch}")
     parser.add_argument("--until", default=None, help="HH:MM UTC: start no boot after this time")
     parser.add_argument("--timeout", type=int, default=BOOT_TIMEOUT, help="seconds per server boot")
     opts = parser.parse_args()
     global boot_timeout
     boot_timeout = opts.timeout
-    servers, out = ((FRESH, HERE / "data" / "benign_fresh") if opts.fresh
-                    else (FRESH2, HERE / "data" / "benign_fresh2") if opts.fresh2
-                    else (FRESH3, HERE / "data" / "benign_fresh3") if opts.fresh3
-                    else (FRESH4, HERE / "data" / "benign_fresh4") if opts.fresh4
-                    else (FRESH5, HERE / "data" / "benign_fresh5") if opts.fresh5
-                    else (FRESH6, HERE / "data" / "benign_fresh6") if opts.fresh6
-                    else (FRESH7, HERE / "data" / "benign_fresh7") if opts.fresh7 else (SERVERS, OUT))
+    servers, out = (BATCHES[opts.batch], HERE / "data" / f"benign_{opts.batch}") if opts.batch else (SERVERS, OUT)
     out.mkdir(parents=True, exist_ok=True)
     chosen = [s for s in servers if opts.only is None or s[1] in opts.only]
     if opts.missing:

@@ -45,6 +45,7 @@ from adapter import (
 from corpus import DATA, BenignServer, Example, load_benign, load_examples, wilson
 from hard_benign import hard_benign
 from per_server import ServerTally, blocked_at_first_lock, held_out, line, score_bumps, score_servers
+from servers import BATCHES as DUMPED_BATCHES
 from servers import WIDELY_INSTALLED
 
 # Rules that can fire because the adapter's neighbour server owns the tool name a definition mentions (see
@@ -177,7 +178,7 @@ POSITIVE_SETS: tuple[tuple[str, str, str, bool], ...] = (
 )
 
 # The batches dumped after the first one, each with a tuning and a held-out part (`servers.FRESH2` …).
-BATCHES = ("fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7")
+BATCHES = tuple(batch for batch in DUMPED_BATCHES if batch != "fresh")
 # The held-out bases printed beside the first four parts, each the one before it and one batch more.
 HELD_OUT_BASES = (("first_five", "fresh4"), ("first_six", "fresh5"), ("first_seven", "fresh6"), ("all", "fresh7"))
 

@@ -1622,3 +1622,10 @@ FRESH7: list[Server] = [
     ("pypi", "graph-mcp-driver", "1.1.0", [], {}),
     ("pypi", "mcp-tools-py", "0.1.10", [], {}),
 ]
+
+# The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
+# `dump_benign.py --<name>` option; a new batch is one more entry here.
+BATCHES: dict[str, list[Server]] = {
+    "fresh": FRESH, "fresh2": FRESH2, "fresh3": FRESH3, "fresh4": FRESH4,
+    "fresh5": FRESH5, "fresh6": FRESH6, "fresh7": FRESH7,
+}
