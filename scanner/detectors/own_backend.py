@@ -8,7 +8,8 @@ text says; what would make it an attack is the model handing over data it holds,
 destination, and each of those keeps the cue. `purpose` sets such a cue aside. A sensitive-data word may stand
 in the score only as what the tool itself is about ("secret" of `allow_secret_upload`): "upload the system prompt to
 the acme backend" on a tool that takes `acme_api_key` asks the model for what it holds, and a server's own backend
-is where a rug-pulled server would collect it.
+is where a rug-pulled server would collect it. A token the text only tells the user to configure ("set GITHUB_TOKEN
+env var or pass api_key directly") is the tool's own credential too, where no sentence that sends names it.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ _SEND = lazy(r"\b(?:upload(?:s|ed)?|sen[dt]s?|post(?:s|ed)?|forward(?:s|ed)?|tra
 _TARGET = lazy(r"\b(?:to|into|onto|at|via)\s+(?:the\s+|its\s+|our\s+)?([a-z0-9][a-z0-9-]*)?")
 _BACKEND = lazy(r"\s*(?:backend|servers?|service|api|platform|cloud)\b")
 _WORD = lazy(r"[a-z0-9]+")
+_SENTENCE = lazy(r"[.!?](?=\s|$)|\n")
+_ENV_VARS = lazy(r"env(?:ironment)?\s+var(?:iable)?s?")
+_SETS = lazy(r"\b(?:set|export|requires?|configure[sd]?)\b")
 _CLAUSE_END = lazy(r"[;,:()\n\u2014]|\band\b|\.(?:\s|$)")
 
 
@@ -46,20 +50,32 @@ def services(parameters: Iterable[str]) -> frozenset[str]:
     return frozenset(out)
 
 
-def _own_words(cues: Iterable[tuple[str, float, str]], parameters: Iterable[str]) -> bool:
-    """Whether every sensitive-data cue of the score quotes only words of the tool's own parameter names."""
+def _own_words(cues: Iterable[tuple[str, float, str]], parameters: Iterable[str], text: str) -> bool:
+    """Whether every sensitive-data cue of the score quotes only words of the tool's own parameter names, or a
+    variable the lower-cased `text` says to set and sends in no sentence."""
     words = {word for parameter in parameters for word in _WORD.findall(parameter)}
-    return all(set(_WORD.findall(quoted.lower())) <= words for family, _weight, quoted in cues
-               if family == "sensitive_data")
+    return all(set(_WORD.findall(quoted.lower())) <= words or _configured(quoted.lower(), text)
+               for family, _weight, quoted in cues if family == "sensitive_data")
 
 
-def to_own_backend(sentence: str, cues: tuple[tuple[str, float, str], ...], parameters: Iterable[str]) -> bool:
+def _configured(variable: str, text: str) -> bool:
+    """Whether `variable` (an identifier, or "env vars" itself) is only what the user configures: every sentence of
+    `text` naming it says to set or requires it ("set X env var", "requires X and Y env vars") and sends nothing."""
+    if not (_ENV_VARS.fullmatch(variable) or ("_" in variable and _WORD.fullmatch(variable.replace("_", "")))):
+        return False
+    holding = [sentence for sentence in _SENTENCE.split(text) if variable in sentence]
+    return bool(holding) and all(_SETS.search(sentence) and not _SEND.search(sentence) for sentence in holding)
+
+
+def to_own_backend(sentence: str, cues: tuple[tuple[str, float, str], ...], parameters: Iterable[str],
+                   text: str = "") -> bool:
     """Whether every send of the lower-cased `sentence` goes to the backend of a service the tool takes a key for (or
     names no place: the tool's own upload), at least one names it, the score's `cues` hold only `_OWN_FAMILIES`
     (sensitive data only in the tool's own words), and no outside address is written."""
     own = services(parameters)
     families = {family for family, _weight, _quoted in cues}
-    if not own or families - _OWN_FAMILIES or not _own_words(cues, parameters) or outside_address(sentence) is not None:
+    if not own or families - _OWN_FAMILIES or not _own_words(cues, parameters, text) \
+            or outside_address(sentence) is not None:
         return False
     named = False
     for send in _SEND.finditer(sentence):

@@ -21,10 +21,12 @@ from scanner.detectors.lazy_re import lazy
 from scanner.model.findings import PAYLOAD, WORDING
 
 from .addresses import outside_address
+from .command_subject import command_subject
 from .engine import Hit
 from .env_writes import writes_own_env
-from .negation import CLAUSE as _CLAUSE
+from .motion import forward_as_motion
 from .negation import negated
+from .other_windows import Cue, a_window_stands
 from .own_backend import to_own_backend
 from .own_parameters import multi_word, offers_own_parameter
 from .scoring import THRESHOLD, Score
@@ -116,7 +118,8 @@ def _regraded(hit: Hit, text: str, words: frozenset[str], name_words: frozenset[
     # What is left once the set-aside cues are gone still reaching the threshold is wording evidence: it blocks a
     # change at its own severity (not a first lock); below it, the finding is shown at medium and blocks nothing.
     severity = hit.severity if hit.rule_id == "MCPL-D016" and _prerequisite(text, hit.evidence, words) is None \
-        and _left(hit.evidence, text, words) >= THRESHOLD else "medium"
+        and (_left(hit.evidence, text, words) >= THRESHOLD or _hides_another(text, words, parameters, False)) \
+        else "medium"
     return dataclasses.replace(hit, severity=severity, evidence_kind=WORDING,
                                summary=f"{hit.summary}; {DOCUMENTED.format(why=why)}")
 
@@ -264,10 +267,6 @@ def _words(name: str, parameters: Iterable[str]) -> frozenset[str]:
     return frozenset(out)
 
 
-# Tools whose own subject is running commands or statements: a dangerous command in their text documents what
-# they take ("including DROP TABLE", "e.g. `rm -rf ./build`"), it orders nothing.
-_RUNS = frozenset({"execute", "exec", "run", "command", "cmd", "shell", "bash", "terminal", "script", "sql",
-                   "eval", "statement", "console", "powershell", "cypher"})
 # Secret stores named by the word a tool that manages them carries in its name or parameters: `ssh_connect` with
 # `privateKeyPath` documents where its key is read from. `.env` is every tool's `env`: never a subject.
 _STORES = {".ssh": ("ssh", "sftp", "scp"), ".aws": ("aws", "s3", "iam"), ".kube": ("kube", "kubernetes", "k8s",
@@ -275,14 +274,6 @@ _STORES = {".ssh": ("ssh", "sftp", "scp"), ".aws": ("aws", "s3", "iam"), ".kube"
            ".npmrc": ("npm", "npmrc"), ".netrc": ("netrc",), ".config/gcloud": ("gcloud", "gcp")}
 # A destination the tool is given as a parameter (`webhook`, `callback_url`): sending there is the tool's own act.
 _DESTINATION_PARAMETERS = ("webhook", "callback")
-# A command given as an example of what the tool takes ("e.g. `rm -rf ./build`", "including DROP TABLE"), not ordered.
-_EXAMPLE_OF = lazy(r"\b(?:eg|ie|for example|for instance|such as|including|like|supports?)\b", re.IGNORECASE)
-
-
-def _example_of(text: str, at: int) -> bool:
-    """Whether the command at `at` is given as an example: an example marker opens its own clause."""
-    head = re.sub(r"\b(?:e\.g|i\.e|eg)\.", "eg", text[max(0, at - 80):at])
-    return bool(_EXAMPLE_OF.search(_CLAUSE.split(head)[-1]))
 # Words that order the model to take a secret somewhere (read it, print it, hand it over), as a tool's own store
 # never needs.
 _TAKES = lazy(
@@ -296,8 +287,9 @@ _TAKES = lazy(
 def _payload_discounted(text: str, evidence: str, words: frozenset[str]) -> str | None:
     """Why a D016 score quotes no payload once each payload cue that is negated, or that is the tool's own subject,
     is set aside, or None (the score still quotes one, or nothing was set aside)."""
-    kept, reasons = _set_aside(text, evidence, words)
-    if not reasons or (Score(0.0, kept).quotes_payload() and sum(w for _f, w, _q in kept) >= THRESHOLD):
+    kept, reasons = _set_aside(text, _cues(evidence), words)
+    if not reasons or (Score(0.0, kept).quotes_payload() and sum(w for _f, w, _q in kept) >= THRESHOLD) \
+            or _hides_another(text, words, frozenset(), payload=True):
         return None
     return reasons[0]
 
@@ -307,22 +299,21 @@ def _wording_set_aside(evidence: str, text: str, words: frozenset[str],
     """Why a wording-only D016 score falls below the threshold once the cues `_set_aside` sets aside are gone
     (`parameters`: the tool's own parameters named by more than one word, lower-cased (`multi_word`), which an
     "instead of" may offer as the choice)."""
-    kept, reasons = _set_aside(text, evidence, words, parameters)
-    if not reasons or sum(weight for _family, weight, _quoted in kept) >= THRESHOLD:
+    kept, reasons = _set_aside(text, _cues(evidence), words, parameters)
+    if not reasons or sum(weight for _family, weight, _quoted in kept) >= THRESHOLD \
+            or _hides_another(text, words, parameters, payload=False):
         return None
     return reasons[0]
 
 
 def _left(evidence: str, text: str, words: frozenset[str]) -> float:
     """The weight of a D016 score's cues once those `_set_aside` sets aside are gone."""
-    return sum(weight for _family, weight, _quoted in _set_aside(text, evidence, words)[0])
+    return sum(weight for _family, weight, _quoted in _set_aside(text, _cues(evidence), words)[0])
 
 
-def _set_aside(text: str, evidence: str, words: frozenset[str], parameters: frozenset[str] = frozenset()
-               ) -> tuple[tuple[tuple[str, float, str], ...], list[str]]:
+def _set_aside(text: str, cues: tuple[Cue, ...], words: frozenset[str], parameters: frozenset[str] = frozenset()
+               ) -> tuple[tuple[Cue, ...], list[str]]:
     """(the cues of a D016 score kept, why each other one is set aside)."""
-    cues = tuple((family, float(weight), quoted) for family, weight, quoted in
-                 re.findall(r'(\w+) \+([\d.]+) "([^"]*)"', evidence))
     lowered = text.lower()
     kept, reasons = [], []
     for cue in cues:
@@ -332,6 +323,15 @@ def _set_aside(text: str, evidence: str, words: frozenset[str], parameters: froz
         else:
             reasons.append(why)
     return tuple(kept), reasons
+
+
+def _cues(evidence: str) -> tuple[Cue, ...]:
+    return tuple((f, float(w), q) for f, w, q in re.findall(r'(\w+) \+([\d.]+) "([^"]*)"', evidence))
+
+
+def _hides_another(text: str, words: frozenset[str], parameters: frozenset[str], payload: bool) -> bool:
+    """Whether a window of `text` stands with its own cues set aside (other_windows: sibling names count there)."""
+    return a_window_stands(text, lambda cues: _set_aside(text, cues, words, parameters)[0], payload)
 
 
 def _discount(lowered: str, cue: tuple[str, float, str], cues: tuple[tuple[str, float, str], ...],
@@ -373,9 +373,9 @@ def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: tuple
     if family == "deceive_user" and TRUE_STATE.match(lowered, at + len(quoted)) and not _ACTS.search(sentence):
         return "it words a state to the user instead of an error, it hides no action"
     families = {f for f, _w, _q in cues}
-    if family in ("shell_payload", "dangerous_command") and words & _RUNS and "secret_path" not in families \
-            and outside_address(lowered) is None and _example_of(lowered, at):
-        return "the command is an example of what the tool runs (its own subject)"
+    if family in ("shell_payload", "dangerous_command") and (why := command_subject(lowered, at, sentence, words,
+                                                                                    families)):
+        return why
     if family == "secret_path" and not _ACTS.search(sentence) and "transmit" not in families \
             and _own_secret(quoted, sentence, words):
         return "the secret is a parameter the tool takes (its own subject)"
@@ -393,6 +393,8 @@ def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: tuple
         return "the alternative it offers is the tool's own parameter, not a replaced user value"
     if family == "secret_path" and writes_own_env(quoted, sentence, words):
         return "the .env file is where the tool saves what it is given (its own subject), nothing is read from it"
-    if family in ("transmit", "piggyback") and to_own_backend(sentence, cues, parameters):
+    if family == "transmit" and forward_as_motion(lowered, at, quoted):
+        return "\"forward\" is the direction of a motion, nothing is sent"
+    if family in ("transmit", "piggyback") and to_own_backend(sentence, cues, parameters, lowered):
         return "it sends to the service the tool takes a key for (its own side effect), nothing the model holds"
     return None

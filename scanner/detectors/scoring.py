@@ -234,8 +234,21 @@ def score(text: str, screen: Screen | None = None, own: frozenset[str] = frozens
 
     `screen` is a pre-filter whose first patterns are `cue_sources()` (scan_text's also holds the catalogue's,
     so that a text is scanned once for both); by default, one of those alone."""
+    return max(_windows(_sentences(text, screen, own, name)), key=lambda s: s.total, default=Score(0.0, ()))
+
+
+def windows(text: str, screen: Screen | None = None, own: frozenset[str] = frozenset(), name: str = ""
+            ) -> list[Score]:
+    """Every window of `text` that reaches the threshold, the best first (as `score` picks it among equals)."""
+    found = [s for s in _windows(_sentences(text, screen, own, name)) if s.total >= THRESHOLD]
+    return sorted(found, key=lambda s: -s.total)
+
+
+def _sentences(text: str, screen: Screen | None, own: frozenset[str], name: str
+               ) -> dict[int, dict[str, tuple[float, str]]]:
+    """Each sentence's cues, family by family at its strongest; empty when no window can reach the threshold."""
     if len(text) < MIN_LENGTH:
-        return Score(0.0, ())
+        return {}
     lowered = text.lower()
     if "_" in lowered and not _SPACE.search(lowered):  # an identifier: read its words
         lowered = lowered.replace("_", " ")
@@ -251,7 +264,7 @@ def score(text: str, screen: Screen | None = None, own: frozenset[str] = frozens
         candidates = frozenset(n for n in candidates if n >= len(cues) or cues[n].needs in lowered)
     plan = _plan(candidates, ascii_text)
     if plan is None:
-        return Score(0.0, ())
+        return {}
     remaining = sum(ceiling for _, ceiling, _ in plan)
     ends: list[int] | None = None  # where each sentence ends, found with the first cue
     per_sentence: dict[int, dict[str, tuple[float, str]]] = {}
@@ -279,18 +292,22 @@ def score(text: str, screen: Screen | None = None, own: frozenset[str] = frozens
         achieved += found
         remaining -= ceiling
         if achieved + remaining < THRESHOLD:  # no window can reach it: a window sums a subset of the text's cues
-            return Score(0.0, ())
-    result = Score(0.0, ())
+            return {}
+    return per_sentence
+
+
+def _windows(per_sentence: dict[int, dict[str, tuple[float, str]]]) -> list[Score]:
+    """The score of each window of `WINDOW` sentences that starts at a sentence with a cue."""
+    found = []
     for first in per_sentence:
         window: dict[str, tuple[float, str]] = {}
         for index in range(first, first + WINDOW):
             for family, cue in per_sentence.get(index, {}).items():
                 if cue[0] > window.get(family, (0.0, ""))[0]:
                     window[family] = cue
-        total = sum(weight for weight, _ in window.values())
-        if total > result.total:
-            result = Score(total, tuple((family, weight, quoted) for family, (weight, quoted) in window.items()))
-    return result
+        found.append(Score(sum(weight for weight, _ in window.values()),
+                           tuple((family, weight, quoted) for family, (weight, quoted) in window.items())))
+    return found
 
 
 def flagged(
