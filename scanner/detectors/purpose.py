@@ -26,7 +26,7 @@ from .engine import Hit
 from .env_writes import writes_own_env
 from .motion import forward_as_motion
 from .negation import negated
-from .other_windows import Cue, a_window_stands
+from .other_windows import strongest_window
 from .own_backend import to_own_backend
 from .own_parameters import multi_word, offers_own_parameter
 from .scoring import THRESHOLD, Score
@@ -82,9 +82,11 @@ _RULES = frozenset({"MCPL-D010", "MCPL-D011", "MCPL-D012", "MCPL-D016"})
 DOCUMENTED = "regraded wording only: {why} (not the act it names)"
 
 
-def documented(hits: Iterable[Hit], text: str, name: str, parameters: Iterable[str]) -> tuple[Hit, ...]:
-    """`hits` on `text` (of the definition `name` taking `parameters`), each payload hit that only forbids the
-    act, words a state, or documents the tool's own secret regraded as wording only, at most medium."""
+def documented(hits: Iterable[Hit], text: str, name: str, parameters: Iterable[str],
+               siblings: frozenset[str] = frozenset()) -> tuple[Hit, ...]:
+    """`hits` on `text` (of the definition `name` taking `parameters`, beside the server's `siblings`), each payload
+    hit that only forbids the act, words a state, or documents the tool's own secret regraded as wording only, at most
+    medium; a regraded D016 hit gives way to a stronger window of the text (other_windows)."""
     found = tuple(hits)
     parameters = tuple(parameters)
     if any(h.rule_id == "MCPL-D014" for h in found):
@@ -93,8 +95,12 @@ def documented(hits: Iterable[Hit], text: str, name: str, parameters: Iterable[s
         return found
     words = _words(name, parameters)
     own = multi_word(parameters)
-    return tuple(hit for hit in (_regraded(hit, text, words, _words(name, ()), own) for hit in found)
-                 if hit is not None)
+    def regrade(hit: Hit) -> Hit | None:
+        return _regraded(hit, text, words, _words(name, ()), own)
+
+    graded = (strongest_window(hit, regrade(hit), text, regrade, name, siblings) if hit.rule_id == "MCPL-D016"
+              else regrade(hit) for hit in found)
+    return tuple(hit for hit in graded if hit is not None)
 
 
 def _regraded(hit: Hit, text: str, words: frozenset[str], name_words: frozenset[str] = frozenset(),
@@ -118,8 +124,7 @@ def _regraded(hit: Hit, text: str, words: frozenset[str], name_words: frozenset[
     # What is left once the set-aside cues are gone still reaching the threshold is wording evidence: it blocks a
     # change at its own severity (not a first lock); below it, the finding is shown at medium and blocks nothing.
     severity = hit.severity if hit.rule_id == "MCPL-D016" and _prerequisite(text, hit.evidence, words) is None \
-        and (_left(hit.evidence, text, words) >= THRESHOLD or _hides_another(text, words, parameters, False)) \
-        else "medium"
+        and _left(hit.evidence, text, words) >= THRESHOLD else "medium"
     return dataclasses.replace(hit, severity=severity, evidence_kind=WORDING,
                                summary=f"{hit.summary}; {DOCUMENTED.format(why=why)}")
 
@@ -288,8 +293,7 @@ def _payload_discounted(text: str, evidence: str, words: frozenset[str]) -> str 
     """Why a D016 score quotes no payload once each payload cue that is negated, or that is the tool's own subject,
     is set aside, or None (the score still quotes one, or nothing was set aside)."""
     kept, reasons = _set_aside(text, _cues(evidence), words)
-    if not reasons or (Score(0.0, kept).quotes_payload() and sum(w for _f, w, _q in kept) >= THRESHOLD) \
-            or _hides_another(text, words, frozenset(), payload=True):
+    if not reasons or (Score(0.0, kept).quotes_payload() and sum(w for _f, w, _q in kept) >= THRESHOLD):
         return None
     return reasons[0]
 
@@ -300,8 +304,7 @@ def _wording_set_aside(evidence: str, text: str, words: frozenset[str],
     (`parameters`: the tool's own parameters named by more than one word, lower-cased (`multi_word`), which an
     "instead of" may offer as the choice)."""
     kept, reasons = _set_aside(text, _cues(evidence), words, parameters)
-    if not reasons or sum(weight for _family, weight, _quoted in kept) >= THRESHOLD \
-            or _hides_another(text, words, parameters, payload=False):
+    if not reasons or sum(weight for _family, weight, _quoted in kept) >= THRESHOLD:
         return None
     return reasons[0]
 
@@ -311,8 +314,8 @@ def _left(evidence: str, text: str, words: frozenset[str]) -> float:
     return sum(weight for _family, weight, _quoted in _set_aside(text, _cues(evidence), words)[0])
 
 
-def _set_aside(text: str, cues: tuple[Cue, ...], words: frozenset[str], parameters: frozenset[str] = frozenset()
-               ) -> tuple[tuple[Cue, ...], list[str]]:
+def _set_aside(text: str, cues: tuple[tuple[str, float, str], ...], words: frozenset[str],
+               parameters: frozenset[str] = frozenset()) -> tuple[tuple[tuple[str, float, str], ...], list[str]]:
     """(the cues of a D016 score kept, why each other one is set aside)."""
     lowered = text.lower()
     kept, reasons = [], []
@@ -325,13 +328,8 @@ def _set_aside(text: str, cues: tuple[Cue, ...], words: frozenset[str], paramete
     return tuple(kept), reasons
 
 
-def _cues(evidence: str) -> tuple[Cue, ...]:
+def _cues(evidence: str) -> tuple[tuple[str, float, str], ...]:
     return tuple((f, float(w), q) for f, w, q in re.findall(r'(\w+) \+([\d.]+) "([^"]*)"', evidence))
-
-
-def _hides_another(text: str, words: frozenset[str], parameters: frozenset[str], payload: bool) -> bool:
-    """Whether a window of `text` stands with its own cues set aside (other_windows: sibling names count there)."""
-    return a_window_stands(text, lambda cues: _set_aside(text, cues, words, parameters)[0], payload)
 
 
 def _discount(lowered: str, cue: tuple[str, float, str], cues: tuple[tuple[str, float, str], ...],

@@ -156,7 +156,7 @@ def _scan(
 def _own_hits(text: str, own: frozenset[str], name: str, parameters: tuple[str, ...] = ()) -> tuple[Hit, ...]:
     """`hits(text)` in its definition's context: D016 re-scored with the server's own tool names, and negated
     acts and the tool's own secrets regraded as documentation (`purpose.documented`)."""
-    return documented(_renamed_hits(text, own, name), text, name, parameters)
+    return documented(_renamed_hits(text, own, name), text, name, parameters, own)
 
 
 def _renamed_hits(text: str, own: frozenset[str], name: str) -> tuple[Hit, ...]:
