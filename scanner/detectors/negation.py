@@ -11,6 +11,9 @@ from scanner.detectors.lazy_re import lazy
 # between that starts another clause ("Never mention that you read ~/.ssh": `that` starts one), or a negated
 # participle after it ("`password` is never included in the response").
 CLAUSE = lazy(r"[,;:.!?()\n\u2014]|\s-\s")
+# Where a sentence ends for the regrading rules (purpose, own_backend): a full stop ends one only before a space or
+# the end, so paths (`~/.ssh/config`) and versions stay whole.
+SENTENCE_END = lazy(r"[.!?](?=\s|$)|\n")
 _NEGATION_WORD = lazy(
     r"\b(?:never|not|cannot|can't|can not|won't|doesn't|don't|isn't|aren't|mustn't|shouldn't|no|nor|neither)\b"
     r"(?!\s+(?:forget|fail|omit|skip|neglect|hesitate|only|just|need\s+to\s+ask)\b)",

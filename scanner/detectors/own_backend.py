@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from scanner.detectors.lazy_re import lazy
 
 from .addresses import outside_address
+from .negation import SENTENCE_END
 
 # The cue families a score may hold for the send to be the tool's own: any data the model holds (`self_data`:
 # the conversation, earlier messages), a file or secret path, a URL, concealment or an override keeps it; a
@@ -34,7 +35,6 @@ _SEND = lazy(r"\b(?:upload(?:s|ed)?|sen[dt]s?|post(?:s|ed)?|forward(?:s|ed)?|tra
 _TARGET = lazy(r"\b(?:to|into|onto|at|via)\s+(?:the\s+|its\s+|our\s+)?([a-z0-9][a-z0-9-]*)?")
 _BACKEND = lazy(r"\s*(?:backend|servers?|service|api|platform|cloud)\b")
 _WORD = lazy(r"[a-z0-9]+")
-_SENTENCE = lazy(r"[.!?](?=\s|$)|\n")
 _ENV_VARS = lazy(r"env(?:ironment)?\s+var(?:iable)?s?")
 _SETS = lazy(r"\b(?:set|export|requires?|configure[sd]?)\b")
 _CLAUSE_END = lazy(r"[;,:()\n\u2014]|\band\b|\.(?:\s|$)")
@@ -63,7 +63,7 @@ def _configured(variable: str, text: str) -> bool:
     `text` naming it says to set or requires it ("set X env var", "requires X and Y env vars") and sends nothing."""
     if not (_ENV_VARS.fullmatch(variable) or ("_" in variable and _WORD.fullmatch(variable.replace("_", "")))):
         return False
-    holding = [sentence for sentence in _SENTENCE.split(text) if variable in sentence]
+    holding = [sentence for sentence in SENTENCE_END.split(text) if variable in sentence]
     return bool(holding) and all(_SETS.search(sentence) and not _SEND.search(sentence) for sentence in holding)
 
 

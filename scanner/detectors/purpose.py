@@ -25,7 +25,7 @@ from .command_subject import command_subject
 from .engine import Hit
 from .env_writes import writes_own_env
 from .motion import forward_as_motion
-from .negation import negated
+from .negation import SENTENCE_END, negated
 from .other_windows import strongest_window
 from .own_backend import to_own_backend
 from .own_parameters import multi_word, offers_own_parameter
@@ -95,8 +95,10 @@ def documented(hits: Iterable[Hit], text: str, name: str, parameters: Iterable[s
         return found
     words = _words(name, parameters)
     own = multi_word(parameters)
+    name_words = _words(name, ())
+
     def regrade(hit: Hit) -> Hit | None:
-        return _regraded(hit, text, words, _words(name, ()), own)
+        return _regraded(hit, text, words, name_words, own)
 
     graded = (strongest_window(hit, regrade(hit), text, regrade, name, siblings) if hit.rule_id == "MCPL-D016"
               else regrade(hit) for hit in found)
@@ -342,14 +344,11 @@ def _discount(lowered: str, cue: tuple[str, float, str], cues: tuple[tuple[str, 
     return reasons[0] if reasons and all(reasons) else None
 
 
-_END = lazy(r"[.!?](?=\s|$)|\n")
-
-
 def _sentence_around(text: str, at: int) -> str:
     """The sentence holding `text[at]`: a full stop ends one only before a space, so paths (`~/.ssh/config`) and
     versions stay whole."""
-    start = max((m.end() for m in _END.finditer(text, 0, at)), default=0)
-    end = _END.search(text, at)
+    start = max((m.end() for m in SENTENCE_END.finditer(text, 0, at)), default=0)
+    end = SENTENCE_END.search(text, at)
     return text[start:end.end() if end else len(text)]
 
 
