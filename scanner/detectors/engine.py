@@ -27,6 +27,9 @@ class Hit:
     summary: str
     evidence: str
     evidence_kind: EvidenceKind = PAYLOAD  # a payload quoted, or wording only
+    # MCPL-D016's (family, weight, quoted text) of each cue that counted, as scored: what its regrading reads, never
+    # parsed back out of `evidence`, whose quotes a cue's own text can hold.
+    cues: scoring.Cues = ()
 
 
 @dataclass(frozen=True)
@@ -156,7 +159,7 @@ ORDER_CHECKS = (argument_override, guardrail_banners)
 def score_hit(scored: scoring.Score) -> Hit:
     """MCPL-D016's hit for a score that reached the threshold."""
     kind = PAYLOAD if scored.quotes_payload() else WORDING
-    return Hit(scoring.RULE.id, scoring.RULE.severity, scoring.RULE.summary, scored.explain(), kind)
+    return Hit(scoring.RULE.id, scoring.RULE.severity, scoring.RULE.summary, scored.explain(), kind, scored.cues)
 
 
 def _catalogue_hits(text: str) -> list[Hit]:

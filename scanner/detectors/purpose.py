@@ -29,7 +29,7 @@ from .negation import SENTENCE_END, negated
 from .other_windows import strongest_window
 from .own_backend import to_own_backend
 from .own_parameters import multi_word, offers_own_parameter
-from .scoring import THRESHOLD, Score
+from .scoring import THRESHOLD, Cues, Score
 from .told_user import STATE_WORDING, TOLD_WHEN_ASKED, TRUE_STATE, argument_entry
 
 # A negation or caution right before the matched act (at most two words between): "cannot silently replace",
@@ -112,8 +112,8 @@ def _regraded(hit: Hit, text: str, words: frozenset[str], name_words: frozenset[
     finding; one forbidden beside such an act stays, regraded, for a reviewer to read."""
     if hit.rule_id == "MCPL-D016" and hit.evidence_kind == WORDING and hit.severity == "high":
         # the tool's name: a parameter asking for data is D024's question
-        why = _own_data(hit.evidence, name_words) or _link_only(hit.evidence, text) or _wording_set_aside(
-            hit.evidence, text, words, parameters)
+        why = _own_data(hit.cues, name_words) or _link_only(hit.cues, text) or _wording_set_aside(
+            hit.cues, text, words, parameters)
         if why is not None:
             return dataclasses.replace(hit, severity="medium", summary=f"{hit.summary}; {DOCUMENTED.format(why=why)}")
     if hit.rule_id not in _RULES or (hit.evidence_kind != PAYLOAD and hit.rule_id != "MCPL-D016"):
@@ -125,8 +125,8 @@ def _regraded(hit: Hit, text: str, words: frozenset[str], name_words: frozenset[
         return None
     # What is left once the set-aside cues are gone still reaching the threshold is wording evidence: it blocks a
     # change at its own severity (not a first lock); below it, the finding is shown at medium and blocks nothing.
-    severity = hit.severity if hit.rule_id == "MCPL-D016" and _prerequisite(text, hit.evidence, words) is None \
-        and _left(hit.evidence, text, words) >= THRESHOLD else "medium"
+    severity = hit.severity if hit.rule_id == "MCPL-D016" and _prerequisite(text, hit.cues, words) is None \
+        and _left(hit.cues, text, words) >= THRESHOLD else "medium"
     return dataclasses.replace(hit, severity=severity, evidence_kind=WORDING,
                                summary=f"{hit.summary}; {DOCUMENTED.format(why=why)}")
 
@@ -134,7 +134,7 @@ def _regraded(hit: Hit, text: str, words: frozenset[str], name_words: frozenset[
 def _why(hit: Hit, text: str, words: frozenset[str]) -> str | None:
     quoted = [part.strip() for part in hit.evidence.split(" | ") if part.strip()]
     if hit.rule_id == "MCPL-D016":
-        return _prerequisite(text, hit.evidence, words) or _payload_discounted(text, hit.evidence, words)
+        return _prerequisite(text, hit.cues, words) or _payload_discounted(text, hit.cues, words)
     if not quoted:
         return None
     reasons = [_one(hit.rule_id, text, q, words) for q in quoted]
@@ -173,17 +173,16 @@ def _only_forbidden(hit: Hit, text: str, words: frozenset[str]) -> bool:
     return True
 
 
-def _prerequisite(text: str, evidence: str, words: frozenset[str]) -> str | None:
+def _prerequisite(text: str, cues: Cues, words: frozenset[str]) -> str | None:
     """A D016 score whose only payload is a secret path, in a sentence that documents a prerequisite or names the
     tool's own secret."""
-    payloads = re.findall(r'(\w+) \+([\d.]+) "([^"]*)"', evidence)
-    heavy = [(family, quoted) for family, weight, quoted in payloads if float(weight) >= 2.5]
+    heavy = [(family, quoted) for family, weight, quoted in cues if weight >= 2.5]
     if any(family != "secret_path" for family, _ in heavy):
         return None
-    heavy = [(family, quoted) for family, _weight, quoted in payloads if family == "secret_path"]
+    heavy = [(family, quoted) for family, _weight, quoted in cues if family == "secret_path"]
     if not heavy:
         return None
-    if re.search(r"\btransmit\b.*\bdestination\b|\bdestination\b.*\btransmit\b", evidence):
+    if {"transmit", "destination"} <= {family for family, _weight, _quoted in cues}:
         return None
     for _family, quoted in heavy:
         at = text.lower().find(quoted.lower())
@@ -207,13 +206,12 @@ _DATA_WORDS = {"conversation": ("chat", "conversation", "conversations", "thread
                "history": ("history", "chat", "messages")}
 
 
-def _own_data(evidence: str, words: frozenset[str]) -> str | None:
+def _own_data(cues: Cues, words: frozenset[str]) -> str | None:
     """Why a wording-only D016 score documents the tool's own data, or None."""
-    cues = re.findall(r'(\w+) \+[\d.]+ "([^"]*)"', evidence)
-    families = {family for family, _quoted in cues}
+    families = {family for family, _weight, _quoted in cues}
     if not families & _DATA_FAMILIES or families - _DATA_FAMILIES - _PLAIN_FAMILIES:
         return None
-    for family, quoted in cues:
+    for family, _weight, quoted in cues:
         if family not in _DATA_FAMILIES:
             continue
         said = {part for part in re.split(r"[^a-z0-9]+", quoted.lower()) if len(part) > 3}
@@ -230,16 +228,15 @@ _SENT_WITH = lazy(r"https?://\S+\s+(?:with|and\s+(?:send|post|include)|followed\
                         re.IGNORECASE)
 
 
-def _link_only(evidence: str, text: str) -> str | None:
+def _link_only(cues: Cues, text: str) -> str | None:
     """Why a wording-only D016 score is a link to a page: its URL cues quote a link verb and a URL that carries no
     data, and without them the score is below the threshold."""
-    cues = re.findall(r'(\w+) \+([\d.]+) "([^"]*)"', evidence)
     link = [(f, w, q) for f, w, q in cues if f in ("url_template", "transmit") and _LINK.match(q)]
     if not link or any(f in ("url_template", "transmit") and (f, w, q) not in link for f, w, q in cues):
         return None
     if any(f == "destination" and _URL_DATA.search(q) for f, _w, q in cues) or _SENT_WITH.search(text):
         return None
-    if sum(float(w) for f, w, _q in cues if f not in ("url_template", "transmit")) >= THRESHOLD:
+    if sum(w for f, w, _q in cues if f not in ("url_template", "transmit")) >= THRESHOLD:
         return None
     return "the URL is a link to a page, it carries no data"
 
@@ -291,33 +288,33 @@ _TAKES = lazy(
 )
 
 
-def _payload_discounted(text: str, evidence: str, words: frozenset[str]) -> str | None:
+def _payload_discounted(text: str, cues: Cues, words: frozenset[str]) -> str | None:
     """Why a D016 score quotes no payload once each payload cue that is negated, or that is the tool's own subject,
     is set aside, or None (the score still quotes one, or nothing was set aside)."""
-    kept, reasons = _set_aside(text, _cues(evidence), words)
+    kept, reasons = _set_aside(text, cues, words)
     if not reasons or (Score(0.0, kept).quotes_payload() and sum(w for _f, w, _q in kept) >= THRESHOLD):
         return None
     return reasons[0]
 
 
-def _wording_set_aside(evidence: str, text: str, words: frozenset[str],
+def _wording_set_aside(cues: Cues, text: str, words: frozenset[str],
                        parameters: frozenset[str] = frozenset()) -> str | None:
     """Why a wording-only D016 score falls below the threshold once the cues `_set_aside` sets aside are gone
     (`parameters`: the tool's own parameters named by more than one word, lower-cased (`multi_word`), which an
     "instead of" may offer as the choice)."""
-    kept, reasons = _set_aside(text, _cues(evidence), words, parameters)
+    kept, reasons = _set_aside(text, cues, words, parameters)
     if not reasons or sum(weight for _family, weight, _quoted in kept) >= THRESHOLD:
         return None
     return reasons[0]
 
 
-def _left(evidence: str, text: str, words: frozenset[str]) -> float:
+def _left(cues: Cues, text: str, words: frozenset[str]) -> float:
     """The weight of a D016 score's cues once those `_set_aside` sets aside are gone."""
-    return sum(weight for _family, weight, _quoted in _set_aside(text, _cues(evidence), words)[0])
+    return sum(weight for _family, weight, _quoted in _set_aside(text, cues, words)[0])
 
 
-def _set_aside(text: str, cues: tuple[tuple[str, float, str], ...], words: frozenset[str],
-               parameters: frozenset[str] = frozenset()) -> tuple[tuple[tuple[str, float, str], ...], list[str]]:
+def _set_aside(text: str, cues: Cues, words: frozenset[str],
+               parameters: frozenset[str] = frozenset()) -> tuple[Cues, list[str]]:
     """(the cues of a D016 score kept, why each other one is set aside)."""
     lowered = text.lower()
     kept, reasons = [], []
@@ -330,11 +327,7 @@ def _set_aside(text: str, cues: tuple[tuple[str, float, str], ...], words: froze
     return tuple(kept), reasons
 
 
-def _cues(evidence: str) -> tuple[tuple[str, float, str], ...]:
-    return tuple((f, float(w), q) for f, w, q in re.findall(r'(\w+) \+([\d.]+) "([^"]*)"', evidence))
-
-
-def _discount(lowered: str, cue: tuple[str, float, str], cues: tuple[tuple[str, float, str], ...],
+def _discount(lowered: str, cue: tuple[str, float, str], cues: Cues,
               words: frozenset[str], parameters: frozenset[str] = frozenset()) -> str | None:
     """Why a cue is set aside: each place the text says it is negated or the tool's own subject; else None."""
     quoted = cue[2]
@@ -360,7 +353,7 @@ def _occurrences(text: str, quoted: str) -> list[int]:
     return found
 
 
-def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: tuple[tuple[str, float, str], ...],
+def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: Cues,
                  words: frozenset[str], parameters: frozenset[str] = frozenset()) -> str | None:
     family, _weight, quoted = cue
     sentence = _sentence_around(lowered, at)

@@ -65,10 +65,14 @@ _LINK_VERB = lazy(r"(?:visit|open)\s+https?://")
 _URL_DATA = lazy(r"[?&][\w-]+=")
 
 
+# (family, weight, quoted text) of each cue family that counted in a score.
+Cues = tuple[tuple[str, float, str], ...]
+
+
 @dataclass(frozen=True)
 class Score:
     total: float
-    cues: tuple[tuple[str, float, str], ...]  # (family, weight, quoted text) of each family that counted
+    cues: Cues
 
     def quotes_payload(self) -> bool:
         """Whether a cue that counted is a payload by itself: a secret path, an instruction override or an override
