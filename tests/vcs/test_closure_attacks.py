@@ -186,7 +186,7 @@ def test_a_change_of_documents_only_keeps_every_secret(tmp_path: Path, listener:
     repo.write("docs/guide.md", "A new page.\n")
     listener.received.clear()
     report = check_pull_request(repo, environ, "Document the servers")
-    assert sorted(listener.received) == sorted([f"ran ro {' '.join(sorted([secret, passed]))}"] * 2)
+    assert sorted(listener.received) == sorted([f"ran ro {' '.join(sorted([secret, passed]))}"] * 2), report["output"]
     assert "secrets-withheld" not in rules(report), report["output"]
     assert report["exit_code"] == 0, report["output"]
 
