@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh7] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh8] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -175,6 +175,34 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "vexa-mcp": ["python", "-m", "vexa_mcp"],
     "weather-mcp-v1": ["weather-mcp"],
     "youtube-complete-mcp": ["youtube-complete-mcp", "serve", "--transport", "stdio"],
+    # The twelfth batch (FRESH8), read the same way before any boot (where a README gives no configuration, the
+    # module or subcommand its own code starts the stdio server with).
+    "aitasker-mcp-server": ["aitasker-mcp"],
+    "altsportsdata-data-catalog-mcp": ["altsportsdata-catalog-mcp"],
+    "cc-telemetry": ["python", "-m", "claude_telemetry.mcp_server"],
+    "codebook-mcp": ["codebook-server"],
+    "db2-execution-wrapper": ["python", "-m", "server"],
+    "eu-company-mcp-server": ["eu-company-server"],
+    "genaiforgenews": ["genaiforgenews-mcp"],
+    "goliath-utils-docs": ["goliath-utils-docs", "serve"],
+    "injectionguard": ["python", "-m", "injectionguard.mcp"],
+    "jimeng-ai-mcp": ["jimeng-mcp"],
+    "kicad-mcp": ["kicad-mcp", "--editor-type", "schematic"],
+    "leadhunt": ["leadhunt-mcp"],
+    "llm-as-dom": ["mcp-lad"],
+    "mcp-ccxt": ["mcp-ccxt", "run", "--config", "/path/to/config.json"],
+    "mulder-mcp": ["mulder", "serve"],
+    "mysqlmcp-r": ["mysqlmcp"],
+    "nara-mcp-server": ["nara-server"],
+    "netapp-aide-mcp": ["server"],
+    "overseerr-mcp": ["overseerr-mcp-server"],
+    "reasontrace": ["reasontrace-server"],
+    "searchlight-mcp": ["searchlight"],
+    "sentient-trader-mcp": ["sentient-trader"],
+    "skillforge-mcp": ["skillforge"],
+    "tapyr-cli": ["tapyr", "mcp"],
+    "tsurugi-python-mcp-tools": ["tsurugi-mcp"],
+    "yooztech-mcp-minimax-t2i": ["yooztech_mcp_minimax_t2i"],
 }
 
 

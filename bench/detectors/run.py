@@ -7,10 +7,9 @@ positive counts as caught when any poisoning rule fires. Proportions come with W
 Run: python bench/detectors/run.py [--verbose] [--json OUT.json]
      python bench/detectors/run.py --tuning   # what tuning may look at, and nothing held out is even scored
 
-`--tuning` scores only the tuning servers (of `data/benign`, `data/benign_fresh`, `data/benign_fresh2`,
-`data/benign_fresh3`, `data/benign_fresh4`, `data/benign_fresh5`, `data/benign_fresh6` and `data/benign_fresh7`, by
-`per_server.held_out`) and the attack sets tuned on, and lists every blocked tuning server and every definition
-flagged on them.
+`--tuning` scores only the tuning servers (of `data/benign` and each dumped batch's `data/benign_<name>/`,
+`servers.BATCHES`, by `per_server.held_out`) and the attack sets tuned on, and lists every blocked tuning server and
+every definition flagged on them.
 
 The positives are written by the project itself: recall on them overestimates recall on attacks
 written by others.
@@ -180,7 +179,12 @@ POSITIVE_SETS: tuple[tuple[str, str, str, bool], ...] = (
 # The batches dumped after the first one, each with a tuning and a held-out part (`servers.FRESH2` …).
 BATCHES = tuple(batch for batch in DUMPED_BATCHES if batch != "fresh")
 # The held-out bases printed beside the first four parts, each the one before it and one batch more.
-HELD_OUT_BASES = (("first_five", "fresh4"), ("first_six", "fresh5"), ("first_seven", "fresh6"), ("all", "fresh7"))
+HELD_OUT_BASES = (("first_five", "fresh4"), ("first_six", "fresh5"), ("first_seven", "fresh6"),
+                  ("first_eight", "fresh7"), ("all", "fresh8"))
+# How each basis is printed: the parts so far, each basis adding one batch's held-out part.
+BASIS_TITLES = {"first_four": "first four held-out", **{basis: ("all held-out parts" if basis == "all" else
+                                                                 basis.replace("_", " ") + " held-out")
+                                                         for basis, _batch in HELD_OUT_BASES}}
 
 
 def evaluate() -> dict[str, Any]:
@@ -253,11 +257,7 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         line("fresh tuning part", result["fresh_tuning"]),
         *(line(f"{batch} {part} part", result[f"{batch}_{key}"]) for batch in BATCHES
           for part, key in (("held-out", "heldout"), ("tuning", "tuning"))),
-        line("first four held-out", result["first_four_heldout"]),
-        line("first five held-out", result["first_five_heldout"]),
-        line("first six held-out", result["first_six_heldout"]),
-        line("first seven held-out", result["first_seven_heldout"]),
-        line("all held-out parts", result["all_heldout"]),
+        *(line(title, result[f"{basis}_heldout"]) for basis, title in BASIS_TITLES.items()),
         "per server: a dependency bump that brings all of a server's text (graded as a change), declared alone",
         line("held-out half", result["bump_heldout"]),
         line("tuning half", result["bump_tuning"]),
@@ -265,11 +265,7 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         line("fresh tuning part", result["fresh_bump_tuning"]),
         *(line(f"{batch} {part} part", result[f"{batch}_bump_{key}"]) for batch in BATCHES
           for part, key in (("held-out", "heldout"), ("tuning", "tuning"))),
-        line("first four held-out", result["first_four_bump_heldout"]),
-        line("first five held-out", result["first_five_bump_heldout"]),
-        line("first six held-out", result["first_six_bump_heldout"]),
-        line("first seven held-out", result["first_seven_bump_heldout"]),
-        line("all held-out parts", result["all_bump_heldout"]),
+        *(line(title, result[f"{basis}_bump_heldout"]) for basis, title in BASIS_TITLES.items()),
         "hard real benign set (must stay clean)",
         f"  beside its own server   {_both(result['hard_real'].summary())}",
         f"  as a server of its own  {_both(result['hard_real_alone'].summary())}",
@@ -337,16 +333,8 @@ def as_json(result: dict[str, Any]) -> dict[str, Any]:
         **{f"fresh_servers_bump_{part}": result[f"fresh_bump_{part}"].summary() for part in ("tuning", "heldout")},
         **{f"{batch}_servers_{grade}_{part}": result[f"{batch}_{key}{part}"].summary() for batch in BATCHES
            for grade, key in (("first_lock", ""), ("bump", "bump_")) for part in ("tuning", "heldout")},
-        "first_seven_heldout_servers_first_lock": result["first_seven_heldout"].summary(),
-        "first_seven_heldout_servers_bump": result["first_seven_bump_heldout"].summary(),
-        "first_six_heldout_servers_first_lock": result["first_six_heldout"].summary(),
-        "first_six_heldout_servers_bump": result["first_six_bump_heldout"].summary(),
-        "first_five_heldout_servers_first_lock": result["first_five_heldout"].summary(),
-        "first_five_heldout_servers_bump": result["first_five_bump_heldout"].summary(),
-        "first_four_heldout_servers_first_lock": result["first_four_heldout"].summary(),
-        "first_four_heldout_servers_bump": result["first_four_bump_heldout"].summary(),
-        "all_heldout_servers_first_lock": result["all_heldout"].summary(),
-        "all_heldout_servers_bump": result["all_bump_heldout"].summary(),
+        **{f"{basis}_heldout_servers_{grade}": result[f"{basis}_{key}heldout"].summary() for basis in BASIS_TITLES
+           for grade, key in (("first_lock", ""), ("bump", "bump_"))},
     }
 
 

@@ -135,6 +135,18 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "meeting-scheduler-mcp", "meta-prompt-mcp", "mcp-master-of-puppets", "artguru-mcp", "fortigate-readonly-mcp",
     "hexagram-mcp-server", "lumient-docstore", "greenlake-users-mcp", "mcp-local-music-analysis",
     "graph-mcp-driver", "mcp-tools-py",
+    # The twelfth batch (FRESH8), decided the same way before any boot (tapyr-cli's `mcp` is an extra, as ciguard's).
+    "mcp-server-subindex", "openterms-mcp", "phenom-candidates-mcp", "genaiforgenews", "agentprism",
+    "yooztech-mcp-minimax-t2i", "prova-mcp", "towow-mcp", "sttai-mcp", "az-devops-cli-mcp", "mcp-external-memory",
+    "kicad-mcp", "cc-telemetry", "omicron-mcp", "avc-mcp-server", "jimeng-ai-mcp", "cardshowdata-mcp",
+    "sentient-trader-mcp", "yahoo-local-search-mcp", "aihotradar-mcp", "mcp-gdocs", "mcp-schema-fetch", "boyce",
+    "nara-mcp-server", "eu-company-mcp-server", "ensemble-mcp", "codebook-mcp", "artemis-mcp", "tapyr-cli",
+    "mulder-mcp", "server-guardian-mcp", "research-automation-mcp-server", "cxg-census-mcp", "goliath-utils-docs",
+    "mcp-google-cse", "scicompute-mcp", "trello-mcp-server", "gauss-mcp", "aesthetics-wiki-mcp", "qmcp-qdrant",
+    "policynumbers-mcp", "keshro-mcp", "mcp-mdns", "mcp-fetch-plus", "ryeos-mcp", "astron-weibo-mcp",
+    "mcp-woocommerce", "mysqlmcp-r", "simple4u-memory", "abrasio-mcp", "searchlight-mcp", "skillforge-mcp",
+    "atlassian-mcp", "jiskta-mcp", "accessibility-mcp-server", "johnny-dev-command-mcp-uipath-poc", "dtrack-mcp",
+    "astron-zhihu-mcp", "audacity-mcp", "omium-mcp", "mcp-clipstream",
 })
 
 NPM: list[Server] = [
@@ -1623,9 +1635,136 @@ FRESH7: list[Server] = [
     ("pypi", "mcp-tools-py", "0.1.10", [], {}),
 ]
 
+# A twelfth batch (issue 38, 2026-12-04): 94 PyPI servers in no earlier batch, dumped into `data/benign_fresh8/`. The
+# rule, applied by a script to this workplace's package list (pypi.tsv) before anything was booted:
+# * newest release of 2026-04 (no earlier batch drew from that month: FRESH2 2026-10/11, FRESH3 2026-09/10, FRESH4
+#   2026-08, FRESH5 2026-07, FRESH6 2026-06, FRESH7 2026-05), in no earlier batch, summary matching `mcp[ -]+server`
+#   or `model context protocol [(mcp)] server` (case-insensitive): 993;
+# * FRESH6's words of the name or summary and FRESH5's account words of the summary, matched as substrings of the
+#   lowercased text (FRESH6 and FRESH7 matched whole words): 772 are left;
+# * a seeded draw, `random.Random(44).sample(..., 130)` of the name-sorted list (130 drawn, so that about 100 remain);
+# * each drawn package's wheel downloaded (`pip download --no-deps --only-binary :all: --ignore-requires-python`) and
+#   its METADATA and entry_points.txt read, never run or imported: 25 that require Python 3.12 or newer left out, none
+#   without a wheel; left out by hand, eleven that are no server of their own or need another OS: two generators of
+#   servers (mcp-anything, selqor-mcp-forge), a client of other servers (mcpact), a registry lookup CLI (mcp-lookup),
+#   a pass-through wrapper of another server (instana-wrapper-mcp-server), a library for Lambda handlers
+#   (lambda-mcp-server), tool functions for another server (fastmcp-tools-http), a shim of another package
+#   (geepers-agents), a wheel with no code (doorvault-mcp), a CLI with no server (mcp-ragent), macOS only
+#   (chatgpt-desktop-mcp);
+# * from the same reading, before any boot: 61 in `NEEDS_MCP_1`, 26 with their real console script in
+#   `dump_benign.PYPI_COMMAND` (the wheel's only script when none is named after the package, the one and its
+#   subcommand or arguments its README's configuration or its own code gives, or `python -m` of its server module),
+#   and seven with the variables their code requires at start-up (a placeholder, `DUMMY`, or for a base URL an
+#   address on this machine that answers nothing).
+# Versions are those of the package list on 2026-12-04. The split is fixed before any is dumped:
+# `per_server.held_out`, the same rule as before: 50 held out, 44 tuning.
+FRESH8: list[Server] = [
+    ("pypi", "mcp-server-subindex", "1.0.22", [], {}),
+    ("pypi", "openterms-mcp", "1.0.0", [], {}),
+    ("pypi", "phenom-candidates-mcp", "0.1.3", [], {
+        "PHENOM_CLIENT_ID": DUMMY, "PHENOM_CLIENT_SECRET": DUMMY, "PHENOM_USER_ID": DUMMY,
+    }),
+    ("pypi", "tsurugi-python-mcp-tools", "0.1.0", [], {}),
+    ("pypi", "genaiforgenews", "0.1.1", [], {}),
+    ("pypi", "agentprism", "0.5.0", [], {}),
+    ("pypi", "yaparai", "0.5.1", [], {}),
+    ("pypi", "yooztech-mcp-minimax-t2i", "0.0.4", [], {}),
+    ("pypi", "prova-mcp", "0.1.0", [], {}),
+    ("pypi", "db2-execution-wrapper", "1.0.0", [], {}),
+    ("pypi", "llm-as-dom", "0.16.0", [], {}),
+    ("pypi", "trading-mcp-market-data", "0.1.0", [], {}),
+    ("pypi", "sharpe-mcp", "1.1.4", [], {}),
+    ("pypi", "mcp-qiskit", "0.1.1", [], {}),
+    ("pypi", "mcp-server-sample", "0.1.4", [], {}),
+    ("pypi", "towow-mcp", "0.7.1", [], {}),
+    ("pypi", "sttai-mcp", "0.1.0", [], {}),
+    ("pypi", "az-devops-cli-mcp", "1.0.3", [], {}),
+    ("pypi", "mcp-external-memory", "0.1.2", [], {}),
+    ("pypi", "kicad-mcp", "0.1.6", [], {}),
+    ("pypi", "scraping-mcp", "0.2.0", [], {"SCRAPING_API_KEY": DUMMY}),
+    ("pypi", "dbay-sre-mcp", "0.2.1", [], {}),
+    ("pypi", "cc-telemetry", "0.3.1", [], {}),
+    ("pypi", "omicron-mcp", "0.1.0", [], {}),
+    ("pypi", "avc-mcp-server", "0.1.0", [], {}),
+    ("pypi", "reasontrace", "0.1.0", [], {}),
+    ("pypi", "jimeng-ai-mcp", "0.1.1", [], {}),
+    ("pypi", "marimo-sandbox", "1.0.9", [], {}),
+    ("pypi", "cardshowdata-mcp", "1.1.0", [], {}),
+    ("pypi", "sentient-trader-mcp", "0.1.3", [], {}),
+    ("pypi", "yahoo-local-search-mcp", "0.1.0", [], {}),
+    ("pypi", "aihotradar-mcp", "0.1.0", [], {}),
+    ("pypi", "mcp-gdocs", "0.1.0", [], {}),
+    ("pypi", "mcp-schema-fetch", "0.1.0", [], {}),
+    ("pypi", "boyce", "0.1.1", [], {}),
+    ("pypi", "nara-mcp-server", "1.3.3", [], {}),
+    ("pypi", "nanobanana-imagen-mcp", "1.1.2", [], {}),
+    ("pypi", "eu-company-mcp-server", "0.2.0", [], {}),
+    ("pypi", "ensemble-mcp", "0.1.0b7", [], {}),
+    ("pypi", "codebook-mcp", "0.5.0", [], {}),
+    ("pypi", "injectionguard", "0.4.0", [], {}),
+    ("pypi", "hologres-mcp-server", "1.0.3", [], {}),
+    ("pypi", "artemis-mcp", "0.1.7", [], {"ARTEMIS_API_KEY": DUMMY}),
+    ("pypi", "altsportsdata-data-catalog-mcp", "0.2.0", [], {}),
+    ("pypi", "tapyr-cli", "0.1.0", [], {}),
+    ("pypi", "aitasker-mcp-server", "0.1.1", [], {}),
+    ("pypi", "trading-mcp-news", "0.1.0", [], {}),
+    ("pypi", "spacetrack-mcp", "0.1.0", [], {}),
+    ("pypi", "mcp-ccxt", "1.0.0", [], {}),
+    ("pypi", "mulder-mcp", "1.0.0", [], {}),
+    ("pypi", "server-guardian-mcp", "1.0.5", [], {}),
+    ("pypi", "research-automation-mcp-server", "0.1.0", [], {}),
+    ("pypi", "cxg-census-mcp", "0.1.2", [], {}),
+    ("pypi", "goliath-utils-docs", "0.1.5", [], {}),
+    ("pypi", "netbox-agent-mcp", "1.0.0", [], {"NETBOX_URL": "http://127.0.0.1:9", "NETBOX_TOKEN": DUMMY}),
+    ("pypi", "mcp-google-cse", "0.1.5.1", [], {}),
+    ("pypi", "scicompute-mcp", "0.1.8", [], {}),
+    ("pypi", "trello-mcp-server", "3.0.0", [], {}),
+    ("pypi", "dbay-mcp", "0.5.7", [], {}),
+    ("pypi", "gauss-mcp", "0.1.5", [], {}),
+    ("pypi", "aesthetics-wiki-mcp", "0.2.0", [], {}),
+    ("pypi", "qmcp-qdrant", "0.2.4", [], {}),
+    ("pypi", "policynumbers-mcp", "0.1.2", [], {}),
+    ("pypi", "keshro-mcp", "0.1.42", [], {}),
+    ("pypi", "mcp-llm-behave", "0.1.0", [], {}),
+    ("pypi", "web-access-mcp", "0.2.2", [], {}),
+    ("pypi", "mcp-mdns", "0.1.2", [], {}),
+    ("pypi", "mcp-fetch-plus", "0.1.0", [], {}),
+    ("pypi", "ryeos-mcp", "0.1.12", [], {}),
+    ("pypi", "astron-weibo-mcp", "0.1.3", [], {}),
+    ("pypi", "mcp-woocommerce", "0.2.0", [], {}),
+    ("pypi", "apollo-tool-mcp", "0.2.1", [], {}),
+    ("pypi", "mysqlmcp-r", "0.1.1", [], {}),
+    ("pypi", "connectwise-mcp", "0.1.0", [], {
+        "CW_BASE_URL": "http://127.0.0.1:9", "CW_COMPANY_ID": DUMMY, "CW_PUBLIC_KEY": DUMMY, "CW_PRIVATE_KEY": DUMMY,
+        "CW_CLIENT_ID": DUMMY,
+    }),
+    ("pypi", "dutch-gov-mcp", "0.3.0", [], {}),
+    ("pypi", "simple4u-memory", "0.1.3", [], {}),
+    ("pypi", "abrasio-mcp", "0.1.0", [], {}),
+    ("pypi", "searchlight-mcp", "4.1.0", [], {}),
+    ("pypi", "leadhunt", "1.0.1", [], {}),
+    ("pypi", "skillforge-mcp", "0.2.0", [], {}),
+    ("pypi", "atlassian-mcp", "1.0.0", [], {}),
+    ("pypi", "jiskta-mcp", "0.1.0", [], {}),
+    ("pypi", "babelwrap-mcp", "0.1.1", [], {}),
+    ("pypi", "accessibility-mcp-server", "0.1.0", [], {}),
+    ("pypi", "mcp-zmq", "0.1.0", [], {}),
+    ("pypi", "johnny-dev-command-mcp-uipath-poc", "0.1.9", [], {}),
+    ("pypi", "dtrack-mcp", "0.7.2", [], {}),
+    ("pypi", "overseerr-mcp", "1.0.2", [], {"OVERSEERR_URL": "http://127.0.0.1:9", "OVERSEERR_API_KEY": DUMMY}),
+    ("pypi", "astron-zhihu-mcp", "0.1.5", [], {}),
+    ("pypi", "netapp-aide-mcp", "1.0.0.post2", [], {}),
+    ("pypi", "audacity-mcp", "0.1.8", [], {}),
+    ("pypi", "omium-mcp", "0.2.0", [], {}),
+    ("pypi", "mcp-clipstream", "0.3.2", [], {}),
+    ("pypi", "pipeline-iq", "0.1.2", [], {
+        "JENKINS_URL": "http://127.0.0.1:9", "JENKINS_USER": DUMMY, "JENKINS_TOKEN": DUMMY,
+    }),
+]
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
     "fresh": FRESH, "fresh2": FRESH2, "fresh3": FRESH3, "fresh4": FRESH4,
-    "fresh5": FRESH5, "fresh6": FRESH6, "fresh7": FRESH7,
+    "fresh5": FRESH5, "fresh6": FRESH6, "fresh7": FRESH7, "fresh8": FRESH8,
 }
