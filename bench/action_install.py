@@ -15,6 +15,10 @@ for the files it unpacks: see bench/README.md), wall time; medians of --runs rou
 variant once, so load drifts hit all alike, and the step / floor ratio both as a ratio of medians and as the
 median of the per-round ratios; the load average of each round beside them. A cache hit skips the step: 0.
 Downloads from the package index (`.ci/run` prints one round).
+
+`--drop-caches` (root only) empties the kernel's page cache before each install: on this workplace's machines the
+system CPU of unpacking a venv grows with the page cache the machine already holds (the floor 0.9-1.4 CPU-s right
+after a drop, 3.0-3.5 with 4 GB cached, round after round), and a fresh CI runner starts with little cached.
 """
 
 from __future__ import annotations
@@ -64,6 +68,15 @@ def checkout(ref: str | None, into: Path) -> None:
 
 
 Sample = tuple[float, float, float]  # user CPU, system CPU, wall seconds
+
+
+def drop_page_cache() -> None:
+    """Write back, then empty the page cache (what a fresh runner starts with); root only."""
+    os.sync()
+    try:
+        Path("/proc/sys/vm/drop_caches").write_text("1\n")
+    except OSError as error:
+        raise SystemExit(f"--drop-caches needs root: {error}") from None
 
 
 def run_once(script: str, ref: str | None) -> Sample:
@@ -151,6 +164,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--baseline-ref", help="also time the install step of action.yml at this git revision")
+    parser.add_argument("--drop-caches", action="store_true", help="empty the page cache before each install (root)")
     args = parser.parse_args()
     current = install_script((ROOT / "action.yml").read_text())
     variants: dict[str, tuple[str, str | None]] = {"this tree": (current, None)}
@@ -163,10 +177,16 @@ def main() -> None:
     for _ in range(args.runs):
         loads.append(os.getloadavg()[0])
         for name, (script, ref) in variants.items():
+            if args.drop_caches:
+                drop_page_cache()
             samples[name].append(run_once(script, ref))
+        if args.drop_caches:
+            drop_page_cache()
         for name, figure in run_floor().items():
             samples[name].append(figure)
     print("\n".join(report(samples, loads, args.runs)))
+    if args.drop_caches:
+        print("  the page cache emptied before each install (--drop-caches)")
 
 
 if __name__ == "__main__":
