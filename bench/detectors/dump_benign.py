@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh8] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh9] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -203,6 +203,36 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "tapyr-cli": ["tapyr", "mcp"],
     "tsurugi-python-mcp-tools": ["tsurugi-mcp"],
     "yooztech-mcp-minimax-t2i": ["yooztech_mcp_minimax_t2i"],
+    # The thirteenth batch (FRESH9), read the same way before any boot.
+    "4sgm": ["python", "-m", "mcp_server.server"],
+    "agent-commerce-mcp-server": ["agent-commerce"],
+    "agent-context-optimizer-mcp": ["context-optimizer-server"],
+    "ai-mcp-model-switcher": ["ai-mcp-server"],
+    "ai4scholar-mcp": ["python", "-m", "ai4scholar_mcp.server"],
+    "airsstool": ["airsstool-mcp"],
+    "chromium-mcp-server": ["chromium-mcp"],
+    "codemem": ["codemem", "mcp"],
+    "datadog-cost-analyze-agent-mcp": ["datadog-cost-analyze-mcp"],
+    "elchanio76-aws-pricing-calculator-mcp": ["aws-pricing-calculator-mcp"],
+    "guardianshield": ["guardianshield-mcp"],
+    "jenkins-mcp-tools": ["jenkins-mcp-server"],
+    "legalis-mcp": ["legalis-mcp", "serve"],
+    "maniple-mcp": ["maniple"],
+    "mcp-email-0306": ["mcp-email"],
+    "notion-mpm": ["notion-mpm", "mcp"],
+    "onit-workspace": ["onit-workspace", "start", "--foreground"],
+    "pdf-to-png-converter-mcp": ["pdf-to-png-mcp"],
+    "quantcontext-mcp": ["quantcontext"],
+    "rundbat": ["rundbat", "mcp"],
+    "saitrogen-edge-tts-mcp": ["edge-tts-mcp"],
+    "satoshiapi-mcp": ["python", "-m", "satoshiapi_mcp"],
+    "scb-opendata-mcp": ["scb_opendata_mcp", "--transport", "stdio"],
+    "survey-collector-mcp": ["survey-collector"],
+    "synapses-scout": ["scout", "serve", "--mcp"],
+    "ulanzi-mcp": ["python", "-m", "ulanzi_mcp.server"],
+    "virp-mcp-server": ["virp-mcp"],
+    "weft-graph": ["python", "-m", "weft.mcp_server"],
+    "workflow-mcp-server": ["workflow-mcp"],
 }
 
 

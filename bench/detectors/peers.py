@@ -43,7 +43,8 @@ VENV = HERE.parent / ".cache" / "peers-venv"
 PEERS = ("heldfast==0.2.3", "cisco-ai-mcp-scanner==4.8.7", "yara-python==4.5.4")
 HELD_OUT_SETS = ("positives_independent_heldout", "positives_heldout")
 FOLDERS = ("benign", "benign_fresh", "benign_fresh2", "benign_fresh3", "benign_fresh4", "benign_fresh5",
-           "benign_fresh6", "benign_fresh7", "benign_fresh8")
+           "benign_fresh6", "benign_fresh7", "benign_fresh8",
+           "benign_fresh9")
 
 _PEER_CODE = r'''
 import json, sys
@@ -201,6 +202,7 @@ def main() -> None:
              "held_out_first_six_parts": [s for folder in FOLDERS[:6] for s in parts[folder]],
              "held_out_first_seven_parts": [s for folder in FOLDERS[:7] for s in parts[folder]],
              "held_out_first_eight_parts": [s for folder in FOLDERS[:8] for s in parts[folder]],
+             "held_out_first_nine_parts": [s for folder in FOLDERS[:9] for s in parts[folder]],
              **{f"held_out_{folder}": parts[folder] for folder in FOLDERS[2:]}}
     for basis, servers in bases.items():
         defs_per_server = [list(s.definitions.get("tools", ())) for s in servers]

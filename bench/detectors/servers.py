@@ -147,6 +147,21 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "mcp-woocommerce", "mysqlmcp-r", "simple4u-memory", "abrasio-mcp", "searchlight-mcp", "skillforge-mcp",
     "atlassian-mcp", "jiskta-mcp", "accessibility-mcp-server", "johnny-dev-command-mcp-uipath-poc", "dtrack-mcp",
     "astron-zhihu-mcp", "audacity-mcp", "omium-mcp", "mcp-clipstream",
+    # The thirteenth batch (FRESH9), decided the same way before any boot.
+    "guidance-lark-mcp", "gloria-mcp", "legalis-mcp", "aura-turbo", "agent-context-optimizer-mcp",
+    "chromium-mcp-server", "shaped-mcp", "airsstool", "cloudsense-upgrade-compass", "ulanzi-mcp",
+    "conductor-graph-mcp", "evaboot-mcp", "tibet-pol-mcp", "autoglm-mcp", "report-needs", "code-index-mcp-zeng",
+    "synapses-scout", "db-mcp-server", "github-repo-explainer-mcp", "token-compressor-mcp", "brehon-mcp-server",
+    "videoscan-mcp", "korea-realestate-mcp", "kafka-dataops-mcp", "mcp-email-0306", "ocr-mcp-server",
+    "scout-mcp-server", "troi-mcp", "sage-solver-mcp", "servicebus-mcp", "quantcontext-mcp",
+    "microsoft-todo-mcp-server", "mcp-chandao", "satoshiapi-mcp", "agent-staking-mcp-server", "modelmux", "td-mcp",
+    "vibescan-mcp-server", "mcp-docx-thesis-server", "wind-mcp", "mcp-tool-xlsx", "paper-download-mcp",
+    "pdf-to-png-converter-mcp", "workflow-mcp-server", "ai4scholar-mcp", "opensearch-launchpad",
+    "simple-browser-use-mcp", "notion-mpm", "hwp-mcp", "incident-triage-mcp", "datadog-cost-analyze-agent-mcp",
+    "agent-commerce-mcp-server", "saitrogen-edge-tts-mcp", "anki-mcp", "captely-mcp", "todoist-mcp-helper",
+    "political-finance-mcp-server", "maniple-mcp", "rundbat", "hangul-mcp", "mcp-tool-web-search",
+    "mcp-server-qnap-qvs", "elchanio76-aws-pricing-calculator-mcp", "gamcp", "satring-mcp", "nimble-crm-mcp",
+    "virp-mcp-server", "mightyspatial-mcp", "ai-mcp-model-switcher", "codemem", "agentlens-mcp",
 })
 
 NPM: list[Server] = [
@@ -1762,9 +1777,150 @@ FRESH8: list[Server] = [
     }),
 ]
 
+# A thirteenth batch (issue 38, 2026-12-04): 101 PyPI servers in no earlier batch, dumped into `data/benign_fresh9/`.
+# The rule is FRESH7's, applied by a script to this workplace's package list (pypi.tsv) before anything was booted:
+# * newest release of 2026-03 (no earlier batch drew from that month: FRESH2 2026-10/11, FRESH3 2026-09/10, FRESH4
+#   2026-08, FRESH5 2026-07, FRESH6 2026-06, FRESH7 2026-05, FRESH8 2026-04), in no earlier batch (names of
+#   either registry), summary matching `mcp[ -]+server` or `model context protocol [(mcp)] server` as words
+#   (case-insensitive; "MCP servers", "FastMCP server" do not match);
+# * FRESH6's word filters of the name or summary and FRESH5's account words of the summary, each matched as a word
+#   or its plural ("api key" also "api-key", "log in" also "login"), as FRESH7's were: 834 are left;
+# * a seeded draw, `random.Random(45).sample(..., 130)` of the name-sorted list (130 drawn, so that about 100 remain);
+# * each drawn package's wheel downloaded (`pip download --no-deps --only-binary :all: --ignore-requires-python`) and
+#   its METADATA and entry_points.txt read, never run or imported: 22 that require Python 3.12 or newer left out, one
+#   with no wheel (armani) left out; left out by hand, six that are no server of their own or need another OS: a chat
+#   CLI that is a client of a remote server (honeydb-ai), a checker of other servers whose MCP module never runs
+#   (mcp-doctor), Windows only (metatrader-mcp-server: MetaTrader5 has only Windows wheels), macOS only (bear-mcp,
+#   keynote-mcp, idb-mcp);
+# * from the same reading, before any boot: 71 in `NEEDS_MCP_1`, 29 with their real command in
+#   `dump_benign.PYPI_COMMAND` (the wheel's only console script when none is named after the package, the one and its
+#   subcommand or arguments its README's configuration or its CLI's help gives, or `python -m` of the module its
+#   README or code names where no script runs the server), 11 with the variables they need at start-up (placeholders).
+# Versions are those of the package list on 2026-12-04. The split is fixed before any is dumped:
+# `per_server.held_out`, the same rule as before: 46 held out, 55 tuning.
+FRESH9: list[Server] = [
+    ("pypi", "guidance-lark-mcp", "0.1.2", [], {}),
+    ("pypi", "gloria-mcp", "1.0.0", [], {}),
+    ("pypi", "interactive-feedback-with-capture", "0.5.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "legalis-mcp", "0.5.0", [], {"LEGALIS_ACCESS_TOKEN": DUMMY, "LEGALIS_REFRESH_TOKEN": DUMMY}),
+    ("pypi", "aura-turbo", "0.1.0", [], {}),
+    ("pypi", "agent-context-optimizer-mcp", "0.1.0", [], {}),
+    ("pypi", "chromium-mcp-server", "0.1.1", [], {}),
+    ("pypi", "chuk-mcp-dem", "0.2.3", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "jenkins-mcp-tools", "2.0.1", [],
+     {"JENKINS_URL": "http://127.0.0.1:9", "JENKINS_USERNAME": DUMMY, "JENKINS_TOKEN": DUMMY}),
+    ("pypi", "vc-replan-mcp", "0.1.9", [], {}),
+    ("pypi", "shaped-mcp", "0.1.1", [], {}),
+    ("pypi", "airsstool", "1.0.2", [], {}),
+    ("pypi", "cloudsense-upgrade-compass", "0.12.3", [], {}),
+    ("pypi", "zread-mcp", "1.0.1", [], {}),
+    ("pypi", "ulanzi-mcp", "0.1.0", [], {}),
+    ("pypi", "conductor-graph-mcp", "0.1.1", [], {}),
+    ("pypi", "evaboot-mcp", "0.1.0", [], {}),
+    ("pypi", "vnstock-mcp", "0.3.0", [], {}),
+    ("pypi", "tibet-pol-mcp", "0.1.0", [], {}),
+    ("pypi", "autoglm-mcp", "1.0.0", [], {}),
+    ("pypi", "report-needs", "0.1.1", [], {}),
+    ("pypi", "mcp-notify", "0.1.11", [], {}),
+    ("pypi", "code-index-mcp-zeng", "0.1.1", [], {}),
+    ("pypi", "synapses-scout", "0.1.0", [], {}),
+    ("pypi", "apktool-mcp", "3.0.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "db-mcp-server", "1.2.1", [], {"DB_TYPE": "sqlite", "DB_PATH": "/tmp/mcp-lock-bench.db"}),
+    ("pypi", "github-repo-explainer-mcp", "0.1.0", [], {}),
+    ("pypi", "weft-graph", "1.3.0", [], {}),
+    ("pypi", "token-compressor-mcp", "0.1.1", [], {}),
+    ("pypi", "brehon-mcp-server", "1.0.1", [], {}),
+    ("pypi", "mcp-oeis", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "bitbucket-server-mcp", "1.7.0", [],
+     {"BITBUCKET_URL": "https://example.invalid", "BITBUCKET_TOKEN": DUMMY}),
+    ("pypi", "videoscan-mcp", "0.1.4", [], {}),
+    ("pypi", "korea-realestate-mcp", "0.1.0", [], {}),
+    ("pypi", "kafka-dataops-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-email-0306", "0.1.0", [], {"EMAIL_ACCOUNT": DUMMY, "EMAIL_PASSWORD": DUMMY}),
+    ("pypi", "survey-collector-mcp", "0.1.2", [], {}),
+    ("pypi", "ocr-mcp-server", "1.0.0", [], {}),
+    ("pypi", "skills-as-mcp", "0.4.0", [], {}),
+    ("pypi", "onit-workspace", "0.1.0", [], {}),
+    ("pypi", "scout-mcp-server", "1.8.1", [], {}),
+    ("pypi", "troi-mcp", "1.3.24", [], {}),
+    ("pypi", "sage-solver-mcp", "0.1.3", [], {}),
+    ("pypi", "servicebus-mcp", "0.2.6", [], {}),
+    ("pypi", "glm-mcp", "0.8.1", [], {}),
+    ("pypi", "quantcontext-mcp", "0.1.2", [], {}),
+    ("pypi", "slack-cloud-mcp", "0.1.0", [], {}),
+    ("pypi", "microsoft-todo-mcp-server", "0.1.0", [], {}),
+    ("pypi", "mcp-chandao", "0.1.1", [], {}),
+    ("pypi", "espn-fantasy-mcp", "0.2.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "confluence-cloud-mcp", "0.1.4", [], {"CONFLUENCE_EMAIL": DUMMY}),
+    ("pypi", "satoshiapi-mcp", "1.0.3", [], {}),
+    ("pypi", "agent-staking-mcp-server", "0.1.0", [], {}),
+    ("pypi", "modelmux", "0.29.0", [], {}),
+    ("pypi", "td-mcp", "0.1.3", [], {}),
+    ("pypi", "vibescan-mcp-server", "0.1.0", [], {}),
+    ("pypi", "mcp-pyatv", "0.2.0", [], {}),
+    ("pypi", "mcp-docx-thesis-server", "1.1.0", [], {}),
+    ("pypi", "mcp-credit-optimizer", "5.2.0", [], {}),
+    ("pypi", "wind-mcp", "1.0.0", [], {}),
+    ("pypi", "promptloop-mcp", "0.2.1", [], {}),
+    ("pypi", "mcp-tool-xlsx", "0.1.0", [], {}),
+    ("pypi", "paper-download-mcp", "0.9.2", [], {}),
+    ("pypi", "bilibili-live-mcp", "0.2.4", [], {}),
+    ("pypi", "pdf-to-png-converter-mcp", "0.3.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "nextcloud-mcp-server-tai040502", "0.65.6", [],
+     {"NEXTCLOUD_HOST": "http://127.0.0.1:9", "NEXTCLOUD_USERNAME": DUMMY, "NEXTCLOUD_PASSWORD": DUMMY}),
+    ("pypi", "workflow-mcp-server", "0.1.2", [], {}),
+    ("pypi", "ai4scholar-mcp", "0.4.0", [], {}),
+    ("pypi", "opensearch-launchpad", "0.1.3", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "simple-browser-use-mcp", "0.2.1", [], {"BROWSER_USE_API_KEY": DUMMY}),
+    ("pypi", "scb-opendata-mcp", "0.2.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "notion-mpm", "0.1.1", [], {"NOTION_API_KEY": DUMMY}),
+    ("pypi", "hwp-mcp", "0.1.1", [], {}),
+    ("pypi", "kanban-mcp", "0.2.0", [], {}),
+    ("pypi", "incident-triage-mcp", "0.2.9", [], {}),
+    ("pypi", "datadog-cost-analyze-agent-mcp", "0.1.2", [], {}),
+    ("pypi", "agent-commerce-mcp-server", "0.1.0", [], {}),
+    ("pypi", "saitrogen-edge-tts-mcp", "0.1.1", [], {}),
+    ("pypi", "anki-mcp", "0.2.0", [], {}),
+    ("pypi", "mcp-manticore", "0.1.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "captely-mcp", "1.0.0", [], {"CAPTELY_API_KEY": DUMMY}),
+    ("pypi", "4sgm", "2.0.0", [], {}),
+    ("pypi", "todoist-mcp-helper", "1.2.0", [], {}),
+    ("pypi", "political-finance-mcp-server", "0.1.0", [], {}),
+    ("pypi", "maniple-mcp", "0.13.0", [], {}),
+    ("pypi", "rundbat", "0.20260317.2", [], {}),
+    ("pypi", "hangul-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-tool-web-search", "0.1.9", [],
+     {"LLM_API_KEY": DUMMY, "LLM_BASE_URL": "http://127.0.0.1:9", "LLM_MODEL": DUMMY, "BOCHA_API_KEY": DUMMY}),
+    ("pypi", "mcp-server-qnap-qvs", "0.9.2", [], {}),
+    ("pypi", "elchanio76-aws-pricing-calculator-mcp", "0.1.0", [], {}),
+    ("pypi", "korean-data-mcp", "0.1.0", [], {}),
+    ("pypi", "guardianshield", "1.2.1", [], {}),
+    ("pypi", "gamcp", "0.1.4", [], {}),
+    ("pypi", "satring-mcp", "0.1.2", [], {}),
+    ("pypi", "nimble-crm-mcp", "0.1.0", [], {}),
+    ("pypi", "virp-mcp-server", "0.1.0", [], {}),
+    ("pypi", "mightyspatial-mcp", "0.1.0", [], {}),
+    ("pypi", "ai-mcp-model-switcher", "0.2.0", [], {}),
+    ("pypi", "codemem", "0.19.0", [], {}),
+    ("pypi", "agentlens-mcp", "0.2.0", [], {}),
+    ("pypi", "quisy-mcp-system-tools", "0.7.2", [], {}),
+]
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
     "fresh": FRESH, "fresh2": FRESH2, "fresh3": FRESH3, "fresh4": FRESH4,
     "fresh5": FRESH5, "fresh6": FRESH6, "fresh7": FRESH7, "fresh8": FRESH8,
+    "fresh9": FRESH9,
 }
