@@ -1,4 +1,5 @@
-"""An "instead of" that offers one of the tool's own parameters documents an option, it overrides nothing.
+"""An "instead of" that offers one of the tool's own parameters documents an option, it overrides nothing; nor does an
+order to hand the user's own words to the tool.
 
 "Pass flow_id to re-run a confirmed flow instead of the plain audit" (prufa-mcp 0.2.3): MCPL-D016's light "instead of
 the" cue, where the choice offered is one of the tool's own parameters and what is replaced is not the user's value,
@@ -42,3 +43,29 @@ def offers_own_parameter(quoted: str, sentence: str, at: int, lowered: str, para
     if _REPLACED_INPUT.search(replaced):
         return False
     return any(token in parameters for token in _TOKEN.findall(sentence))
+
+
+# "<rule>Pass any extra words the user provides as parameters.</rule>" (ryeos-mcp 0.1.12): the user's own words handed
+# to the tool, which D016's "any … the user provides" override cue reads as a value put in their place. Only a
+# handing-on verb right before the cue, the words going into the tool's parameters (or nowhere named), and no
+# replacement or outside address in the clause (a markup tag ends one, as a full stop does).
+_HAND_ON = lazy(r"\b(?:pass|forward|include|put)\s+(?:along\s+|through\s+|on\s+)?$")
+_INTO_PARAMETERS = lazy(r"\s*(?:(?:as|in|into)\s+(?:the\s+)?(?:tool'?s\s+)?(?:parameters?|arguments?|inputs?|params)\b"
+                        r"\s*)?(?:[.!?;]|<|$)")
+_REPLACES = lazy(r"\b(?:instead|replace\w*|ignor\w*|overrid\w*|regardless|rather than|discard\w*|substitut\w*"
+                 r"|swap\w*|change\w*|always)\b")
+_CLAUSE_END = lazy(r"[.!?;](?=\s|<|$)|<[^>]{0,40}>|\n")
+
+
+def hands_on_user_words(quoted: str, lowered: str, at: int) -> bool:
+    """Whether the override cue `quoted` ("any extra words the user provides", at `at` of the lower-cased text
+    `lowered`) is the object of an order to hand the user's words on to the tool, nothing replaced or addressed
+    elsewhere in its clause."""
+    if not quoted.startswith(("any ", "whatever ", "every ")):
+        return False
+    start = max((m.end() for m in _CLAUSE_END.finditer(lowered, max(0, at - 200), at)), default=max(0, at - 200))
+    end_match = _CLAUSE_END.search(lowered, at + len(quoted))
+    clause = lowered[start:end_match.start() if end_match else len(lowered)]
+    if not _HAND_ON.search(lowered[start:at]) or not _INTO_PARAMETERS.match(lowered, at + len(quoted)):
+        return False
+    return not _REPLACES.search(clause) and outside_address(clause) is None

@@ -28,9 +28,10 @@ from .motion import forward_as_motion
 from .negation import SENTENCE_END, negated
 from .other_windows import strongest_window
 from .own_backend import to_own_backend
-from .own_parameters import multi_word, offers_own_parameter
+from .own_parameters import hands_on_user_words, multi_word, offers_own_parameter
+from .own_subject import link_only, own_data
 from .scoring import THRESHOLD, Cues, Score
-from .told_user import STATE_WORDING, TOLD_WHEN_ASKED, TRUE_STATE, argument_entry
+from .told_user import REFERENCE_KEPT, STATE_WORDING, TOLD_WHEN_ASKED, TRUE_STATE, argument_entry
 
 # A negation or caution right before the matched act (at most two words between): "cannot silently replace",
 # "never send ... unless". "never forget to", "do not fail to" negate nothing.
@@ -68,7 +69,9 @@ _FETCHED = lazy(
     re.IGNORECASE,
 )
 _PRIVATE_FILE = lazy(r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|private\s+keys?", re.IGNORECASE)
-_PUBLIC_KEY = lazy(r"\.pub\b|\bpublic[ _-]?keys?\b|\bauthorized_keys\b|\bknown_hosts\b", re.IGNORECASE)
+# The public parts of ~/.ssh an SSH tool reads: public keys, the hosts it trusts, the client's host list
+# (server-guardian-mcp 1.0.5's "discover SSH servers from your ~/.ssh/config file and show them").
+_PUBLIC_KEY = lazy(r"\.pub\b|\bpublic[ _-]?keys?\b|\bauthorized_keys\b|\bknown_hosts\b|\.ssh/config\b", re.IGNORECASE)
 # The words a secret is named by, as a parameter or a tool name spells them.
 # A secret named as a noun the tool takes: "pass the private key … as `private_key`" on a wallet tool.
 _SECRET_PARAMETERS = {
@@ -112,7 +115,7 @@ def _regraded(hit: Hit, text: str, words: frozenset[str], name_words: frozenset[
     finding; one forbidden beside such an act stays, regraded, for a reviewer to read."""
     if hit.rule_id == "MCPL-D016" and hit.evidence_kind == WORDING and hit.severity == "high":
         # the tool's name: a parameter asking for data is D024's question
-        why = _own_data(hit.cues, name_words) or _link_only(hit.cues, text) or _wording_set_aside(
+        why = own_data(hit.cues, name_words) or link_only(hit.cues, text) or _wording_set_aside(
             hit.cues, text, words, parameters)
         if why is not None:
             return dataclasses.replace(hit, severity="medium", summary=f"{hit.summary}; {DOCUMENTED.format(why=why)}")
@@ -142,9 +145,13 @@ def _why(hit: Hit, text: str, words: frozenset[str]) -> str | None:
 
 
 def _one(rule_id: str, text: str, quoted: str, words: frozenset[str]) -> str | None:
-    at = text.find(quoted)
-    if at < 0:
-        return None
+    """Why the part a catalogue hit quotes is no act, wherever in `text` it stands (a decoy sentence that documents it
+    must not vouch for the same words elsewhere), or None."""
+    reasons = [_one_at(rule_id, text, quoted, at, words) for at in _occurrences(text, quoted)]
+    return reasons[0] if reasons and all(reasons) else None
+
+
+def _one_at(rule_id: str, text: str, quoted: str, at: int, words: frozenset[str]) -> str | None:
     sentence = _sentence_around(text, at)
     if not re.match(r"(?i)(?:do|don|never|must|should|avoid|without)\b", quoted) and (
         _NEGATED.search(re.split(r"[.!?;:\n]", text[max(0, at - 60):at])[-1]) or negated(text, at, at + len(quoted))
@@ -153,6 +160,8 @@ def _one(rule_id: str, text: str, quoted: str, words: frozenset[str]) -> str | N
     if rule_id == "MCPL-D010" and STATE_WORDING.search(text[at + len(quoted):at + len(quoted) + 80]) \
             and not _ACTS.search(sentence):
         return "it words a state to the user, it hides no action"
+    if rule_id == "MCPL-D010" and REFERENCE_KEPT.search(quoted) and not _ACTS.search(sentence):
+        return "what it keeps from the user is a reference table of its own text, no action"
     if rule_id == "MCPL-D010" and TOLD_WHEN_ASKED.search(text) and not _ACTS.search(text):
         return "the text tells the user when they ask, it hides nothing from them"
     if rule_id == "MCPL-D012" and _own_secret(quoted, sentence, words) and not _sends_elsewhere(sentence, quoted):
@@ -167,8 +176,9 @@ def _only_forbidden(hit: Hit, text: str, words: frozenset[str]) -> bool:
     """Whether every part a catalogue hit quotes is forbidden by a negation, each in a sentence with no act of
     sending, copying or addressing (`_ACTS`)."""
     for quoted in (part.strip() for part in hit.evidence.split(" | ") if part.strip()):
-        at = text.find(quoted)
-        if at < 0 or _one(hit.rule_id, text, quoted, words) != _FORBIDS or _ACTS.search(_sentence_around(text, at)):
+        places = _occurrences(text, quoted)
+        if not places or any(_one_at(hit.rule_id, text, quoted, at, words) != _FORBIDS
+                             or _ACTS.search(_sentence_around(text, at)) for at in places):
             return False
     return True
 
@@ -184,61 +194,22 @@ def _prerequisite(text: str, cues: Cues, words: frozenset[str]) -> str | None:
         return None
     if {"transmit", "destination"} <= {family for family, _weight, _quoted in cues}:
         return None
+    lowered = text.lower()
     for _family, quoted in heavy:
-        at = text.lower().find(quoted.lower())
-        if at < 0:
+        # Every place the path stands: a decoy prerequisite ("Read ~/.ssh/config to find the host") must not vouch
+        # for a theft of the same path in the next sentence.
+        places = _occurrences(lowered, quoted.lower())
+        if not places:
             return None
-        sentence = _sentence_around(text, at)
-        if _ACTS.search(sentence):
-            return None
-        prerequisite = _PREREQUISITE.search(sentence) and not _ORDERS.search(sentence)
-        negated = _NEGATED.search(re.split(r"[.!?;:\n]", text[max(0, at - 60):at])[-1])
-        if not (prerequisite or negated or _own_secret(quoted, sentence, words)):
-            return None
+        for at in places:
+            sentence = _sentence_around(text, at)
+            if _ACTS.search(sentence):
+                return None
+            prerequisite = _PREREQUISITE.search(sentence) and not _ORDERS.search(sentence)
+            negated = _NEGATED.search(re.split(r"[.!?;:\n]", text[max(0, at - 60):at])[-1])
+            if not (prerequisite or negated or _own_secret(quoted, sentence, words)):
+                return None
     return "a prerequisite, a caution or the tool's own secret is documented"
-
-
-# A score made only of data mentions and plain verbs ("retrieve the recent messages of the conversation") names data;
-# on a tool whose name is about that data (`get_chat_messages`) it documents the tool's subject, not a theft.
-_DATA_FAMILIES = frozenset({"self_data", "sensitive_data"})
-_PLAIN_FAMILIES = frozenset({"imperative", "universal", "tool_identifier"})
-_DATA_WORDS = {"conversation": ("chat", "conversation", "conversations", "thread", "messages", "message"),
-               "history": ("history", "chat", "messages")}
-
-
-def _own_data(cues: Cues, words: frozenset[str]) -> str | None:
-    """Why a wording-only D016 score documents the tool's own data, or None."""
-    families = {family for family, _weight, _quoted in cues}
-    if not families & _DATA_FAMILIES or families - _DATA_FAMILIES - _PLAIN_FAMILIES:
-        return None
-    for family, _weight, quoted in cues:
-        if family not in _DATA_FAMILIES:
-            continue
-        said = {part for part in re.split(r"[^a-z0-9]+", quoted.lower()) if len(part) > 3}
-        named = said | {w for part in said for w in _DATA_WORDS.get(part, ())}
-        if not named & words:
-            return None
-    return "the data it names is what the tool's name says it reads"
-
-
-# "Visit https://…/docs/migration": a link for the reader to follow, which `url_template` and `transmit` both quote.
-_LINK = lazy(r"(?:visit|open|see|read)\s+https?://$")
-_URL_DATA = lazy(r"[?&][\w-]+=|[{<$]")
-_SENT_WITH = lazy(r"https?://\S+\s+(?:with|and\s+(?:send|post|include)|followed\s+by|plus|including)\b",
-                        re.IGNORECASE)
-
-
-def _link_only(cues: Cues, text: str) -> str | None:
-    """Why a wording-only D016 score is a link to a page: its URL cues quote a link verb and a URL that carries no
-    data, and without them the score is below the threshold."""
-    link = [(f, w, q) for f, w, q in cues if f in ("url_template", "transmit") and _LINK.match(q)]
-    if not link or any(f in ("url_template", "transmit") and (f, w, q) not in link for f, w, q in cues):
-        return None
-    if any(f == "destination" and _URL_DATA.search(q) for f, _w, q in cues) or _SENT_WITH.search(text):
-        return None
-    if sum(w for f, w, _q in cues if f not in ("url_template", "transmit")) >= THRESHOLD:
-        return None
-    return "the URL is a link to a page, it carries no data"
 
 
 def _sends_elsewhere(sentence: str, quoted: str) -> bool:
@@ -381,6 +352,8 @@ def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: Cues,
     if family == "override_args" and not _ACTS.search(sentence) and offers_own_parameter(quoted, sentence, at, lowered,
                                                                                           parameters):
         return "the alternative it offers is the tool's own parameter, not a replaced user value"
+    if family == "override_args" and hands_on_user_words(quoted, lowered, at):
+        return "it hands the user's own words to the tool, it replaces none"
     if family == "secret_path" and writes_own_env(quoted, sentence, words):
         return "the .env file is where the tool saves what it is given (its own subject), nothing is read from it"
     if family == "transmit" and forward_as_motion(lowered, at, quoted):

@@ -18,6 +18,13 @@ STATE_WORDING = lazy(
     r"|not\s+found|an?\s+error|a\s+failure|failed|broken|empty)\b",
     re.IGNORECASE,
 )
+# "Terminology Guide (for your internal translation — never show this table to users)" (towow-mcp 0.7.1): what is kept
+# from the user is a reference table of the text itself (its jargon, a glossary), no action and nothing read.
+REFERENCE_KEPT = lazy(
+    r"\b(?:this|these|the|that)\s+(?:\w+\s+)?(?:table|glossary|mapping|terminology|vocabulary|dictionary|legend"
+    r"|cheat\s?sheet)s?\b",
+    re.IGNORECASE,
+)
 # "Only if the user asks to act on a legacy one, briefly explain it can't be changed": what is kept back is told the
 # user as soon as they ask, so it is kept from nobody (monday.com's `list_automations`). An attack's concealment has
 # no such answer to the user.

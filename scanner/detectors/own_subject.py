@@ -1,0 +1,54 @@
+"""Wording-only D016 scores that document the tool's own subject: the data its name says it reads, or a link to a page.
+
+Read by `purpose` on a wording-only hit's cues (the families and texts the score counted) before any cue is set aside.
+"""
+
+from __future__ import annotations
+
+import re
+
+from scanner.detectors.lazy_re import lazy
+
+from .scoring import THRESHOLD, Cues
+
+# A score made only of data mentions and plain verbs ("retrieve the recent messages of the conversation") names data;
+# on a tool whose name is about that data (`get_chat_messages`) it documents the tool's subject, not a theft.
+_DATA_FAMILIES = frozenset({"self_data", "sensitive_data"})
+_PLAIN_FAMILIES = frozenset({"imperative", "universal", "tool_identifier"})
+_DATA_WORDS = {"conversation": ("chat", "conversation", "conversations", "thread", "messages", "message"),
+               "history": ("history", "chat", "messages")}
+
+
+def own_data(cues: Cues, words: frozenset[str]) -> str | None:
+    """Why a wording-only D016 score documents the tool's own data, or None."""
+    families = {family for family, _weight, _quoted in cues}
+    if not families & _DATA_FAMILIES or families - _DATA_FAMILIES - _PLAIN_FAMILIES:
+        return None
+    for family, _weight, quoted in cues:
+        if family not in _DATA_FAMILIES:
+            continue
+        said = {part for part in re.split(r"[^a-z0-9]+", quoted.lower()) if len(part) > 3}
+        named = said | {w for part in said for w in _DATA_WORDS.get(part, ())}
+        if not named & words:
+            return None
+    return "the data it names is what the tool's name says it reads"
+
+
+# "Visit https://…/docs/migration": a link for the reader to follow, which `url_template` and `transmit` both quote.
+_LINK = lazy(r"(?:visit|open|see|read)\s+https?://$")
+_URL_DATA = lazy(r"[?&][\w-]+=|[{<$]")
+_SENT_WITH = lazy(r"https?://\S+\s+(?:with|and\s+(?:send|post|include)|followed\s+by|plus|including)\b",
+                        re.IGNORECASE)
+
+
+def link_only(cues: Cues, text: str) -> str | None:
+    """Why a wording-only D016 score is a link to a page: its URL cues quote a link verb and a URL that carries no
+    data, and without them the score is below the threshold."""
+    link = [(f, w, q) for f, w, q in cues if f in ("url_template", "transmit") and _LINK.match(q)]
+    if not link or any(f in ("url_template", "transmit") and (f, w, q) not in link for f, w, q in cues):
+        return None
+    if any(f == "destination" and _URL_DATA.search(q) for f, _w, q in cues) or _SENT_WITH.search(text):
+        return None
+    if sum(w for f, w, _q in cues if f not in ("url_template", "transmit")) >= THRESHOLD:
+        return None
+    return "the URL is a link to a page, it carries no data"
