@@ -83,5 +83,5 @@ def test_the_readme_walkthrough_of_a_false_positive_is_what_lock_prints_and_its_
     (repo.root / "mcp-lock.yaml").write_text(printed_entry(first.output), encoding="utf-8")
     check = repo.run("check")
     assert check.exit_code == 0, check.output
-    assert "ok: 2 note(s), nothing blocking, 2 suppressed by mcp-lock.yaml" in check.output
-    assert "ok: 2\nnote(s), nothing blocking, 2 suppressed by mcp-lock.yaml" in readme
+    assert "ok: 2 note(s), nothing blocking, 1 suppressed by mcp-lock.yaml" in check.output
+    assert "ok: 2\nnote(s), nothing blocking, 1 suppressed by mcp-lock.yaml" in readme
