@@ -13,7 +13,10 @@ _ID = r"[a-z][a-z0-9]*(?:[_\-][a-z0-9]+)+"  # a snake or kebab tool name (the te
 
 ORDER_CUES: dict[str, list[tuple[float, str]]] = {
     "override": [
-        (5.0, r"以前の指示[^。]{0,10}無効|\b(?:previous|prior|earlier) (?:\w+ )?rules\b[^.!?\n]{0,40}\b(?:are|is) (?:di"
+        (5.0, r"(?:忘记|忘掉|忽略|无视)你?(?:之前|以前|先前|此前)(?:收到的)?"
+              r"(?:所有|全部|一切)?的?(?:设定|指令|指示|规则|限制)"
+              r"|以前の指示[^。]{0,10}無効"
+              r"|\b(?:previous|prior|earlier) (?:\w+ )?rules\b[^.!?\n]{0,40}\b(?:are|is) (?:di"
               r"sabled|void"
               r"|lifted|suspended|off)\b"),
         (5.0, r"\b(?:restrictions|rules|guidelines|limits|policies)\b[^.!?\n]{0,40}\b(?:do not|don'?t) apply\b"
