@@ -5,11 +5,11 @@ lazily, once; a regex detector is one catalogue entry). A structural check is on
 itself with ``checks``; the imports below are the one list of them.
 """
 
-from . import destructive, directives, out_of_scope, shadowing, unknown_calls
+from . import destructive, directives, fixed_recipients, out_of_scope, shadowing, unknown_calls
 from .checks import SERVER_CHECKS, WORKSPACE_CHECKS, run_server_checks, run_workspace_checks
 from .engine import CATALOGUE_VERSION, CatalogueEntry, CatalogueError, Hit, load_catalogue, rule_class, scan_text
 
-STRUCTURAL_CHECKS = (destructive, shadowing, directives, out_of_scope, unknown_calls)
+STRUCTURAL_CHECKS = (destructive, shadowing, directives, out_of_scope, unknown_calls, fixed_recipients)
 
 
 def register_all() -> None:
