@@ -42,7 +42,7 @@ KINDS: dict[str, tuple[str, str]] = {
         r"|private[ _-]?keys?|ssh[ _-]?keys?|~/\.ssh|id_rsa|\.env\b|cookies?|oauth[ _-]?tokens?|(?:login|session|access"
         r"|auth|bearer|refresh|github|wechat|slack|discord|google)[ _-]?tokens?|令牌|トークン|토큰|токен\w*"
         r"|\bpin\b|\biban\b|card[ _-]?numbers?|\bcvv\b|seed[ _-]?phrase|mnemonic|credentials?|bank(?:ing)?[ _-]?login"
-        r"|online-banking",
+        r"|online-banking|zugangsdaten",
         r"passw|token|auth|login|sign[ -]?in|credential|secret|oauth|ssh|cookie|session|account|bank|wallet|payment"
         r"|card|vault|\bkeys?\b|令牌|密码|登录|認証|ログイン|인증|로그인|contraseñ|passwort|connexion|пароль",
     ),
@@ -51,14 +51,14 @@ KINDS: dict[str, tuple[str, str]] = {
         r"|log))?|(?:previous|prior|recent|earlier|other|all)(?: user)? messages|every message|transcript"
         r"|hidden reasoning|other[ _-]?tools|tools available to you|every tool you (?:can )?call(?:ed)?"
         r"|tool[ _-]?(?:outputs?|results?)|results of every tool|对话|会話|대화|conversaci\w*|gespräch\w*"
-        r"|chatverlauf|historique",
+        r"|chatverlauf|historique|messages exchanged|instrucciones internas|消息原文|全部消息",
         r"conversation|chat|message|transcript|prompt|llm|model|agent|assistant|memory|thread|对话|会話|대화"
         r"|conversaci|nachricht",
     ),
     "private data": (
         r"contacts|address[ _-]?book|inbox|(?:recent|latest|last) (?:\w+ )?emails|home[ _-]?address"
         r"|browser[ _-]?history|open[ _-]?files|files currently open|clipboard|\benv\b|environment[ _-]?variables"
-        r"|env[ _-]?dump|location history",
+        r"|env[ _-]?dump|location history|(?:open )?browser[ _-]?tabs|open tabs",
         r"contact|address|inbox|mail|browser|history|file|clipboard|\benv|environment|variable|config|crm",
     ),
 }
@@ -69,6 +69,10 @@ _OWNER = (
     r"|\bdes (?:nutzers|benutzers)\b|\bdo usuário\b|\bdell'utente\b|\bassistant'?s\b|用户的|ユーザーの|사용자의"
     r"|пользовател\w*|현재 assistant|アシスタントの|\bof the (?:current |signed-in )?user\b|\bbetween the user and"
     r"|\b(?:available|accessible) to the assistant\b|用户与助手之间|доступные ассистенту"
+    # the data's source named as this chat or what the assistant can reach
+    r"|\b(?:visible|known) to you\b|\byou can (?:see|read|access)\b|\byou have access to\b|\bwith the user\b"
+    r"|\b(?:mentioned|shared|said|given) (?:anywhere )?in (?:this|the) (?:chat|conversation|session)\b"
+    r"|\bin (?:this|the current) (?:chat|conversation|session)\b|本次对话中|これまでの|que recibiste|in diesem gespräch"
 )
 _NEAR = r"[^.;\n]{0,40}?"
 # A literal of every match of `_OWNER`, and of every kind's demand, folded: a text holding none of one list (most
@@ -76,13 +80,16 @@ _NEAR = r"[^.;\n]{0,40}?"
 OWNER_LITERALS = (
     "user", "your", "you", "content", "output of", "usuario", "utilisateur", "nutzers", "usuário", "utente",
     "assistant", "用户的", "ユーザーの", "사용자의", "пользовател", "アシスタントの", "用户与助手之间", "ассистенту",
+    "mentioned", "shared", "said", "given", "chat", "conversation", "session", "本次对话中", "これまでの",
+    "que recibiste", "in diesem gespräch",
 )
 ASK_LITERALS = (
     "passw", "contrase", "kennw", "mot de passe", "密码", "パスワード", "비밀번호", "пароль", "api", "secret",
     "private", "ssh", "id_rsa", "env", "cookie", "oauth", "token", "令牌", "トークン", "토큰", "токен", "pin", "iban",
     "card", "cvv", "seed", "mnemonic", "credential", "bank", "system", "instructions", "conversation", "chat",
     "message", "transcript", "reasoning", "tool", "对话", "会話", "대화", "conversaci", "gespräch", "historique",
-    "contacts", "address", "inbox", "emails", "browser", "open", "clipboard", "location",
+    "contacts", "address", "inbox", "emails", "browser", "open", "clipboard", "location", "zugangsdaten",
+    "exchanged", "instrucciones internas", "消息", "tabs",
 )
 _DEMANDS = {
     kind: (lazy(f"(?:{_OWNER}){_NEAR}(?:{asks})|(?:{asks}){_NEAR}(?:{_OWNER})", re.IGNORECASE),
