@@ -22,6 +22,11 @@ PAYLOAD_CUES: dict[str, list[tuple[float, str]]] = {
     ],
     "shell_payload": [
         (3.0, r"\|\s*(?:sh|bash|nc)\b|\bcopy \w+ to program\b|\bcurl\s+-[a-z]*\s+https?://[^\s`]+\s*\|"),
+        # code fetched and run in one step, the environment substituted into what is sent, a package from an index
+        # of the text's choosing
+        (3.0, r"\bexec\s*\(\s*(?:__import__|urllib|requests\.get|urlopen)|\$\(\s*(?:env|printenv)\s*\)"
+              r"|\bpip3?\s+install\s+(?:\S+\s+){0,3}--(?:extra-)?index-url[=\s]+https?://"
+              r"|\bnpm\s+(?:i|install)\s+(?:\S+\s+){0,3}--registry[=\s]+https?://"),
     ],
     "dangerous_command": [
         (3.0, r"\bterraform destroy\b|-auto-approve\b"),
