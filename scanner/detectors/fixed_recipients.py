@@ -16,6 +16,7 @@ from typing import Any
 from scanner.detectors.addresses import OUTSIDE_ADDRESS, outside_address
 from scanner.detectors.checks import definition_finding, server_check
 from scanner.detectors.lazy_re import lazy
+from scanner.detectors.texts import changed_tools
 from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import PAYLOAD, WORDING, Finding
 from scanner.model.pointer import escape
@@ -74,13 +75,9 @@ def _fixed_values(prop: dict[str, Any]) -> list[str]:
 def fixed_recipient_findings(key: str, pinned: ServerPin | None, live: ServerPin) -> list[Finding]:
     """Tools new or changed since the pin whose schema newly fixes a recipient."""
     findings: list[Finding] = []
-    before = pinned.tools if pinned is not None else {}
-    for name, pin in live.tools.items():
-        old = before.get(name)
-        if old is not None and old.digest == pin.digest:
-            continue
-        known = set(fixed(old.definition.get("inputSchema"))) if old is not None else set()
-        for where, prop, address in fixed(pin.definition.get("inputSchema")):
+    for name, definition, old in changed_tools(live, pinned):
+        known = set(fixed(old.get("inputSchema"))) if old is not None else set()
+        for where, prop, address in fixed(definition.get("inputSchema")):
             if (where, prop, address) in known:
                 continue
             message = f"{key}: tool `{name}` {where}: parameter `{prop}` is fixed to {address} [{RULE.id}]"

@@ -16,6 +16,7 @@ from typing import Any
 from scanner.detectors.checks import definition_finding, server_check
 from scanner.detectors.lazy_re import lazy
 from scanner.detectors.prefilter import FOLD_ASCII
+from scanner.detectors.texts import changed_tools
 from scanner.lock.lockfile import ServerPin
 from scanner.model.findings import WORDING, Finding
 from scanner.model.pointer import escape
@@ -187,13 +188,9 @@ def demands(definition: dict[str, Any]) -> Iterator[tuple[str, str, str, str]]:
 def out_of_scope_findings(key: str, pinned: ServerPin | None, live: ServerPin) -> list[Finding]:
     """Tools new or changed since the pin whose new properties ask for data off their job."""
     findings: list[Finding] = []
-    before = pinned.tools if pinned is not None else {}
-    for name, pin in live.tools.items():
-        old = before.get(name)
-        if old is not None and old.digest == pin.digest:
-            continue
-        known = set(demands(old.definition)) if old is not None else set()
-        for kind, where, prop, evidence in demands(pin.definition):
+    for name, definition, old in changed_tools(live, pinned):
+        known = set(demands(old)) if old is not None else set()
+        for kind, where, prop, evidence in demands(definition):
             if (kind, where, prop, evidence) in known:
                 continue
             says = f"parameter `{prop}` asks for {kind} unrelated to the tool"

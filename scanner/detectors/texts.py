@@ -109,6 +109,15 @@ def changed_definitions(
             yield kind, name, pin.definition, pin_texts(pin), known
 
 
+def changed_tools(server: ServerPin, before: ServerPin | None) -> Iterator[tuple[str, Any, Any]]:
+    """(name, definition, the pinned definition or None) of each tool new or changed since the pin."""
+    old = before.tools if before is not None else {}
+    for name, pin in server.tools.items():
+        was = old.get(name)
+        if was is None or was.digest != pin.digest:
+            yield name, pin.definition, was.definition if was is not None else None
+
+
 def changed_texts(
     server: ServerPin, before: ServerPin | None
 ) -> Iterator[tuple[str | None, str | None, Any, list[str], Set[str]]]:
