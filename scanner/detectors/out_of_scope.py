@@ -81,8 +81,10 @@ _NEAR = r"[^.;\n]{0,40}?"
 OWNER_LITERALS = (
     "user", "your", "you", "content", "output of", "usuario", "utilisateur", "nutzers", "usuário", "utente",
     "assistant", "用户的", "ユーザーの", "사용자의", "пользовател", "アシスタントの", "用户与助手之间", "ассистенту",
-    "mentioned", "shared", "said", "given", "chat", "conversation", "session", "本次对话中", "これまでの",
-    "que recibiste", "in diesem gespräch",
+    # the chat named as the source: every such owner holds one of these ("visible to you", "with the user" hold
+    # "you" and "user")
+    "in this chat", "in the chat", "in this conversation", "in the conversation", "in this session", "in the session",
+    "in the current", "本次对话中", "これまでの", "que recibiste", "in diesem gespräch",
 )
 ASK_LITERALS = (
     "passw", "contrase", "kennw", "mot de passe", "密码", "パスワード", "비밀번호", "пароль", "api", "secret",
