@@ -41,7 +41,10 @@ ORDER_CUES: dict[str, list[tuple[float, str]]] = {
               r"|outdated|void|superseded|invalid)|\breplaces any (?:project )?(?:rules|instructions"
               r"|user preferences)"),
         (5.0, r"\b(?:ignore|disregard|forget)\b[^.!?\n]{0,30}?\b(?:instructions?|guidance|rules|prompts?)\b"
-              r"|(?:之前|以前|先前)的(?:所有)?(?:指示|指令)|忽略(?:所有)?(?:之前|以前)|无视(?:所有)?(?:之前|以前)"
+              r"|(?:之前|以前|先前)的(?:所有)?(?:指示|指令)"
+              # ignoring what came before means instructions, not "请忽略之前的格式设置" (the earlier format settings)
+              r"|忽略(?:所有)?(?:之前|以前)[^。；！？\n]{0,16}?(?:指示|指令|设定|规则|规定|提示|约束|限制|要求|命令)"
+              r"|无视(?:所有)?(?:之前|以前)[^。；！？\n]{0,16}?(?:指示|指令|设定|规则|规定|提示|约束|限制|要求|命令)"
               r"|これまでの指示"
               r"|指示は(?:すべて)?無視|이전 지시|지시를 무시|\bolvida\b[^.!?\n]{0,30}instrucciones"
               r"|\bignora\b[^.!?\n]{0,30}instrucciones|\bvergiss\b[^.!?\n]{0,30}anweisungen"
