@@ -46,6 +46,8 @@ FOLDERS = ("benign", "benign_fresh", "benign_fresh2", "benign_fresh3", "benign_f
            "benign_fresh6", "benign_fresh7", "benign_fresh8",
            "benign_fresh9")
 
+_COUNTED = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+
 _PEER_CODE = r'''
 import json, sys
 from pathlib import Path
@@ -196,13 +198,9 @@ def main() -> None:
         }
     parts = {folder: [s for s in load_benign(DATA / folder) if held_out(s.package)] for folder in FOLDERS}
     bases = {"held_out": [s for folder in FOLDERS for s in parts[folder]],
-             "held_out_first_two_parts": parts["benign"] + parts["benign_fresh"],
-             "held_out_first_four_parts": [s for folder in FOLDERS[:4] for s in parts[folder]],
-             "held_out_first_five_parts": [s for folder in FOLDERS[:5] for s in parts[folder]],
-             "held_out_first_six_parts": [s for folder in FOLDERS[:6] for s in parts[folder]],
-             "held_out_first_seven_parts": [s for folder in FOLDERS[:7] for s in parts[folder]],
-             "held_out_first_eight_parts": [s for folder in FOLDERS[:8] for s in parts[folder]],
-             "held_out_first_nine_parts": [s for folder in FOLDERS[:9] for s in parts[folder]],
+             # the held-out parts as earlier rounds printed them: the first two, then the first four and on
+             **{f"held_out_first_{word}_parts": [s for folder in FOLDERS[:n] for s in parts[folder]]
+                for n, word in enumerate(_COUNTED, 2) if n != 3 and n < len(FOLDERS)},
              **{f"held_out_{folder}": parts[folder] for folder in FOLDERS[2:]}}
     for basis, servers in bases.items():
         defs_per_server = [list(s.definitions.get("tools", ())) for s in servers]
