@@ -162,6 +162,49 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "political-finance-mcp-server", "maniple-mcp", "rundbat", "hangul-mcp", "mcp-tool-web-search",
     "mcp-server-qnap-qvs", "elchanio76-aws-pricing-calculator-mcp", "gamcp", "satring-mcp", "nimble-crm-mcp",
     "virp-mcp-server", "mightyspatial-mcp", "ai-mcp-model-switcher", "codemem", "agentlens-mcp",
+    # The fourteenth batch (FRESH10), decided the same way before any boot.
+    "atlas-mcp", "codewiki-mcp", "cog-mcp-experimental", "csjn-mcp", "datascience-ai", "ddg-search-mcp", "fremem",
+    "generate-cover-mcp", "gia-file-tools", "glassbox-ai", "iflow-mcp-0xhackerfren-frida-game-hacking-mcp",
+    "iflow-mcp-2niuhe-mcp-plantuml", "iflow-mcp-ajramos-mcp-gsuite-enhanced", "iflow-mcp-apvlv-davinci-resolve-mcp",
+    "iflow-mcp-automateyournetwork-pyats-mcp", "iflow-mcp-avivsinai-langfuse-mcp",
+    "iflow-mcp-baryhuang-mcp-server-aws-resources", "iflow-mcp-bashirk-inbound-mcp",
+    "iflow-mcp-bingal-fastdomaincheck-mcp-server", "iflow-mcp-chatmol-molecule-mcp",
+    "iflow-mcp-cyberroute-mcp-exploitdb", "iflow-mcp-danielmeint-todo-txt-mcp", "iflow-mcp-daobataotie-mssql-mcp",
+    "iflow-mcp-effytech-freshdesk-mcp", "iflow-mcp-esakrissa-weather", "iflow-mcp-fewsats-amazon-mcp",
+    "iflow-mcp-fish0710-excel-mcp-server", "iflow-mcp-floleuerer-deutsche-gesetze-mcp", "iflow-mcp-galprz-grep-mcp",
+    "iflow-mcp-hanweg-mcp-tool-builder", "iflow-mcp-jayimu-wireshark-mcp", "iflow-mcp-kandrwmrtn-cplusplus-mcp",
+    "iflow-mcp-koomook-mcp-nps-business-enrollment", "iflow-mcp-martinbowling-thoughtful-claude",
+    "iflow-mcp-maxim-saplin-mcp-safe-local-python-executor", "iflow-mcp-memovai-memov",
+    "iflow-mcp-neo4j-contrib-gds-agent", "iflow-mcp-netanelbollag-simple-psql-mcp",
+    "iflow-mcp-ohnicholas93-payload-mcp-server", "iflow-mcp-patronus-ai-patronus-mcp-server",
+    "iflow-mcp-quentincody-github-graphql-mcp-server", "iflow-mcp-r-brink-polars-mcp",
+    "iflow-mcp-rahulvgmail-codeintelimcp", "iflow-mcp-sammorrowdrums-remarkable-mcp",
+    "iflow-mcp-sarthakkimtani-image-gen", "iflow-mcp-simonguest-microbit-mcp", "iflow-mcp-skyworkai-mureka-mcp",
+    "iflow-mcp-statespace-tech-mcp-server-http-request", "iflow-mcp-stephen9412-roc-cwa-mcp",
+    "iflow-mcp-sundayz-hunter-mcp-recon", "iflow-mcp-szeider-consult7", "iflow-mcp-takashiishida-arxiv-latex-mcp",
+    "iflow-mcp-thinkinai-hackathon-zim-mcp-server", "iflow-mcp-upamune-human-mcp",
+    "iflow-mcp-vincentf305-mcp-server-deepseek", "iflow-mcp-vr-jobs-unitymcp", "kalshi-mcp",
+    "linkedin-mcp-scheduler-ldraney", "mcp-ontology-annotator", "mcp-server-dexcom-health",
+    "mcp-server-researchtwin", "mcpcn-office-powerpoint-mcp-server", "ocr-mcp", "openstreetmap-mcp", "pdb-mcp",
+    "pgsql-mcp-server", "q1-crafter-mcp", "rosbag-mcp", "sap-search-mcp", "shared-memory-mcp",
+    "sigrok-logicanalyzer-mcp", "taskwarrior-mcp", "trgr-mcp", "utss-mcp",
+    # The fifteenth batch (FRESH11), decided the same way before any boot.
+    "a-mem", "appilot", "ask-james", "astro-dwh-mcp", "audiogen-mcp", "building-code-mcp", "chromium-sync-mcp",
+    "chronulus-mcp-fastmcp", "context-engineering-mcp-slicenfer", "cvm-dify", "easy-jupyter-editor-mcp",
+    "folprover-mcp", "gmcp", "hidratespark-mcp", "hyperx-mcp", "iflow-mcp-9crusher-mcp-server-kalshi",
+    "iflow-mcp-arjundivecha-ibkr-mcp-server", "iflow-mcp-contextualai-contextual-mcp-server",
+    "iflow-mcp-cyberchitta-scrapling-fetch-mcp", "iflow-mcp-fortunto2-prefect-mcp-server",
+    "iflow-mcp-ghchen99-mcp-musescore", "iflow-mcp-ibaic-cobalt-strike-mcp",
+    "iflow-mcp-itsdarianngo-mcp-server-litellm", "iflow-mcp-joelio-stocky", "iflow-mcp-joshmayerr-mcp-x",
+    "iflow-mcp-latinogino-prestashop-mcp", "iflow-mcp-lazy-importer-die", "iflow-mcp-musantro-iracing-mcp",
+    "iflow-mcp-scgreenhalgh-nanokvm-mcp", "iflow-mcp-scimcp-owl-mcp", "iflow-mcp-tcsavage-obsidian-index",
+    "iflow-mcp-ttjslbz001-mcp-server-akshare", "iflow-mcp-wwwzhouhui-jimeng-mcp", "iflow-mcp-ydb-platform-ydb-mcp",
+    "iflow-mcp-zhaoyouj-mcp-slicer", "jcgraph", "linux-desktop-mcp", "local-image-search", "mcp-document-processor",
+    "mcp-edge-tts", "mcp-edit-math", "mcp-knowledge-query-kd", "mcp-obsidian-vault", "mcp-schema-server",
+    "mcp-server-mineru-bach", "md2doc", "metabase-mcp-navi", "moengage-mcp-server", "polars-mcp",
+    "psm-davinci-resolve-mcp", "rag-memory", "rigctl-mcp", "runnermcp", "scicomp-molecular-mcp",
+    "scicomp-quantum-mcp", "scout-code-navigator", "shuttlet-claude-opus", "tmux-sidecar", "travel-planning-mcp",
+    "trino-mcp-navi", "vllm-mcp-server", "wine-semantic-search", "xls-mcp-servers", "xukaaaa-redmine-mcp",
 })
 
 NPM: list[Server] = [
@@ -1917,10 +1960,298 @@ FRESH9: list[Server] = [
     ("pypi", "quisy-mcp-system-tools", "0.7.2", [], {}),
 ]
 
+# A fourteenth batch (issue 38, 2026-12-04): 115 PyPI servers in no earlier batch (117 less two copies, below),
+# dumped into `data/benign_fresh10/`.
+# The rule is FRESH9's (FRESH7's), applied by a script to this workplace's package list (pypi.tsv) before anything
+# was booted:
+# * newest release of 2026-02 (no earlier batch drew from that month: FRESH2 2026-10/11, FRESH3 2026-09/10, FRESH4
+#   2026-08, FRESH5 2026-07, FRESH6 2026-06, FRESH7 2026-05, FRESH8 2026-04, FRESH9 2026-03), in no earlier batch
+#   (names of either registry, FRESH8 and FRESH9 included), summary matching `mcp[ -]+server` or `model context
+#   protocol [(mcp)] server` as words (case-insensitive; "MCP servers", "FastMCP server" do not match);
+# * FRESH6's word filters of the name or summary and FRESH5's account words of the summary, each matched as a word
+#   or its plural ("api key" also "api-key", "log in" also "login"), as FRESH7's and FRESH9's were: 1,199 are left;
+# * a seeded draw, `random.Random(46).sample(..., 130)` of the name-sorted list (130 drawn, so that about 100 remain);
+#   80 of the drawn are iFlow republications of other authors' servers (`iflow-mcp-*`), kept as servers;
+# * each drawn package's wheel downloaded (`pip download --no-deps --only-binary :all: --ignore-requires-python`) and
+#   its METADATA and entry_points.txt read, never run or imported: 9 that require Python 3.12 or newer left out,
+#   none without a wheel; left out by hand, four that are no server of their own or need another OS: a launcher of a
+#   separate binary (seashail-mcp), a server of another CLI named on its command line (iflow-mcp-ofek-pycli-mcp),
+#   macOS only (iflow-mcp-charles-adedotun-notifications-mcp-server), Windows only (iflow-mcp-svnscha-mcp-windbg);
+# * from the same reading, before any boot: 75 in `NEEDS_MCP_1`, 82 with their real command in
+#   `dump_benign.PYPI_COMMAND` (the wheel's only console script when none is named after the package, the one and its
+#   subcommand or arguments its README's configuration or its CLI's help gives, or `python -m` of the module its
+#   README names where the wheel has no script), 5 with the variables they need at start-up (placeholders).
+# Versions are those of the package list on 2026-12-04. The split is fixed before any is dumped:
+# `per_server.held_out`, the same rule as before: 61 held out, 56 tuning (54 once the two copies below are out).
+# Left out before any boot, after the draw: two iFlow copies whose code is that of a held-out FRESH9 server
+# (iflow-mcp-aahl-mcp-notify of mcp-notify, iflow-mcp-secfathy-apktool-mcp of apktool-mcp): both fall in the
+# tuning half, and tuning on them would tune on their held-out originals. 115 remain.
+FRESH10: list[Server] = [
+    ("pypi", "iflow-mcp-aahl-mcp-vods", "0.1.10", [], {}),
+    ("pypi", "iflow-mcp-upamune-human-mcp", "0.1.0", [], {}),
+    ("pypi", "datascience-ai", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-jayimu-wireshark-mcp", "0.1.0", [], {}),
+    ("pypi", "pdb-mcp", "0.0.2", [], {}),
+    ("pypi", "iflow-mcp-danielmeint-todo-txt-mcp", "1.0.2", [], {}),
+    ("pypi", "rosbag-mcp", "0.2.0", [], {}),
+    ("pypi", "containerized-strands-agents", "0.2.0", [], {}),
+    ("pypi", "codewiki-mcp", "1.3.0", [], {}),
+    ("pypi", "iflow-mcp-pragmar-mcp-server-webcrawl", "0.15.1", [], {}),
+    ("pypi", "flora535-email-mcp", "0.1.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "cog-mcp-experimental", "0.2.8", [],
+     {"CDF_CLIENT_ID": DUMMY, "CDF_TENANT_ID": DUMMY, "CDF_CLUSTER": DUMMY, "CDF_PROJECT": DUMMY,
+      "CDF_CLIENT_SECRET": DUMMY, "CDF_DATA_MODELS": "[]", "CDF_INSTANCE_SPACES": "[]"}),
+    ("pypi", "sigrok-logicanalyzer-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-netanelbollag-simple-psql-mcp", "1.0.1", [], {}),
+    ("pypi", "qualys-healthcheck", "0.2.0", [], {}),
+    ("pypi", "iflow-mcp-r-brink-polars-mcp", "0.2.1", [], {}),
+    ("pypi", "iflow-mcp-amitpuri-fhir-mcp-server", "1.0.3", [], {}),
+    ("pypi", "iflow-mcp-twchad-meticulous-mcp", "0.1.0", [], {}),
+    ("pypi", "mcpcn-office-powerpoint-mcp-server", "2.1.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-davidlms-learnmcp-xapi", "0.1.1", [], {"ACTOR_UUID": DUMMY}),
+    ("pypi", "mcp-server-researchtwin", "0.1.1", [], {}),
+    ("pypi", "mcp-server-dexcom-health", "0.2.0", [], {}),
+    ("pypi", "iflow-mcp-0xhackerfren-frida-game-hacking-mcp", "1.1.0", [], {}),
+    ("pypi", "iflow-mcp-avivsinai-langfuse-mcp", "0.5.3", [], {}),
+    ("pypi", "kalshi-mcp", "0.1.1", [], {}),
+    ("pypi", "iflow-mcp-jaipandya-product-hunt-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-redhat-community-ai-tools-slack-mcp", "0.1.0", [], {}),
+    ("pypi", "ocr-mcp", "0.1.0", [], {}),
+    ("pypi", "mageflow-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-matsengrp-pdf-navigator-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-daobataotie-mssql-mcp", "1.0.3", [], {}),
+    ("pypi", "iflow-mcp-atlanhq-atlan-mcp-server", "0.3.1", [], {}),
+    ("pypi", "iflow-mcp-sammorrowdrums-remarkable-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-rdondeti-codegrok-mcp", "0.2.0", [], {}),
+    ("pypi", "mcp-ontology-annotator", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-vzeman-odoo-mcp-server", "0.2.0", [], {}),
+    ("pypi", "iflow-mcp-fish0710-excel-mcp-server", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-takashiishida-arxiv-latex-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-ohnicholas93-payload-mcp-server", "0.1.2", [], {}),
+    ("pypi", "iflow-mcp-sarthakkimtani-image-gen", "0.1.1", [], {}),
+    ("pypi", "iflow-mcp-hanweg-mcp-tool-builder", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-baryhuang-mcp-server-aws-resources", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-koomook-mcp-nps-business-enrollment", "0.1.2", [], {}),
+    ("pypi", "iflow-mcp-phelanshao-plumed2-mcp-server", "0.1.0", [], {}),
+    ("pypi", "gia-file-tools", "0.1.2", [], {}),
+    ("pypi", "iflow-mcp-bashirk-inbound-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-skyworkai-mureka-mcp", "0.0.13", [], {}),
+    ("pypi", "taskwarrior-mcp", "0.2.0", [], {}),
+    ("pypi", "iflow-mcp-fewsats-amazon-mcp", "0.1.15", [], {}),
+    ("pypi", "iflow-mcp-simonguest-microbit-mcp", "0.1.0", [], {}),
+    ("pypi", "rasdaman-mcp-fastmcp", "0.1.2", [], {}),
+    ("pypi", "trgr-mcp", "0.1.0", [], {}),
+    ("pypi", "ya-reviews-mcp", "0.1.1", [], {}),
+    ("pypi", "iflow-mcp-effytech-freshdesk-mcp", "1.2.0", [], {}),
+    ("pypi", "sap-search-mcp", "2.0.1", [], {}),
+    ("pypi", "iflow-mcp-galprz-grep-mcp", "1.0.3", [], {}),
+    ("pypi", "glassbox-ai", "0.3.0", [], {}),
+    ("pypi", "iflow-mcp-traceloop-opentelemetry-mcp-server", "0.2.0", [], {}),
+    ("pypi", "iflow-mcp-apvlv-davinci-resolve-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-rekklesna-proxmox-mcp", "0.1.1", [], {}),
+    ("pypi", "iflow-mcp-emreclsr-transfermarkt-mcp", "0.1.0", [], {}),
+    ("pypi", "unieai-mcp-joytech", "0.0.1", [], {}),
+    ("pypi", "activitywatch-mcp-server-py", "2.1.0", [], {}),
+    ("pypi", "iflow-mcp-floleuerer-deutsche-gesetze-mcp", "0.1.3", [], {}),
+    ("pypi", "iflow-mcp-vincentf305-mcp-server-deepseek", "0.1.0", [], {}),
+    ("pypi", "utss-mcp", "0.2.0", [], {}),
+    ("pypi", "cellosaurus-mcp", "0.0.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "pgsql-mcp-server", "1.4.6", [], {"DATABASE_URL": "postgresql://bench@127.0.0.1:9/bench"}),
+    ("pypi", "csjn-mcp", "0.3.0", [], {}),
+    ("pypi", "iflow-mcp-greatscottymac-context-portal", "0.3.13", [], {}),
+    ("pypi", "iflow-mcp-johannhartmann-mcp-code-analysis-server", "0.1.1", [], {}),
+    ("pypi", "iflow-mcp-simon-kansara-ableton-live-mcp-server", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-ajramos-mcp-gsuite-enhanced", "2.0.1", [], {}),
+    ("pypi", "iflow-mcp-toby1123yjh-arthas-mcp-server", "0.1.0", [], {}),
+    ("pypi", "linkedin-mcp-scheduler-ldraney", "0.1.2", [], {}),
+    ("pypi", "iflow-mcp-esakrissa-weather", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-chatmol-molecule-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-swairshah-zotero-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-memovai-memov", "0.0.1", [], {}),
+    ("pypi", "iflow-mcp-statespace-tech-mcp-server-http-request", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-cyberroute-mcp-exploitdb", "1.0.1", [], {}),
+    ("pypi", "iflow-mcp-szeider-consult7", "3.3.3", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-patronus-ai-patronus-mcp-server", "0.1.1", [], {"PATRONUS_API_KEY": DUMMY}),
+    ("pypi", "iflow-mcp-sundayz-hunter-mcp-recon", "1.0.2", [], {}),
+    ("pypi", "iflow-mcp-cam10001110101-mcp-server-jsoncanvas", "0.1.0", [], {}),
+    ("pypi", "ddg-search-mcp", "0.1.3", [], {}),
+    ("pypi", "iflow-mcp-automateyournetwork-pyats-mcp", "0.1.0", [], {}),
+    ("pypi", "fivetran-mcp", "0.3.1", [], {}),
+    ("pypi", "iflow-mcp-gudastudio-groksearch", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-bingal-fastdomaincheck-mcp-server", "0.1.12", [], {}),
+    ("pypi", "iflow-mcp-stephen9412-roc-cwa-mcp", "0.1.3", [], {}),
+    ("pypi", "iflow-mcp-possible055-relace-mcp", "0.2.5.dev4", [], {}),
+    ("pypi", "iflow-mcp-maxim-saplin-mcp-safe-local-python-executor", "0.1.0", [], {}),
+    ("pypi", "openstreetmap-mcp", "1.0.1", [], {}),
+    ("pypi", "iflow-mcp-philschmid-code-sandbox-mcp", "0.1.0", [], {}),
+    ("pypi", "fremem", "0.2.1", [], {}),
+    ("pypi", "iflow-mcp-vr-jobs-unitymcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-kjozsa-jenkins-mcp", "0.1.1", [],
+     {"JENKINS_URL": "http://127.0.0.1:9", "JENKINS_USERNAME": DUMMY, "JENKINS_PASSWORD": DUMMY}),
+    ("pypi", "iflow-mcp-martinbowling-thoughtful-claude", "0.1.1", [], {}),
+    ("pypi", "iflow-mcp-orinachum-reachy-mini-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-neo4j-contrib-gds-agent", "0.5.1", [], {}),
+    ("pypi", "sql-connector-mcp", "0.1.1", [], {}),
+    ("pypi", "e-invoice-mcp", "0.1.21", [], {}),
+    ("pypi", "iflow-mcp-kandrwmrtn-cplusplus-mcp", "0.1.0", [], {}),
+    ("pypi", "ageless-blender-mcp", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-quentincody-github-graphql-mcp-server", "0.1.1", [], {}),
+    ("pypi", "iflow-mcp-thinkinai-hackathon-zim-mcp-server", "0.1.0", [], {}),
+    ("pypi", "q1-crafter-mcp", "0.1.0", [], {}),
+    ("pypi", "generate-cover-mcp", "0.0.1", [], {}),
+    ("pypi", "iflow-mcp-rahulvgmail-codeintelimcp", "0.1.0", [], {}),
+    ("pypi", "kylas-crm-mcp", "1.0.1", [], {}),
+    ("pypi", "shared-memory-mcp", "0.4.0", [], {}),
+    ("pypi", "atlas-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-2niuhe-mcp-plantuml", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-coreshub-mcp-server", "0.2.0", [], {}),
+]
+
+# A fifteenth batch (issue 38, 2026-12-04): 106 PyPI servers in no earlier batch, dumped into `data/benign_fresh11/`.
+# The rule is FRESH7's (as FRESH9's), applied by a script to this workplace's package list (pypi.tsv) before anything
+# was booted:
+# * newest release of 2026-01 (no earlier batch drew from that month: FRESH2 2026-10/11, FRESH3 2026-09/10, FRESH4
+#   2026-08, FRESH5 2026-07, FRESH6 2026-06, FRESH7 2026-05, FRESH8 2026-04, FRESH9 2026-03, FRESH10 2026-02), in no
+#   earlier batch (names of either registry), summary matching `mcp[ -]+server` or `model context protocol [(mcp)]
+#   server` as words (case-insensitive; "MCP servers", "FastMCP server" do not match);
+# * FRESH6's word filters of the name or summary and FRESH5's account words of the summary, each matched as a word
+#   or its plural ("api key" also "api-key", "log in" also "login"), as FRESH7's were: 652 are left;
+# * a seeded draw, `random.Random(47).sample(..., 130)` of the name-sorted list (130 drawn, so that about 100 remain);
+# * each drawn package's wheel downloaded (`pip download --no-deps --only-binary :all: --ignore-requires-python`) and
+#   its METADATA and entry_points.txt read, never run or imported: 16 that require Python 3.12 or newer left out, two
+#   with no wheel (iflow-mcp-tedlikeskix-alpaca-mcp-server, iflow-mcp-twolven-mcp-stockflow) left out; left out by
+#   hand, six that are no server of their own or need another OS: a language plugin for another server
+#   (serena-vbnet), a placeholder that prints a notice (sagemaker-unified-studio-mcp-code-rec), a thin wrapper of
+#   another package (regennexus-mcp), a root package whose scripts live in two others (ggmcp-fastmcp), Windows only
+#   (dbgview-mcp), macOS only (granola-mcp);
+# * from the same reading, before any boot: 64 in `NEEDS_MCP_1`, 47 with their real command in
+#   `dump_benign.PYPI_COMMAND` (the wheel's only console script when none is named after the package, the one its
+#   README's configuration or its own code names, with the subcommand and arguments it requires, or `python -m` of
+#   the module its own configuration writer gives), 4 with the variables they need at start-up (placeholders).
+# Versions are those of the package list on 2026-12-04. The split is fixed before any is dumped:
+# `per_server.held_out`, the same rule as before: 49 held out, 57 tuning.
+FRESH11: list[Server] = [
+    ("pypi", "iflow-mcp-vkdnjznd-crypto-mcp", "0.1.0", [], {}),
+    ("pypi", "context-engineering-mcp-slicenfer", "0.1.0", [], {}),
+    ("pypi", "mcp-edge-tts", "0.1.1", [], {}),
+    ("pypi", "rqbit-mcp", "0.10.0", [], {}),
+    ("pypi", "mcp-server-mineru-bach", "0.1.5", [], {}),
+    ("pypi", "shuttlet-claude-opus", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-ttjslbz001-mcp-server-akshare", "0.1.1", [], {}),
+    ("pypi", "iflow-mcp-joshmayerr-mcp-x", "0.0.1", [], {}),
+    ("pypi", "linux-desktop-mcp", "0.1.0", [], {}),
+    ("pypi", "vllm-mcp-server", "0.1.4", [], {}),
+    ("pypi", "chromium-sync-mcp", "0.3.1", [], {}),
+    ("pypi", "mcp-cuc-mycmyc", "0.1.0", [], {}),
+    ("pypi", "audiogen-mcp", "0.2.1", [], {}),
+    ("pypi", "ethereum-wallet-mcp", "1.0.0", [], {}),
+    ("pypi", "a-mem", "0.2.6", [], {}),
+    ("pypi", "iflow-mcp-labeveryday-mcp-pdf-reader", "0.1.1", [], {}),
+    ("pypi", "metabase-mcp-navi", "0.1.6", [], {}),
+    ("pypi", "iflow-mcp-scimcp-owl-mcp", "0.1.4", [], {}),
+    ("pypi", "mcp-document-processor", "0.1.4", [], {}),
+    ("pypi", "iflow-mcp-ibaic-cobalt-strike-mcp", "1.0.2", [], {}),
+    ("pypi", "polars-mcp", "0.2.1", [], {}),
+    ("pypi", "otel-analyzer-mcp", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-wwwzhouhui-jimeng-mcp", "0.1.0", [], {"JIMENG_API_KEY": DUMMY}),
+    ("pypi", "mcp-obsidian-vault", "0.5.0", [], {}),
+    ("pypi", "iflow-mcp-itsdarianngo-mcp-server-litellm", "0.1.0", [], {}),
+    ("pypi", "bitrix24-lkp-mcp", "0.2.1", [], {}),
+    ("pypi", "scicomp-molecular-mcp", "0.1.6", [], {}),
+    ("pypi", "jolt-mcp", "0.5.2", [], {}),
+    ("pypi", "iflow-mcp-vredrick-react-native-godot-mcp", "1.0.0", [], {}),
+    ("pypi", "travel-planning-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-topoteretes-cognee-mcp", "0.5.0", [], {}),
+    ("pypi", "signing-mcp-server", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-iflytek-ifly-workflow-mcp-server", "1.0.0", [], {}),
+    ("pypi", "building-code-mcp", "1.3.2", [], {}),
+    ("pypi", "gmcp", "0.2.2", [], {}),
+    ("pypi", "iflow-mcp-tcsavage-obsidian-index", "0.1.1", [], {}),
+    ("pypi", "ecs-contract-mcp", "0.1.2", [], {}),
+    ("pypi", "iflow-mcp-ydb-platform-ydb-mcp", "0.1.6", [], {}),
+    ("pypi", "slack-notifier-mcp", "0.4.0", [], {}),
+    ("pypi", "kicad-mcp-server", "3.5.0", [], {}),
+    ("pypi", "openapi-navigator", "0.6.0", [], {}),
+    ("pypi", "rag-memory", "0.25.1", [], {}),
+    ("pypi", "iflow-mcp-jmagar-unraid-mcp", "0.1.0", [], {}),
+    ("pypi", "easy-jupyter-editor-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-gongrzhe-hitl-mcp-server", "0.1.3", [], {}),
+    ("pypi", "iflow-mcp-fortunto2-prefect-mcp-server", "1.1.3", [], {}),
+    ("pypi", "faxter-clerk-mcp", "1.0.0", [], {}),
+    ("pypi", "mcp-cuc-lyx", "0.1.0", [], {}),
+    ("pypi", "trino-mcp-navi", "0.2.1", [], {}),
+    ("pypi", "iflow-mcp-musantro-iracing-mcp", "0.1.2.dev3", [], {}),
+    ("pypi", "tmux-sidecar", "0.1.0", [], {}),
+    ("pypi", "runnermcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-kryzo-mcp-bibliotheque-nationale-de-france", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-wukan1986-akshare-mcp", "0.1.3", [], {}),
+    ("pypi", "pyodbc-mcp-server", "0.4.0", [], {}),
+    ("pypi", "scout-code-navigator", "3.0.1", [], {}),
+    ("pypi", "xls-mcp-servers", "1.0.1", [], {}),
+    ("pypi", "mlit-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-radostkali-gitlab-mcp-server", "0.1.0", [], {}),
+    ("pypi", "scicomp-quantum-mcp", "0.1.6", [], {}),
+    ("pypi", "local-image-search", "0.2.4", [], {}),
+    ("pypi", "iflow-mcp-konippi-aws-blackbelt-mcp-server", "0.2.1", [], {}),
+    ("pypi", "pdf2md-mcp-fastmcp", "0.1.2", [], {}),
+    ("pypi", "iflow-mcp-ghchen99-mcp-musescore", "0.1.0", [], {}),
+    ("pypi", "folprover-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-drabreu-alex-mcp", "4.8.2", [], {"OPENALEX_MAILTO": DUMMY}),
+    ("pypi", "moengage-mcp-server", "0.1.2", [], {}),
+    ("pypi", "iflow-mcp-joelio-stocky", "1.0.0", [], {}),
+    ("pypi", "transaction-mcp-server", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-9crusher-mcp-server-kalshi", "0.1.6", [], {}),
+    ("pypi", "mcp-schema-server", "0.2.0", [], {}),
+    ("pypi", "appilot", "0.1.9", [], {}),
+    ("pypi", "iflow-mcp-arjundivecha-ibkr-mcp-server", "1.0.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "relace-mcp", "0.2.4", [], {"RELACE_API_KEY": DUMMY}),
+    ("pypi", "cvm-dify", "0.1.2", [], {}),
+    ("pypi", "iflow-mcp-lauriewired-ghidramcp", "1.0.1", [], {}),
+    ("pypi", "webcam-mcp", "0.1.2", [], {}),
+    ("pypi", "md2doc", "0.1.3", [], {}),
+    ("pypi", "mcp-knowledge-query-kd", "0.1.1", [], {}),
+    ("pypi", "iflow-mcp-zhaoyouj-mcp-slicer", "0.2.1", [], {}),
+    ("pypi", "iflow-mcp-latinogino-prestashop-mcp", "3.0.0", [], {}),
+    ("pypi", "paddleocr-mcp-server", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-scgreenhalgh-nanokvm-mcp", "0.1.0", [], {}),
+    ("pypi", "astro-dwh-mcp", "0.1.0", [], {}),
+    ("pypi", "mcp-edit-math", "1.5.0", [], {}),
+    ("pypi", "iflow-mcp-barvhaim-remy-mcp", "1.0.2", [], {}),
+    ("pypi", "iflow-mcp-contextualai-contextual-mcp-server", "0.1.0", [], {}),
+    ("pypi", "ticktick-mcp-server", "0.3.1", [], {}),
+    ("pypi", "hidratespark-mcp", "1.0.1", [], {}),
+    ("pypi", "psm-davinci-resolve-mcp", "1.0.1", [], {}),
+    ("pypi", "xukaaaa-redmine-mcp", "0.1.4", [], {}),
+    ("pypi", "fastlane-mcp", "0.2.2", [], {}),
+    ("pypi", "iflow-mcp-lazy-importer-die", "0.1.0", [], {}),
+    ("pypi", "s3-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "wine-semantic-search", "0.1.1", [], {"DATABASE_URL": "postgresql://bench@127.0.0.1:9/bench"}),
+    ("pypi", "mcp-cuc-hx", "0.1.0", [], {}),
+    ("pypi", "jcgraph", "0.2.7", [], {}),
+    ("pypi", "ask-james", "0.1.1", [], {}),
+    ("pypi", "whale-mcp-feedback", "1.0.0", [], {}),
+    ("pypi", "chronulus-mcp-fastmcp", "0.0.4", [], {}),
+    ("pypi", "hyperx-mcp", "0.1.2", [], {}),
+    ("pypi", "iflow-mcp-bcharleson-instantly-mcp", "1.0.1", [], {}),
+    ("pypi", "rigctl-mcp", "1.1.0", [], {}),
+    ("pypi", "mysql-mcp-server-ddz", "0.2.6", [], {}),
+    ("pypi", "iflow-mcp-cyberchitta-scrapling-fetch-mcp", "0.2.0", [], {}),
+    ("pypi", "nanobanana-py", "0.2.4", [], {}),
+]
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
     "fresh": FRESH, "fresh2": FRESH2, "fresh3": FRESH3, "fresh4": FRESH4,
     "fresh5": FRESH5, "fresh6": FRESH6, "fresh7": FRESH7, "fresh8": FRESH8,
-    "fresh9": FRESH9,
+    "fresh9": FRESH9, "fresh10": FRESH10, "fresh11": FRESH11,
 }
