@@ -1,3 +1,3 @@
-from scanner.cli.main import main
+from scanner.cli.launch import run
 
-main()
+run()

@@ -63,16 +63,14 @@ def test_path_commands_and_plain_interpreters_are_never_installed() -> None:
 def test_a_lock_of_local_commands_loads_no_install_machinery(repo: Repo) -> None:
     """The lock boots and pins a real server launched by path, and the install modules are never imported."""
     repo.add_stdio("alpha")
+    # Read at exit, as the executable ends (its exit handlers run; the interpreter's teardown does not).
     code = (
-        "import runpy, sys\n"
+        "import atexit, runpy, sys\n"
         f"sys.argv = ['mcp-lock', 'lock', '--repo', {str(repo.root)!r}, '--quiet']\n"
-        "try:\n"
-        "    runpy.run_module('scanner', run_name='__main__')\n"
-        "except SystemExit as done:\n"
-        "    code = done.code\n"
-        f"print(code, sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
+        f"atexit.register(lambda: print(sorted(m for m in {HEAVY!r} if m in sys.modules)))\n"
+        "runpy.run_module('scanner', run_name='__main__')\n"
     )
     env = os.environ | {"PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, env=env, timeout=120)
-    assert done.stdout.strip().splitlines()[-1] == "0 []", done.stdout + done.stderr
+    assert done.returncode == 0 and done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
     assert repo.lock_path.exists()

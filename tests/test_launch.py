@@ -32,3 +32,73 @@ def test_every_other_command_goes_to_click() -> None:
     assert done.returncode == 0 and "Usage:" in done.stdout and "check" in done.stdout
     bad = _run("--version", "--no-such-option")
     assert bad.returncode == 2 and "No such option" in bad.stderr
+
+
+# A probe that sets things up before `run()`: an exit handler, an object the teardown would free, maybe a thread.
+_LEAVING = """
+import atexit, sys, threading, time
+from scanner.cli.launch import run
+class Freed:
+    def __del__(self):
+        sys.stderr.write("torn down\\n")
+kept = Freed()
+atexit.register(lambda: sys.stderr.write("exit handler\\n"))
+if sys.argv[1] == "thread":
+    threading.Thread(target=lambda: (time.sleep(0.3), sys.stderr.write("thread done\\n"))).start()
+sys.argv[1:] = sys.argv[2:]
+run()
+"""
+
+
+def _leaving(mode: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", _LEAVING, mode, *args], capture_output=True, text=True)
+
+
+def test_a_finished_command_ends_without_the_interpreter_s_teardown() -> None:
+    done = _leaving("plain", "--help")
+    assert done.returncode == 0 and "Usage:" in done.stdout
+    assert "exit handler" in done.stderr  # what the teardown does that matters still happens
+    assert "torn down" not in done.stderr  # the rest of it (freeing every object) is skipped
+
+
+def test_the_exit_code_of_a_failed_command_is_kept() -> None:
+    done = _leaving("plain", "--no-such-option")
+    assert done.returncode == 2 and "No such option" in done.stderr and "exit handler" in done.stderr
+    assert "torn down" not in done.stderr
+
+
+def test_a_thread_still_running_gets_the_usual_exit() -> None:
+    done = _leaving("thread", "--help")
+    assert done.returncode == 0 and "thread done" in done.stderr and "exit handler" in done.stderr
+    assert "torn down" in done.stderr
+
+
+def test_all_output_reaches_a_pipe() -> None:
+    """Piped output is block-buffered: what is still in the buffer when the command ends is written first."""
+    code = "import sys; from scanner.cli.launch import run; print('x' * 200_000); sys.argv[1:] = ['--help']; run()"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.startswith("x" * 200_000 + "\n") and "Usage:" in done.stdout
+
+
+def test_the_collector_is_tuned_before_the_engine_is_imported() -> None:
+    """The thresholds are set before click and the engine load, so their imports run no young collections."""
+    code = """
+import gc, sys
+from scanner.cli.launch import run
+seen = []
+class Watch:
+    def find_spec(self, name, path=None, target=None):
+        if name == "click" and not seen:
+            seen.append(gc.get_threshold())
+        return None
+sys.meta_path.insert(0, Watch())
+sys.argv[1:] = ["--help"]
+import atexit
+atexit.register(lambda: print(seen[0], gc.get_threshold(), file=sys.stderr))
+run()
+"""
+    from scanner.cli.launch import GC_THRESHOLDS
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr.strip() == f"{GC_THRESHOLDS} {GC_THRESHOLDS}"
+    assert GC_THRESHOLDS[0] > 700  # above the default, or there was nothing to tune

@@ -12,6 +12,7 @@ import click
 
 from scanner import __version__
 from scanner.cli.help_text import epilog
+from scanner.cli.launch import GC_THRESHOLDS  # set again here for callers of `main` itself (tests, benches)
 from scanner.files import cache_key
 
 # Subcommand name -> "module:attribute" of its click command.
@@ -25,10 +26,6 @@ COMMANDS = {
     "update": "scanner.cli.commands:update",
 }
 
-# Pins, locks and findings are hundreds of thousands of acyclic dicts and lists; at the default gen-0
-# threshold (700 allocations) the cyclic collector rescans them over and over, a quarter of the own
-# work at 10,000 definitions (bench/README.md). Cycles are still collected, just less often.
-GC_THRESHOLDS = (50_000, 20, 20)
 
 
 class LazyGroup(click.Group):
