@@ -14,7 +14,9 @@ from .scoring import THRESHOLD, Cues
 # A score made only of data mentions and plain verbs ("retrieve the recent messages of the conversation") names data;
 # on a tool whose name is about that data (`get_chat_messages`) it documents the tool's subject, not a theft.
 _DATA_FAMILIES = frozenset({"self_data", "sensitive_data"})
-_PLAIN_FAMILIES = frozenset({"imperative", "universal", "tool_identifier"})
+# Plain verbs and emphasis: "MANDATORY: read at session start; it defines your memory-first workflow" (a memory
+# server's own resource) urges, but asks nothing to be sent, hidden or written anywhere.
+_PLAIN_FAMILIES = frozenset({"imperative", "universal", "tool_identifier", "authority"})
 _DATA_WORDS = {"conversation": ("chat", "conversation", "conversations", "thread", "messages", "message"),
                "history": ("history", "chat", "messages")}
 
