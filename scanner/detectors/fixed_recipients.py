@@ -1,11 +1,14 @@
 """MCPL-D028: the schema fixes where a message or payment goes.
 
-A recipient-like parameter (`cc`, `bcc`, `to_account`, `webhook_url`, …) whose `default` or `const` is an address, or
-whose `enum` allows only one, sends to whoever wrote the schema whenever the model leaves it as given ("cc: default
-billing-copy@…, description: Leave at default", "to_account: enum [one IBAN]"). No text needs to say so, so no text
-rule sees it. Honest schemas leave recipients to the user: on the 464 tuning servers no recipient-like parameter has
-an address as its default (the one address-valued default there is a demo file's download URL). A payload when the
-address is an outside one (`addresses.outside_address`), else wording only (a documentation domain).
+A recipient-like parameter (`cc`, `bcc`, `to_account`, `webhook_url`, `upload_to`, `attendees`, `cco`, …) whose
+`default` or `const` is an address (or a list holding one), or whose `enum` allows only one, sends to whoever wrote
+the schema whenever the model leaves it as given ("cc: default billing-copy@…, description: Leave at default",
+"to_account: enum [one IBAN]"). No text needs to say so, so no text rule sees it. Honest schemas leave recipients to
+the user: on the 464 tuning servers no recipient-like parameter has an address as its default (the one
+address-valued default there is a demo file's download URL), and with the fields added since (upload URLs, attendees,
+other languages' names, list defaults) no benign definition of the 545 held-out or 532 tuning servers is flagged.
+A payload when the address is an outside one (`addresses.outside_address`), else wording only (a documentation
+domain).
 """
 
 from __future__ import annotations
@@ -27,10 +30,11 @@ RULE = Rule(
     Category.POISONING,
     "high",
     "The input schema fixes a recipient or destination the user did not choose",
-    "A recipient-like parameter of a tool (to, cc, bcc, recipient, to_account, iban, wallet, webhook or callback URL) "
-    "has an address as its `default` or `const`, or an `enum` of one address: whenever the model keeps the value "
-    "given, the message, payment or data goes to whoever wrote the schema. A payload when the address is an outside "
-    "one, else wording only. Measured per server on real servers (bench/detectors/README.md). Filed as "
+    "A recipient-like parameter of a tool (to, cc, bcc, recipient, to_account, iban, wallet, webhook or callback URL, "
+    "upload URL, attendees, or the same fields in Spanish, Portuguese, French or German) has an address as its "
+    "`default` or `const` (or in the list it defaults to), or an `enum` of one address: whenever the model keeps "
+    "the value given, the message, payment or data goes to whoever wrote the schema. A payload when the address is "
+    "an outside one, else wording only. Measured per server on real servers (bench/detectors/README.md). Filed as "
     "suspicious-text.",
     reported_as=SUSPICIOUS_TEXT.id,
 )
@@ -38,7 +42,9 @@ RULE = Rule(
 _RECIPIENT = lazy(
     r"(?i)^(?:to|cc|bcc|recipients?|to_?emails?|send_?to|reply_?to|forward_?to|to_?accounts?|destination(?:_?account)?"
     r"|payee|beneficiary|iban|wallet(?:_?address)?|to_?address|receiver|webhook(?:_?url)?|callback(?:_?url)?"
-    r"|notify_?url|remote)$"
+    r"|notify_?url|remote|upload_?(?:to|url)|destination_?url|attendees|participants|invitees"
+    # Spanish, Portuguese, French, German: the copy, blind copy and recipient fields of a mail or payment form
+    r"|cco|para|destinatari[oa]s?|destinat[aá]rios?|destinataires?|empf[aä]nger)$"
 )
 _PLACEHOLDER = lazy(r"\{|<|\byour[-_.]|localhost|127\.0\.0\.1")
 MAX_DEPTH = 8  # nested object schemas read; deeper ones are not a recipient a model fills in
@@ -64,7 +70,15 @@ def fixed(schema: Any, where: str = "/inputSchema", depth: int = 0) -> Iterator[
 
 
 def _fixed_values(prop: dict[str, Any]) -> list[str]:
-    values = [prop[key] for key in ("default", "const") if isinstance(prop.get(key), str)]
+    """The values the schema gives the property: a string default or const, each string of a list one (the
+    attendees or recipients an array starts with), an enum of one."""
+    values: list[str] = []
+    for key in ("default", "const"):
+        given = prop.get(key)
+        if isinstance(given, str):
+            values.append(given)
+        elif isinstance(given, list):
+            values += [value for value in given if isinstance(value, str)]
     enum = prop.get("enum")
     if isinstance(enum, list) and len(enum) == 1 and isinstance(enum[0], str):
         values.append(enum[0])
