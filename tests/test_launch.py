@@ -36,11 +36,11 @@ def test_every_other_command_goes_to_click() -> None:
 
 # A probe that sets things up before `run()`: an exit handler, an object the teardown would free, maybe a thread.
 _LEAVING = """
-import atexit, sys, threading, time
+import atexit, os, sys, threading, time
 from scanner.cli.launch import run
 class Freed:
     def __del__(self):
-        sys.stderr.write("torn down\\n")
+        os.write(2, b"torn down\\n")  # not sys.stderr: the teardown may have replaced it already
 kept = Freed()
 atexit.register(lambda: sys.stderr.write("exit handler\\n"))
 if sys.argv[1] == "thread":
