@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh11] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh12] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -364,6 +364,61 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "shuttlet-claude-opus": ["shuttlet_claude_opus"],
     "wine-semantic-search": ["mcp-server-wine"],
     "xukaaaa-redmine-mcp": ["redmine-mcp-server"],
+    # The sixteenth batch (FRESH12), read the same way before any boot.
+    "agent-skills-mcp-gkzhb": ["agent-skills"],
+    "ambivo-mcp-server-fastmcp": ["ambivo-mcp-server"],
+    "bach-ai-content-detector-ai-gpt": ["bach_ai_content_detector_ai_gpt"],
+    "bach-envato-downloader-api1": ["bach_envato_downloader_api1"],
+    "bach-get-list-of-companies": ["bach_get_list_of_companies"],
+    "bach-google-keyword-insight1": ["bach_google_keyword_insight1"],
+    "bach-google-news13": ["bach_google_news13"],
+    "bach-google-news22": ["bach_google_news22"],
+    "bach-instagram120": ["bach_instagram120"],
+    "bach-linkedin-bulk-data-scraper": ["bach_linkedin_bulk_data_scraper"],
+    "bach-lorem-ipsum-by-api-ninjas": ["bach_lorem_ipsum_by_api_ninjas"],
+    "bach-netdetective": ["bach_netdetective"],
+    "bach-news-article-data-extract-and-summarization1": ["bach_news_article_data_extract_and_summarization1"],
+    "bach-ny-times-news-api": ["bach_ny_times_news_api"],
+    "bach-perplexity2": ["bach_perplexity2"],
+    "bach-realty-in-au": ["bach_realty_in_au"],
+    "bach-realty-in-ca1": ["bach_realty_in_ca1"],
+    "bach-riddles-by-api-ninjas": ["bach_riddles_by_api_ninjas"],
+    "bach-subdomain-scan1": ["bach_subdomain_scan1"],
+    "bach-truecaller-data2": ["bach_truecaller_data2"],
+    "bach-twitter-api45": ["bach_twitter_api45"],
+    "bach-youtube-to-mp315": ["bach_youtube_to_mp315"],
+    "bach-yt-api": ["bach_yt_api"],
+    "capinvest-mcp-server": ["--with", "capinvest==1.0.3", "capinvest-mcp", "--transport", "stdio"],
+    "chanty-mcp-server": ["chanty-mcp"],
+    "comfyui-easy-mcp": ["comfy-mcp-server"],
+    "excel-mcp-toon": ["excel-mcp-toon", "stdio"],
+    "gramps-ez-mcp": ["gramps-ez-mcp", "Gramps Example"],
+    "hjeon139-mcp-outofcontext": ["hjeon139_mcp_outofcontext"],
+    "iflow-mcp-claude-document-mcp": ["claude-document-mcp"],
+    "iflow-mcp-gongrzhe-audio-mcp-server": ["audio-mcp-server"],
+    "iflow-mcp-harvest-mcp": ["harvest-mcp-server"],
+    "iflow-mcp-hmbown-aleph-rlm": ["aleph-mcp-local"],
+    "iflow-mcp-phelanshao-abacus-mcp-server": ["abacus-mcp-server"],
+    "iflow-mcp-ree-mcp": ["ree-mcp"],
+    "iflow-mcp-shane-kercheval-mcp-this": ["mcp-this"],
+    "iflow-mcp-telegram-mcp": ["iflow-mcp_telegram-mcp"],
+    "komodor-mcp": ["komodor-mcp", "--transport", "stdio"],
+    "mcp-case-server": ["load-case-data"],
+    "mseep-french-tax-mcp": ["french-tax-mcp"],
+    "mseep-rememberizer-mcp-quanghs-gdrive": ["rememberizer-mcp-quanghs-gdrive"],
+    "mseep-repo-graphrag-mcp": ["repo-graphrag-mcp"],
+    "mseep-workspace-qdrant-mcp": ["workspace-qdrant-mcp"],
+    "mseep-xtm-mcp": ["python", "-m", "opencti_mcp.server"],
+    "opmanager-mcp-server": ["opmanager-mcp"],
+    "patent-mcp-server-shunjian": ["patent-mcp-server"],
+    "powerbi-mcp-server": ["powerbi-mcp"],
+    "quickbooks-mcp-server": ["quickbooks-mcp"],
+    "realize-mcp": ["realize-mcp-server"],
+    "telegram-reader-mcp": ["telegram-mcp"],
+    "vectara-mcp": ["vectara-mcp", "--transport", "stdio"],
+    "xero-mcp-server": ["xero-mcp"],
+    "xieyyyy123-mcp-time-server": ["mcp-cuc-fwj"],
+    "zoho-crm-mcp-server": ["zoho-crm-mcp"],
 }
 
 

@@ -205,6 +205,17 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "psm-davinci-resolve-mcp", "rag-memory", "rigctl-mcp", "runnermcp", "scicomp-molecular-mcp",
     "scicomp-quantum-mcp", "scout-code-navigator", "shuttlet-claude-opus", "tmux-sidecar", "travel-planning-mcp",
     "trino-mcp-navi", "vllm-mcp-server", "wine-semantic-search", "xls-mcp-servers", "xukaaaa-redmine-mcp",
+    # The sixteenth batch (FRESH12), decided the same way before any boot.
+    "a11y-mcp", "actions-latest-mcp", "ambivo-mcp-server-fastmcp", "cockroachdb-mcp", "comfyui-easy-mcp",
+    "cordra-mcp", "excel-mcp-toon", "freshrss-mcp", "google-alerts-mcp", "gramps-ez-mcp", "hwdocs-mcp",
+    "ib-async-mcp", "iflow-mcp-claude-document-mcp", "iflow-mcp-gongrzhe-audio-mcp-server", "iflow-mcp-harvest-mcp",
+    "iflow-mcp-hmbown-aleph-rlm", "iflow-mcp-shane-kercheval-mcp-this", "iflow-mcp-telegram-mcp", "ipr-mcp-server",
+    "kdenlive-mcp", "keyneg-mcp", "kiro-cli-mcp", "komodor-mcp", "linzt-scrna-test", "mcp-case-server",
+    "mcp-dice-roller", "mcp-server-trending", "mseep-rememberizer-mcp-quanghs-gdrive", "netrun-dogfood",
+    "opmanager-mcp-server", "optic-mcp", "pdf-image-extractor-mcp", "pymssql-mcp", "realize-mcp",
+    "seekdb-mcp-server", "shepherd-mcp", "stock-snapshot-mcp", "telegram-reader-mcp", "temy-google-workspace-mcp",
+    "uuid-mcp", "vectara-mcp", "vision-mcp", "wallpaper-mcp", "web-research-assistant", "wistx-mcp",
+    "xiyan-leed-server", "zhongzhi-mcp", "zoho-crm-mcp-server",
 })
 
 NPM: list[Server] = [
@@ -2248,10 +2259,152 @@ FRESH11: list[Server] = [
     ("pypi", "nanobanana-py", "0.2.4", [], {}),
 ]
 
+# A sixteenth batch (issue 38, 2026-12-04): 97 PyPI servers in no earlier batch (101 less four copies, below),
+# dumped into `data/benign_fresh12/`.
+# The rule is FRESH7's (as FRESH9's and FRESH11's), applied by a script to this workplace's package list (pypi.tsv)
+# before anything was booted:
+# * newest release of 2025-12 (no earlier batch drew from that month: FRESH2 2026-10/11, FRESH3 2026-09/10, FRESH4
+#   2026-08, FRESH5 2026-07, FRESH6 2026-06, FRESH7 2026-05, FRESH8 2026-04, FRESH9 2026-03, FRESH10 2026-02, FRESH11
+#   2026-01), in no earlier batch (names of either registry, FRESH10 and FRESH11 included), summary matching
+#   `mcp[ -]+server` or `model context protocol [(mcp)] server` as words (case-insensitive; "MCP servers", "FastMCP
+#   server" do not match);
+# * FRESH6's word filters of the name or summary and FRESH5's account words of the summary, each matched as a word
+#   or its plural ("api key" also "api-key", "log in" also "login"), as FRESH7's were: 543 are left;
+# * a seeded draw, `random.Random(48).sample(..., 130)` of the name-sorted list (130 drawn, so that about 100 remain);
+# * new in this batch, before any boot: an `iflow-mcp-<owner>-<project>` package that republishes a server already in
+#   this file (the same upstream project: <project>, the wheel's module and console-script names against earlier
+#   names, and the upstream repository where its METADATA or README names one) is left out: one,
+#   iflow-mcp-mcp-neo4j-cypher (mcp-neo4j-cypher of SERVERS, upstream neo4j-contrib/mcp-neo4j); the 13 other drawn
+#   iflow packages are not copies (iflow-mcp-telegram-mcp shares SERVERS' telegram-mcp name, not its upstream);
+# * each drawn package's wheel downloaded (`pip download --no-deps --only-binary :all: --ignore-requires-python`) and
+#   its METADATA, entry_points.txt and README read, never run or imported: 26 that require Python 3.12 or newer left
+#   out (every drawn package had a wheel); left out by hand, two that are no server of their own or need another OS:
+#   a library that mounts a FastAPI app as MCP tools (mcp-it), macOS only (iflow-mcp-devizor-macos-notification-mcp);
+# * from the same reading, before any boot: 51 in `NEEDS_MCP_1`, 57 with their real command in
+#   `dump_benign.PYPI_COMMAND` (the wheel's only console script when none is named after the package, the one its
+#   README's configuration or its own code names, with the subcommand and arguments it requires, `python -m` of the
+#   module when it has no script; the README's MCP configuration was read for every package, single-script ones
+#   included, which gave vectara-mcp and komodor-mcp `--transport stdio`, excel-mcp-toon `stdio` and gramps-ez-mcp
+#   its tree name), 6 with the variables they need at start-up (placeholders).
+# Versions are those of the package list on 2026-12-04. The split is fixed before any is dumped:
+# `per_server.held_out`, the same rule as before: 49 held out, 52 tuning (48 once the four copies below are out).
+# Left out before any boot, after the draw, as copies: two `mseep-*` republications of servers already in this file
+# (mseep-consult7 of FRESH10's iflow-mcp-szeider-consult7, mseep-mcp-read-only-grafana of FRESH3's
+# mcp-read-only-grafana), and the tuning member of two pairs within the draw that ship the same code, whose other
+# member is held out (karini-mcp-server beside karini-mcp-server-test, iflow-mcp-aleph-rlm beside
+# iflow-mcp-hmbown-aleph-rlm): 97 remain, 49 held out and 48 tuning.
+FRESH12: list[Server] = [
+    ("pypi", "mcp-case-server", "0.2.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "banana-image-mcp", "1.0.1", [], {"GEMINI_API_KEY": DUMMY}),
+    ("pypi", "vectara-mcp", "0.2.1", [], {}),
+    ("pypi", "freshrss-mcp", "0.2.5", [], {}),
+    ("pypi", "patent-mcp-server-shunjian", "0.1.1", [], {}),
+    ("pypi", "data-wise-location-mcp-server", "1.0.12", [], {}),
+    ("pypi", "cockroachdb-mcp", "0.1.1", [], {}),
+    ("pypi", "bach-subdomain-scan1", "1.0.0", [], {}),
+    ("pypi", "telegram-reader-mcp", "0.3.5", [], {}),
+    ("pypi", "iflow-mcp-claude-document-mcp", "0.1.0", [], {}),
+    ("pypi", "wallpaper-mcp", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "vision-mcp", "0.1.0", [], {"OPENAI_API_BASE": "http://127.0.0.1:9", "OPENAI_MODEL": DUMMY}),
+    ("pypi", "xiyan-leed-server", "0.1.6.dev0", [], {}),
+    ("pypi", "seekdb-mcp-server", "0.0.4", [], {}),
+    ("pypi", "bach-ai-content-detector-ai-gpt", "1.0.0", [], {}),
+    ("pypi", "bach-lorem-ipsum-by-api-ninjas", "1.0.0", [], {}),
+    ("pypi", "netrun-dogfood", "2.0.0", [], {}),
+    ("pypi", "bach-instagram120", "1.0.0", [], {}),
+    ("pypi", "zhongzhi-mcp", "0.1.3", [], {}),
+    ("pypi", "cordra-mcp", "1.4.0", [], {}),
+    ("pypi", "bach-youtube-to-mp315", "1.0.0", [], {}),
+    ("pypi", "bach-google-keyword-insight1", "1.0.0", [], {}),
+    ("pypi", "kiro-cli-mcp", "0.1.0", [], {}),
+    ("pypi", "bach-realty-in-au", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-shane-kercheval-mcp-this", "0.0.22", [], {}),
+    ("pypi", "mcp-cuc-mqh", "0.1.1", [], {}),
+    ("pypi", "agent-skills-mcp-gkzhb", "0.1.2", [], {}),
+    ("pypi", "powerbi-mcp-server", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "pymssql-mcp", "0.4.2", [],
+     {"MSSQL_HOST": "127.0.0.1", "MSSQL_USER": DUMMY, "MSSQL_PASSWORD": DUMMY, "MSSQL_DATABASE": DUMMY}),
+    ("pypi", "chanty-mcp-server", "0.1.0", [], {}),
+    ("pypi", "zoho-crm-mcp-server", "0.1.0", [], {}),
+    ("pypi", "bach-linkedin-bulk-data-scraper", "1.0.0", [], {}),
+    ("pypi", "droidrun-mcp", "0.1.5", [], {}),
+    ("pypi", "xieyyyy123-mcp-time-server", "0.1.0", [], {}),
+    ("pypi", "bach-perplexity2", "1.0.0", [], {}),
+    ("pypi", "bach-riddles-by-api-ninjas", "1.0.0", [], {}),
+    ("pypi", "google-alerts-mcp", "0.1.2", [], {}),
+    ("pypi", "mseep-repo-graphrag-mcp", "0.2.2", [], {}),
+    ("pypi", "xero-mcp-server", "0.1.0", [], {}),
+    ("pypi", "linzt-scrna-test", "0.3.0", [], {}),
+    ("pypi", "capinvest-mcp-server", "1.0.10", [], {}),
+    ("pypi", "ambivo-mcp-server-fastmcp", "1.0.7", [], {}),
+    ("pypi", "excel-mcp-toon", "0.1.9", [], {}),
+    ("pypi", "bach-envato-downloader-api1", "1.0.0", [], {}),
+    ("pypi", "chuk-mcp-physics", "0.5.1", [], {}),
+    ("pypi", "karini-mcp-server-test", "0.1.2", [], {}),
+    ("pypi", "chuk-mcp-stage", "0.2.2", [], {}),
+    ("pypi", "komodor-mcp", "0.1.4", [], {}),
+    ("pypi", "bach-google-news22", "1.0.0", [], {}),
+    ("pypi", "mseep-french-tax-mcp", "1.1.0", [], {}),
+    ("pypi", "bach-google-news13", "1.0.0", [], {}),
+    ("pypi", "bach-twitter-api45", "1.0.0", [], {}),
+    ("pypi", "web-research-assistant", "0.3.0", [], {}),
+    ("pypi", "data-wise-jupyter-mcp-server", "2.1.0", [], {}),
+    ("pypi", "iflow-mcp-hmbown-aleph-rlm", "0.5.0", [], {}),
+    ("pypi", "iflow-mcp-ree-mcp", "1.3.0", [], {}),
+    ("pypi", "mcp-finnhub", "1.1.1", [], {}),
+    ("pypi", "ib-async-mcp", "0.1.1", [], {}),
+    ("pypi", "bach-get-list-of-companies", "1.0.0", [], {}),
+    ("pypi", "actions-latest-mcp", "0.1.1", [], {}),
+    ("pypi", "realize-mcp", "1.0.7", [], {}),
+    ("pypi", "hjeon139-mcp-outofcontext", "1.0.1", [], {}),
+    ("pypi", "hitoshura25-mcp-android-playstore-deploy", "0.1.1", [], {}),
+    ("pypi", "comfyui-easy-mcp", "0.2.1", [], {}),
+    ("pypi", "a11y-mcp", "0.1.1", [], {}),
+    ("pypi", "uuid-mcp", "0.1.0", [], {}),
+    ("pypi", "mcp-code-snippets", "0.1.2", [], {}),
+    ("pypi", "gramps-ez-mcp", "0.0.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-harvest-mcp", "0.1.0", [], {"HARVEST_ACCOUNT_ID": DUMMY, "HARVEST_API_KEY": DUMMY}),
+    ("pypi", "hwdocs-mcp", "0.1.2", [], {}),
+    ("pypi", "bach-yt-api", "1.0.0", [], {}),
+    ("pypi", "bach-netdetective", "1.0.0", [], {}),
+    ("pypi", "quickbooks-mcp-server", "0.1.0", [], {}),
+    ("pypi", "bach-realty-in-ca1", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-gongrzhe-audio-mcp-server", "0.1.0", [], {}),
+    ("pypi", "ipr-mcp-server", "0.1.1", [], {}),
+    ("pypi", "mcp-server-trending", "0.1.5", [], {}),
+    ("pypi", "bach-truecaller-data2", "1.0.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mseep-xtm-mcp", "0.1.0", [], {"OPENCTI_URL": "http://127.0.0.1:9", "OPENCTI_TOKEN": DUMMY}),
+    ("pypi", "temy-google-workspace-mcp", "0.1.1", [], {}),
+    ("pypi", "bach-ny-times-news-api", "1.0.0", [], {}),
+    ("pypi", "opmanager-mcp-server", "1.0.0", [], {}),
+    ("pypi", "bach-news-article-data-extract-and-summarization1", "1.0.0", [], {}),
+    ("pypi", "shepherd-mcp", "0.0.1", [], {}),
+    ("pypi", "mseep-workspace-qdrant-mcp", "0.3.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "stock-snapshot-mcp", "0.1.0", [], {"ALPHAVANTAGE_API_KEY": DUMMY}),
+    ("pypi", "keyneg-mcp", "0.2.0", [], {}),
+    ("pypi", "mseep-rememberizer-mcp-quanghs-gdrive", "0.1.4", [], {}),
+    ("pypi", "wistx-mcp", "1.0.71", [], {}),
+    ("pypi", "iflow-mcp-phelanshao-abacus-mcp-server", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-telegram-mcp", "0.1.1", [], {}),
+    ("pypi", "genome-mcp", "0.2.6", [], {}),
+    ("pypi", "kdenlive-mcp", "0.2.1", [], {}),
+    ("pypi", "pdf-image-extractor-mcp", "0.1.4", [], {}),
+    ("pypi", "mcp-dice-roller", "0.1.0", [], {}),
+    ("pypi", "optic-mcp", "0.6.0", [], {}),
+    ("pypi", "chuk-motion", "0.2.0", [], {}),
+]
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
     "fresh": FRESH, "fresh2": FRESH2, "fresh3": FRESH3, "fresh4": FRESH4,
     "fresh5": FRESH5, "fresh6": FRESH6, "fresh7": FRESH7, "fresh8": FRESH8,
     "fresh9": FRESH9, "fresh10": FRESH10, "fresh11": FRESH11,
+    "fresh12": FRESH12,
 }
