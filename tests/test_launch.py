@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 
+import pytest
 from click.testing import CliRunner
 
+from scanner.cli import launch
 from scanner.cli.launch import VERSION_LINE
 from scanner.cli.main import main
 
@@ -34,14 +37,10 @@ def test_every_other_command_goes_to_click() -> None:
     assert bad.returncode == 2 and "No such option" in bad.stderr
 
 
-# A probe that sets things up before `run()`: an exit handler, an object the teardown would free, maybe a thread.
+# A probe that sets things up before `run()`: an exit handler, maybe a thread still working when the command ends.
 _LEAVING = """
-import atexit, os, sys, threading, time
+import atexit, sys, threading, time
 from scanner.cli.launch import run
-class Freed:
-    def __del__(self):
-        os.write(2, b"torn down\\n")  # not sys.stderr: the teardown may have replaced it already
-kept = Freed()
 atexit.register(lambda: sys.stderr.write("exit handler\\n"))
 if sys.argv[1] == "thread":
     threading.Thread(target=lambda: (time.sleep(0.3), sys.stderr.write("thread done\\n"))).start()
@@ -54,23 +53,53 @@ def _leaving(mode: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", _LEAVING, mode, *args], capture_output=True, text=True)
 
 
-def test_a_finished_command_ends_without_the_interpreter_s_teardown() -> None:
+class _Ended(Exception):
+    pass
+
+
+def test_leaving_runs_the_exit_handlers_then_ends_the_process_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The teardown is skipped (whether it frees objects visibly depends on the Python: so the calls are read)."""
+    calls: list[object] = []
+
+    def ended(code: int) -> None:
+        calls.append(("os._exit", code))
+        raise _Ended
+
+    monkeypatch.setattr(launch.atexit, "_run_exitfuncs", lambda: calls.append("exit handlers"))
+    monkeypatch.setattr(launch.threading, "enumerate", lambda: [threading.current_thread()])
+    monkeypatch.setattr(launch.os, "_exit", ended)
+    with pytest.raises(_Ended):
+        launch.leave(3)
+    assert calls == ["exit handlers", ("os._exit", 3)]
+
+
+@pytest.mark.parametrize("code", ["a message", 256, -1, True])
+def test_a_code_that_is_no_exit_status_gets_the_usual_exit(code: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(launch.threading, "enumerate", lambda: [threading.current_thread()])
+    monkeypatch.setattr(launch.os, "_exit", lambda code: pytest.fail(f"os._exit({code})"))
+    assert launch.leave(code) is None
+
+
+def test_every_command_leaves_with_its_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    left: list[object] = []
+    monkeypatch.setattr(launch, "leave", left.append)
+    monkeypatch.setattr(sys, "argv", ["mcp-lock", "--no-such-option"])
+    with pytest.raises(SystemExit):
+        launch.run()
+    assert left == [2]
+
+
+def test_the_exit_code_and_the_exit_handlers_of_a_real_process() -> None:
     done = _leaving("plain", "--help")
-    assert done.returncode == 0 and "Usage:" in done.stdout
-    assert "exit handler" in done.stderr  # what the teardown does that matters still happens
-    assert "torn down" not in done.stderr  # the rest of it (freeing every object) is skipped
-
-
-def test_the_exit_code_of_a_failed_command_is_kept() -> None:
-    done = _leaving("plain", "--no-such-option")
-    assert done.returncode == 2 and "No such option" in done.stderr and "exit handler" in done.stderr
-    assert "torn down" not in done.stderr
+    assert done.returncode == 0 and "Usage:" in done.stdout and done.stderr == "exit handler\n"
+    bad = _leaving("plain", "--no-such-option")
+    assert bad.returncode == 2 and "No such option" in bad.stderr and bad.stderr.endswith("exit handler\n")
 
 
 def test_a_thread_still_running_gets_the_usual_exit() -> None:
+    """os._exit would end the thread unfinished: the usual exit waits for it."""
     done = _leaving("thread", "--help")
     assert done.returncode == 0 and "thread done" in done.stderr and "exit handler" in done.stderr
-    assert "torn down" in done.stderr
 
 
 def test_all_output_reaches_a_pipe() -> None:
