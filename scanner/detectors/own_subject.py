@@ -54,3 +54,28 @@ def link_only(cues: Cues, text: str) -> str | None:
     if sum(w for f, w, _q in cues if f not in ("url_template", "transmit")) >= THRESHOLD:
         return None
     return "the URL is a link to a page, it carries no data"
+
+
+# "search_v1 is deprecated and returns stale results; use search_v2 for all queries", on a server listing both: the
+# server retiring one of its own tools for another of its own. Every tool-shaped name of the text must be the server's
+# (a name of another server's, or any other identifier, keeps the finding), and the score only deprecation, a redirect
+# and plain words: the attacker would be steering the model between two tools of its own code.
+_VERSION_FAMILIES = frozenset({"deprecation", "redirect", "universal", "imperative", "tool_identifier", "authority"})
+_IDENTIFIER = lazy(r"(?<![\w.-])[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+(?![\w-])|\b[a-z]+[A-Z]\w*")
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def own_versions(cues: Cues, text: str, siblings: frozenset[str], name: str) -> str | None:
+    """Why a wording-only D016 score only retires one of the server's own tools for another, or None."""
+    families = {family for family, _weight, _quoted in cues}
+    if "deprecation" not in families or families - _VERSION_FAMILIES:
+        return None
+    own = {_key(sibling) for sibling in siblings} | {_key(name)}
+    named = {_key(match.group()) for match in _IDENTIFIER.finditer(text)}
+    if not named - {_key(name)} or not named <= own:
+        return None
+    return "it retires one of the server's own tools for another of its own"
+

@@ -29,7 +29,7 @@ from .negation import SENTENCE_END, negated
 from .other_windows import strongest_window
 from .own_backend import to_own_backend
 from .own_parameters import hands_on_user_words, multi_word, offers_own_parameter
-from .own_subject import link_only, own_data
+from .own_subject import link_only, own_data, own_versions
 from .scoring import THRESHOLD, Cues, Score
 from .told_user import REFERENCE_KEPT, STATE_WORDING, TOLD_WHEN_ASKED, TRUE_STATE, argument_entry
 
@@ -101,7 +101,7 @@ def documented(hits: Iterable[Hit], text: str, name: str, parameters: Iterable[s
     name_words = _words(name, ())
 
     def regrade(hit: Hit) -> Hit | None:
-        return _regraded(hit, text, words, name_words, own)
+        return _regraded(hit, text, words, name_words, own, (siblings, name))
 
     graded = (strongest_window(hit, regrade(hit), text, regrade, name, siblings) if hit.rule_id == "MCPL-D016"
               else regrade(hit) for hit in found)
@@ -109,14 +109,15 @@ def documented(hits: Iterable[Hit], text: str, name: str, parameters: Iterable[s
 
 
 def _regraded(hit: Hit, text: str, words: frozenset[str], name_words: frozenset[str] = frozenset(),
-              parameters: frozenset[str] = frozenset()) -> Hit | None:
+              parameters: frozenset[str] = frozenset(), server: tuple[frozenset[str], str] = (frozenset(), "")
+              ) -> Hit | None:
     """`hit` as graded, regraded, or None: a catalogue match that the text only forbids, in sentences that send,
     copy or address nothing, names no act at all ("do not pass the private key in tool parameters") and is no
     finding; one forbidden beside such an act stays, regraded, for a reviewer to read."""
     if hit.rule_id == "MCPL-D016" and hit.evidence_kind == WORDING and hit.severity == "high":
         # the tool's name: a parameter asking for data is D024's question
-        why = own_data(hit.cues, name_words) or link_only(hit.cues, text) or _wording_set_aside(
-            hit.cues, text, words, parameters)
+        why = own_data(hit.cues, name_words) or link_only(hit.cues, text) or own_versions(
+            hit.cues, text, *server) or _wording_set_aside(hit.cues, text, words, parameters)
         if why is not None:
             return dataclasses.replace(hit, severity="medium", summary=f"{hit.summary}; {DOCUMENTED.format(why=why)}")
     if hit.rule_id not in _RULES or (hit.evidence_kind != PAYLOAD and hit.rule_id != "MCPL-D016"):
