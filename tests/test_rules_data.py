@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from scanner.files import packaged_data
 from scanner.model import rules
 from scanner.model.rule_base import Category
 from scanner.model.rules import DEFINITION_RULES, RULES, RULES_BY_ID, RulesDataError, definition_rule, parse_rules
@@ -222,3 +223,18 @@ def test_the_rule_table_is_package_data(tmp_path: Path) -> None:
     assert "scanner/model/rules.yaml" in names and sources <= names, sorted(sources - names)[:5]
     assert (ROOT / "scanner" / "model" / "__init__.py").is_file()
     assert (ROOT / "scanner" / "model" / "rules.yaml").is_file()
+
+
+
+def test_the_rule_table_is_read_through_its_compiled_file_and_checked_as_the_yaml_is() -> None:
+    """A compiled value that records the right digest still goes through every check the YAML's value does."""
+    compiled = packaged_data.compiled_text(VALID.encode(), rules.table_value)
+    assert rules.build_rules(packaged_data.value_of(VALID.encode(), compiled, rules.table_value)) == parse_rules(VALID)
+    broken = compiled.replace('"severity": "high"', '"severity": "severe"', 1)
+    with pytest.raises(RulesDataError, match="unknown severity 'severe'"):
+        rules.build_rules(packaged_data.value_of(VALID.encode(), broken, rules.table_value))
+    with pytest.raises(RulesDataError, match="unknown severity"):
+        packaged_data.compiled_text(VALID.replace("severity: high", "severity: severe", 1).encode(), rules.table_value)
+    with pytest.raises(RulesDataError, match="key 'id' is not a new"):
+        packaged_data.compiled_text(VALID.replace("  - id: boot-failed\n", "  - id: boot-failed\n    id: x\n").encode(),
+                                    rules.table_value)

@@ -3,7 +3,8 @@
 "Do not include the user's API keys" → "Do not exclude …" is one word and two letters apart, so it would
 pass for a typo fix; it is the opposite instruction. Only small changed runs of words count (at most
 `RUN_WORDS` a side): a flip is a local swap, while a rewritten passage is graded as a rewording already.
-The vocabulary is data, in meaning.yaml beside this module.
+The vocabulary is data, in meaning.yaml beside this module (read through its compiled JSON,
+scanner.files.packaged_data; `python -m scanner.diff.meaning` rewrites it).
 """
 
 from __future__ import annotations
@@ -15,9 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from scanner.diff.words import diff_ops
+from scanner.files import packaged_data
 
 VOCABULARY = Path(__file__).with_name("meaning.yaml")
 RUN_WORDS = 4  # words a side of one changed run that a flip is looked for in
@@ -38,7 +38,7 @@ class Vocabulary:
 
 @functools.cache
 def vocabulary() -> Vocabulary:
-    raw = yaml.safe_load(VOCABULARY.read_text(encoding="utf-8"))
+    raw = packaged_data.value(VOCABULARY, packaged_data.safe_load)
     pairs = {(stem(a), stem(b)) for a, b in raw["antonyms"]}
     return Vocabulary(
         antonyms=frozenset(pairs | {(b, a) for a, b in pairs}),
@@ -118,3 +118,7 @@ def summary(flips: list[str]) -> str:
     shown = "; ".join(flips[:FLIPS_LISTED])
     more = f" (+{len(flips) - FLIPS_LISTED} more)" if len(flips) > FLIPS_LISTED else ""
     return shown + more
+
+
+if __name__ == "__main__":  # python -m scanner.diff.meaning: rewrite meaning.compiled.json
+    print(f"wrote {packaged_data.rewrite(VOCABULARY, packaged_data.safe_load)}")

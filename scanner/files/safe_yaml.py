@@ -8,33 +8,47 @@ its line and column, before anything is built from it: the cost of a file is lin
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import TYPE_CHECKING, Any
 
-import yaml
+if TYPE_CHECKING:
+    import yaml
 
 ALIAS_PROBLEM = "aliases (*name) are not supported: write the value out in full"
 # What an error may show of a value from the file: a short scalar, else only its kind.
 _SHOWN_LIMIT = 40
 
 
-class _NoAliasLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing any alias while the node tree is composed (before construction)."""
+@functools.cache
+def _no_alias_loader() -> type:
+    """PyYAML's safe loader, refusing any alias while the node tree is composed (before construction).
 
-    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            raise yaml.composer.ComposerError(None, None, ALIAS_PROBLEM, event.start_mark)
-        return super().compose_node(parent, index)  # type: ignore[no-any-return]
+    Made on first use: PyYAML is imported only by a run that reads a YAML file of the repository's
+    (most read none: .mcp.json is JSON), not before every run's first server starts (issue 39 item 2)."""
+    import yaml
+
+    class NoAliasLoader(yaml.SafeLoader):
+        def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()
+                raise yaml.composer.ComposerError(None, None, ALIAS_PROBLEM, event.start_mark)
+            return super().compose_node(parent, index)  # type: ignore[no-any-return]
+
+    return NoAliasLoader
 
 
 def load(text: str) -> Any:
     """The value of a YAML document, as `yaml.safe_load` builds it; a MarkedYAMLError at the first alias."""
-    return yaml.load(text, Loader=_NoAliasLoader)
+    import yaml
+
+    return yaml.load(text, Loader=_no_alias_loader())
 
 
 def compose(text: str) -> yaml.Node | None:
     """The node tree of a YAML document (for line numbers), refusing aliases as `load` does."""
-    return yaml.compose(text, Loader=_NoAliasLoader)
+    import yaml
+
+    return yaml.compose(text, Loader=_no_alias_loader())
 
 
 def shown(value: Any) -> str:

@@ -6,18 +6,22 @@ Two kinds of rule share one registry. A *reported* rule is what a finding is fil
 (scanner/detectors/catalogue.yaml) or a structural check module in scanner/detectors/. Its findings are filed
 under the reported rule it names (`reported_as`) and quote the check's own id, so a check is added without
 changing what reporters list.
+
+Every command loads the table before its first server starts, so it is read through its compiled JSON
+(scanner.files.packaged_data; `python -m scanner.model.rules` rewrites it), and the same checks build the rules
+from either.
 """
 
 from __future__ import annotations
 
 import re
 import string
+import sys
 from collections.abc import Iterator
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
-import yaml
-
+from scanner.files import packaged_data
 from scanner.model.kinds import KIND_BY_KEY, KINDS
 from scanner.model.rule_base import SEVERITIES, Category, Rule
 
@@ -25,36 +29,47 @@ RULES_VERSION = 1
 CHANGES = ("added", "removed", "changed")  # what a per-kind rule is about, for `definition_rule`
 _FIELDS = {"id", "category", "severity", "summary", "help", "blocking"}
 _ID = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")  # lower-case, since it is the docs heading's anchor too
+SOURCE = Path(__file__).with_name("rules.yaml")
 
 
 class RulesDataError(ValueError):
     """rules.yaml (or text given in its place) is not a valid rule table."""
 
 
-# libyaml's parser when PyYAML has it (a tenth of the pure-Python one's time: every command loads this table);
-# the constructor, which the duplicate check below overrides, is the safe one either way.
-_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+def _yaml_value(text: str) -> Any:
+    """`text` parsed as YAML by the safe loader (libyaml's parser when PyYAML has it), a key given twice refused."""
+    import yaml
+
+    class StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+        def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+            seen: set[object] = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                if not isinstance(key, str) or key in seen:
+                    raise RulesDataError(f"line {key_node.start_mark.line + 1}: key {key!r} is not a new string")
+                seen.add(key)
+            return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
+
+    try:
+        return yaml.load(text, Loader=StrictLoader)
+    except yaml.YAMLError as error:
+        raise RulesDataError(f"rule table does not parse: {error}") from None
 
 
-class _StrictLoader(_SAFE_LOADER):  # type: ignore[misc,valid-type]
-    """The safe loader, refusing a key given twice in one mapping (PyYAML would keep the last one silently)."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[object] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            if not isinstance(key, str) or key in seen:
-                raise RulesDataError(f"line {key_node.start_mark.line + 1}: key {key!r} is not a new string")
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
+def table_value(text: str) -> Any:
+    """The value of rule table `text`, refused unless its rules build: what its compiled file records."""
+    value = _yaml_value(text)
+    build_rules(value)
+    return value
 
 
 def parse_rules(text: str) -> tuple[tuple[Rule, ...], dict[tuple[str, str], Rule]]:
     """The reported rules of `text` (rules.yaml's format) in order, and the per-kind ones by (kind key, change)."""
-    try:
-        data = yaml.load(text, Loader=_StrictLoader)
-    except yaml.YAMLError as error:
-        raise RulesDataError(f"rule table does not parse: {error}") from None
+    return build_rules(_yaml_value(text))
+
+
+def build_rules(data: Any) -> tuple[tuple[Rule, ...], dict[tuple[str, str], Rule]]:
+    """The rules of a parsed rule table, checked as `parse_rules` checks them."""
     if not isinstance(data, dict) or data.keys() != {"rules_version", "rules"} or not isinstance(data["rules"], list):
         raise RulesDataError("the rule table has exactly two keys, rules_version and a list of rules")
     if data["rules_version"] != RULES_VERSION:
@@ -157,7 +172,7 @@ def register_check(rule: Rule) -> Rule:
     return REGISTRY.register(rule)
 
 
-_LOADED = parse_rules(resources.files("scanner.model").joinpath("rules.yaml").read_text(encoding="utf-8"))
+_LOADED = build_rules(packaged_data.value(SOURCE, table_value))
 # The reported rules, in the fixed order reporters list them (SARIF `ruleIndex` is a position in it).
 RULES: tuple[Rule, ...] = tuple(REGISTRY.register(rule) for rule in _LOADED[0])
 RULES_BY_ID: dict[str, Rule] = {rule.id: rule for rule in RULES}
@@ -236,3 +251,7 @@ IGNORE_UNBOUND = rule("ignore-unbound")
 LOCK_DIFF_HIDDEN = rule("lock-diff-hidden")
 SERVER_NOT_ALLOWED = rule("server-not-allowed")
 SANDBOX_KEPT = rule("sandbox-kept")
+
+
+if __name__ == "__main__":  # python -m scanner.model.rules: rewrite rules.compiled.json from rules.yaml
+    print(f"wrote {packaged_data.rewrite(SOURCE, table_value)}", file=sys.stderr)

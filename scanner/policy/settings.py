@@ -40,8 +40,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from scanner.files.safe_read import POLICY_LIMIT, MissingFile, RefusedFile, read_regular
 from scanner.files.safe_yaml import compose, load, shown
 from scanner.policy.allowlist import AllowlistError, Lists, policy_lists
@@ -252,6 +250,8 @@ def parse_yaml(data: bytes, where: str) -> tuple[Any, str]:
     """The parsed policy file and its text. Errors name `where`, a position and the problem, never the
     file's text: a hostile repository can link mcp-lock.yaml to a secret, and a YAML error snippet would
     quote it."""
+    import yaml  # here: a repository with no policy file never loads PyYAML (issue 39 item 2)
+
     try:
         text = data.decode("utf-8")
         return load(text), text
@@ -275,6 +275,8 @@ def _impossible_date(text: str) -> str | None:
     Composing builds no values, so the walk finds the scalar the loader failed on. The scalar is quoted only
     because it has a date's form (digits and dashes), which quotes nothing a linked secret could be.
     """
+    import yaml
+
     try:
         stack = [compose(text)]
     except (yaml.YAMLError, RecursionError):

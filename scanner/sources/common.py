@@ -6,8 +6,7 @@ import posixpath
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import yaml
+from typing import TYPE_CHECKING
 
 from scanner.files import safe_yaml
 from scanner.files.safe_read import CONFIG_LIMIT, RefusedFile, read_regular
@@ -15,6 +14,9 @@ from scanner.model.pointer import join
 from scanner.sources import jsonc
 from scanner.sources.declarations import ConfigFile, Problem, Severity, SourceLocation
 from scanner.sources.interpolate import Context
+
+if TYPE_CHECKING:
+    import yaml
 
 # Config files are small; anything bigger is not a config file we should spend memory on.
 MAX_BYTES = CONFIG_LIMIT
@@ -95,6 +97,8 @@ def load_recognised(repo: Path, rel: str, recognise: Callable[[object], bool]) -
 
 def load_yaml(repo: Path, rel: str) -> jsonc.Document:
     """A YAML file as a Document, with lines of mapping keys and list items (pointer-keyed)."""
+    import yaml  # here, not at the top: most repositories have no YAML config to read (issue 39 item 2)
+
     text = read_text(repo, rel).removeprefix("\ufeff")
     try:
         value = safe_yaml.load(text)
@@ -115,6 +119,8 @@ def load_yaml(repo: Path, rel: str) -> jsonc.Document:
 
 
 def _yaml_lines(node: yaml.Node, ptr: str, lines: dict[str, int], depth: int) -> None:
+    import yaml
+
     # Aliases can make the tree exponentially large; a config needs far fewer lines than this.
     if depth > jsonc.MAX_DEPTH or len(lines) > 100_000:
         return

@@ -80,6 +80,14 @@ def test_no_http_client_is_loaded_before_the_first_server_starts(tmp_path: Path)
     assert [m for m in ("urllib.request", "http.client", "email.message") if m in loaded["modules"]] == []
 
 
+def test_no_yaml_parser_is_loaded_before_the_first_server_starts(tmp_path: Path) -> None:
+    """A repository with no YAML of its own to read (.mcp.json, no policy file) does not wait for PyYAML: the rule
+    table comes from its compiled JSON (scanner.model.rules)."""
+    loaded = loaded_at_first_child(tmp_path)
+    assert "scanner.run.boot" in loaded["modules"]
+    assert [m for m in loaded["modules"] if m == "yaml" or m.startswith(("yaml.", "_yaml"))] == []
+
+
 def test_no_detector_pattern_is_compiled_before_the_first_server_starts(tmp_path: Path) -> None:
     loaded = loaded_at_first_child(tmp_path)
     assert "scanner.run.boot" in loaded["modules"]
