@@ -216,6 +216,24 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "seekdb-mcp-server", "shepherd-mcp", "stock-snapshot-mcp", "telegram-reader-mcp", "temy-google-workspace-mcp",
     "uuid-mcp", "vectara-mcp", "vision-mcp", "wallpaper-mcp", "web-research-assistant", "wistx-mcp",
     "xiyan-leed-server", "zhongzhi-mcp", "zoho-crm-mcp-server",
+    # The seventeenth batch (FRESH13), decided the same way before any boot; five of them take `mcp` only through
+    # another package with no bound below 2 (`fastmcp` for four, `mcp-python` for one) and import its 1.x API.
+    "ai-lab-testing", "arr-suite-mcp", "bachai-facebook", "bedrock-ai-mcp", "cedarscript-mcp-server",
+    "cellrepair-mcp-server", "codeguard-lgedv", "csv-postgres-loader", "donetick-mcp-server", "fruityloops-mcp",
+    "hwp-metadata-mcp", "iflow-mcp-blockbeats-mcp", "iflow-mcp-cinema4d-mcp", "iflow-mcp-codebasemcp",
+    "iflow-mcp-crypto-projects-mcp", "iflow-mcp-discord-raw-mcp", "iflow-mcp-epss-mcp", "iflow-mcp-fast-markdown-mcp",
+    "iflow-mcp-geekbot-mcp", "iflow-mcp-gmail-mcp-server", "iflow-mcp-linkedin-mcp", "iflow-mcp-mcp-dst",
+    "iflow-mcp-mcp-jira", "iflow-mcp-mcp-kali-server", "iflow-mcp-mcp-logic", "iflow-mcp-mcp-rquest",
+    "iflow-mcp-mcp-server-bing", "iflow-mcp-mcp-server-fetch-python", "iflow-mcp-mcp-server-iceberg",
+    "iflow-mcp-mcp-server-obsidian-omnisearch", "iflow-mcp-mcp-server-trino", "iflow-mcp-mcp-server-zoomeye",
+    "iflow-mcp-mcp-solver", "iflow-mcp-mcp-think-tool", "iflow-mcp-mcp-windows-website-downloader",
+    "iflow-mcp-medadapt-content-server", "iflow-mcp-mssql-mcp-server", "iflow-mcp-notion-mcp",
+    "iflow-mcp-polymarket-mcp", "iflow-mcp-searchapi-mcp", "iflow-mcp-speckle-mcp", "iflow-mcp-tradingview-mcp",
+    "iflow-mcp-trakt-mcp-server", "iflow-mcp-unichat-mcp-server", "iflow-mcp-web-browser-mcp-server",
+    "iflow-mcp-yelp-mcp", "iflow-mcp-youtube-mcp", "iflow-mcp-zettelkasten-mcp", "image-format-converter-mcp",
+    "iso-mcp-server", "jenkins-ai-optimizer", "matlab-mcp-server", "mcp-csv-postgres", "mcp-m365-mgmt",
+    "mcp-pptx-tools", "mcp-pyrunner", "mqtt-mcp-server", "org-roam-mcp", "pentestmcp", "product-catalog-mcp",
+    "prompts-mcp", "ragify-mcp", "serper-mcp-server", "spotify-mcp-server",
 })
 
 NPM: list[Server] = [
@@ -2400,11 +2418,176 @@ FRESH12: list[Server] = [
     ("pypi", "chuk-motion", "0.2.0", [], {}),
 ]
 
+# A seventeenth batch (issue 38, 2026-12-06): 95 PyPI servers in no earlier batch, dumped into `data/benign_fresh13/`.
+# The rule is FRESH12's (FRESH7's), applied by a script to this workplace's package list (pypi.tsv) before anything was
+# booted; the script was first checked on FRESH12's month: with the names of the batches before FRESH12 left out it
+# gives 543 for 2025-12, and `random.Random(48).sample` of them draws FRESH12's 97 (in FRESH12's order), the seven its
+# comment names as left out, and 26 others (FRESH12's 26 that require Python 3.12 or newer):
+# * newest release of 2025-11 (no earlier batch drew from that month: FRESH2 2026-10/11, FRESH3 2026-09/10, FRESH4
+#   2026-08, FRESH5 2026-07, FRESH6 2026-06, FRESH7 2026-05, FRESH8 2026-04, FRESH9 2026-03, FRESH10 2026-02, FRESH11
+#   2026-01, FRESH12 2025-12), summary matching `mcp[ -]+server` or `model context protocol [(mcp)] server` as words
+#   (case-insensitive; "MCP servers", "FastMCP server" do not match): 570; in no earlier batch (every package name of
+#   this file, of either registry, FRESH12 included): 569 (akshare-mcp is FRESH5's);
+# * FRESH6's word filters of the name or summary and FRESH5's account words of the summary, each matched as a word or
+#   its plural ("api key" also "api-key", "log in" also "login"), as FRESH7's were: 516 are left;
+# * a seeded draw, `random.Random(49).sample(..., 130)` of the name-sorted list (130 drawn, so that about 100 remain);
+#   64 of the drawn are iFlow republications (`iflow-mcp-*`);
+# * each drawn package's wheel downloaded (`pip download --no-deps --only-binary :all: --ignore-requires-python`) and
+#   its METADATA, entry_points.txt and README read, never run or imported: 18 that require Python 3.12 or newer left
+#   out, one with no wheel (iflow-mcp-tavily, a source distribution only) left out; left out by hand, five that are no
+#   server of their own or need another OS: two wheels with no code (bachstudio-excel-mcp-server, kingdee-search-mcp), a
+#   Pyarmor-obfuscated package built for Python 3.13 with no code to read (scrapy-mcp-server), Windows only
+#   (xlwings-mcp-server, Excel over COM; sap2000-mcp, SAP2000 over COM);
+# * FRESH12's rule for republications, applied to any republisher (the same upstream project: its name, the wheel's
+#   module and console-script names against earlier names, the upstream repository its METADATA or README names, the
+#   tool names against earlier dumps): 11 left out as copies of servers already in this file: bill-fetch-mcp-server
+#   (SERVERS' mcp-server-fetch), knp-mcp-excel, mcp-server-hcp4 and mcpcn-excel-mcp-server (SERVERS' excel-mcp-server,
+#   haris-musa/excel-mcp-server, module excel_mcp), iflow-mcp-paper-search-mcp (SERVERS' paper-search-mcp),
+#   iflow-mcp-redis-mcp-server (SERVERS' redis-mcp-server, redis/mcp-redis), pggm-mcp-snowflake-server (SERVERS'
+#   mcp-snowflake-server renamed, the same tools), iflow-mcp-jenkins-mcp (FRESH10's iflow-mcp-kjozsa-jenkins-mcp),
+#   langfuse-mcp-better (a fork of FRESH10's iflow-mcp-avivsinai-langfuse-mcp, module langfuse_mcp), ghidramcp
+#   (FRESH11's iflow-mcp-lauriewired-ghidramcp), iflow-mcp-mcp-server-rememberizer (module mcp_server_rememberizer, as
+#   FRESH12's mseep-rememberizer-mcp-quanghs-gdrive). Not copies: iflow-mcp-tradingview-mcp, iflow-mcp-mssql-mcp-server
+#   and mcp-feedback are named like npm servers of this file (tradingview-mcp-server, mssql-mcp-server,
+#   mcp-feedback-enhanced) but share neither their code nor their tools' descriptions; iflow-mcp-mcp-searxng-enhanced
+#   names mcp-searxng as its inspiration only;
+# * the same code within the draw: csv-postgres-loader and mcp-csv-postgres ship the same code, imgenx-mcp is a fork of
+#   imagenx; both pairs fall in the tuning half, so neither tunes on a held-out twin and all four are kept;
+# * from the same reading, before any boot: 64 in `NEEDS_MCP_1`, 63 with their real command in
+#   `dump_benign.PYPI_COMMAND` (the wheel's only console script when none is named after the package, the one its
+#   README's configuration or its own code names, with the subcommand and arguments it requires, `python -m` of the
+#   server module when its script calls an async main without running it (five) or there is no script (mcp-fred),
+#   `python -c` of the entry function where no module runs as `-m` (ai-lab-testing)), 17 with the variables they need at
+#   start-up (a placeholder, `DUMMY`, a path under /tmp, or for a base URL an address on this machine that answers
+#   nothing).
+# Versions are those of the package list on 2026-12-06. The split is fixed before any is dumped: `per_server.held_out`,
+# the same rule as before: 49 held out, 46 tuning.
+FRESH13: list[Server] = [
+    ("pypi", "fruityloops-mcp", "1.1.0", [], {}),
+    ("pypi", "mock-mcp-server", "0.1.1", [], {}),
+    ("pypi", "iflow-mcp-codebasemcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-yelp-mcp", "0.1.0", [], {}),
+    ("pypi", "mcp-m365-mgmt", "1.0.2", [], {}),
+    ("pypi", "iflow-mcp-medadapt-content-server", "1.0.0", [], {}),
+    ("pypi", "bachstudio-teradata-mcp-server", "0.1.6", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "jenkins-ai-optimizer", "1.0.1", [],
+     {"JENKINS_URL": "http://127.0.0.1:9", "JENKINS_USER": DUMMY, "JENKINS_TOKEN": DUMMY}),
+    ("pypi", "bachai-facebook", "1.0.3", [], {}),
+    ("pypi", "mcp-okx", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-fred", "0.1.0", [], {"FRED_API_KEY": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-gmail-mcp-server", "0.1.0", [],
+     {"GMAIL_CREDENTIALS_FILE": "/tmp/mcp-lock-bench-gmail-credentials.json",
+      "GMAIL_TOKEN_FILE": "/tmp/mcp-lock-bench-gmail-token.json"}),
+    ("pypi", "hwp-metadata-mcp", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-mcp-server-obsidian-omnisearch", "0.1.1", [], {}),
+    ("pypi", "mcp-feedback", "2.6.2", [], {}),
+    ("pypi", "iflow-mcp-web-browser-mcp-server", "0.2.2", [], {}),
+    ("pypi", "iflow-mcp-mcp-windows-website-downloader", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-codealive-mcp", "0.4.7", [], {"CODEALIVE_API_KEY": DUMMY}),
+    ("pypi", "org-roam-mcp", "0.1.15", [], {}),
+    ("pypi", "ragify-mcp", "1.0.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-higress-ai-search-mcp-server", "1.0.0", [], {"MODEL": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-elasticsearch7-mcp-server", "1.0.0", [], {"ELASTIC_HOST": "http://127.0.0.1:9"}),
+    ("pypi", "mcp-devdiag", "0.2.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "dhan-mcp-server", "0.4.0", [], {"DHAN_CLIENT_ID": DUMMY, "DHAN_ACCESS_TOKEN": DUMMY}),
+    ("pypi", "iflow-mcp-mcp-kali-server", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-mcp-3d-relief", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-mcp-dst", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-geekbot-mcp", "0.3.4", [], {}),
+    ("pypi", "iflow-mcp-zettelkasten-mcp", "1.2.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "spotify-mcp-server", "0.1.6", [], {"SPOTIFY_CLIENT_ID": DUMMY, "SPOTIFY_CLIENT_SECRET": DUMMY}),
+    ("pypi", "iflow-mcp-trakt-mcp-server", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-unichat-mcp-server", "0.2.20", [], {"UNICHAT_MODEL": DUMMY, "UNICHAT_API_KEY": DUMMY}),
+    ("pypi", "bedrock-ai-mcp", "0.1.0", [], {}),
+    ("pypi", "image-format-converter-mcp", "0.2.3", [], {}),
+    ("pypi", "iflow-mcp-mcp-searxng-enhanced", "0.1.0", [], {}),
+    ("pypi", "ygg-torrent-mcp", "1.8.2", [], {}),
+    ("pypi", "iflow-mcp-openai-websearch-mcp", "0.4.3", [], {}),
+    ("pypi", "iflow-mcp-cinema4d-mcp", "0.1.2", [], {}),
+    ("pypi", "iflow-mcp-youtube-mcp", "0.1.1", [], {}),
+    ("pypi", "mcp-server-finance", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-polymarket-mcp", "0.1.1", [], {}),
+    ("pypi", "iflow-mcp-epss-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-speckle-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-notion-mcp", "0.2.0", [], {}),
+    ("pypi", "iflow-mcp-linkedin-mcp", "0.1.3", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "futurehouse-mcp", "0.2.0", [], {"FUTUREHOUSE_API_KEY": DUMMY}),
+    ("pypi", "iflow-mcp-mcp-server-zoomeye", "0.1.5", [], {}),
+    ("pypi", "serper-mcp-server", "0.0.10", [], {}),
+    ("pypi", "realtimex-computer-use", "1.4.0", [], {}),
+    ("pypi", "iflow-mcp-searchapi-mcp", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-mcp-server-fetch-python", "0.1.1", [], {}),
+    ("pypi", "iflow-mcp-tradingview-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-mcp-simple-arxiv", "0.3.0", [], {}),
+    ("pypi", "matlab-mcp-server", "0.2.3", [], {}),
+    ("pypi", "iflow-mcp-mcp-think-tool", "0.1.0", [], {}),
+    ("pypi", "mcp-pyrunner", "0.2.4", [], {}),
+    ("pypi", "iflow-mcp-mcp-logic", "0.1.0", [], {}),
+    ("pypi", "mcp-server-mm1", "0.1.5", [], {}),
+    ("pypi", "arr-suite-mcp", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-openai-mcp", "0.1.0", [], {}),
+    ("pypi", "graphiti-memory", "0.2.0", [], {}),
+    ("pypi", "ai-lab-testing", "0.2.0", [], {}),
+    ("pypi", "iflow-mcp-burpsuite-mcp-server", "1.0.0", [], {}),
+    ("pypi", "codeguard-lgedv", "1.17.0", [], {}),
+    ("pypi", "mqtt-mcp-server", "1.0.7", [], {}),
+    ("pypi", "pentestmcp", "0.1.1", [], {}),
+    ("pypi", "iflow-mcp-mcp-jira", "0.1.1", [], {}),
+    ("pypi", "literature-mcp-pro", "0.1.1", [], {}),
+    ("pypi", "imagenx", "1.0.5", [], {}),
+    ("pypi", "black-litterman-mcp", "0.3.1", [], {}),
+    ("pypi", "product-catalog-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "prompts-mcp", "1.7.1", [], {"PROMPTS_DIR": "/tmp"}),
+    ("pypi", "cellrepair-mcp-server", "1.0.2", [], {}),
+    ("pypi", "iflow-mcp-blockbeats-mcp", "0.1.0", [], {}),
+    ("pypi", "mcp-pptx-tools", "1.0.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-mcp-server-bing", "0.1.1", [], {"BING_API_KEY": DUMMY}),
+    ("pypi", "mcp-csv-postgres", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-mcp-server-trino", "0.1.2", [],
+     {"TRINO_USER": DUMMY, "TRINO_CATALOG": DUMMY, "TRINO_SCHEMA": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-adx-mcp-server", "1.1.1", [], {"ADX_CLUSTER_URL": "http://127.0.0.1:9", "ADX_DATABASE": DUMMY}),
+    ("pypi", "iflow-mcp-fast-markdown-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-mcp-server-iceberg", "0.1.0", [], {}),
+    ("pypi", "douyin-mcp-server1", "1.5.5", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "donetick-mcp-server", "0.3.13", [],
+     {"DONETICK_BASE_URL": "https://127.0.0.1:9", "DONETICK_USERNAME": DUMMY, "DONETICK_PASSWORD": DUMMY}),
+    ("pypi", "iflow-mcp-mcp-rquest", "0.1.13", [], {}),
+    ("pypi", "iflow-mcp-mcp-solver", "3.4.1", [], {}),
+    ("pypi", "iflow-mcp-z3", "1.0.0", [], {}),
+    ("pypi", "csv-postgres-loader", "0.1.0", [], {}),
+    ("pypi", "iso-mcp-server", "0.1.2", [], {}),
+    ("pypi", "cedarscript-mcp-server", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-crypto-projects-mcp", "0.1.1", [], {}),
+    ("pypi", "iflow-mcp-discord-raw-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-server-sis", "0.1.9", [], {"SIS_USERNAME": DUMMY, "SIS_PASSWORD": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-mssql-mcp-server", "0.1.2", [],
+     {"MSSQL_HOST": "127.0.0.1", "MSSQL_USER": DUMMY, "MSSQL_PASSWORD": DUMMY, "MSSQL_DATABASE": DUMMY}),
+    ("pypi", "realtimex-docs-server", "0.1.3", [], {}),
+    ("pypi", "imgenx-mcp", "0.4.2", [], {}),
+]
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
     "fresh": FRESH, "fresh2": FRESH2, "fresh3": FRESH3, "fresh4": FRESH4,
     "fresh5": FRESH5, "fresh6": FRESH6, "fresh7": FRESH7, "fresh8": FRESH8,
     "fresh9": FRESH9, "fresh10": FRESH10, "fresh11": FRESH11,
-    "fresh12": FRESH12,
+    "fresh12": FRESH12, "fresh13": FRESH13,
 }
