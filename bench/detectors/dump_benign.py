@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh13] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh14] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -482,6 +482,31 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "mcp-pptx-tools": ["python", "-m", "powerpoint_mcp.server"],
     "mqtt-mcp-server": ["python", "-m", "mqtt_mcp.server"],
     "org-roam-mcp": ["org-roam-mcp", "--stdio"],
+    # The eighteenth batch (FRESH14), read the same way before any boot.
+    "bing-image-search-mcp": ["python", "-m", "bing_image_search_mcp.server"],
+    "code-graph-rag-mcp": ["code-graph-rag-mcp", "serve"],
+    "context-local-server": ["context-server"],
+    "exiftool-mcp": ["python", "-m", "exiftool_mcp.server"],
+    "iflow-mcp-chess-mcp": ["chess-mcp"],
+    "iflow-mcp-emqx-mcp-server": ["emqx-mcp-server"],
+    "iflow-mcp-logseq-mcp": ["logseq-mcp"],
+    "iflow-mcp-mcp-azure-devops": ["mcp-azure-devops"],
+    "iflow-mcp-mcp-pinot-server": ["mcp-pinot"],
+    "iflow-mcp-mcp-server-canteen": ["mcp-server-canteen"],
+    "iflow-mcp-mindmap-mcp-server": ["mindmap-mcp-server"],
+    "iflow-mcp-reddit-research-mcp": ["reddit-mcp"],
+    "iflow-mcp-terminal-controller": ["terminal_controller"],
+    "iflow-mcp-titan-mind-whatsapp-mcp": ["titan-mind-mcp"],
+    "iflow-mcp-yourware-mcp": ["yourware-mcp", "stdio"],
+    "jira-mcp-simple": ["jira-mcp", "--instance", "bench"],
+    "jnpr-pathfinder-mcp": ["jnpr_pathfinder_mcp"],
+    "mcp-seniverse-weather-chenzp": ["mcp-seniverse-weather"],
+    "mcp-server-apache-airflow-fastmcp": ["mcp-server-apache-airflow"],
+    "npi-registry-mcp-server-fastmcp": ["npi-registry-mcp-server"],
+    "repo-architecture-mcp-server": ["repo-architecture-mcp"],
+    "spice-labs-mcp": ["python", "-m", "mcp.main"],
+    "superset-mcp-server": ["python", "-m", "superset_mcp_server.mcp_server"],
+    "timesheet-mcp-server": ["python", "-m", "src.server"],
 }
 
 

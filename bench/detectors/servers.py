@@ -234,6 +234,16 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "iso-mcp-server", "jenkins-ai-optimizer", "matlab-mcp-server", "mcp-csv-postgres", "mcp-m365-mgmt",
     "mcp-pptx-tools", "mcp-pyrunner", "mqtt-mcp-server", "org-roam-mcp", "pentestmcp", "product-catalog-mcp",
     "prompts-mcp", "ragify-mcp", "serper-mcp-server", "spotify-mcp-server",
+    # The eighteenth batch (FRESH14), decided the same way before any boot; one of them (dart-mcp) requires no `mcp`
+    # at all and imports its 1.x API.
+    "bing-image-search-mcp", "bmi-calculator-mcp", "ceregrep-mcp", "cocoindex-code-mcp-server", "code-graph-rag-mcp",
+    "dart-mcp", "directory-browser-mcp", "exiftool-mcp", "iflow-mcp-chess-mcp", "iflow-mcp-emqx-mcp-server",
+    "iflow-mcp-logseq-mcp", "iflow-mcp-mcp-azure-devops", "iflow-mcp-mcp-server-canteen",
+    "iflow-mcp-mindmap-mcp-server", "iflow-mcp-terminal-controller", "iflow-mcp-yourware-mcp",
+    "itarundaniel-ad-mcp-server", "jira-mcp-simple", "mcp-conceptual", "mcp-seniverse-weather-chenzp",
+    "mmmegamarket-mcp", "overleaf-mcp", "poly-mcp-server", "quillmark-mcp", "re-invent-2025-mcp", "reasoning-bank-mcp",
+    "repo-architecture-mcp-server", "subnet-calculator-mcp", "tw-cwa-weather-mcp", "video-editor-mcp", "vise-logger",
+    "weaviate-mcp", "youku-video-download-mcp",
 })
 
 NPM: list[Server] = [
@@ -2583,11 +2593,138 @@ FRESH13: list[Server] = [
     ("pypi", "imgenx-mcp", "0.4.2", [], {}),
 ]
 
+# An eighteenth batch (issue 38, 2026-12-06): 54 PyPI servers in no earlier batch, dumped into `data/benign_fresh14/`.
+# The rule is FRESH13's (FRESH12's, FRESH7's), applied by a script to this workplace's package list (pypi.tsv) before
+# anything was booted; the script was first checked on FRESH13's month: with the names of this file before FRESH13
+# (e4d375a^) left out it gives 570, 569 and 516 for 2025-11, and `random.Random(49).sample` of them draws FRESH13's 130
+# (FRESH13's 95 among them, in FRESH13's order):
+# * newest release of 2025-10 (no earlier batch drew from that month: FRESH2 2026-10/11, FRESH3 2026-09/10, FRESH4
+#   2026-08, FRESH5 2026-07, FRESH6 2026-06, FRESH7 2026-05, FRESH8 2026-04, FRESH9 2026-03, FRESH10 2026-02, FRESH11
+#   2026-01, FRESH12 2025-12, FRESH13 2025-11), summary matching `mcp[ -]+server` or `model context protocol [(mcp)]
+#   server` as words (case-insensitive; "MCP servers", "FastMCP server" do not match): 504; in no earlier batch (every
+#   package name of this file, of either registry, FRESH13 included): 501 (computer-use-mcp and dataforseo-mcp-server
+#   are FRESH's npm servers, mcp-sqlite SERVERS');
+# * FRESH6's word filters of the name or summary and FRESH5's account words of the summary, each matched as a word or
+#   its plural ("api key" also "api-key", "log in" also "login"), as FRESH7's were: 456 are left;
+# * a seeded draw, `random.Random(50).sample(..., 130)` of the name-sorted list (130 drawn, so that about 100 remain);
+#   21 of the drawn are iFlow republications (`iflow-mcp-*`), 11 fastmcp-me republications (`*-fastmcp`) and 30 Oracle
+#   servers (`oracle-*`);
+# * each drawn package's wheel downloaded (`pip download --no-deps --only-binary :all: --ignore-requires-python`) and
+#   its METADATA, entry_points.txt and README read, never run or imported: 51 that require Python 3.12 or newer left out
+#   (the 30 `oracle-*` among them, all 3.13), every drawn package had a wheel; left out by hand, eleven that are no
+#   server of their own: a name reservation (aws-aws-tasks-mcp-server 0.0.0), four wheels with no code
+#   (loco-mcp-workspace, mcp-websocket-tester, wolfram-alpha-mcp-server-xiaomayisjh with only build files,
+#   computer-control-mcp-fastmcp, besides a republication of FRESH2's computer-control-mcp), three wheels without the
+#   module their script or README runs (cammy's mcp_server_cammy, drupal-scout-mcp's server.py, iflow-mcp-firstcycling's
+#   firstcycling.py), two with no MCP server (aktools, an HTTP API; mcp-novelaigen, a FastAPI app serving its tools as
+#   REST), a launcher of a separate binary it downloads at run time (kiali-mcp-server);
+# * FRESH13's rule for republications, applied to any republisher (the same upstream project: its name, the wheel's
+#   module and console-script names against earlier names, the upstream repository its METADATA or README names, the
+#   tool names against earlier dumps): 13 left out as copies of servers already in this file: iflow-mcp-excel-mcp-server
+#   (SERVERS' excel-mcp-server, module excel_mcp), iflow-mcp-mcp-redis (SERVERS' redis-mcp-server, redis/mcp-redis),
+#   iflow-mcp-office-word-mcp-server (SERVERS' office-word-mcp-server, GongRzhe/Office-Word-MCP-Server, the same 54
+#   tools), iflow-mcp-time-mcp (SERVERS' mcp-server-time, module mcp_server_time), mcp-email-server-fastmcp (SERVERS'
+#   mcp-email-server, ai-zerolab/mcp-email-server), mcp-server-duckdb-fastmcp (SERVERS' mcp-server-duckdb, module
+#   mcp_server_duckdb), iflow-mcp-google-news-trends-mcp (FRESH4's google-news-trends-mcp,
+#   jmanek/google-news-trends-mcp), iflow-mcp-scrapling-fetch-mcp (FRESH11's iflow-mcp-cyberchitta-scrapling-fetch-mcp),
+#   prefect-mcp-server (fortunto2/prefect-mcp-server, which FRESH11's iflow-mcp-fortunto2-prefect-mcp-server
+#   republishes), workspace-qdrant-mcp (ChrisGVE/workspace-qdrant-mcp, as FRESH12's mseep-workspace-qdrant-mcp),
+#   mcp-feedback-enhanced-gw (a fork of Minidoracat/mcp-feedback-enhanced, which FRESH13's mcp-feedback republishes,
+#   module mcp_feedback_enhanced, the same version), openai-websearch-mcp-fastmcp (FRESH13's
+#   iflow-mcp-openai-websearch-mcp, module openai_websearch_mcp), douyin-mcp-server (yzfly/douyin-mcp-server, the
+#   upstream FRESH13's douyin-mcp-server1 names). Not copies: akshare-tools (iefnaf/akshare-mcp) shares the module name
+#   akshare_mcp with SERVERS' akshare-mcp (wukan1986's) but neither its code nor its tools; iflow-mcp-mcp-azure-devops
+#   (Vortiago/mcp-azure-devops) and jira-mcp-simple (Positronic-AI/jira-mcp) are named like npm servers of this file
+#   (@ajpanada/mcp-azure-devops, @answerai/jira-mcp) but share neither their code nor their tools;
+#   mcp-server-apache-airflow-fastmcp and npi-registry-mcp-server-fastmcp republish servers that are not in this file;
+# * the same code within the draw: timesheet-mcp-server and timesheet-tms-mcp (yangyuezheng/ai-emp) ship the same
+#   server, the first held out and the second tuning, so the tuning one is left out: 54 remain;
+# * from the same reading, before any boot: 33 in `NEEDS_MCP_1`, 24 with their real command in
+#   `dump_benign.PYPI_COMMAND` (the wheel's only console script when none is named after the package, the one its
+#   README's configuration or its own code names, with the subcommand and arguments it requires (code-graph-rag-mcp
+#   `serve`, iflow-mcp-yourware-mcp `stdio`, jira-mcp-simple `--instance bench`), `python -m` of the server module when
+#   its script calls an async main without running it (exiftool-mcp) or a function its module lacks
+#   (bing-image-search-mcp), or there is no script (spice-labs-mcp, superset-mcp-server, timesheet-mcp-server)), 10 with
+#   the variables they need at start-up (a placeholder, `DUMMY`, with an underscore where vise-logger checks for one,
+#   for a base URL an address on this machine that answers nothing, and `MCP_TRANSPORT=stdio` for
+#   iflow-mcp-mcp-pinot-server, whose default is HTTP).
+# Versions are those of the package list on 2026-12-06. The split is fixed before any is dumped: `per_server.held_out`,
+# the same rule as before: 30 held out, 24 tuning.
+FRESH14: list[Server] = [
+    ("pypi", "unieai-mcp-bookingroom", "0.0.30", [], {}),
+    ("pypi", "jnpr-pathfinder-mcp", "0.2.0", [], {}),
+    ("pypi", "iflow-mcp-logseq-mcp", "0.2.0", [], {}),
+    ("pypi", "iflow-mcp-terminal-controller", "0.1.9", [], {}),
+    ("pypi", "code-graph-rag-mcp", "0.1.2", [], {}),
+    ("pypi", "iflow-mcp-reddit-research-mcp", "0.1.1", [], {}),
+    ("pypi", "find-kusto-table-mcp", "1.0.1", [], {}),
+    ("pypi", "iflow-mcp-yourware-mcp", "0.0.1", [], {}),
+    ("pypi", "spice-labs-mcp", "0.1.1", [], {}),
+    ("pypi", "dart-mcp", "0.1.0", [], {}),
+    ("pypi", "tw-cwa-weather-mcp", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-emqx-mcp-server", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "whatsapp-mcp", "0.1.1", [],
+     {"PHONE_NUMBER_ID": DUMMY, "ACCESS_TOKEN": DUMMY, "BUSINESS_ACCOUNT_ID": DUMMY}),
+    ("pypi", "superset-mcp-server", "0.1.0a6", [], {}),
+    ("pypi", "reasoning-bank-mcp", "0.2.0", [], {}),
+    ("pypi", "aiwebsearcher", "0.1.2", [], {}),
+    ("pypi", "iflow-mcp-titan-mind-whatsapp-mcp", "0.1.8", [], {}),
+    ("pypi", "youku-video-download-mcp", "1.0.5", [], {}),
+    ("pypi", "repo-architecture-mcp-server", "0.1.1", [], {}),
+    ("pypi", "ddgs-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-chess-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-mcp-server-canteen", "0.2.8", [],
+     {"CANTEEN_API_TOKEN": DUMMY, "CANTEEN_API_BASE": "http://127.0.0.1:9"}),
+    ("pypi", "mcp-seniverse-weather-chenzp", "1.0.1", [], {}),
+    ("pypi", "re-invent-2025-mcp", "1.0.4", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-conceptual", "0.4.0", [], {"CONCEPTUAL_API_KEY": DUMMY}),
+    ("pypi", "pydmnrules-mcp-server", "1.1.0", [], {}),
+    ("pypi", "directory-browser-mcp", "0.1.5", [], {}),
+    ("pypi", "ytt-mcp", "0.0.7", [], {}),
+    ("pypi", "mmmegamarket-mcp", "0.1.3", [], {}),
+    ("pypi", "odoo-index-mcp", "0.1.0", [], {}),
+    ("pypi", "quillmark-mcp", "0.0.10", [], {}),
+    ("pypi", "mcplaywright", "0.2.6", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "overleaf-mcp", "0.1.6", [], {"PROJECT_ID": DUMMY, "OVERLEAF_TOKEN": DUMMY}),
+    ("pypi", "iflow-mcp-mindmap-mcp-server", "0.1.1", [], {}),
+    ("pypi", "context-local-server", "0.1.1", [], {}),
+    ("pypi", "akshare-tools", "0.1.7", [], {}),
+    ("pypi", "itarundaniel-ad-mcp-server", "0.1.1", [], {}),
+    ("pypi", "poly-mcp-server", "0.2.3", [], {}),
+    ("pypi", "weaviate-mcp", "0.1.5", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "video-editor-mcp", "0.1.59", [], {"VJ_API_KEY": DUMMY}),
+    ("pypi", "exiftool-mcp", "0.1.6", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-mcp-pinot-server", "0.1.0", [], {"MCP_TRANSPORT": "stdio"}),
+    ("pypi", "iflow-mcp-mcp-azure-devops", "0.6.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "bach-cedar-mcp", "1.0.1", [], {"CEDAR_API_KEY": DUMMY, "BIOPORTAL_API_KEY": DUMMY}),
+    ("pypi", "bing-image-search-mcp", "0.0.6", [], {}),
+    ("pypi", "cocoindex-code-mcp-server", "0.2.0", [], {}),
+    ("pypi", "npi-registry-mcp-server-fastmcp", "0.1.1", [], {}),
+    ("pypi", "mcp-server-apache-airflow-fastmcp", "0.2.9", [], {}),
+    ("pypi", "subnet-calculator-mcp", "0.1.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "jira-mcp-simple", "1.0.0", [],
+     {"JIRA_BENCH_URL": "http://127.0.0.1:9", "JIRA_BENCH_EMAIL": DUMMY, "JIRA_BENCH_TOKEN": DUMMY}),
+    ("pypi", "bmi-calculator-mcp", "0.1.11", [], {}),
+    ("pypi", "ceregrep-mcp", "0.2.2", [], {}),
+    # needed at start-up, read from its README/code before any boot (its key must contain an underscore)
+    ("pypi", "vise-logger", "0.1.3", [], {"VISE_LOG_API_KEY": "bench_" + DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "timesheet-mcp-server", "2.0.1", [], {"TIMESHEET_API_TOKEN": DUMMY}),
+]
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
     "fresh": FRESH, "fresh2": FRESH2, "fresh3": FRESH3, "fresh4": FRESH4,
     "fresh5": FRESH5, "fresh6": FRESH6, "fresh7": FRESH7, "fresh8": FRESH8,
     "fresh9": FRESH9, "fresh10": FRESH10, "fresh11": FRESH11,
-    "fresh12": FRESH12, "fresh13": FRESH13,
+    "fresh12": FRESH12, "fresh13": FRESH13, "fresh14": FRESH14,
 }
