@@ -9,6 +9,7 @@ import re
 
 from scanner.detectors.lazy_re import lazy
 
+from .negation import SENTENCE_END
 from .scoring import THRESHOLD, Cues
 
 # A score made only of data mentions and plain verbs ("retrieve the recent messages of the conversation") names data;
@@ -57,9 +58,11 @@ def link_only(cues: Cues, text: str) -> str | None:
 
 
 # "search_v1 is deprecated and returns stale results; use search_v2 for all queries", on a server listing both: the
-# server retiring one of its own tools for another of its own. Every tool-shaped name of the text must be the server's
-# (a name of another server's, or any other identifier, keeps the finding), and the score only deprecation, a redirect
-# and plain words: the attacker would be steering the model between two tools of its own code.
+# server retiring one of its own tools for another of its own; "ALWAYS call get_system_context() first to see
+# learnings" in the instructions of a server listing it (mcp-pyrunner 0.2.4): the server's own workflow. Every
+# tool-shaped name of the text must be the server's (a name of another server's, or any other identifier, keeps the
+# finding), and the score only deprecation or a redirect and plain words: the attacker would be steering the model
+# between tools of its own code, whose behaviour the lock pins apart from their text.
 _VERSION_FAMILIES = frozenset({"deprecation", "redirect", "universal", "imperative", "tool_identifier", "authority"})
 _IDENTIFIER = lazy(r"(?<![\w.-])[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+(?![\w-])|\b[a-z]+[A-Z]\w*")
 
@@ -69,13 +72,44 @@ def _key(name: str) -> str:
 
 
 def own_versions(cues: Cues, text: str, siblings: frozenset[str], name: str) -> str | None:
-    """Why a wording-only D016 score only retires one of the server's own tools for another, or None."""
+    """Why a wording-only D016 score only retires one of the server's own tools for another, or sends the model to
+    one of them, or None."""
     families = {family for family, _weight, _quoted in cues}
-    if "deprecation" not in families or families - _VERSION_FAMILIES:
+    if not families & {"deprecation", "redirect"} or families - _VERSION_FAMILIES:
         return None
     own = {_key(sibling) for sibling in siblings} | {_key(name)}
-    named = {_key(match.group()) for match in _IDENTIFIER.finditer(text)}
-    if not named - {_key(name)} or not named <= own:
+    if "deprecation" in families:
+        # a retirement names the old tool and the new one anywhere in the text: every name must be the server's
+        return "it retires one of the server's own tools for another of its own" if _only_own(text, own, name) \
+            else None
+    # a redirect's call is in its own sentence ("ALWAYS call get_system_context() first"), where every name must be
+    # the server's; elsewhere too, but for hyphenated prose ("long-running", "real-time"), which names no tool
+    redirects = [_sentences_quoting(text, quoted) for family, _weight, quoted in cues if family == "redirect"]
+    if not all(redirects) or not all(_only_own(sentence, own, name) for found in redirects for sentence in found):
         return None
-    return "it retires one of the server's own tools for another of its own"
+    if not _only_own(text, own, name, prose=True):
+        return None
+    return "the call it asks for is one of the server's own tools"
 
+
+_PROSE = lazy(r"[A-Za-z][a-z]*(?:-[a-z]+)+")
+
+
+def _only_own(text: str, own: set[str], name: str, prose: bool = False) -> bool:
+    """Whether `text` names a tool other than the one it describes, and every tool-shaped name in it is `own`
+    (with `prose`, words joined by hyphens, "long-running", "Pre-install", are words, not names)."""
+    named = {_key(match.group()) for match in _IDENTIFIER.finditer(text)
+             if not (prose and _PROSE.fullmatch(match.group()))}
+    return bool(named - {_key(name)}) and named <= own
+
+
+def _sentences_quoting(text: str, quoted: str) -> list[str]:
+    """Every sentence of `text` holding `quoted` (case folded), at most twenty."""
+    lowered, wanted = text.lower(), quoted.lower()
+    found, at = [], lowered.find(wanted)
+    while at >= 0 and len(found) < 20:
+        start = max((m.end() for m in SENTENCE_END.finditer(text, 0, at)), default=0)
+        end = SENTENCE_END.search(text, at + len(wanted))
+        found.append(text[start:end.end() if end else len(text)])
+        at = lowered.find(wanted, at + 1)
+    return found
