@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh14] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh15] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -507,6 +507,43 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "spice-labs-mcp": ["python", "-m", "mcp.main"],
     "superset-mcp-server": ["python", "-m", "superset_mcp_server.mcp_server"],
     "timesheet-mcp-server": ["python", "-m", "src.server"],
+    # The nineteenth batch (FRESH15), read the same way before any boot.
+    "aws-blogs-mcp-server": ["python", "-m", "aws_blogs_mcp_server.server"],
+    "lineshopping-api-mcp": ["lineshopping-mcp"],
+    "mcp-bitbucket-review": ["mcp-bitbucket-review-server"],
+    "mhjsmap": ["python", "-m", "mhjsmap.mcpmap"],
+    "mseep-bicscan-mcp": ["bicscan-mcp"],
+    "mseep-cmd-line-mcp": ["cmd-line-mcp"],
+    "mseep-cryo-mcp": ["cryo-mcp"],
+    "mseep-daytona-mcp-interpreter": ["python", "-m", "daytona_mcp_interpreter.server"],
+    "mseep-eka-mcp-server": ["eka_mcp_server", "--eka-api-host", "http://127.0.0.1:9"],
+    "mseep-futu-stock-mcp-server": ["python", "-m", "futu_stock_mcp_server.server"],
+    "mseep-gemini-lg-mcp": ["python", "-m", "src.server"],
+    "mseep-govee-mcp-server": ["python", "-m", "govee_mcp_server.server"],
+    "mseep-malaysia-prayer-time": ["python", "-m", "malaysia_prayer_time"],
+    "mseep-mcp-bonusly": ["mcp-bonusly"],
+    "mseep-mcp-filesystem": ["mcp-filesystem"],
+    "mseep-mcp-foundry": ["run-azure-ai-foundry-mcp"],
+    "mseep-mcp-google-suite": ["mcp-google-suite"],
+    "mseep-mcp-oceanbase": ["okctl_mcp_server"],
+    "mseep-mcp-server-aact": ["mcp-server-aact"],
+    "mseep-mcp-server-any-openapi": ["mcp-server-any-openapi"],
+    "mseep-mcp-server-code-extractor": ["mcp-server-code-extractor"],
+    "mseep-mcp-server-monday": ["mcp-server-monday"],
+    "mseep-mcp-server-notify": ["mcp-server-notify"],
+    "mseep-mcp-server-unipile": ["mcp-server-unipile"],
+    "mseep-mcp-simple-openai-assistant": ["mcp-simple-openai-assistant"],
+    "mseep-mitmproxy-mcp": ["mitmproxy-mcp"],
+    "mseep-mockloop-mcp": ["mockloop-mcp"],
+    "mseep-mysqldb-mcp-server": ["mysqldb-mcp-server"],
+    "mseep-odoo-mcp": ["odoo-mcp"],
+    "mseep-oracledb-mcp-server": ["oracledb_mcp_server"],
+    "mseep-rmcp": ["rmcp", "start"],
+    "mseep-scrapegraph-mcp": ["scrapegraph-mcp"],
+    "mseep-sodukusolver": ["sodukusolver"],
+    "mseep-surveymars-mcp": ["surveymars-mcp"],
+    "nthu-complaints-mcp": ["nthu-complaints-mcp", "serve"],
+    "un-datacommons-mcp": ["un-datacommons-mcp", "serve", "stdio"],
 }
 
 

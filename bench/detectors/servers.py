@@ -244,6 +244,19 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "mmmegamarket-mcp", "overleaf-mcp", "poly-mcp-server", "quillmark-mcp", "re-invent-2025-mcp", "reasoning-bank-mcp",
     "repo-architecture-mcp-server", "subnet-calculator-mcp", "tw-cwa-weather-mcp", "video-editor-mcp", "vise-logger",
     "weaviate-mcp", "youku-video-download-mcp",
+    # The nineteenth batch (FRESH15), decided the same way before any boot; three of them take `mcp` only through
+    # `fastmcp` with no bound below 2 and import its 1.x API.
+    "autocleaneeg-pubmedmcp", "aws-blogs-mcp-server", "capital-com-mcp-server", "crewai-mcp-server",
+    "datav-twinfabric-mcp", "fgclip-mcp", "hybrid-agent-mcp-server", "mcp-server-browser", "mcp-server-r-counter",
+    "mcpcn-server-file-finder", "mhjsmap", "mseep-bicscan-mcp", "mseep-cmd-line-mcp", "mseep-cryo-mcp",
+    "mseep-daytona-mcp-interpreter", "mseep-eka-mcp-server", "mseep-futu-stock-mcp-server", "mseep-gemini-lg-mcp",
+    "mseep-govee-mcp-server", "mseep-malaysia-prayer-time", "mseep-mcp-bonusly", "mseep-mcp-filesystem",
+    "mseep-mcp-foundry", "mseep-mcp-google-suite", "mseep-mcp-oceanbase", "mseep-mcp-server-aact",
+    "mseep-mcp-server-any-openapi", "mseep-mcp-server-code-extractor", "mseep-mcp-server-notify",
+    "mseep-mcp-server-unipile", "mseep-mitmproxy-mcp", "mseep-mockloop-mcp", "mseep-mysqldb-mcp-server",
+    "mseep-odoo-mcp", "mseep-oracledb-mcp-server", "mseep-scrapegraph-mcp", "mseep-sodukusolver",
+    "mseep-surveymars-mcp", "mseep-twist-mcp-server", "publish-mcp-server", "talk-to-your-pc-mcp-server",
+    "wavespeed-mcp",
 })
 
 NPM: list[Server] = [
@@ -2720,11 +2733,144 @@ FRESH14: list[Server] = [
     ("pypi", "timesheet-mcp-server", "2.0.1", [], {"TIMESHEET_API_TOKEN": DUMMY}),
 ]
 
+# A nineteenth batch (issue 38, 2026-12-07): 59 PyPI servers in no earlier batch, dumped into `data/benign_fresh15/`.
+# The rule is FRESH14's (FRESH13's, FRESH7's), applied by the same script to this workplace's package list (pypi.tsv)
+# before anything was booted; the script was first checked on FRESH14's month: with the names of this file before
+# FRESH14 (2a9813e^) left out it gives 504, 501 and 456 for 2025-10, and `random.Random(50).sample` of them draws
+# FRESH14's 130 (FRESH14's 54 among them, in FRESH14's order):
+# * newest release of 2025-09 (no earlier batch drew from that month: FRESH2 2026-10/11, FRESH3 2026-09/10, FRESH4
+#   2026-08, FRESH5 2026-07, FRESH6 2026-06, FRESH7 2026-05, FRESH8 2026-04, FRESH9 2026-03, FRESH10 2026-02, FRESH11
+#   2026-01, FRESH12 2025-12, FRESH13 2025-11, FRESH14 2025-10), summary matching `mcp[ -]+server` or `model context
+#   protocol [(mcp)] server` as words (case-insensitive): 670; in no earlier batch (every package name of this file, of
+#   either registry, FRESH14 included): 669 (semgrep-mcp is SERVERS');
+# * FRESH6's word filters of the name or summary and FRESH5's account words of the summary, each matched as a word or
+#   its plural, as FRESH7's were: 628 are left;
+# * a seeded draw, `random.Random(51).sample(..., 130)` of the name-sorted list; 71 of the drawn are mseep
+#   republications (`mseep-*`) and 17 mcpbind wrappers (`mcpbind-*`);
+# * each drawn package's wheel downloaded (`pip download --no-deps --only-binary :all: --ignore-requires-python`) and
+#   its METADATA, entry_points.txt, README and code read, never run or imported: 30 that require Python 3.12 or newer
+#   left out, one with no wheel (mcp-basicops-server, its sdist not downloaded); left out by hand, 25 that are no server
+#   of their own or run on another OS: the 17 `mcpbind-*` (placeholder wrappers whose only code prints a line and
+#   returns), three wheels with no code (mseep-biomart-mcp, mseep-ntealan-apis-mcp, mseep-zoho-crm-mcp-server with only
+#   a `__version__`), a wheel without its server module (mseep-qmt-mcp-server, whose MiniQMT is besides Windows only),
+#   an MCPStack tool plugin with no server (mcpstack-jupyter), Windows only (mseep-metatrader-mcp-server: MetaTrader5;
+#   mseep-mcp-server-windbg: WinDbg), macOS only (mseep-mcp-my-mac);
+# * FRESH14's rule for republications, applied to any republisher (the same upstream project: its name, the wheel's
+#   module and console-script names against earlier names, the upstream repository its METADATA or README names, the
+#   tool names against earlier dumps): 14 left out as copies of servers already in this file:
+#   iflow-mcp-office-powerpoint-mcp-server (SERVERS' office-powerpoint-mcp-server,
+#   GongRzhe/Office-PowerPoint-MCP-Server, the same 37 tools), mseep-elasticsearch-mcp-server (SERVERS'
+#   elasticsearch-mcp-server), mseep-just-prompt (SERVERS' just-prompt, serverInfo just-prompt),
+#   mseep-mcp-server-motherduck (SERVERS' mcp-server-motherduck), mseep-zotero-mcp (SERVERS' zotero-mcp,
+#   kujenga/zotero-mcp), mcp-bookmark-server (FRESH7's mcp-bookmark-server-preedew, pree-dew/mcp-bookmark, the same two
+#   tools), weknora-mcp-server (FRESH4's ai-core-mcp-server, the WeKnora server: 21 of its 22 tools),
+#   mseep-arxiv-latex-mcp (FRESH10's iflow-mcp-takashiishida-arxiv-latex-mcp), mseep-mcp-server-akshare (FRESH11's
+#   iflow-mcp-ttjslbz001-mcp-server-akshare), mseep-cinema4d-mcp (FRESH13's iflow-mcp-cinema4d-mcp, the same 24 tools),
+#   mseep-higress-ai-search-mcp-server (FRESH13's iflow-mcp-higress-ai-search-mcp-server), mseep-mcp-solver (FRESH13's
+#   iflow-mcp-mcp-solver), mseep-openai-websearch-mcp (FRESH13's iflow-mcp-openai-websearch-mcp),
+#   mseep-mcp-server-apache-airflow (FRESH14's mcp-server-apache-airflow-fastmcp,
+#   yangkyeongmo/mcp-server-apache-airflow). Not copies: mcp-server-browser (hihuzhen/browser-mcp, Python) is named like
+#   HARDER's @agent-infra/mcp-server-browser, mcp-bitbucket-review (JishadMT/bitbucket-mcp) like the npm bitbucket-mcp,
+#   mseep-odoo-mcp (tuanle96/mcp-odoo) like FRESH6's biszx-odoo-mcp, but none shares their code or tools;
+# * the same code within the draw: mcp-server-browser and nep-browser-engine (huzhen's, the same summary, modules and
+#   nine tools) ship the same server, the first held out and the second tuning, so the tuning one is left out: 59
+#   remain;
+# * from the same reading, before any boot: 42 in `NEEDS_MCP_1` (three of them, capital-com-mcp-server,
+#   mseep-mcp-filesystem and publish-mcp-server, take `mcp` only through `fastmcp` with no bound), 36 with their real
+#   command in `dump_benign.PYPI_COMMAND` (the wheel's only console script when none is named after the package, the one
+#   its code runs over stdio when there are two (mseep-mcp-oceanbase's `okctl_mcp_server`, the other SSE only), with the
+#   subcommand and arguments it requires (mseep-rmcp `start`, nthu-complaints-mcp `serve`, un-datacommons-mcp `serve
+#   stdio`, mseep-eka-mcp-server `--eka-api-host`), `python -m` of the server module when its script calls an async main
+#   without running it (aws-blogs-mcp-server, mhjsmap, mseep-daytona-mcp-interpreter), names a module or function its
+#   wheel lacks (mseep-gemini-lg-mcp, mseep-malaysia-prayer-time), is a CLI that is not the server
+#   (mseep-govee-mcp-server), or there is no script (mseep-futu-stock-mcp-server)), 13 with the variables they need at
+#   start-up (a placeholder, `DUMMY`, and for a base URL or host an address on this machine that answers nothing).
+#   mseep-mcp-server-monday serves only streamable HTTP and is listed as it is.
+# Versions are those of the package list on 2026-12-07. The split is fixed before any is dumped: `per_server.held_out`,
+# the same rule as before: 34 held out, 25 tuning.
+FRESH15: list[Server] = [
+    ("pypi", "yuque-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mseep-surveymars-mcp", "0.1.5", [], {"ACCOUNT_ID": DUMMY, "SECRET_KEY": DUMMY}),
+    ("pypi", "talk-to-your-pc-mcp-server", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mseep-mcp-bonusly", "1.1.2", [], {"BONUSLY_API_TOKEN": DUMMY}),
+    ("pypi", "mseep-bicscan-mcp", "0.1.1", [], {}),
+    ("pypi", "mhjsmap", "1.1.3", [], {}),
+    ("pypi", "crewai-mcp-server", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mseep-odoo-mcp", "0.0.6", [],
+     {"ODOO_URL": "http://127.0.0.1:9", "ODOO_DB": DUMMY, "ODOO_USERNAME": DUMMY, "ODOO_PASSWORD": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mseep-daytona-mcp-interpreter", "0.1.5", [], {"MCP_DAYTONA_API_KEY": DUMMY}),
+    ("pypi", "mseep-mcp-filesystem", "0.2.4", [], {}),
+    ("pypi", "claude-slash-commands-mcp", "1.0.0", [], {}),
+    ("pypi", "appcan-helper-mcp", "1.0.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "fgclip-mcp", "0.1.2", [], {"MCP_API_KEY": DUMMY}),
+    ("pypi", "lineshopping-api-mcp", "0.1.0", [], {}),
+    ("pypi", "mseep-mitmproxy-mcp", "0.1.4", [], {}),
+    ("pypi", "autocleaneeg-pubmedmcp", "1.1.4", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mseep-mcp-server-unipile", "0.1.4", [], {"UNIPILE_DSN": "127.0.0.1:9", "UNIPILE_API_KEY": DUMMY}),
+    ("pypi", "mseep-mcp-foundry", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mseep-prometeo-mcp", "0.1.1", [], {"PROMETEO_API_KEY": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-cyoda", "0.1.7", [],
+     {"CYODA_CLIENT_ID": DUMMY, "CYODA_CLIENT_SECRET": DUMMY, "CYODA_HOST": "127.0.0.1:9"}),
+    ("pypi", "mseep-sodukusolver", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mseep-mcp-simple-openai-assistant", "0.4.2", [], {"OPENAI_API_KEY": DUMMY}),
+    ("pypi", "datav-twinfabric-mcp", "1.4.1", [], {}),
+    ("pypi", "mseep-scrapegraph-mcp", "1.0.4", [], {}),
+    ("pypi", "nthu-complaints-mcp", "2.0.8", [], {}),
+    ("pypi", "korea-geocoder-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "wavespeed-mcp", "0.1.27", [], {"WAVESPEED_API_KEY": DUMMY}),
+    ("pypi", "mseep-eka-mcp-server", "0.3.2", [], {}),
+    ("pypi", "mseep-twist-mcp-server", "0.1.1", [], {}),
+    ("pypi", "capital-com-mcp-server", "0.3.2", [], {}),
+    ("pypi", "mseep-mcp-server-monday", "0.3.1", [], {}),
+    ("pypi", "mseep-mcp-server-code-extractor", "0.4.5", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "un-datacommons-mcp", "1.0.1", [], {"DC_API_KEY": DUMMY}),
+    ("pypi", "mseep-mysqldb-mcp-server", "0.1.6", [], {}),
+    ("pypi", "mseep-oracledb-mcp-server", "0.1.3", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mseep-govee-mcp-server", "0.1.4", [],
+     {"GOVEE_API_KEY": DUMMY, "GOVEE_DEVICE_ID": DUMMY, "GOVEE_SKU": DUMMY}),
+    ("pypi", "mseep-mockloop-mcp", "2.2.10", [], {}),
+    ("pypi", "mseep-malaysia-prayer-time", "0.2.3", [], {}),
+    ("pypi", "mseep-cryo-mcp", "0.1.8", [], {}),
+    ("pypi", "mcpcn-server-file-finder", "0.2.1", [], {}),
+    ("pypi", "mcp-server-r-counter", "0.0.3", [], {}),
+    ("pypi", "mseep-mcp-server-notify", "0.1.3", [], {}),
+    ("pypi", "pdfkb-mcp", "0.7.0", [], {}),
+    ("pypi", "mcp-bitbucket-review", "0.2.0", [], {}),
+    ("pypi", "publish-mcp-server", "0.1.3", [], {}),
+    ("pypi", "hybrid-agent-mcp-server", "0.1.3", [], {}),
+    ("pypi", "mseep-rmcp", "0.3.3", [], {}),
+    ("pypi", "sokrates-mcp", "0.4.3", [], {}),
+    ("pypi", "tcpping-mcp-server", "0.1.5", [], {}),
+    ("pypi", "aws-blogs-mcp-server", "1.0.2", [], {}),
+    ("pypi", "mcp-server-browser", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mseep-mcp-server-aact", "0.4.3", [], {"DB_USER": DUMMY, "DB_PASSWORD": DUMMY}),
+    ("pypi", "mseep-mcp-server-any-openapi", "0.1.4", [], {}),
+    ("pypi", "mseep-mcp-oceanbase", "0.1.4", [], {}),
+    ("pypi", "mseep-futu-stock-mcp-server", "0.1.1", [], {}),
+    ("pypi", "mseep-gemini-lg-mcp", "0.1.1", [], {}),
+    ("pypi", "mseep-cmd-line-mcp", "0.5.3", [], {}),
+    ("pypi", "workflowy-mcp", "0.3.3", [], {}),
+    ("pypi", "mseep-mcp-google-suite", "0.1.5", [], {}),
+]
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
     "fresh": FRESH, "fresh2": FRESH2, "fresh3": FRESH3, "fresh4": FRESH4,
     "fresh5": FRESH5, "fresh6": FRESH6, "fresh7": FRESH7, "fresh8": FRESH8,
     "fresh9": FRESH9, "fresh10": FRESH10, "fresh11": FRESH11,
-    "fresh12": FRESH12, "fresh13": FRESH13, "fresh14": FRESH14,
+    "fresh12": FRESH12, "fresh13": FRESH13, "fresh14": FRESH14, "fresh15": FRESH15,
 }
