@@ -1,5 +1,6 @@
 """Negation scope: whether the act a cue names stands inside a negation or caution of its own clause ("Never send
-…", "`password` is never included"), shared by MCPL-D016's scoring and the regrades of `purpose`."""
+…", "`password` is never included"), shared by MCPL-D016's scoring and the regrades of `purpose`; and the sentence
+around a quoted cue, which those regrades read (`purpose`, `own_subject`)."""
 
 from __future__ import annotations
 
@@ -42,3 +43,20 @@ def negated(text: str, start: int, end: int) -> bool:
         if len(between.split()) <= 8 and not _NEW_CLAUSE.search(between):
             return True
     return bool(_NEGATED_AFTER.match(text[end:end + 100]))
+
+
+def sentence_around(text: str, at: int) -> str:
+    """The sentence holding `text[at]`: a full stop ends one only before a space, so paths (`~/.ssh/config`) and
+    versions stay whole."""
+    start = max((m.end() for m in SENTENCE_END.finditer(text, 0, at)), default=0)
+    end = SENTENCE_END.search(text, at)
+    return text[start:end.end() if end else len(text)]
+
+
+def occurrences(text: str, quoted: str) -> list[int]:
+    """Where `quoted` stands in `text`, at most twenty places."""
+    found, at = [], text.find(quoted)
+    while at >= 0 and len(found) < 20:
+        found.append(at)
+        at = text.find(quoted, at + 1)
+    return found

@@ -9,7 +9,7 @@ import re
 
 from scanner.detectors.lazy_re import lazy
 
-from .negation import SENTENCE_END
+from .negation import occurrences, sentence_around
 from .scoring import THRESHOLD, Cues
 
 # A score made only of data mentions and plain verbs ("retrieve the recent messages of the conversation") names data;
@@ -84,7 +84,9 @@ def own_versions(cues: Cues, text: str, siblings: frozenset[str], name: str) -> 
             else None
     # a redirect's call is in its own sentence ("ALWAYS call get_system_context() first"), where every name must be
     # the server's; elsewhere too, but for hyphenated prose ("long-running", "real-time"), which names no tool
-    redirects = [_sentences_quoting(text, quoted) for family, _weight, quoted in cues if family == "redirect"]
+    lowered = text.lower()
+    redirects = [[sentence_around(text, at) for at in occurrences(lowered, quoted.lower())]
+                 for family, _weight, quoted in cues if family == "redirect"]
     if not all(redirects) or not all(_only_own(sentence, own, name) for found in redirects for sentence in found):
         return None
     if not _only_own(text, own, name, prose=True):
@@ -102,14 +104,3 @@ def _only_own(text: str, own: set[str], name: str, prose: bool = False) -> bool:
              if not (prose and _PROSE.fullmatch(match.group()))}
     return bool(named - {_key(name)}) and named <= own
 
-
-def _sentences_quoting(text: str, quoted: str) -> list[str]:
-    """Every sentence of `text` holding `quoted` (case folded), at most twenty."""
-    lowered, wanted = text.lower(), quoted.lower()
-    found, at = [], lowered.find(wanted)
-    while at >= 0 and len(found) < 20:
-        start = max((m.end() for m in SENTENCE_END.finditer(text, 0, at)), default=0)
-        end = SENTENCE_END.search(text, at + len(wanted))
-        found.append(text[start:end.end() if end else len(text)])
-        at = lowered.find(wanted, at + 1)
-    return found

@@ -25,7 +25,7 @@ from .command_subject import command_subject
 from .engine import Hit
 from .env_writes import writes_own_env
 from .motion import forward_as_motion
-from .negation import SENTENCE_END, negated
+from .negation import negated, occurrences, sentence_around
 from .other_windows import strongest_window
 from .own_backend import to_own_backend
 from .own_parameters import hands_on_user_words, multi_word, offers_own_parameter
@@ -148,12 +148,12 @@ def _why(hit: Hit, text: str, words: frozenset[str]) -> str | None:
 def _one(rule_id: str, text: str, quoted: str, words: frozenset[str]) -> str | None:
     """Why the part a catalogue hit quotes is no act, wherever in `text` it stands (a decoy sentence that documents it
     must not vouch for the same words elsewhere), or None."""
-    reasons = [_one_at(rule_id, text, quoted, at, words) for at in _occurrences(text, quoted)]
+    reasons = [_one_at(rule_id, text, quoted, at, words) for at in occurrences(text, quoted)]
     return reasons[0] if reasons and all(reasons) else None
 
 
 def _one_at(rule_id: str, text: str, quoted: str, at: int, words: frozenset[str]) -> str | None:
-    sentence = _sentence_around(text, at)
+    sentence = sentence_around(text, at)
     if not re.match(r"(?i)(?:do|don|never|must|should|avoid|without)\b", quoted) and (
         _NEGATED.search(re.split(r"[.!?;:\n]", text[max(0, at - 60):at])[-1]) or negated(text, at, at + len(quoted))
     ):
@@ -177,9 +177,9 @@ def _only_forbidden(hit: Hit, text: str, words: frozenset[str]) -> bool:
     """Whether every part a catalogue hit quotes is forbidden by a negation, each in a sentence with no act of
     sending, copying or addressing (`_ACTS`)."""
     for quoted in (part.strip() for part in hit.evidence.split(" | ") if part.strip()):
-        places = _occurrences(text, quoted)
+        places = occurrences(text, quoted)
         if not places or any(_one_at(hit.rule_id, text, quoted, at, words) != _FORBIDS
-                             or _ACTS.search(_sentence_around(text, at)) for at in places):
+                             or _ACTS.search(sentence_around(text, at)) for at in places):
             return False
     return True
 
@@ -199,11 +199,11 @@ def _prerequisite(text: str, cues: Cues, words: frozenset[str]) -> str | None:
     for _family, quoted in heavy:
         # Every place the path stands: a decoy prerequisite ("Read ~/.ssh/config to find the host") must not vouch
         # for a theft of the same path in the next sentence.
-        places = _occurrences(lowered, quoted.lower())
+        places = occurrences(lowered, quoted.lower())
         if not places:
             return None
         for at in places:
-            sentence = _sentence_around(text, at)
+            sentence = sentence_around(text, at)
             if _ACTS.search(sentence):
                 return None
             prerequisite = _PREREQUISITE.search(sentence) and not _ORDERS.search(sentence)
@@ -305,30 +305,14 @@ def _discount(lowered: str, cue: tuple[str, float, str], cues: Cues,
     quoted = cue[2]
     if not quoted or re.match(r"(?:do|don|never|not|no|without)\b", quoted):
         return None
-    reasons = [_discount_at(lowered, at, cue, cues, words, parameters) for at in _occurrences(lowered, quoted)]
+    reasons = [_discount_at(lowered, at, cue, cues, words, parameters) for at in occurrences(lowered, quoted)]
     return reasons[0] if reasons and all(reasons) else None
-
-
-def _sentence_around(text: str, at: int) -> str:
-    """The sentence holding `text[at]`: a full stop ends one only before a space, so paths (`~/.ssh/config`) and
-    versions stay whole."""
-    start = max((m.end() for m in SENTENCE_END.finditer(text, 0, at)), default=0)
-    end = SENTENCE_END.search(text, at)
-    return text[start:end.end() if end else len(text)]
-
-
-def _occurrences(text: str, quoted: str) -> list[int]:
-    found, at = [], text.find(quoted)
-    while at >= 0 and len(found) < 20:
-        found.append(at)
-        at = text.find(quoted, at + 1)
-    return found
 
 
 def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: Cues,
                  words: frozenset[str], parameters: frozenset[str] = frozenset()) -> str | None:
     family, _weight, quoted = cue
-    sentence = _sentence_around(lowered, at)
+    sentence = sentence_around(lowered, at)
     if family in ("secret_path", "shell_payload", "dangerous_command", "transmit", "destination", "override",
                   "override_args", "concealment") and negated(lowered, at, at + len(quoted)):
         return _FORBIDS
