@@ -225,7 +225,6 @@ def test_the_rule_table_is_package_data(tmp_path: Path) -> None:
     assert (ROOT / "scanner" / "model" / "rules.yaml").is_file()
 
 
-
 def test_the_rule_table_is_read_through_its_compiled_file_and_checked_as_the_yaml_is() -> None:
     """A compiled value that records the right digest still goes through every check the YAML's value does."""
     compiled = packaged_data.compiled_text(VALID.encode(), rules.table_value)
