@@ -9,7 +9,7 @@ that git revision runs too, alternating with this one, so both see the same load
 `uv pip install --require-hashes --no-deps -r action/requirements.txt` into a fresh venv with an empty cache (the
 target is at most 1.5x that, and 2 CPU-s). Beside them, the step's two parts of its own: fetching uv by its
 pinned sha256 (action/fetch_uv.py, cache empty) and installing mcp-lock from the checkout into the floor's
-filled venv (uv's own build backend). Figures: user + system CPU of the step and everything it started
+filled venv (editable, by uv's own build backend). Figures: user + system CPU of the step and everything it started
 (RUSAGE_CHILDREN), user and system apart (on a busy ext4 disk most of uv's CPU is the kernel allocating inodes
 for the files it unpacks: see bench/README.md), wall time; medians of --runs rounds, each round running every
 variant once, so load drifts hit all alike, and the step / floor ratio both as a ratio of medians and as the
@@ -129,7 +129,8 @@ def run_floor() -> dict[str, Sample]:
                         str(base / "tools")], env)
         checkout(None, base / "action-path")
         build = cpu_of([str(base / "tools" / "uv"), "pip", "install", "--no-config", "--quiet", "--python", target,
-                        "--no-index", "--no-deps", "--no-build-isolation", str(base / "action-path")], env)
+                        "--no-index", "--no-deps", "--no-build-isolation", "--editable", str(base / "action-path")],
+                       env)
         floor = (venv[0] + install[0], venv[1] + install[1], venv[2] + install[2])
         return {FLOOR: floor, FETCH: fetch, BUILD: build}
 

@@ -192,10 +192,39 @@ def test_the_install_is_hashed_and_compiles_nothing() -> None:
     install = step_named("Install mcp-lock from the hashed lock")["run"]
     assert 'fetch=("$GITHUB_ACTION_PATH/action/fetch_uv.py" "$GITHUB_ACTION_PATH/action/uv.txt" "$tools")' in install
     assert '--require-hashes --no-deps -r "$GITHUB_ACTION_PATH/action/requirements.txt"' in install
-    assert '--no-index --no-deps --no-build-isolation "$GITHUB_ACTION_PATH"' in install
+    assert '--no-index --no-deps --no-build-isolation --editable "$GITHUB_ACTION_PATH"' in install
     assert '"${uv[@]}" check --no-config --python "$MCPL_VENV/bin/python"' in install  # pip check's equivalent
     assert '-m venv --without-pip -- "$MCPL_VENV"' in install  # no ensurepip in the venv that is cached
     assert "--compile" not in install and "--compile-bytecode" not in install  # uv compiles nothing unless asked
+
+
+def cache_key(tmp_path: Path, action_path: Path) -> str:
+    """The venv's cache key as the `env` step computes it for an action checked out at `action_path`."""
+    output = tmp_path / f"output-{len(list(tmp_path.glob('output-*')))}"
+    env = {"PATH": os.environ["PATH"], "GITHUB_ACTION_PATH": str(action_path), "GITHUB_OUTPUT": str(output),
+           "RUNNER_TEMP": str(tmp_path), "MCPL_PYTHON": sys.executable}
+    done = subprocess.run(["bash", "-c", step("env")["run"]], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    (key,) = [line.split("=", 1)[1] for line in output.read_text().splitlines() if line.startswith("cache-key=")]
+    return key
+
+
+def test_the_venv_cache_key_names_the_checkout_it_runs_from(tmp_path: Path) -> None:
+    """The install is editable (a .pth naming $GITHUB_ACTION_PATH): a venv saved for one checkout path must not
+    be restored for another, even with the same source."""
+    copies = []
+    for name in ("one", "two"):
+        copy = tmp_path / name
+        copy.mkdir()
+        shutil.copy2(ROOT / "pyproject.toml", copy / "pyproject.toml")
+        shutil.copytree(ROOT / "action", copy / "action", ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(ROOT / "scanner", copy / "scanner", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        copies.append(copy)
+    first = cache_key(tmp_path, copies[0])
+    assert first == cache_key(tmp_path, copies[0])
+    assert first != cache_key(tmp_path, copies[1])
+    (copies[0] / "scanner" / "errors.py").write_text("# changed\n", encoding="utf-8")
+    assert first != cache_key(tmp_path, copies[0])
 
 
 def test_uv_is_pinned_by_hash() -> None:
@@ -371,6 +400,9 @@ def test_the_install_step_installs_a_working_mcp_lock(tmp_path: Path) -> None:
     assert list((site / "jinja2").glob("*.py")) and not list((site / "jinja2").rglob("*.pyc"))
     assert not (venv / "bin" / "pip").exists()
     assert not (tmp_path / "runner" / "mcp-lock-uv").exists()
+    # Editable: the venv names the checkout, nothing of scanner/ is copied into it.
+    assert not (site / "scanner").exists()
+    assert str(action_path) in "".join(p.read_text() for p in site.glob("*.pth"))
 
 
 @pytest.mark.network  # downloads one small locked distribution

@@ -126,3 +126,37 @@ def test_only_the_pinned_versions_files_are_listed(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(fetch_uv, "get", lambda url, headers, limit: (page, fetch_uv.JSON_TYPE, url))
     listed = fetch_uv.listed_files("https://index.invalid/simple/", "0.13.9")
     assert listed == [("uv-0.13.9-py3-none-manylinux_2_17_x86_64.whl", "https://index.invalid/f/uv-0.13.9.whl")]
+
+
+def member_of(wheel: bytes, member: str = f"uv-{VERSION}.data/scripts/uv") -> bytes:
+    out = io.BytesIO()
+    fetch_uv.write_member(wheel, member, out)  # type: ignore[arg-type]
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("method", [zipfile.ZIP_DEFLATED, zipfile.ZIP_STORED])
+def test_the_binary_is_inflated_whole_from_either_kind_of_member(method: int) -> None:
+    binary = os.urandom(3 << 20) + b"\0" * (2 << 20)  # more than one MiB chunk, some of it compressible
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", method) as archive:
+        archive.writestr("first.txt", "x" * 1000)
+        archive.writestr(f"uv-{VERSION}.data/scripts/uv", binary)
+    assert member_of(buffer.getvalue()) == binary
+
+
+def test_a_member_bigger_than_its_directory_says_is_refused() -> None:
+    """The sizes come from the wheel's central directory; an inflated stream that runs past them is refused."""
+    wheel = uv_wheel("x" * 5000)
+    with zipfile.ZipFile(io.BytesIO(wheel)) as archive:
+        info = archive.getinfo(f"uv-{VERSION}.data/scripts/uv")
+    first = wheel.index(b"PK\x01\x02")  # uv_wheel writes the binary first: its central directory entry is first
+    smaller = (info.file_size - 10).to_bytes(4, "little")
+    forged = wheel[: first + 24] + smaller + wheel[first + 28 :]
+    with pytest.raises(fetch_uv.Refused, match=r"size the wheel's directory says|larger than"):
+        member_of(forged)
+
+
+def test_a_member_over_the_binary_limit_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fetch_uv, "BINARY_LIMIT", 100)
+    with pytest.raises(fetch_uv.Refused, match="larger than"):
+        member_of(uv_wheel("y" * 500))
