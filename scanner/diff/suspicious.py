@@ -14,13 +14,21 @@ from collections.abc import Collection, Mapping
 from scanner.detectors import Hit, run_server_checks, run_workspace_checks, scoring, well_known_table
 from scanner.detectors.engine import score_hit
 from scanner.detectors.purpose import documented
-from scanner.detectors.texts import changed_definitions, parameters_of, paths_of, property_names, property_names_of
+from scanner.detectors.texts import (
+    changed_definitions,
+    parameters_of,
+    paths_of,
+    pin_texts,
+    property_names,
+    property_names_of,
+)
 from scanner.detectors.unicode_checks import Normalised
 from scanner.detectors.verdict_cache import Verdicts
+from scanner.diff.carried import CARRIED, is_carried
 from scanner.diff.text_hits import MIN_NAME, hits
 from scanner.diff.verdicts import learn, screened_baselines, unjudged
 from scanner.lock.canonical import digest
-from scanner.lock.lockfile import ServerPin
+from scanner.lock.lockfile import Pin, ServerPin
 from scanner.model.findings import WORDING, Finding, LockLocation, evidence_kind_line
 from scanner.model.kinds import KIND_KEYS
 from scanner.model.pointer import escape, pointer
@@ -52,10 +60,12 @@ def suspicious_findings(
     if live.instructions and (pinned is None or pinned.instructions != live.instructions):
         location = LockLocation(pointer("servers", key))
         # Instructions name the server's own tools as descriptions do ("call list_tables first"): scored with them.
-        findings += _scan(key, live.instructions, "instructions", None, None, location, digest(live.instructions), own)
+        findings += _scan(key, live.instructions, "instructions", None, None, location, digest(live.instructions), own,
+                          pinned=(pinned.instructions, ()) if pinned is not None and pinned.instructions else None)
     for kind, name, definition, texts, known in changed_definitions(live, pinned):
         paths: list[str] | None = None
         about = live.pins(kind)[name].digest
+        old = pinned.pins(kind).get(name) if pinned is not None else None
         for index, text in enumerate(texts):
             if text in known or not hits(text):
                 continue
@@ -63,11 +73,20 @@ def suspicious_findings(
             location = LockLocation(pointer("servers", key, kind, name))
             findings += _scan(
                 key, text, f"{kind_label(kind)} `{name}` {paths[index]}", name, kind, location, about, own,
-                parameters_of(definition),
+                parameters_of(definition), _pinned_field(old, paths[index]),
             )
-        old = pinned.pins(kind).get(name) if pinned is not None else None
         findings += _scan_property_names(key, kind, name, definition, old.definition if old else None, about)
     return findings + _scan_prompt_bodies(key, pinned, live)
+
+
+def _pinned_field(old: Pin | None, path: str) -> tuple[str, tuple[str, ...]] | None:
+    """The pinned definition's text at `path` and its parameters then, or None when the pin had no such field."""
+    if old is None:
+        return None
+    for at, text in zip(paths_of(old.definition), pin_texts(old), strict=True):
+        if at == path:
+            return text, parameters_of(old.definition)
+    return None
 
 
 def about_definitions(findings: list[Finding], servers: Mapping[str, ServerPin]) -> list[Finding]:
@@ -133,11 +152,18 @@ def _scan_property_names(
 def _scan(
     key: str, text: str, where: str, subject: str | None, kind: str | None, location: LockLocation, about: str,
     own: frozenset[str] = frozenset(), parameters: tuple[str, ...] = (),
+    pinned: tuple[str, tuple[str, ...]] | None = None,
 ) -> list[Finding]:
+    """The findings on `text`; `pinned`: the text this field had in the pin and the parameters it had then, whose
+    hits mark wording the change did not bring (`carried`)."""
     if subject is not None:
         own = own - {subject.lower()}
-    return weak_wording([
-        Finding(
+    name = (subject or "").lower()
+    found = _own_hits(text, own, name, parameters)
+    before: tuple[Hit, ...] | None = None
+    findings = []
+    for hit in found:
+        finding = Finding(
             SUSPICIOUS_TEXT,
             key,
             f"{key}: {where}: {hit.summary} [{hit.rule_id}]",
@@ -149,8 +175,11 @@ def _scan(
             evidence_kind=hit.evidence_kind,
             digest=about,
         )
-        for hit in _own_hits(text, own, (subject or '').lower(), parameters)
-    ])
+        if pinned is not None:
+            before = _own_hits(pinned[0], own, name, pinned[1]) if before is None else before
+            finding = as_carried(finding) if is_carried(hit, text, pinned[0], before) else finding
+        findings.append(finding)
+    return weak_wording(findings)
 
 
 def _own_hits(text: str, own: frozenset[str], name: str, parameters: tuple[str, ...] = ()) -> tuple[Hit, ...]:
@@ -227,6 +256,15 @@ ADVISORY = (
     "not blocking: wording only, on text no change under review brought (a change that brings "
     "such text blocks)"
 )
+def as_carried(finding: Finding) -> Finding:
+    """`finding`, whose evidence the change did not bring (`carried`), graded as a finding on pinned text is: a
+    payload at high or above blocks, wording only (at most medium) or a payload below high is shown."""
+    graded = at_first_pin(finding)
+    if graded.advisory is None:
+        return finding
+    return dataclasses.replace(graded, advisory=CARRIED, details=[*finding.details, CARRIED])
+
+
 # A payload graded below high (stray zero-width characters, a weak secret-path cue) is shown on text no change
 # brought, never blocking: a medium finding never fails a first lock.
 ADVISORY_BELOW_HIGH = (
@@ -288,4 +326,7 @@ def is_unchanged_text(finding: Finding) -> bool:
 
 
 def _identity(finding: Finding) -> tuple[object, ...]:
-    return (finding.rule.id, finding.server, finding.subject, finding.kind, finding.message, tuple(finding.details))
+    """What a finding on the whole pin and one on the text new since `before` share when they are the same hit (a
+    carried one says so in one more line)."""
+    details = tuple(d for d in finding.details if d != CARRIED)
+    return (finding.rule.id, finding.server, finding.subject, finding.kind, finding.message, details)

@@ -1,0 +1,71 @@
+"""Evidence a change did not bring: a hit on a changed field whose evidence the pinned field already held.
+
+A bump that edits a description (a new parameter named, a typo fixed) re-scans the whole field. Its hits then grade
+as if the change had written them, though their evidence stood, in the same sentences, in the text the lock pins:
+a server whose pinned text holds wording-only MCPL-D016 cues goes red on every release that touches that field, for
+words a reviewer was shown when it was pinned. Such a hit is graded as a hit on pinned text is
+(`suspicious.at_first_pin`): wording only is shown at most medium and blocks nothing, a payload graded below high
+is shown, a payload at high or above blocks as it does on every check.
+
+A hit is carried only when the pinned text of the same field gave a hit of the same rule, at least as severe, with
+the same evidence (MCPL-D016: counting every cue of the new one; any other rule: the same quoted evidence), and each
+sentence of the new text holding a piece of that evidence (a cue's quote; a quote of the evidence) stands in the
+pinned text as often. A change that writes evidence into a sentence of its own (a new sentence, a second instance,
+a rewritten sentence around a pinned cue) is judged as it was; evidence that cannot be found in the text again (a
+quote rendered with escapes, one standing twenty times or more) is never carried.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from scanner.detectors import Hit
+from scanner.detectors.negation import occurrences, sentence_around
+from scanner.detectors.unicode_checks import Normalised
+from scanner.model.rule_base import severity_rank
+
+CARRIED = (
+    "graded as pinned text: the change under review brought none of its evidence, which stands, in the same "
+    "sentences, in the pinned text of this field (a change that writes such evidence into a sentence is judged "
+    "as new text)"
+)
+_MANY = 20  # `occurrences` stops there: evidence standing that often cannot be followed, so it is not carried
+_PIECES = " | "  # how a hit quoting several places of its text joins them
+
+
+def _cues(hit: Hit) -> Counter[tuple[str, str]]:
+    return Counter((family, quoted.lower()) for family, _weight, quoted in hit.cues)
+
+
+def _as_scored(text: str) -> str:
+    """The text as the detectors read it (their quotes are of that), lowered."""
+    return (text if text.isascii() else Normalised(text).text).lower()
+
+
+def _sentences(text: str, quoted: str) -> Counter[str] | None:
+    """The sentences of (lowered) `text` holding `quoted`, counted; None when it cannot be found or is too often."""
+    found = occurrences(text, quoted) if quoted else []
+    if not found or len(found) >= _MANY:
+        return None
+    return Counter(sentence_around(text, at).strip() for at in found)
+
+
+def _same_evidence(hit: Hit, old: Hit) -> bool:
+    if old.rule_id != hit.rule_id or severity_rank(old.severity) > severity_rank(hit.severity):
+        return False
+    return _cues(hit) <= _cues(old) if hit.cues else (not old.cues and old.evidence == hit.evidence)
+
+
+def is_carried(hit: Hit, text: str, pinned_text: str, pinned_hits: Iterable[Hit]) -> bool:
+    """Whether the pinned text of the same field (`pinned_text`, giving `pinned_hits`) held all of `hit`'s evidence."""
+    if not any(_same_evidence(hit, old) for old in pinned_hits):
+        return False
+    pieces = {quoted.lower() for _family, quoted in _cues(hit)} if hit.cues else set(
+        hit.evidence.lower().split(_PIECES))
+    now, then = _as_scored(text), _as_scored(pinned_text)
+    for piece in pieces:
+        new, old = _sentences(now, piece), _sentences(then, piece)
+        if new is None or old is None or not new <= old:
+            return False
+    return True
