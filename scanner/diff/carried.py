@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from scanner.detectors import Hit
-from scanner.detectors.negation import occurrences, sentence_around
+from scanner.detectors.negation import SENTENCE_END, occurrences
 from scanner.detectors.unicode_checks import Normalised
 from scanner.model.rule_base import severity_rank
 
@@ -31,7 +31,7 @@ CARRIED = (
     "as new text)"
 )
 _MANY = 20  # `occurrences` stops there: evidence standing that often cannot be followed, so it is not carried
-_PIECES = " | "  # how a hit quoting several places of its text joins them
+PIECES = " | "  # how a hit quoting several places of its text joins them
 
 
 def _cues(hit: Hit) -> Counter[tuple[str, str]]:
@@ -44,11 +44,27 @@ def _as_scored(text: str) -> str:
 
 
 def _sentences(text: str, quoted: str) -> Counter[str] | None:
-    """The sentences of (lowered) `text` holding `quoted`, counted; None when it cannot be found or is too often."""
+    """The sentences of (lowered) `text` that hold `quoted` (the whole run of them a quote spans), counted; None
+    when it cannot be found or stands too often."""
     found = occurrences(text, quoted) if quoted else []
     if not found or len(found) >= _MANY:
         return None
-    return Counter(sentence_around(text, at).strip() for at in found)
+    spans: Counter[str] = Counter()
+    for at in found:
+        start = max((m.end() for m in SENTENCE_END.finditer(text, 0, at)), default=0)
+        end = SENTENCE_END.search(text, at + len(quoted) - 1)
+        spans[text[start : end.end() if end else len(text)].strip()] += 1
+    return spans
+
+
+def quotes_carried(pieces: Iterable[str], text: str, pinned_text: str) -> bool:
+    """Whether each sentence of `text` holding one of the quoted `pieces` stands in `pinned_text` as often."""
+    now, then = _as_scored(text), _as_scored(pinned_text)
+    for piece in pieces:
+        new, old = _sentences(now, piece.lower()), _sentences(then, piece.lower())
+        if new is None or old is None or not new <= old:
+            return False
+    return True
 
 
 def _same_evidence(hit: Hit, old: Hit) -> bool:
@@ -61,11 +77,5 @@ def is_carried(hit: Hit, text: str, pinned_text: str, pinned_hits: Iterable[Hit]
     """Whether the pinned text of the same field (`pinned_text`, giving `pinned_hits`) held all of `hit`'s evidence."""
     if not any(_same_evidence(hit, old) for old in pinned_hits):
         return False
-    pieces = {quoted.lower() for _family, quoted in _cues(hit)} if hit.cues else set(
-        hit.evidence.lower().split(_PIECES))
-    now, then = _as_scored(text), _as_scored(pinned_text)
-    for piece in pieces:
-        new, old = _sentences(now, piece), _sentences(then, piece)
-        if new is None or old is None or not new <= old:
-            return False
-    return True
+    pieces = {quoted for _family, quoted in _cues(hit)} if hit.cues else set(hit.evidence.split(PIECES))
+    return quotes_carried(pieces, text, pinned_text)

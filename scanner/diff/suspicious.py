@@ -24,7 +24,7 @@ from scanner.detectors.texts import (
 )
 from scanner.detectors.unicode_checks import Normalised
 from scanner.detectors.verdict_cache import Verdicts
-from scanner.diff.carried import CARRIED, is_carried
+from scanner.diff.carried import CARRIED, PIECES, is_carried, quotes_carried
 from scanner.diff.text_hits import MIN_NAME, hits
 from scanner.diff.verdicts import learn, screened_baselines, unjudged
 from scanner.lock.canonical import digest
@@ -207,10 +207,52 @@ def cross_server_findings(
     `verdicts`: each SCREENED check (D021, D022, D025) skips the definitions held clean of its part (as if
     pinned before); the others scan them all."""
     if verdicts is None:
-        return weak_wording(about_definitions(run_workspace_checks(live, baseline), live))
-    well_known_table.keep_in(verdicts.folder)  # D022's table of widely installed names, kept beside the verdicts
-    screened = screened_baselines(live, baseline, verdicts)
-    return weak_wording(about_definitions(run_workspace_checks(live, baseline, screened), live))
+        found = run_workspace_checks(live, baseline)
+    else:
+        well_known_table.keep_in(verdicts.folder)  # D022's table of widely installed names, kept beside the verdicts
+        found = run_workspace_checks(live, baseline, screened_baselines(live, baseline, verdicts))
+    return weak_wording(_carried_mentions(about_definitions(found, live), live, baseline))
+
+
+def _carried_mentions(
+    findings: list[Finding], live: Mapping[str, ServerPin], baseline: Mapping[str, ServerPin | None]
+) -> list[Finding]:
+    """`findings`, each one on a changed field of a pinned definition that the pinned servers gave already, with
+    its quote standing in the same sentences of the pinned field, graded as pinned text is (`carried`)."""
+    pinned = {id(f) for f in findings
+              if f.evidence_kind is not None and f.advisory is None and _pinned_pin(f, baseline)}
+    if not pinned:
+        return findings
+    state = {key: baseline.get(key) or pin for key, pin in live.items()}
+    earlier = {_identity(f): f for f in run_workspace_checks(state, dict.fromkeys(state))}
+    out = []
+    for finding in findings:
+        before = earlier.get(_identity(finding)) if id(finding) in pinned else None
+        if before is not None and severity_rank(before.effective_severity) <= severity_rank(finding.effective_severity):
+            finding = _carried_mention(finding, live[finding.server], baseline)
+        out.append(finding)
+    return out
+
+
+def _pinned_pin(finding: Finding, baseline: Mapping[str, ServerPin | None]) -> Pin | None:
+    pinned = baseline.get(finding.server)
+    if pinned is None or finding.kind is None or finding.subject is None:
+        return None
+    return pinned.pins(finding.kind).get(finding.subject)
+
+
+def _carried_mention(finding: Finding, server: ServerPin, baseline: Mapping[str, ServerPin | None]) -> Finding:
+    old, new = _pinned_pin(finding, baseline), server.pins(finding.kind or "").get(finding.subject or "")
+    evidence = finding.details[0].removeprefix("evidence: ") if finding.details else ""
+    if old is None or new is None or not evidence:
+        return finding
+    for path, text in zip(paths_of(new.definition), pin_texts(new), strict=True):
+        if f"`{finding.subject}` {path}: " in finding.message:
+            was = _pinned_field(old, path)
+            if was is not None and quotes_carried(evidence.split(PIECES), text, was[0]):
+                return as_carried(finding)
+            return finding
+    return finding
 
 
 def pinned_findings(
