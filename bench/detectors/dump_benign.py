@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh15] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh16] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -544,6 +544,33 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "mseep-surveymars-mcp": ["surveymars-mcp"],
     "nthu-complaints-mcp": ["nthu-complaints-mcp", "serve"],
     "un-datacommons-mcp": ["un-datacommons-mcp", "serve", "stdio"],
+    # The twentieth batch (FRESH16), read the same way before any boot.
+    "aci-mcp": ["aci-mcp", "unified-server", "--linked-account-owner-id", "bench"],
+    "chart-genius-mcp": ["chart-genius"],
+    "containerizedcodeexecutermcp": ["python", "-m", "main"],
+    "csv-mcp-server": ["csv-editor"],
+    "currency-mcp": ["python", "-m", "currency_mcp_server"],
+    "data-go-mcp-apartment-trade": ["data-go-mcp.apartment-trade"],
+    "data-go-mcp-fsc-financial-info": ["data-go-mcp.fsc-financial-info"],
+    "docsray-mcp": ["docsray-mcp", "start"],
+    "expedia-travel-recommendations-mcp": ["expedia_travel_recommendations_mcp"],
+    "github-issue-parser-mcp": ["github-issue-parser"],
+    "google-workspace-mcp-hotfix": ["google-workspace-worker"],
+    "hl-mcp-server": ["hyperliquid_server"],
+    "mcp-s3": ["mcp-s3", "--root", "/tmp"],
+    "mcp-youtube-extractor": ["mcp_youtube_extractor"],
+    "ml-training-init-mcp": ["ml-training-init"],
+    "nexonco-mcp": ["nexonco"],
+    "rag-mcp-server-lizhibing": ["rag-mcp-server"],
+    "runmcp-in-e2b": ["runmcp-in-e2b", "--transport", "stdio"],
+    "solargis-documentation-mcp-server": ["solargis.documentation-mcp-server"],
+    "spec-driven-mcp": ["spec-mcp-stdio"],
+    "tagny-mcp-server": ["tagny-mcp-server", "--transport", "stdio"],
+    "ticktick-mcp-v2": ["ticktick-mcp", "run"],
+    "todo-mcp-server": ["todo-mcp-server", "--api-url", "http://127.0.0.1:9", "--api-token", "bench"],
+    "translink-mcp": ["python", "-m", "mcp_server_translink"],
+    "vbnmxcz-mcp-server": ["yunxin_mcp_server"],
+    "volute-xls": ["volute-xls-local", "--transport", "stdio"],
 }
 
 

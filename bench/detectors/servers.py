@@ -257,6 +257,20 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "mseep-odoo-mcp", "mseep-oracledb-mcp-server", "mseep-scrapegraph-mcp", "mseep-sodukusolver",
     "mseep-surveymars-mcp", "mseep-twist-mcp-server", "publish-mcp-server", "talk-to-your-pc-mcp-server",
     "wavespeed-mcp",
+    # The twentieth batch (FRESH16), decided the same way before any boot; four of them take `mcp` only through
+    # another package with no bound below 2 (`fastmcp` for three, `mcp-server` for one) and import its 1.x API.
+    "aci-mcp", "adbpg-mcp-server-test", "adversary-mcp-server", "aladhan-mcp", "allvoicelab-mcp", "article-scraper-mcp",
+    "baseball-stats-mcp", "basicsec-mcp", "chart-genius-mcp", "codex-mcp-agent", "context-overflow-mcp",
+    "currenttime-mcp", "data-go-mcp-apartment-trade", "data-go-mcp-fsc-financial-info", "devrev-mcp",
+    "documentdb-migration-mcp-server", "fb-mcp-bratrax", "get-current-time-mcp", "github-issue-parser-mcp",
+    "google-colab-mcp", "google-workspace-mcp-hotfix", "image-convertor-mcp", "image-mcp", "kuaidi100-mcp",
+    "leochen-win-os-info-mcp", "libralm-mcp-server", "mbta-mcp", "mcp-git-config", "mcp-nmap", "mcp-pg2ck",
+    "mcp-respona-dashboard", "mcp-server-akshare", "mcp-server-greeter", "mcp-sqlserver-filesystem",
+    "mcp-web-extractor-sadasiba", "mcp-youtube-extractor", "ml-training-init-mcp", "nami-soccer-mcp-server",
+    "obsidianreadermcp", "pinescript-syntax-checker", "rag-mcp-server-lizhibing", "rapidapi-mcp-server",
+    "runmcp-in-e2b", "skydeckai-code", "solargis-documentation-mcp-server", "spec-driven-mcp", "spiderfoot-mcp",
+    "ticktick-mcp-v2", "translink-mcp", "truenas-mcp-server", "vbnmxcz-mcp-server", "vibeteam", "winrm-mcp-server",
+    "xliff-mcp-server", "yu-terms-mcp-server", "yulin-mssql-mcp",
 })
 
 NPM: list[Server] = [
@@ -2866,6 +2880,189 @@ FRESH15: list[Server] = [
     ("pypi", "mseep-mcp-google-suite", "0.1.5", [], {}),
 ]
 
+# A twentieth batch (issue 38, 2026-12-07): 93 PyPI servers in no earlier batch, dumped into `data/benign_fresh16/`. The
+# rule is FRESH15's (FRESH14's, FRESH13's, FRESH7's), applied by the same script to this workplace's package list
+# (pypi.tsv) before anything was booted; the script was first checked on FRESH15's month: with the names of this file
+# before FRESH15 (ddc2b7e^) left out it gives 670, 669 and 628 for 2025-09, and `random.Random(51).sample` of them draws
+# FRESH15's 130 (FRESH15's 59 among them, in FRESH15's order, at FRESH15's versions):
+# * newest release of 2025-08 (no earlier batch drew from that month: FRESH2 2026-10/11, FRESH3 2026-09/10, FRESH4
+#   2026-08, FRESH5 2026-07, FRESH6 2026-06, FRESH7 2026-05, FRESH8 2026-04, FRESH9 2026-03, FRESH10 2026-02, FRESH11
+#   2026-01, FRESH12 2025-12, FRESH13 2025-11, FRESH14 2025-10, FRESH15 2025-09), summary matching `mcp[ -]+server` or
+#   `model context protocol [(mcp)] server` as words (case-insensitive): 301; in no earlier batch (every package name of
+#   this file, of either registry, FRESH15 included): 295 (chroma-mcp and data-go-mcp-nts-business-verification are
+#   SERVERS' PyPI servers, mcp-fetch-server, slack-mcp-server and tavily-mcp SERVERS' npm servers, mcp-graphql FRESH's);
+# * FRESH6's word filters of the name or summary and FRESH5's account words of the summary, each matched as a word or
+#   its plural, as FRESH7's were: 260 are left;
+# * a seeded draw, `random.Random(52).sample(..., 130)` of the name-sorted list; four of the drawn are iFlow
+#   republications (`iflow-mcp-*`);
+# * each drawn package's wheel downloaded (`pip download --no-deps --only-binary :all: --ignore-requires-python`) and
+#   its METADATA, entry_points.txt, README and code read, never run or imported: 18 that require Python 3.12 or newer
+#   left out, two with no wheel (mcp-python-exec, tnz-mcp; their sdists not downloaded); left out by hand, nine that are
+#   no server of their own or run on another OS: three wheels with no code (github-events-monitor, schemdraw-mcp-server,
+#   xmcp-hrms: only their dist-info), two with no MCP server (cubeparser-mcp: functions whose main prints a line, its
+#   script naming a module `main` the wheel lacks; mcp-tomi-scraper: a JSON-RPC tool without MCP's initialize and
+#   tools/list, its script naming a function its module lacks), one with no tools of its own (task-agents-mcp: each tool
+#   is made from agent files the user supplies, and the wheel ships none), macOS only (mcp-beeper-texts: Beeper's
+#   database under ~/Library; mcp-server-screeny: Quartz), Windows only (undoom-uninstaller-mcp: winreg);
+# * FRESH15's rule for republications, applied to any republisher (the same upstream project: its name, the wheel's
+#   module and console-script names against earlier names, the upstream repository its METADATA or README names, the
+#   tool names against earlier dumps, and where an earlier server never dumped, its wheel read beside this one): six
+#   left out as copies of servers already in this file: dbt-mcp-lightdash (WIDELY_INSTALLED's dbt-mcp: a fork of
+#   dbt-labs/dbt-mcp, module dbt_mcp and script dbt-mcp, with Lightdash tools added), iflow-mcp-mcp-email-server (MORE's
+#   mcp-email-server, ai-zerolab/mcp-email-server), mcp-server-time-allenash-pypi-test (SERVERS' mcp-server-time, its
+#   code renamed with a day_of_week field added, the same two tools), iflow-mcp-xiyan-mcp-server (FRESH12's
+#   xiyan-leed-server: both XGenerationLab/xiyan_mcp_server, the same server code), mcp-nps-business-enrollment
+#   (FRESH10's iflow-mcp-koomook-mcp-nps-business-enrollment, Koomook/mcp_NPS_BusinessEnrollment, the same three tools),
+#   montesmakes-graphiti-memory (FRESH13's graphiti-memory, mandelbro/graphiti-memory, the same eight tools). Not
+#   copies: yulin-mssql-mcp (yulin0629/mssql_mcp_server) shares the server name mssql_mcp_server and its one tool's name
+#   with FRESH13's iflow-mcp-mssql-mcp-server (JexinSam's) but not its code (pymssql, not pyodbc) nor the tool's
+#   description; mcp-server-akshare shares its name with FRESH11's iflow-mcp-ttjslbz001-mcp-server-akshare but neither
+#   its code nor its tools; google-workspace-mcp-hotfix (module google_workspace_mcp) is named like FRESH2's npm
+#   google-workspace-mcp and FRESH12's temy-google-workspace-mcp (yardobr/mcp-google-sheets), ticktick-mcp-v2
+#   (ticktick-py, a password) like FRESH12's ticktick-mcp-server (felores', OAuth), unieai-mcp-mysql like FRESH14's
+#   unieai-mcp-bookingroom, obshell-mcp (OceanBase's) like FRESH15's mseep-mcp-oceanbase, but none shares their code or
+#   tools; data-go-mcp-apartment-trade and data-go-mcp-fsc-financial-info come from Koomook/data-go-mcp-servers, as
+#   HARDER's data-go-mcp-nts-business-verification does, but are other servers of it;
+# * the same code within the draw: mcp-sqlserver-filesystem and mcp-db-filesystem (ppengit's: the second is the first's
+#   code, database.py the same, with MySQL and Redis tools added), the first held out and the second tuning, so the
+#   tuning one is left out; nexonco-mcp and iflow-mcp-nexonco-mcp (Nexgene-Research/nexonco-mcp, only the version string
+#   differs) both fall in the held-out half, where the one code would count twice, so the republication is left
+#   out: 93 remain;
+# * from the same reading, before any boot: 56 in `NEEDS_MCP_1` (four of them take `mcp` only through another package
+#   with no bound: `fastmcp` for github-issue-parser-mcp, leochen-win-os-info-mcp and spiderfoot-mcp, `mcp-server` for
+#   documentdb-migration-mcp-server), 26 with their real command in `dump_benign.PYPI_COMMAND` (the wheel's only console
+#   script when none is named after the package, the one its README's configuration or its own code names
+#   (chart-genius-mcp `chart-genius`, csv-mcp-server `csv-editor`, spec-driven-mcp `spec-mcp-stdio`, volute-xls
+#   `volute-xls-local --transport stdio`), with the subcommand and arguments it requires (aci-mcp `unified-server
+#   --linked-account-owner-id bench`, docsray-mcp `start`, ticktick-mcp-v2 `run`, mcp-s3 `--root`, todo-mcp-server
+#   `--api-url` on this machine and `--api-token`, and `--transport stdio` where the default is SSE: runmcp-in-e2b,
+#   tagny-mcp-server), `python -m` of the server module when its script names a module or function its wheel lacks
+#   (containerizedcodeexecutermcp, currency-mcp) or there is no script (translink-mcp)), 18 with the variables they need
+#   at start-up (a placeholder, `DUMMY`, and for a base URL or host an address on this machine that answers nothing).
+#   github-pr-mcp-server serves only SSE (a Gradio app), mcp-ohmy-sql cannot start without the JSON file
+#   MCP_OHMY_SQL_CONFIG names, and adbpg-mcp-server-test, todo-mcp-server and unieai-mcp-mysql (a fixed private address)
+#   connect to their backend at start-up; they are listed as they are.
+# Versions are those of the package list on 2026-12-07. The split is fixed before any is dumped: `per_server.held_out`,
+# the same rule as before: 50 held out, 43 tuning.
+FRESH16: list[Server] = [
+    ("pypi", "mcp-pg2ck", "0.1.4", [], {}),
+    ("pypi", "codex-mcp-agent", "0.1.0", [], {}),
+    ("pypi", "volute-xls", "1.4.0", [], {}),
+    ("pypi", "pinescript-syntax-checker", "0.1.0", [], {}),
+    ("pypi", "searxng-simple-mcp", "1.2.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "allvoicelab-mcp", "0.0.5", [],
+     {"ALLVOICELAB_API_KEY": DUMMY, "ALLVOICELAB_API_DOMAIN": "http://127.0.0.1:9"}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "translink-mcp", "0.0.1", [], {"TRANSLINK_API_KEY": DUMMY}),
+    ("pypi", "data-go-mcp-fsc-financial-info", "0.2.0", [], {}),
+    ("pypi", "leochen-win-os-info-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "shipboss-mcp-server", "4.0.12", [], {"SHIPBOSS_API_TOKEN": DUMMY}),
+    ("pypi", "docsray-mcp", "0.3.3", [], {}),
+    ("pypi", "mbta-mcp", "1.1.1", [], {}),
+    ("pypi", "mcp-sqlserver-filesystem", "1.0.3", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "aci-mcp", "1.0.0b13", [], {"ACI_API_KEY": DUMMY}),
+    ("pypi", "xliff-mcp-server", "0.1.1", [], {}),
+    ("pypi", "mcp-python-code-interpreter", "1.1", [], {}),
+    ("pypi", "keenmail-mcp-server", "0.1.6", [], {}),
+    ("pypi", "vibeteam", "0.1.1", [], {}),
+    ("pypi", "adversary-mcp-server", "1.11.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "bannerbear-mcp", "0.1.0", [], {"BANNERBEAR_API_KEY": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "winrm-mcp-server", "0.1.3", [],
+     {"WINRM_MCP_HOSTNAME": "127.0.0.1", "WINRM_MCP_USERNAME": DUMMY, "WINRM_MCP_PASSWORD": DUMMY}),
+    ("pypi", "get-current-time-mcp", "0.1.0", [], {}),
+    ("pypi", "mcp-server-toggl", "0.1.2", [], {}),
+    ("pypi", "google-workspace-mcp-hotfix", "1.6.7", [], {}),
+    ("pypi", "mcp-git-config", "1.1.0", [], {}),
+    ("pypi", "rapidapi-mcp-server", "1.3.1", [], {}),
+    ("pypi", "libralm-mcp-server", "0.1.2", [], {}),
+    ("pypi", "containerizedcodeexecutermcp", "0.1.0", [], {}),
+    ("pypi", "vbnmxcz-mcp-server", "0.1.6", [], {}),
+    ("pypi", "image-mcp", "0.1.3", [], {}),
+    ("pypi", "chart-genius-mcp", "1.0.2", [], {}),
+    ("pypi", "mcp-server-ascom", "0.4.0", [], {}),
+    ("pypi", "kuaidi100-mcp", "0.1.3", [], {}),
+    ("pypi", "ml-training-init-mcp", "0.2.2", [], {}),
+    ("pypi", "unieai-mcp-mysql", "0.1.19", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "copy-ai-mcp", "0.1.1", [], {"COPY_AI_API_KEY": DUMMY}),
+    ("pypi", "currency-mcp", "0.3.0", [], {}),
+    ("pypi", "solargis-documentation-mcp-server", "0.1.0", [], {}),
+    ("pypi", "snow-mcp", "0.1.1", [], {}),
+    ("pypi", "mcp-open-data-hk", "0.2.3", [], {}),
+    ("pypi", "devrev-mcp", "0.4.2", [], {}),
+    ("pypi", "spec-driven-mcp", "0.0.8", [], {}),
+    ("pypi", "documentdb-migration-mcp-server", "0.7.0", [], {}),
+    ("pypi", "richdaleai-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-s3", "1.1.0", [], {"S3_BUCKET_NAME": "bench"}),
+    ("pypi", "mcp-youtube-extractor", "0.2.1", [], {}),
+    ("pypi", "obshell-mcp", "0.0.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mano-datahub-mcp", "0.0.5", [], {"DATAHUB_GMS_URL": "http://127.0.0.1:9", "DATAHUB_GMS_TOKEN": DUMMY}),
+    ("pypi", "mcp-server-greeter", "0.1.5", [], {}),
+    ("pypi", "aladhan-mcp", "0.1.1", [], {}),
+    ("pypi", "expedia-travel-recommendations-mcp", "1.0.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "adbpg-mcp-server-test", "0.1.8", [],
+     {"ADBPG_HOST": "127.0.0.1", "ADBPG_PORT": "9", "ADBPG_USER": DUMMY, "ADBPG_PASSWORD": DUMMY,
+      "ADBPG_DATABASE": DUMMY}),
+    ("pypi", "obsidianreadermcp", "0.1.6", [], {}),
+    ("pypi", "seestar-mcp", "0.2.0b0", [], {}),
+    ("pypi", "csv-mcp-server", "1.0.0", [], {}),
+    ("pypi", "todo-mcp-server", "2.1.4", [], {}),
+    ("pypi", "tagny-mcp-server", "1.0.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "yulin-mssql-mcp", "0.1.2", [], {"MSSQL_USER": DUMMY, "MSSQL_PASSWORD": DUMMY, "MSSQL_DATABASE": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "cbt-query", "0.5.0", [], {"CBT_SERVER_URL": "http://127.0.0.1:9"}),
+    ("pypi", "context-overflow-mcp", "1.1.1", [], {}),
+    ("pypi", "versionator-mcp", "1.3.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "fb-mcp-bratrax", "1.1.2", [], {"FB_TOKEN": DUMMY, "FB_ACCOUNT_IDS": DUMMY}),
+    ("pypi", "pypi-query-mcp-server", "0.6.5", [], {}),
+    ("pypi", "mcp-respona-dashboard", "1.0.2", [], {}),
+    ("pypi", "mcp-server-akshare", "1.0.0", [], {}),
+    ("pypi", "rag-mcp-server-lizhibing", "0.1.10", [], {}),
+    ("pypi", "baseball-stats-mcp", "1.0.1", [], {}),
+    ("pypi", "yu-terms-mcp-server", "1.0.5", [], {}),
+    ("pypi", "cursor-mcp", "0.1.1", [], {}),
+    ("pypi", "ticktick-mcp-v2", "1.0.5", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "data-go-mcp-apartment-trade", "1.0.1", [], {"API_KEY": DUMMY}),
+    ("pypi", "github-issue-parser-mcp", "2.0.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-ohmy-sql", "0.1.4", [], {"MCP_OHMY_SQL_CONFIG": DUMMY}),
+    ("pypi", "pdf-action-inspector", "0.1.1", [], {}),
+    ("pypi", "basicsec-mcp", "1.0.0", [], {}),
+    ("pypi", "currenttime-mcp", "1.0.1", [], {}),
+    ("pypi", "article-scraper-mcp", "1.0.0", [], {}),
+    ("pypi", "public-apis-mcp", "0.1.0", [], {}),
+    ("pypi", "image-convertor-mcp", "0.1.7", [], {}),
+    ("pypi", "google-colab-mcp", "1.0.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "truenas-mcp-server", "3.0.2", [], {"TRUENAS_URL": "http://127.0.0.1:9", "TRUENAS_API_KEY": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "artifacts-mcp-server", "0.1.0", [], {"AGENTSPHERE_API_KEY": DUMMY}),
+    ("pypi", "mcp-nmap", "0.1.0", [], {}),
+    ("pypi", "nami-soccer-mcp-server", "0.1.6", [], {}),
+    ("pypi", "zim-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "spiderfoot-mcp", "1.0.0", [],
+     {"SPIDERFOOT_URL": "http://127.0.0.1:9", "SPIDERFOOT_USERNAME": DUMMY, "SPIDERFOOT_PASSWORD": DUMMY}),
+    ("pypi", "mcp-web-extractor-sadasiba", "0.1.3", [], {}),
+    ("pypi", "hl-mcp-server", "0.1.0", [], {}),
+    ("pypi", "system-monitor-mcp", "1.1.4", [], {}),
+    ("pypi", "runmcp-in-e2b", "0.5.8", [], {}),
+    ("pypi", "skydeckai-code", "0.1.41", [], {}),
+    ("pypi", "nexonco-mcp", "0.1.17", [], {}),
+    ("pypi", "github-pr-mcp-server", "1.0.3", [], {}),
+]
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
@@ -2873,4 +3070,5 @@ BATCHES: dict[str, list[Server]] = {
     "fresh5": FRESH5, "fresh6": FRESH6, "fresh7": FRESH7, "fresh8": FRESH8,
     "fresh9": FRESH9, "fresh10": FRESH10, "fresh11": FRESH11,
     "fresh12": FRESH12, "fresh13": FRESH13, "fresh14": FRESH14, "fresh15": FRESH15,
+    "fresh16": FRESH16,
 }
