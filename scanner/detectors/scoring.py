@@ -163,6 +163,15 @@ def cue_patterns() -> tuple[re.Pattern[str], ...]:
     return tuple(_search((n,)) for n in range(len(_cues())))
 
 
+def has_cue(text: str) -> bool:
+    """Whether any alternative of any cue matches `text` as `score` reads it (lowered, folded), forbidden or not,
+    naming the server's own tools or not: what a change that writes a cue has written (`diff.carried`)."""
+    lowered = text.lower()
+    folded = lowered if lowered.isascii() else _PARTICLE.sub(" ", lowered).translate(FOLD_ASCII)
+    patterns = cue_patterns()
+    return any(n < len(patterns) and patterns[n].search(folded) for n in _screen().candidates(folded))
+
+
 @functools.cache
 def _screen() -> Screen:
     return Screen(cue_sources())

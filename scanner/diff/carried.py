@@ -8,21 +8,25 @@ words a reviewer was shown when it was pinned. Such a hit is graded as a hit on 
 is shown, a payload at high or above blocks as it does on every check.
 
 A hit is carried only when the pinned text of the same field gave a hit of the same rule, at least as severe, with
-the same evidence (MCPL-D016: counting every cue of the new one; any other rule: the same quoted evidence), and each
+the same evidence (MCPL-D016: counting every cue of the new one; any other rule: the same quoted evidence), each
 sentence of the new text holding a piece of that evidence (a cue's quote; a quote of the evidence) stands in the
-pinned text as often. A change that writes evidence into a sentence of its own (a new sentence, a second instance,
-a rewritten sentence around a pinned cue) is judged as it was; evidence that cannot be found in the text again (a
-quote rendered with escapes, one standing twenty times or more) is never carried.
+pinned text as often, and the sentences the change wrote (`written`) hold nothing any detector reads: no cue of
+MCPL-D016 (forbidden or not: the score quotes each family once, so a second phrase of a family changes no quote),
+no catalogue match, for a cross-server finding no spelling of the tool it names. Evidence that cannot be found in
+the text again (a quote rendered with escapes, one standing twenty times or more) is never carried.
 """
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections import Counter
 from collections.abc import Iterable
 
-from scanner.detectors import Hit
+from scanner.detectors import Hit, scoring
 from scanner.detectors.negation import SENTENCE_END, occurrences
 from scanner.detectors.unicode_checks import Normalised
+from scanner.diff.text_hits import hits
 from scanner.model.rule_base import severity_rank
 
 CARRIED = (
@@ -32,6 +36,7 @@ CARRIED = (
 )
 _MANY = 20  # `occurrences` stops there: evidence standing that often cannot be followed, so it is not carried
 PIECES = " | "  # how a hit quoting several places of its text joins them
+_SQUEEZE = re.compile(r"[^a-z0-9]+")  # send_email, sendEmail, send email: one name
 
 
 def _cues(hit: Hit) -> Counter[tuple[str, str]]:
@@ -57,6 +62,35 @@ def _sentences(text: str, quoted: str) -> Counter[str] | None:
     return spans
 
 
+def written(text: str, pinned_text: str) -> str:
+    """The sentences of `text` the pinned text does not hold as often: what the change wrote into this field."""
+    pinned = Counter(_split(pinned_text))
+    out = []
+    for sentence in _split(text):
+        if pinned[sentence] > 0:
+            pinned[sentence] -= 1
+        else:
+            out.append(sentence)
+    return "\n".join(out)
+
+
+def _split(text: str) -> list[str]:
+    cuts = [0, *(m.end() for m in SENTENCE_END.finditer(text)), len(text)]
+    return [piece for a, b in itertools.pairwise(cuts) if (piece := text[a:b].strip())]
+
+
+def brings_evidence(text: str, pinned_text: str, names: Iterable[str] = ()) -> bool:
+    """Whether the sentences the change wrote into this field hold anything a detector reads: a cue of MCPL-D016
+    (forbidden or not), a catalogue match, or one of `names` (a tool another server lists) in any spelling."""
+    new = written(text, pinned_text)
+    if not new:
+        return False
+    if scoring.has_cue(new) or hits(new):
+        return True
+    squeezed = _SQUEEZE.sub("", new.lower())
+    return any(_SQUEEZE.sub("", name.lower()) in squeezed for name in names)
+
+
 def quotes_carried(pieces: Iterable[str], text: str, pinned_text: str) -> bool:
     """Whether each sentence of `text` holding one of the quoted `pieces` stands in `pinned_text` as often."""
     now, then = _as_scored(text), _as_scored(pinned_text)
@@ -78,4 +112,4 @@ def is_carried(hit: Hit, text: str, pinned_text: str, pinned_hits: Iterable[Hit]
     if not any(_same_evidence(hit, old) for old in pinned_hits):
         return False
     pieces = {quoted for _family, quoted in _cues(hit)} if hit.cues else set(hit.evidence.split(PIECES))
-    return quotes_carried(pieces, text, pinned_text)
+    return quotes_carried(pieces, text, pinned_text) and not brings_evidence(text, pinned_text)

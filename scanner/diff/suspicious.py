@@ -9,6 +9,7 @@ without being told.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Collection, Mapping
 
 from scanner.detectors import Hit, run_server_checks, run_workspace_checks, scoring, well_known_table
@@ -24,7 +25,7 @@ from scanner.detectors.texts import (
 )
 from scanner.detectors.unicode_checks import Normalised
 from scanner.detectors.verdict_cache import Verdicts
-from scanner.diff.carried import CARRIED, PIECES, is_carried, quotes_carried
+from scanner.diff.carried import CARRIED, PIECES, brings_evidence, is_carried, quotes_carried
 from scanner.diff.text_hits import MIN_NAME, hits
 from scanner.diff.verdicts import learn, screened_baselines, unjudged
 from scanner.lock.canonical import digest
@@ -217,42 +218,53 @@ def cross_server_findings(
 def _carried_mentions(
     findings: list[Finding], live: Mapping[str, ServerPin], baseline: Mapping[str, ServerPin | None]
 ) -> list[Finding]:
-    """`findings`, each one on a changed field of a pinned definition that the pinned servers gave already, with
-    its quote standing in the same sentences of the pinned field, graded as pinned text is (`carried`)."""
-    pinned = {id(f) for f in findings
-              if f.evidence_kind is not None and f.advisory is None and _pinned_pin(f, baseline)}
-    if not pinned:
+    """`findings`, each one on a changed field of a pinned definition (or on changed instructions) that the pinned
+    servers gave already, with its quote standing in the same sentences of the pinned field, graded as pinned text
+    is (`carried`)."""
+    fields = {id(f): field for f in findings
+              if f.evidence_kind is not None and f.advisory is None and (field := _quoted_field(f, live, baseline))}
+    if not fields:
         return findings
     state = {key: baseline.get(key) or pin for key, pin in live.items()}
     earlier = {_identity(f): f for f in run_workspace_checks(state, dict.fromkeys(state))}
     out = []
     for finding in findings:
-        before = earlier.get(_identity(finding)) if id(finding) in pinned else None
-        if before is not None and severity_rank(before.effective_severity) <= severity_rank(finding.effective_severity):
-            finding = _carried_mention(finding, live[finding.server], baseline)
+        field = fields.get(id(finding))
+        before = earlier.get(_identity(finding)) if field else None
+        if field and before is not None and severity_rank(before.effective_severity) <= severity_rank(
+                finding.effective_severity):
+            evidence = finding.details[0].removeprefix("evidence: ")
+            names = _NAMED.findall(finding.message.rsplit(": ", 1)[-1])  # the tools its words are about
+            if quotes_carried(evidence.split(PIECES), *field) and not brings_evidence(*field, names):
+                finding = as_carried(finding)
         out.append(finding)
     return out
 
 
-def _pinned_pin(finding: Finding, baseline: Mapping[str, ServerPin | None]) -> Pin | None:
-    pinned = baseline.get(finding.server)
-    if pinned is None or finding.kind is None or finding.subject is None:
+_NAMED = re.compile(r"`([^`]+)`")
+
+
+def _quoted_field(
+    finding: Finding, live: Mapping[str, ServerPin], baseline: Mapping[str, ServerPin | None]
+) -> tuple[str, str] | None:
+    """(the text, the pinned text) of the field a cross-server finding quotes, when both exist; else None."""
+    server, pinned = live.get(finding.server), baseline.get(finding.server)
+    if server is None or pinned is None or not finding.details or not finding.details[0].startswith("evidence: "):
         return None
-    return pinned.pins(finding.kind).get(finding.subject)
-
-
-def _carried_mention(finding: Finding, server: ServerPin, baseline: Mapping[str, ServerPin | None]) -> Finding:
-    old, new = _pinned_pin(finding, baseline), server.pins(finding.kind or "").get(finding.subject or "")
-    evidence = finding.details[0].removeprefix("evidence: ") if finding.details else ""
-    if old is None or new is None or not evidence:
-        return finding
+    if finding.kind is None:  # on the server's instructions (`checks.tool_mention`)
+        on = finding.message.startswith(f"{finding.server}: instructions: ")
+        if on and server.instructions and pinned.instructions:
+            return server.instructions, pinned.instructions
+        return None
+    name = finding.subject or ""
+    new, old = server.pins(finding.kind).get(name), pinned.pins(finding.kind).get(name)
+    if new is None or old is None:
+        return None
     for path, text in zip(paths_of(new.definition), pin_texts(new), strict=True):
         if f"`{finding.subject}` {path}: " in finding.message:
             was = _pinned_field(old, path)
-            if was is not None and quotes_carried(evidence.split(PIECES), text, was[0]):
-                return as_carried(finding)
-            return finding
-    return finding
+            return (text, was[0]) if was is not None else None
+    return None
 
 
 def pinned_findings(
