@@ -132,11 +132,16 @@ def reference_suspicious(key, pinned, live):
     own = frozenset(tool.lower() for tool in (*live.tools, *(pinned.tools if pinned is not None else ())))
     if live.instructions and (pinned is None or pinned.instructions != live.instructions):
         findings += suspicious._scan(key, live.instructions, "instructions", None, None,
-                                     LockLocation(pointer("servers", key)), digest(live.instructions), own)
+                                     LockLocation(pointer("servers", key)), digest(live.instructions), own,
+                                     pinned=(pinned.instructions, ()) if pinned and pinned.instructions else None)
     for kind, name, path, text in _reference_texts(live, pinned):
         location = LockLocation(pointer("servers", key, kind, name))
         about = live.pins(kind)[name].digest
-        findings += suspicious._scan(key, text, f"{kind_label(kind)} `{name}` {path}", name, kind, location, about, own)
+        # What the pinned definition had at this path grades evidence it already held (scanner.diff.carried).
+        old = pinned.pins(kind).get(name) if pinned is not None else None
+        findings += suspicious._scan(key, text, f"{kind_label(kind)} `{name}` {path}", name, kind, location, about, own,
+                                     texts.parameters_of(live.pins(kind)[name].definition),
+                                     suspicious._pinned_field(old, path))
     return findings
 
 
@@ -168,11 +173,12 @@ def reference_cross_server(live, baseline):
                     SUSPICIOUS_TEXT, key, f"{key}: {where}: names `{mentioned}`, {whose} [{shadowing.RULE.id}]",
                     LockLocation(pointer("servers", key, *((kind, name) if kind else ()))), subject=name, kind=kind,
                     digest=digest(text) if kind is None else server.pins(kind)[name].digest,
-                    details=[f"evidence: {text[max(0, start - 60):end + 60]}", evidence_kind_line(WORDING)],
+                    details=[f"evidence: {shadowing._quote(text, start, end)}", evidence_kind_line(WORDING)],
                     severity="high", evidence_kind=WORDING,
                 ))
                 break
-    return findings
+    # A finding the pinned servers gave, on a field edited elsewhere, is graded as pinned text (scanner.diff.carried).
+    return suspicious._carried_mentions(findings, live, baseline)
 
 
 TOOL_NAMES = ["send_email", "read_file", "mail.send", "getDocs", "list", "x_y", "run/it", "a~b_c", "delete_all"]
