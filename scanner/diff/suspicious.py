@@ -225,8 +225,12 @@ def _carried_mentions(
               if f.evidence_kind is not None and f.advisory is None and (field := _quoted_field(f, live, baseline))}
     if not fields:
         return findings
+    # The pinned servers as they were; only the text of those the findings are about is read again (the others'
+    # baseline is themselves: nothing new in them), every server's names still known.
     state = {key: baseline.get(key) or pin for key, pin in live.items()}
-    earlier = {_identity(f): f for f in run_workspace_checks(state, dict.fromkeys(state))}
+    about = {f.server for f in findings if id(f) in fields}
+    earlier = {_identity(f): f for f in run_workspace_checks(
+        state, {key: None if key in about else pin for key, pin in state.items()})}
     out = []
     for finding in findings:
         field = fields.get(id(finding))
