@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh16] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh17] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -571,6 +571,29 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "translink-mcp": ["python", "-m", "mcp_server_translink"],
     "vbnmxcz-mcp-server": ["yunxin_mcp_server"],
     "volute-xls": ["volute-xls-local", "--transport", "stdio"],
+    # The twenty-first batch (FRESH17), read the same way before any boot.
+    "agile-mcp-server": ["agile-mcp-server", "start"],
+    "awslabs-ec2-mcp-server": ["awslabs.ec2-mcp-server"],
+    "binance-futures-mcp": ["binance-mcp-server"],
+    "card-magic-mcp": ["card_magic_stdio"],
+    "carey-mcp-video": ["carey_mcp_video"],
+    "ctf-mcp-jira": ["ctf-mcp-jira-server"],
+    "cyber-sentinel-mcp": ["cyber-sentinel"],
+    "eg4-mcp-server": ["python", "-m", "eg4_mcp_server"],
+    "hkopenai-hk-climate-mcp-server": ["python", "-m", "hkopenai.hk_climate_mcp_server"],
+    "llm-todo-mcp-mao": ["todo-mcp-server"],
+    "math-mcp-server-testing": ["math-mcp-server"],
+    "mcp-notes-server": ["python", "-m", "mcp_notes_server.server"],
+    "mcp-stock-server": ["python", "-m", "mcp_stock_server.main"],
+    "mseep-claude-desktop-memory-bank": ["python", "-m", "memory_bank_server"],
+    "mseep-optuna-mcp": ["python", "-m", "optuna_mcp"],
+    "reddit-mcp-dark": ["python", "-m", "reddit_mcp.server"],
+    "shippo-mcp": ["shippo-mcp", "stdio"],
+    "skypulse-mcp": ["python", "-m", "server"],
+    "slidesmith": ["slidesmith", "serve"],
+    "termivls": ["termivls", "run"],
+    "test-mcp-tcl": ["python", "-c", "import test_mcp_tcl; test_mcp_tcl.main()"],
+    "uh-joan-pubmed-mcp-server": ["python", "-m", "pubmed_server"],
 }
 
 

