@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh17] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh18] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -594,6 +594,20 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "termivls": ["termivls", "run"],
     "test-mcp-tcl": ["python", "-c", "import test_mcp_tcl; test_mcp_tcl.main()"],
     "uh-joan-pubmed-mcp-server": ["python", "-m", "pubmed_server"],
+    # The twenty-second batch (FRESH18), read the same way before any boot.
+    "arxiv-search-mcp": ["python", "-m", "arxiv_search_mcp"],
+    "ereach-douyin-mcp-server": ["ereach_douyin_mcp_server"],
+    "honeybadger-mcp-server": ["honeybadger-mcp-server", "--transport", "stdio"],
+    "just-facebook-mcp": ["just_facebook_mcp"],
+    "mcp-abc-mock": ["python", "-m", "mcp_abc_mock"],
+    "mcp-psilo-mock": ["python", "-m", "mcp_psilo_mock"],
+    "moodle-dev-mcp": ["moodle_dev_mcp"],
+    "mseep-awslabs-core-mcp-server": ["python", "-m", "awslabs.core_mcp_server.server"],
+    "mseep-mcp-document-reader": ["mcp-document-reader"],
+    "p6plab-azure-pricing-mcp-server": ["p6plab.azure-pricing-mcp-server"],
+    "qonto-mcp-server": ["qonto-mcp-server", "--api-key", "bench:bench"],
+    "tdd-mcp-server": ["tdd-mcp-server", "run"],
+    "trading-economics-calendar-mcp": ["trading-economics-mcp"],
 }
 
 

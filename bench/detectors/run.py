@@ -183,7 +183,8 @@ HELD_OUT_BASES = (("first_five", "fresh4"), ("first_six", "fresh5"), ("first_sev
                   ("first_eight", "fresh7"), ("first_nine", "fresh8"), ("first_ten", "fresh9"),
                   ("first_eleven", "fresh10"), ("first_twelve", "fresh11"),
                   ("first_thirteen", "fresh12"), ("first_fourteen", "fresh13"), ("first_fifteen", "fresh14"),
-                  ("first_sixteen", "fresh15"), ("first_seventeen", "fresh16"), ("all", "fresh17"))
+                  ("first_sixteen", "fresh15"), ("first_seventeen", "fresh16"),
+                  ("first_eighteen", "fresh17"), ("all", "fresh18"))
 # How each basis is printed: the parts so far, each basis adding one batch's held-out part.
 BASIS_TITLES = {"first_four": "first four held-out", **{basis: ("all held-out parts" if basis == "all" else
                                                                  basis.replace("_", " ") + " held-out")

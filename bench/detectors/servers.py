@@ -282,6 +282,17 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "orly-mcp", "owlt-mcp-server", "personas-mcp", "pydoll-mcp", "qdrant-mcp", "reddit-mcp-dark", "reer-rhino-mcp",
     "robotarm-mcp-p340", "selenium-mcp-server", "shippo-mcp", "skypulse-mcp", "termivls", "test-mcp-tcl",
     "tigo-mcp-server", "uh-joan-pubmed-mcp-server", "xvi-mcp",
+    # The twenty-second batch (FRESH18), decided the same way before any boot; one of them (outscraper-mcp-server) takes
+    # `mcp` only through `fastmcp` with no upper bound and imports its 1.x API (`mcp.server.fastmcp`).
+    "abe-deep-research", "ai-council", "arxiv-mcp", "arxiv-search-mcp", "ask-human-mcp", "cargo-mcp",
+    "claude-config-sync", "fewsats-mcp", "hexo-mcp-server", "hunyuan-mcp-tc-travel", "itop-mcp", "just-facebook-mcp",
+    "keplore-mds", "log-analyzer-mcp", "mareana-dtrack-mcp-server", "matlab-mcp", "mcp-abc-mock",
+    "mcp-data-analyzer-cyj", "mcp-psilo-mock", "mcp-python-interpreter-adk-fork", "mcp-server-iris", "mcp-server-okppt",
+    "mcp-server-voicevox", "mcpgex", "minecraft-mcp-server", "mobvoi-mcp", "moodle-dev-mcp",
+    "mseep-awslabs-core-mcp-server", "outscraper-mcp-server", "p6plab-azure-pricing-mcp-server", "pdf-reader-mcp",
+    "phone-a-friend-mcp-server", "postgres-mcp-server", "python-debugger-mcp", "ragflow-retrieval-mcp-server",
+    "system-diag-mcp", "tdd-mcp-server", "teamspeak-mcp", "url2qrcode", "vultr-dns-mcp", "wati-mcp-server",
+    "weather-garmin", "whois-mcp-server", "yubin-mcp",
 })
 
 NPM: list[Server] = [
@@ -3237,6 +3248,169 @@ FRESH17: list[Server] = [
     ("pypi", "flamapy-mcp", "0.1.1", [], {}),
 ]
 
+# A twenty-second batch (issue 38, 2026-12-07): 70 PyPI servers in no earlier batch, dumped into `data/benign_fresh18/`.
+# The rule is FRESH17's (FRESH16's, FRESH15's, FRESH14's, FRESH13's, FRESH7's), applied by the same script to this
+# workplace's package list (pypi.tsv) before anything was booted; the script was first checked on FRESH17's month: with
+# the names of this file before FRESH17 (3b79029^) left out it gives 292, 289 and 265 for 2025-07, and
+# `random.Random(53).sample` of them draws FRESH17's 130 (FRESH17's 75 among them, in FRESH17's order, at FRESH17's
+# versions):
+# * newest release of 2025-06 (no earlier batch drew from that month: FRESH2 2026-10/11, FRESH3 2026-09/10, FRESH4
+#   2026-08, FRESH5 2026-07, FRESH6 2026-06, FRESH7 2026-05, FRESH8 2026-04, FRESH9 2026-03, FRESH10 2026-02, FRESH11
+#   2026-01, FRESH12 2025-12, FRESH13 2025-11, FRESH14 2025-10, FRESH15 2025-09, FRESH16 2025-08, FRESH17 2025-07),
+#   summary matching `mcp[ -]+server` or `model context protocol [(mcp)] server` as words (case-insensitive): 358; in no
+#   earlier batch (every package name of this file, of either registry, FRESH17 included): 354 (mcp-server-browser-use
+#   and mcp-youtube-transcript are SERVERS' PyPI servers, obsidian-mcp MORE's npm server, grep-mcp FRESH3's npm server);
+# * FRESH6's word filters of the name or summary and FRESH5's account words of the summary, each matched as a word or
+#   its plural, as FRESH7's were: 316 are left;
+# * a seeded draw, `random.Random(54).sample(..., 130)` of the name-sorted list; 19 of the drawn are MseeP
+#   republications (`mseep-*`), none an iFlow one;
+# * each drawn package's wheel downloaded (`pip download --no-deps --only-binary :all: --ignore-requires-python`) and
+#   its METADATA, entry_points.txt, README and code read, never run or imported: six with no wheel
+#   (hkopenai-hk-commerce-mcp-server, hkopenai-hk-education-mcp-server, hkopenai-hk-health-mcp-server,
+#   hkopenai-hk-housing-mcp-server, hkopenai-hk-law-mcp-server, hkopenai-hk-recreation-mcp-server; their sdists not
+#   downloaded), 19 that require Python 3.12 or newer left out (arclio-rules, billit-mcp, datetime-demo-mcp, docs-mcp,
+#   elevan-labs-mcp, gfg-mcp-server-bigquery, github-enterprise-mcp, kvo-dates-mcp, league-mcp-server, mcp-doris-server,
+#   mcp-gitlab-server, mcp-kanka, mcptiny, metabase-mcp-server, mongo-memory, mybase-mcp-server,
+#   rongcloud-server-mcp-python, vic-au-important-dates-mcp, wikipedia-mcp-server); left out by hand, 21 that are no
+#   server of their own or run on another OS: twelve wheels with no code (fullscope-mcp-server,
+#   mseep-ableton-live-mcp-server, mseep-arithmo-mcp-server, mseep-beanquery-mcp, mseep-mcp-google-sheets,
+#   mseep-mcp-multilspy, mseep-mcp-neo4j-cypher, mseep-mcp-server-biorxiv, mseep-mcp-tool-builder,
+#   mseep-runbook-mcp-server, mseep-tibber-mcp, mseep-xrpl-mcp-service: only their dist-info), two with only their tests
+#   (mseep-openfga-mcp, mseep-wecom-bot-mcp-server), four with no MCP server (invokemcpserver: a client library that
+#   connects to MCP servers a config names, no script; mcp-codegen: a generator of MCP project skeletons;
+#   crdb-mcp-server: its serve command runs a FastAPI REST app of health and contexts routes, no initialize or
+#   tools/list, its app.routes not in the wheel; mcp-uuid-server: a JSON-RPC loop answering get_uuidv7 methods without
+#   MCP's initialize and tools/list), macOS only (calendar-sse-mcp: Calendar.app; chatgpt-mcp: the ChatGPT app through
+#   AppleScript; chuk-mcp-ios: iOS simulators through xcrun simctl);
+# * FRESH17's rule for republications, applied to any republisher (the same upstream project: its name, the wheel's
+#   module and console-script names against earlier names, the upstream repository its METADATA or README names, the
+#   tool names against earlier dumps, and where an earlier server never dumped, its wheel read beside this one): 14 left
+#   out as copies of servers already in this file: chungoid-mcp-server-fetch (SERVERS' mcp-server-fetch: module
+#   mcp_server_fetch, script mcp-server-fetch), chungoid-mcp-server-git (SERVERS' mcp-server-git: module mcp_server_git,
+#   script mcp-server-git), pape-mcp-server-time (SERVERS' mcp-server-time: modelcontextprotocol/servers, the module
+#   renamed, the same two tools and descriptions), word-mcp-server (SERVERS' office-word-mcp-server:
+#   GongRzhe/Office-Word-MCP-Server, an earlier release, its 24 tools among the later one's 54),
+#   mseep-awslabs-bedrock-kb-retrieval-mcp-server (SERVERS' awslabs.bedrock-kb-retrieval-mcp-server: module
+#   awslabs.bedrock_kb_retrieval_mcp_server), mseep-awslabs-cost-analysis-mcp-server (SERVERS'
+#   awslabs.aws-pricing-mcp-server: awslabs/mcp's cost-analysis server before its renaming, four of its six tools with
+#   the later one's names and descriptions), superdocs (HARDER's mcpdoc: langchain-ai/mcpdoc's server, which its README
+#   names as its base, with tools added, as FRESH17 left out context-mcp-server), mcp-feedback-enhanced-lixd and
+#   mcp-feedback-enhanced-tuning-mbpr (FRESH3's mcp-feedback-enhanced: Minidoracat/mcp-feedback-enhanced, module
+#   mcp_feedback_enhanced), mseep-mcp-server-bing (FRESH13's iflow-mcp-mcp-server-bing: module mcp_server_bing, the same
+#   three tools), terminal-controller (FRESH14's iflow-mcp-terminal-controller: GongRzhe/terminal-controller-mcp, the
+#   same ten tools), mockloop-mcp (FRESH15's mseep-mockloop-mcp, which never dumped: mockloop/mockloop-mcp, module
+#   mockloop_mcp, its wheel read beside), mseep-ticktick-mcp (FRESH12's ticktick-mcp-server, which never dumped: its
+#   wheel read beside, both jacepark12/ticktick-mcp's module ticktick_mcp, this one's ten tools the same code there,
+#   with twelve more added), hyperliquid-server (FRESH16's hl-mcp-server: the same eight tools and descriptions). Not
+#   copies: postgres-mcp-server (mcp-community's, one query tool) shares the script name postgres-mcp with
+#   WIDELY_INSTALLED's postgres-mcp (crystaldba's) but not its code; stealth-browser-mcp (Python) shares most tool names
+#   with FRESH5's npm mcp-playwright but not its code; ereach-douyin-mcp-server (zhuxin2019/douyin-mcp-server) shares
+#   three tool names with FRESH13's douyin-mcp-server1 (yzfly's) but not its code; mcp-python-interpreter-adk-fork forks
+#   yzfly/mcp-python-interpreter, which no server of this file is; pdf-reader-mcp (zixma13's, Python) is named like
+#   FRESH11's iflow-mcp-labeveryday-mcp-pdf-reader and WIDELY_INSTALLED's npm @sylphx/pdf-reader-mcp but shares
+#   neither's code; url2qrcode and hunyuan-mcp-tc-travel start from one Yuanqi plugin template but have other tools;
+# * the same code within the draw: mcp-abc-mock and mcp-psilo-mock (Kyle Fang's: one server_stdio.py with "abc" and
+#   "psilo" swapped, each with its own CSV) are both tuning, so both are kept; mcp-feedback-enhanced-lixd and
+#   mcp-feedback-enhanced-tuning-mbpr are left out above: 70 remain;
+# * from the same reading, before any boot: 44 in `NEEDS_MCP_1` (one of them, outscraper-mcp-server, takes `mcp` only
+#   through `fastmcp` with no upper bound and imports `mcp.server.fastmcp`), 13 with their real command in
+#   `dump_benign.PYPI_COMMAND` (the wheel's only console script when none is named after the package, with the
+#   subcommand or argument it requires (tdd-mcp-server `run`, qonto-mcp-server `--api-key`, and `--transport stdio`
+#   where the default is SSE: honeybadger-mcp-server), `python -m` of the server module when there is no script
+#   (arxiv-search-mcp, mcp-abc-mock, mcp-psilo-mock, mseep-awslabs-core-mcp-server)), 12 with the variables they need at
+#   start-up (a placeholder, `DUMMY`, and for a base URL or host an address on this machine that answers nothing).
+#   whois-mcp-server serves only SSE and githubchat-mcp-server only streamable HTTP, tdd-mcp-server's `run` reads a
+#   tdd-mcp-config.toml it may not find, and mcp-screen-operation needs an X11 display on Linux; they are listed as they
+#   are.
+# Versions are those of the package list on 2026-12-07. The split is fixed before any is dumped: `per_server.held_out`,
+# the same rule as before: 37 held out, 33 tuning.
+FRESH18: list[Server] = [
+    ("pypi", "gemini-code-review-mcp", "0.5.0", [], {}),
+    ("pypi", "tdd-mcp-server", "0.0.1", [], {}),
+    ("pypi", "mcp-python-interpreter-adk-fork", "1.4", [], {}),
+    ("pypi", "outscraper-mcp-server", "0.1.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mobvoi-mcp", "0.1.1", [], {"APP_KEY": DUMMY, "APP_SECRET": DUMMY}),
+    ("pypi", "kolektor-mcp", "0.1.2", [], {}),
+    ("pypi", "mcp-server-okppt", "0.2.0", [], {}),
+    ("pypi", "url2qrcode", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "phone-a-friend-mcp-server", "0.2.0", [], {"OPENAI_API_KEY": DUMMY}),
+    ("pypi", "system-diag-mcp", "0.1.0", [], {}),
+    ("pypi", "stealth-browser-mcp", "0.1.4", [], {}),
+    ("pypi", "mcp-server-voicevox", "0.2.0", [], {}),
+    ("pypi", "qonto-mcp-server", "0.1.4", [], {}),
+    ("pypi", "mcp-optimizer", "0.4.1", [], {}),
+    ("pypi", "mseep-mcp-document-reader", "0.1.4", [], {}),
+    ("pypi", "mcp-generate-number", "0.1.22", [], {}),
+    ("pypi", "ytmcp", "1.0.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "benchling-mcp", "0.1.1", [], {"BENCHLING_API_KEY": DUMMY, "BENCHLING_DOMAIN": "127.0.0.1:9"}),
+    ("pypi", "minecraft-mcp-server", "1.0.2", [], {}),
+    ("pypi", "ai-council", "0.2.3", [], {}),
+    ("pypi", "mcpgex", "0.1.4", [], {}),
+    ("pypi", "abe-deep-research", "0.1.1", [], {}),
+    ("pypi", "arxiv-search-mcp", "0.2.0", [], {}),
+    ("pypi", "whois-mcp-server", "0.1.5", [], {}),
+    ("pypi", "mcp-abc-mock", "0.1.2", [], {}),
+    ("pypi", "ask-human-mcp", "0.1.1", [], {}),
+    ("pypi", "visceral", "0.1.2", [], {}),
+    ("pypi", "weather-garmin", "0.5.0", [], {}),
+    ("pypi", "scenext-mcp", "1.2.4", [], {}),
+    ("pypi", "teamspeak-mcp", "1.5.2", [], {}),
+    ("pypi", "math-mcp", "1.3.3", [], {}),
+    ("pypi", "mcp-airflow-postgres", "0.1.3", [], {}),
+    ("pypi", "p6plab-azure-pricing-mcp-server", "1.4.0", [], {}),
+    ("pypi", "log-analyzer-mcp", "0.1.8", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "vultr-dns-mcp", "1.0.4", [], {"VULTR_API_KEY": DUMMY}),
+    ("pypi", "mseep-awslabs-core-mcp-server", "1.0.2", [], {}),
+    ("pypi", "arxiv-mcp", "0.1.3", [], {}),
+    ("pypi", "postgres-mcp-server", "1.0.1", [], {}),
+    ("pypi", "mareana-dtrack-mcp-server", "0.1.0", [], {}),
+    ("pypi", "mssql-py-mcp", "0.1.3", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "letta-mcp-server", "1.0.5", [], {"LETTA_API_KEY": DUMMY, "LETTA_BASE_URL": "http://127.0.0.1:9"}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "hexo-mcp-server", "0.1.0", [], {"HEXO_DIR": DUMMY}),
+    ("pypi", "railgun-mcp", "0.2.1", [], {}),
+    ("pypi", "matlab-mcp", "0.1.4", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "githubchat-mcp-server", "0.2.2", [], {"API_KEY": DUMMY, "API_URL": "http://127.0.0.1:9"}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "aws-athena-mcp", "1.0.1", [], {"ATHENA_S3_OUTPUT_LOCATION": "s3://bench/results/"}),
+    ("pypi", "mcp-server-iris", "0.3.0", [], {}),
+    ("pypi", "mcp-data-analyzer-cyj", "0.1.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "ereach-douyin-mcp-server", "0.0.12", [],
+     {"redis_host": "127.0.0.1", "redis_port": "9", "redis_password": DUMMY, "redis_db": "0"}),
+    ("pypi", "python-debugger-mcp", "0.4.0", [], {}),
+    ("pypi", "mcp-psilo-mock", "0.1.19", [], {}),
+    ("pypi", "mcp-config-helper", "0.1.0", [], {}),
+    ("pypi", "yubin-mcp", "0.0.6", [], {}),
+    ("pypi", "moodle-dev-mcp", "1.0.4", [], {}),
+    ("pypi", "arxiv-search-mcp-server", "0.1.2", [], {}),
+    ("pypi", "mcp-screen-operation", "0.1.3", [], {}),
+    ("pypi", "ragflow-retrieval-mcp-server", "0.1.1", [], {}),
+    ("pypi", "hunyuan-mcp-tc-travel", "0.0.20", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "itop-mcp", "1.0.2", [],
+     {"ITOP_BASE_URL": "http://127.0.0.1:9", "ITOP_USER": DUMMY, "ITOP_PASSWORD": DUMMY}),
+    ("pypi", "just-facebook-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "honeybadger-mcp-server", "0.2.1", [], {"HONEYBADGER_API_KEY": DUMMY, "HONEYBADGER_PROJECT_ID": DUMMY}),
+    ("pypi", "pdf-reader-mcp", "0.1.1", [], {}),
+    ("pypi", "keplore-mds", "0.1.1", [], {}),
+    ("pypi", "project-ingest-mcp", "1.0.2", [], {}),
+    ("pypi", "cargo-mcp", "0.1.0", [], {}),
+    ("pypi", "claude-config-sync", "2.1.1", [], {}),
+    ("pypi", "fewsats-mcp", "0.1.7", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "wati-mcp-server", "0.1.1", [], {"API_ENDPOINT": "http://127.0.0.1:9", "ACCESS_TOKEN": DUMMY}),
+    ("pypi", "trading-economics-calendar-mcp", "0.1.0", [], {}),
+    ("pypi", "singlefile-mcp", "0.1.1", [], {}),
+]
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
@@ -3244,5 +3418,5 @@ BATCHES: dict[str, list[Server]] = {
     "fresh5": FRESH5, "fresh6": FRESH6, "fresh7": FRESH7, "fresh8": FRESH8,
     "fresh9": FRESH9, "fresh10": FRESH10, "fresh11": FRESH11,
     "fresh12": FRESH12, "fresh13": FRESH13, "fresh14": FRESH14, "fresh15": FRESH15,
-    "fresh16": FRESH16, "fresh17": FRESH17,
+    "fresh16": FRESH16, "fresh17": FRESH17, "fresh18": FRESH18,
 }
