@@ -48,9 +48,15 @@ def negated(text: str, start: int, end: int) -> bool:
 def sentence_around(text: str, at: int) -> str:
     """The sentence holding `text[at]`: a full stop ends one only before a space, so paths (`~/.ssh/config`) and
     versions stay whole."""
-    start = max((m.end() for m in SENTENCE_END.finditer(text, 0, at)), default=0)
-    end = SENTENCE_END.search(text, at)
-    return text[start:end.end() if end else len(text)]
+    start, end = sentences_spanning(text, at, at + 1)
+    return text[start:end]
+
+
+def sentences_spanning(text: str, start: int, end: int) -> tuple[int, int]:
+    """Where the run of sentences holding `text[start:end]` begins and ends (`sentence_around`'s sentences)."""
+    first = max((m.end() for m in SENTENCE_END.finditer(text, 0, start)), default=0)
+    stop = SENTENCE_END.search(text, max(start, end - 1))
+    return first, stop.end() if stop else len(text)
 
 
 def occurrences(text: str, quoted: str) -> list[int]:

@@ -164,12 +164,25 @@ def cue_patterns() -> tuple[re.Pattern[str], ...]:
 
 
 def has_cue(text: str) -> bool:
-    """Whether any alternative of any cue matches `text` as `score` reads it (lowered, folded), forbidden or not,
-    naming the server's own tools or not: what a change that writes a cue has written (`diff.carried`)."""
-    lowered = text.lower()
-    folded = lowered if lowered.isascii() else _PARTICLE.sub(" ", lowered).translate(FOLD_ASCII)
+    """Whether any alternative of any cue matches `text` as `score` reads it (`_read`: searched lowered, screened
+    folded) or folded, forbidden or not, naming the server's own tools or not: what a change that writes a cue has
+    written (`diff.carried`)."""
+    lowered, folded = _read(text)
     patterns = cue_patterns()
-    return any(n < len(patterns) and patterns[n].search(folded) for n in _screen().candidates(folded))
+    return any(n < len(patterns) and (patterns[n].search(lowered) or patterns[n].search(folded))
+               for n in _screen().candidates(folded))
+
+
+def _read(text: str) -> tuple[str, str]:
+    """(the text as the cues are searched in, as the screen reads it): lowered, an identifier's words parted."""
+    lowered = text.lower()
+    if "_" in lowered and not _SPACE.search(lowered):  # an identifier: read its words
+        lowered = lowered.replace("_", " ")
+    if lowered.isascii():
+        return lowered, lowered  # lower() already folded ASCII
+    # A Korean particle joins the word before it (`.env의`): part them, so that `\b` sees the word.
+    lowered = _PARTICLE.sub(" ", lowered)
+    return lowered, lowered.translate(FOLD_ASCII)
 
 
 @functools.cache
@@ -262,13 +275,8 @@ def _sentences(text: str, screen: Screen | None, own: frozenset[str], name: str
     """Each sentence's cues, family by family at its strongest; empty when no window can reach the threshold."""
     if len(text) < MIN_LENGTH:
         return {}
-    lowered = text.lower()
-    if "_" in lowered and not _SPACE.search(lowered):  # an identifier: read its words
-        lowered = lowered.replace("_", " ")
+    lowered, folded = _read(text)
     ascii_text = lowered.isascii()
-    if not ascii_text:  # a Korean particle joins the word before it (`.env의`): part them, so that `\b` sees the word
-        lowered = _PARTICLE.sub(" ", lowered)
-    folded = lowered if ascii_text else lowered.translate(FOLD_ASCII)  # lower() already folded ASCII
     # Whatever the windows, the score cannot exceed the sum of every family's best candidate cue: most texts
     # stop here.
     candidates = (screen or _screen()).candidates(folded)

@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 
 from scanner.detectors.checks import tool_mention, workspace_check
 from scanner.detectors.lazy_re import lazy
-from scanner.detectors.negation import SENTENCE_END
+from scanner.detectors.negation import sentences_spanning
 from scanner.detectors.texts import changed_texts, paths_of, pin_texts
 from scanner.lock.lockfile import Pin, ServerPin
 from scanner.model.findings import Finding
@@ -93,9 +93,8 @@ def shadowing_findings(
 def _quote(text: str, start: int, end: int) -> str:
     """The sentence holding the mention `text[start:end]`, at most 60 characters either side of it: a quote an
     edit to another sentence leaves as it was, so a finding on pinned wording is known again (`diff.carried`)."""
-    first = max((m.end() for m in SENTENCE_END.finditer(text, max(0, start - 60), start)), default=0)
-    stop = SENTENCE_END.search(text, max(start, end - 1), end + 60)
-    return text[max(first, start - 60) : stop.end() if stop else min(len(text), end + 60)].strip()
+    first, stop = sentences_spanning(text, start, end)
+    return text[max(first, start - 60) : min(stop, end + 60)].strip()
 
 
 # Finds what every DISTINCTIVE name contains (see `shadowing_findings`): a separator between two letters or

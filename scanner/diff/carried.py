@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from scanner.detectors import Hit, scoring
-from scanner.detectors.negation import SENTENCE_END, occurrences
+from scanner.detectors.negation import SENTENCE_END, occurrences, sentences_spanning
 from scanner.detectors.unicode_checks import Normalised
 from scanner.diff.text_hits import hits
 from scanner.model.rule_base import severity_rank
@@ -56,9 +56,8 @@ def _sentences(text: str, quoted: str) -> Counter[str] | None:
         return None
     spans: Counter[str] = Counter()
     for at in found:
-        start = max((m.end() for m in SENTENCE_END.finditer(text, 0, at)), default=0)
-        end = SENTENCE_END.search(text, at + len(quoted) - 1)
-        spans[text[start : end.end() if end else len(text)].strip()] += 1
+        start, end = sentences_spanning(text, at, at + len(quoted))
+        spans[text[start:end].strip()] += 1
     return spans
 
 

@@ -176,7 +176,8 @@ def _scan(
             evidence_kind=hit.evidence_kind,
             digest=about,
         )
-        if pinned is not None:
+        # Carrying grades as pinned text: a payload at high or above blocks there too, so it is not looked for.
+        if pinned is not None and at_first_pin(finding).advisory is not None:
             before = _own_hits(pinned[0], own, name, pinned[1]) if before is None else before
             finding = as_carried(finding) if is_carried(hit, text, pinned[0], before) else finding
         findings.append(finding)
