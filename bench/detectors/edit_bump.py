@@ -10,7 +10,8 @@ one sentence appended that carries no cue ("Results are paginated since this rel
 as `check` grades a change. A server counts as blocked when a poisoning finding fails the run. What blocks here is
 what the change wrote (nothing: the sentence is plain) or what `check` re-reads on changed text: a payload in the
 pinned text blocks again (it blocked the first lock too), wording the pin already held does not (scanner.diff.
-carried). Held-out and tuning servers (`per_server.held_out`) are counted apart; nothing is tuned on this figure.
+carried). Held-out, retired held-out (`per_server.RETIRED`, tuning since the re-split of 2026-12-07) and tuning
+servers (`per_server.held_out`) are counted apart; nothing is tuned on this figure.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from adapter import detections, server_pin
 from corpus import DATA, BenignServer, load_benign
-from per_server import ServerTally, held_out, line
+from per_server import RETIRED, ServerTally, held_out, line
 from servers import BATCHES
 
 EDIT = "\n\nResults are paginated since this release."
@@ -54,18 +55,22 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--verbose", action="store_true", help="list the blocked tuning servers (never held-out)")
     args = parser.parse_args()
-    tuning, held = ServerTally(), ServerTally()
+    tuning, retired, held = ServerTally(), ServerTally(), ServerTally()
     for folder in ["benign", "benign_fresh", *(f"benign_{batch}" for batch in BATCHES if batch != "fresh")]:
         for server in load_benign(DATA / folder):
-            (held if held_out(server.package) else tuning).add(server.label, blocked_by_edit(server))
+            # the held-out parts the re-split retired (`per_server.RETIRED`) are tuning now, counted apart
+            tally = tuning if not held_out(server.package) else retired if folder in RETIRED else held
+            tally.add(server.label, blocked_by_edit(server))
     print("per server: a release that appends a plain sentence to every description of a pinned server (a change)")
-    print(line("held-out servers", held))
+    print(line("held-out servers now", held))
+    print(line("retired held-out servers", retired))
     print(line("tuning servers", tuning))
     if args.verbose:
-        for label, found in tuning.labels:
+        for label, found in [*retired.labels, *tuning.labels]:
             print(f"    BLOCKED {label}: " + "; ".join(f"{d.rule_id} {d.evidence[:100]!r}" for d in found))
     if args.json:
-        args.json.write_text(json.dumps({"heldout": held.summary(), "tuning": tuning.summary()}, indent=2) + "\n")
+        args.json.write_text(json.dumps({"heldout": held.summary(), "retired": retired.summary(),
+                                         "tuning": tuning.summary()}, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -22,9 +22,12 @@ poisoning rule fires, as a peer's count is when any of its rules does, and (mcp-
 change. Counts only: no held-out text or miss is printed. The held-out servers are those of every benign folder
 (`FOLDERS`), each part also counted on its own; "first two parts" is the basis of the figures before the sixth batch,
 "first five parts" that of the figures before the ninth, "first six parts" that of the figures before the tenth,
-"first seven parts" that of the figures before the eleventh.
+"first seven parts" that of the figures before the eleventh. `held_out_now` is what is held out since the re-split
+of 2026-12-07 (`per_server.RETIRED`: the held-out parts before fresh8 became tuning); the bases counting those parts
+are history.
 
-`--tuning` scores the tuning servers' tools only (no held-out item is read), on the same basis, and lists each tool
+`--tuning` scores the tuning servers' tools only (the retired held-out parts among them; no held-out item is read), on
+the same basis, and lists each tool
 mcp-lock flags with its rules: what tuning may look at to bring the per-tool rate down.
 """
 
@@ -147,9 +150,10 @@ def tuning(python: Path) -> None:
     from collections import Counter
 
     from corpus import DATA, load_benign, wilson
-    from per_server import held_out
+    from per_server import kept_held_out
 
-    servers = [s for folder in FOLDERS for s in load_benign(DATA / folder) if not held_out(s.package)]
+    # tuning servers, the retired held-out parts among them (`per_server.RETIRED`)
+    servers = [s for folder in FOLDERS for s in load_benign(DATA / folder) if not kept_held_out(folder, s.package)]
     flat = [d for s in servers for d in s.definitions.get("tools", ())]
     peers = peer_verdicts(python, flat)
     hits: list[tuple[str, list[str]]] = []
@@ -199,7 +203,11 @@ def main() -> None:
             "mcp_lock_first_lock": rate(sum(ours_first), len(defs)),
         }
     parts = {folder: [s for s in load_benign(DATA / folder) if held_out(s.package)] for folder in FOLDERS}
+    from per_server import RETIRED
+
     bases = {"held_out": [s for folder in FOLDERS for s in parts[folder]],
+             # what is held out now: the parts the re-split of 2026-12-07 kept (`per_server.RETIRED`)
+             "held_out_now": [s for folder in FOLDERS if folder not in RETIRED for s in parts[folder]],
              # the held-out parts as earlier rounds printed them: the first two, then the first four and on
              **{f"held_out_first_{word}_parts": [s for folder in FOLDERS[:n] for s in parts[folder]]
                 for n, word in enumerate(_COUNTED, 2) if n != 3 and n < len(FOLDERS)},

@@ -25,9 +25,22 @@ NAMED: frozenset[str] = frozenset({
 })
 
 
+# The re-split, announced 2026-12-07 before any of these servers was read one by one: the held-out parts of the
+# folders dumped before fresh8 (384 servers with a tool; all eleven servers a first lock blocked among the 734 held out,
+# and 19 of the 26 a bump blocked) are tuning from here on, so that what they show can be fixed where it generalises.
+# Their earlier figures stay in the README as history; a held-out figure from here on counts only the parts kept
+# (fresh8 onward, and every batch after), which no tuning has read.
+RETIRED: frozenset[str] = frozenset({"benign", "benign_fresh", *(f"benign_fresh{n}" for n in range(2, 8))})
+
+
 def held_out(package: str) -> bool:
     """Whether a server is in the held-out half: the first hex digit of its name's SHA-256 is 0-7."""
     return package not in NAMED and hashlib.sha256(package.encode("utf-8")).hexdigest()[0] in "01234567"
+
+
+def kept_held_out(folder: str, package: str) -> bool:
+    """Whether a server is held out now: in the held-out half, and of a folder the re-split kept held out."""
+    return folder not in RETIRED and held_out(package)
 
 
 @dataclass

@@ -8,8 +8,9 @@ Run: python bench/detectors/run.py [--verbose] [--json OUT.json]
      python bench/detectors/run.py --tuning   # what tuning may look at, and nothing held out is even scored
 
 `--tuning` scores only the tuning servers (of `data/benign` and each dumped batch's `data/benign_<name>/`,
-`servers.BATCHES`, by `per_server.held_out`) and the attack sets tuned on, and lists every blocked tuning server and
-every definition flagged on them.
+`servers.BATCHES`, by `per_server.held_out`), the held-out parts the re-split of 2026-12-07 retired to tuning
+(`per_server.RETIRED`, printed apart) and the attack sets tuned on, and lists every blocked tuning server and every
+definition flagged on them. The held-out figure from that re-split on is `held out now`: the parts it kept.
 
 The positives are written by the project itself: recall on them overestimates recall on attacks
 written by others.
@@ -43,7 +44,7 @@ from adapter import (
 )
 from corpus import DATA, BenignServer, Example, load_benign, load_examples, wilson
 from hard_benign import hard_benign
-from per_server import ServerTally, blocked_at_first_lock, held_out, line, score_bumps, score_servers
+from per_server import RETIRED, ServerTally, blocked_at_first_lock, held_out, line, score_bumps, score_servers
 from servers import BATCHES as DUMPED_BATCHES
 from servers import WIDELY_INSTALLED
 
@@ -185,6 +186,11 @@ HELD_OUT_BASES = (("first_five", "fresh4"), ("first_six", "fresh5"), ("first_sev
                   ("first_thirteen", "fresh12"), ("first_fourteen", "fresh13"), ("first_fifteen", "fresh14"),
                   ("first_sixteen", "fresh15"), ("first_seventeen", "fresh16"),
                   ("first_eighteen", "fresh17"), ("all", "fresh18"))
+# The batches whose held-out part the re-split kept held out (`per_server.RETIRED`).
+KEPT = tuple(batch for batch in BATCHES if f"benign_{batch}" not in RETIRED)
+KEPT_TITLE = f"held out now ({KEPT[0]}-{KEPT[-1].removeprefix('fresh')})"
+HISTORY = ("  (the held-out parts before fresh8 are tuning since the re-split of 2026-12-07: each basis above "
+           "that counts them is history)")
 # How each basis is printed: the parts so far, each basis adding one batch's held-out part.
 BASIS_TITLES = {"first_four": "first four held-out", **{basis: ("all held-out parts" if basis == "all" else
                                                                  basis.replace("_", " ") + " held-out")
@@ -215,6 +221,8 @@ def evaluate() -> dict[str, Any]:
         # Each later basis adds one batch's held-out part: the last round's basis, then all parts.
         for basis, batch in HELD_OUT_BASES:
             so_far = result[f"{basis}_{kind}heldout"] = _together(so_far, result[f"{batch}_{kind}heldout"])
+        # What is held out now: the parts the re-split kept (`per_server.RETIRED`), no tuning has read them.
+        result[f"kept_{kind}heldout"] = _together(*(result[f"{batch}_{kind}heldout"] for batch in KEPT))
     for key, folder, _title, _tuned in POSITIVE_SETS:
         groups = score_examples(load_examples(DATA / folder), first=True)
         result[key], result[key + "_all"] = groups, _total(groups)
@@ -262,6 +270,8 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         *(line(f"{batch} {part} part", result[f"{batch}_{key}"]) for batch in BATCHES
           for part, key in (("held-out", "heldout"), ("tuning", "tuning"))),
         *(line(title, result[f"{basis}_heldout"]) for basis, title in BASIS_TITLES.items()),
+        HISTORY,
+        line(KEPT_TITLE, result["kept_heldout"]),
         "per server: a dependency bump that brings all of a server's text (graded as a change), declared alone",
         line("held-out half", result["bump_heldout"]),
         line("tuning half", result["bump_tuning"]),
@@ -270,6 +280,8 @@ def report(result: dict[str, Any], verbose: bool) -> str:
         *(line(f"{batch} {part} part", result[f"{batch}_bump_{key}"]) for batch in BATCHES
           for part, key in (("held-out", "heldout"), ("tuning", "tuning"))),
         *(line(title, result[f"{basis}_bump_heldout"]) for basis, title in BASIS_TITLES.items()),
+        HISTORY,
+        line(KEPT_TITLE, result["kept_bump_heldout"]),
         "hard real benign set (must stay clean)",
         f"  beside its own server   {_both(result['hard_real'].summary())}",
         f"  as a server of its own  {_both(result['hard_real_alone'].summary())}",
@@ -337,8 +349,8 @@ def as_json(result: dict[str, Any]) -> dict[str, Any]:
         **{f"fresh_servers_bump_{part}": result[f"fresh_bump_{part}"].summary() for part in ("tuning", "heldout")},
         **{f"{batch}_servers_{grade}_{part}": result[f"{batch}_{key}{part}"].summary() for batch in BATCHES
            for grade, key in (("first_lock", ""), ("bump", "bump_")) for part in ("tuning", "heldout")},
-        **{f"{basis}_heldout_servers_{grade}": result[f"{basis}_{key}heldout"].summary() for basis in BASIS_TITLES
-           for grade, key in (("first_lock", ""), ("bump", "bump_"))},
+        **{f"{basis}_heldout_servers_{grade}": result[f"{basis}_{key}heldout"].summary()
+           for basis in (*BASIS_TITLES, "kept") for grade, key in (("first_lock", ""), ("bump", "bump_"))},
     }
 
 
@@ -347,12 +359,15 @@ def tuning_report() -> str:
     definitions flagged on them, and recall at blocking severity on the attack sets tuned on."""
     lines = ["per server, tuning servers only: blocked at first `lock`"]
     flagged = Tally()
-    parts = (("tuning half", "benign"), ("fresh tuning part", "benign_fresh"),
-             *((f"{batch} tuning part", f"benign_{batch}") for batch in BATCHES))
-    for name, folder in parts:
+    named = (("tuning half", "benign", False), ("fresh tuning part", "benign_fresh", False),
+             *((f"{batch} tuning part", f"benign_{batch}", False) for batch in BATCHES))
+    # The held-out parts the re-split retired (`per_server.RETIRED`) are tuning now; each is printed apart.
+    retired = ((name.replace("tuning", "retired held-out"), folder, True) for name, folder, _ in named
+               if folder in RETIRED)
+    for name, folder, held in (*named, *retired):
         tally, bumps = ServerTally(), ServerTally()
         for server in load_benign(DATA / folder):
-            if held_out(server.package):
+            if held_out(server.package) != held:
                 continue
             tally.add(server.label, first_lock(server.definitions, server.package, server.instructions))
             bumps.add(server.label, bump(server.definitions, server.package, server.instructions))

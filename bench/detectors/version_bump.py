@@ -10,7 +10,9 @@ in `npm view PKG versions`; PyPI: the next lower in `pip index versions PKG`) is
 into `data/bump_pairs/` (`dump_benign.dump`, the same sandbox and arguments). Scoring pins the previous release and
 checks the dumped one against it, declared alone, graded as `check` grades a change (`adapter.detections`); a server
 counts as blocked when a poisoning finding fails the run. Beside it, the same servers' all-text bump (`adapter.bump`)
-and their first lock. Held-out and tuning servers (`per_server.held_out`) are counted apart; nothing is tuned on it.
+and their first lock. Held-out and tuning servers (`per_server.kept_held_out`) are counted apart; nothing is tuned on
+it. Every pair is of `data/benign`, whose held-out half the re-split of 2026-12-07 retired to tuning (`per_server.
+RETIRED`): all count as tuning now.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from adapter import bump, detections, first_lock, server_pin
 from corpus import DATA, BenignServer, load_benign
-from per_server import ServerTally, held_out, line
+from per_server import ServerTally, kept_held_out, line
 from servers import SERVERS, Server
 
 PAIRS = DATA / "bump_pairs"
@@ -85,7 +87,7 @@ def score() -> dict[str, Any]:
     tallies = {name: (ServerTally(), ServerTally()) for name in ("release", "all_text_bump", "first_lock")}
     changed = [0, 0]
     for old, new in pairs():
-        part = 1 if held_out(new.package) else 0
+        part = 1 if kept_held_out("benign", new.package) else 0  # `data/benign` is tuning since the re-split
         pinned = server_pin(old.definitions, old.instructions, package=old.package)
         live = server_pin(new.definitions, new.instructions, package=new.package)
         changed[part] += pinned.digest != live.digest or old.definitions != new.definitions
