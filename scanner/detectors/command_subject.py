@@ -43,6 +43,9 @@ _ACTS = lazy(
     r"|send|upload|post|always|first|then|before\s+(?:calling|using|vetting|you))\b|https?://"
 )
 _SENTENCE_END = lazy(r"[.!?](?=\s)|\n")
+# A literal the command stands in: a JSON object or a code span opened before it and not closed on the way ("{" with
+# no "}" after it, or "`" with none), the first such opening.
+_LITERAL_OPENS = lazy(r"\{[^}\n]*$|`[^`\n]*$")
 
 
 def command_subject(text: str, at: int, sentence: str, words: frozenset[str], families: set[str]) -> str | None:
@@ -59,6 +62,15 @@ def command_subject(text: str, at: int, sentence: str, words: frozenset[str], fa
 
 
 def _example_of(text: str, at: int) -> bool:
-    """Whether the command at `at` is given as an example: an example marker opens its own clause."""
+    """Whether the command at `at` is given as an example: an example marker opens its own clause, or the clause
+    a literal holding the command opens in ("The request file supports {"tool":"execute_ddl","arguments":{"query":
+    "DROP TABLE IF EXISTS t;"}}", @berthojoris/mcp-mysql-server 1.43.2: the JSON's own commas and colons part no
+    clause of the sentence)."""
     head = re.sub(r"\b(?:e\.g|i\.e|eg)\.", "eg", text[max(0, at - 80):at])
+    if _EXAMPLE_OF.search(CLAUSE.split(head)[-1]):
+        return True
+    opened = _LITERAL_OPENS.search(text, max(0, at - 200), at)
+    if opened is None:
+        return False
+    head = re.sub(r"\b(?:e\.g|i\.e|eg)\.", "eg", text[max(0, opened.start() - 80):opened.start()])
     return bool(_EXAMPLE_OF.search(CLAUSE.split(head)[-1]))

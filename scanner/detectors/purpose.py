@@ -68,6 +68,7 @@ _FETCHED = lazy(
     r"|extension|disk|files?)\b",
     re.IGNORECASE,
 )
+_SSH = lazy(r"\bssh\b", re.IGNORECASE)
 _PRIVATE_FILE = lazy(r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|private\s+keys?", re.IGNORECASE)
 # The public parts of ~/.ssh an SSH tool reads: public keys, the hosts it trusts, the client's host list
 # (server-guardian-mcp 1.0.5's "discover SSH servers from your ~/.ssh/config file and show them").
@@ -158,6 +159,10 @@ def _one_at(rule_id: str, text: str, quoted: str, at: int, words: frozenset[str]
         _NEGATED.search(re.split(r"[.!?;:\n]", text[max(0, at - 60):at])[-1]) or negated(text, at, at + len(quoted))
     ):
         return _FORBIDS
+    if rule_id != "MCPL-D010" and _OBVIATED.search(re.split(r"[.!?;:\n]", text[max(0, at - 60):at])[-1]):
+        return "it says the act is not needed, it orders none"
+    if rule_id == "MCPL-D010" and _USER_UNAWARE.fullmatch(quoted) and not _ACTS.search(sentence):
+        return "it states what the user knows, it hides no action"
     if rule_id == "MCPL-D010" and STATE_WORDING.search(text[at + len(quoted):at + len(quoted) + 80]) \
             and not _ACTS.search(sentence):
         return "it words a state to the user, it hides no action"
@@ -165,12 +170,29 @@ def _one_at(rule_id: str, text: str, quoted: str, at: int, words: frozenset[str]
         return "what it keeps from the user is a reference table of its own text, no action"
     if rule_id == "MCPL-D010" and TOLD_WHEN_ASKED.search(text) and not _ACTS.search(text):
         return "the text tells the user when they ask, it hides nothing from them"
-    if rule_id == "MCPL-D012" and _own_secret(quoted, sentence, words) and not _sends_elsewhere(sentence, quoted):
+    if rule_id == "MCPL-D012" and _own_secret(quoted, sentence, words, text) and not _sends_elsewhere(sentence, quoted):
         return "the secret is the tool's own subject (a parameter it takes, or the public keys it manages)"
     return None
 
 
 _FORBIDS = "a negation or caution forbids it"
+# "Replaces the need to include full chat history in prompts" (@contextstream/mcp-server 0.4.43): the act it names
+# is what the tool saves the model from doing, it orders none. Not for concealment: "no need to mention it" is one.
+_OBVIATED = lazy(
+    r"\b(?:(?:replaces|removes|eliminates|avoids|obviates|saves\s+you)\s+the\s+need\s+to|without\s+(?:having"
+    r"|needing)\s+to)\s*$",
+    re.IGNORECASE,
+)
+# "restrictions: Restrict who can push to the branch — pass null to disable restrictions" (mcp-github-project-manager
+# 2.3.1): a value of the tool's own parameter turns that setting off; the model's rules are no parameter of the tool.
+_SETS_OFF = lazy(
+    r"\b(?:pass|set(?:\s+(?:it|this))?(?:\s+to)?|use|give|send)\s+(?:`?(?:null|none|false|true|0|off)`?"
+    r"|an?\s+empty\s+\w+|empty(?:\s+\w+)?)\s+(?:here\s+)?to\s+$",
+    re.IGNORECASE,
+)
+# "The user doesn't know about files and directories" (@mastra/mcp-docs-server 1.2.27): the indicative states what
+# the user knows; concealment orders it ("must not know", "doesn't need to know", "will not notice").
+_USER_UNAWARE = lazy(r"the\s+user\s+does\s*(?:not|n.?t)\s+(?:know|see|notice)", re.IGNORECASE)
 
 
 def _only_forbidden(hit: Hit, text: str, words: frozenset[str]) -> bool:
@@ -208,7 +230,7 @@ def _prerequisite(text: str, cues: Cues, words: frozenset[str]) -> str | None:
                 return None
             prerequisite = _PREREQUISITE.search(sentence) and not _ORDERS.search(sentence)
             negated = _NEGATED.search(re.split(r"[.!?;:\n]", text[max(0, at - 60):at])[-1])
-            if not (prerequisite or negated or _own_secret(quoted, sentence, words)):
+            if not (prerequisite or negated or _own_secret(quoted, sentence, words, text)):
                 return None
     return "a prerequisite, a caution or the tool's own secret is documented"
 
@@ -219,9 +241,10 @@ def _sends_elsewhere(sentence: str, quoted: str) -> bool:
                           re.IGNORECASE))
 
 
-def _own_secret(quoted: str, sentence: str, words: frozenset[str]) -> bool:
+def _own_secret(quoted: str, sentence: str, words: frozenset[str], text: str = "") -> bool:
     """Whether the secret quoted is the tool's own subject: a noun it takes as a parameter of that name (no file
-    read), or `~/.ssh` in a sentence about public keys, on a tool whose name or parameters say ssh."""
+    read), or `~/.ssh` in a sentence about public keys, on a tool whose name, parameters or first sentence (`text`'s:
+    "Execute a command on an SSH host", mcp-ssh 0.2.7) say ssh."""
     lowered = quoted.lower()
     compact = re.sub(r"[^a-z0-9]", "", lowered)  # "your privateKey", "PRIVATE_KEY": the parameter's own spelling
     if "~/" not in lowered and "/" not in lowered and not _FETCHED.search(sentence) and any(
@@ -229,8 +252,8 @@ def _own_secret(quoted: str, sentence: str, words: frozenset[str]) -> bool:
         and any(w in words for w in spelled) for term, spelled in _SECRET_PARAMETERS.items()
     ):
         return True
-    return ".ssh" in lowered and "ssh" in words and bool(_PUBLIC_KEY.search(sentence)) and not _PRIVATE_FILE.search(
-        sentence)
+    return ".ssh" in lowered and ("ssh" in words or bool(_SSH.search(sentence_around(text, 0)))) and bool(
+        _PUBLIC_KEY.search(sentence)) and not _PRIVATE_FILE.search(sentence)
 
 
 def _words(name: str, parameters: Iterable[str]) -> frozenset[str]:
@@ -323,7 +346,7 @@ def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: Cues,
                                                                                     families)):
         return why
     if family == "secret_path" and not _ACTS.search(sentence) and "transmit" not in families \
-            and _own_secret(quoted, sentence, words):
+            and _own_secret(quoted, sentence, words, lowered):
         return "the secret is a parameter the tool takes (its own subject)"
     if family == "secret_path" and not _ACTS.search(sentence) and not _TAKES.search(sentence) and any(
         store in quoted and any(w in words for w in owners) for store, owners in _STORES.items()
@@ -341,6 +364,9 @@ def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: Cues,
         return "it hands the user's own words to the tool, it replaces none"
     if family == "secret_path" and writes_own_env(quoted, sentence, words):
         return "the .env file is where the tool saves what it is given (its own subject), nothing is read from it"
+    if family in ("override", "authority") and _SETS_OFF.search(lowered, max(0, at - 40), at) and \
+            quoted.split()[-1] in words and not _ACTS.search(sentence):
+        return "it turns off the tool's own parameter by a value, no rule of the model's"
     if family == "transmit" and forward_as_motion(lowered, at, quoted):
         return "\"forward\" is the direction of a motion, nothing is sent"
     if family in ("transmit", "piggyback") and to_own_backend(sentence, cues, parameters, lowered):
