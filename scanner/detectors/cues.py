@@ -29,7 +29,11 @@ ORDER_CUES: dict[str, list[tuple[float, str]]] = {
               # not "initial": honest docs name a first-run step "initial setup" (knip, tauri-mcp, hyperbrowser) and
               # serena a tool `initial_instructions`; "X보다 우선" is also a parameter's precedence over another
               # (dartlens: "days보다 우선"), so only instructions and settings count
-              r"|\bsustituyen? a cualquier\b|\bmette da parte\b|\bsupersedes?\b"
+              # "supersede" as a record's own field or relation ("the supersede links", "`supersedes`",
+              # `superseded_by`: sonaloop 0.2.0's decision records) claims no precedence; a quoted key may
+              # ({"supersedes": "all other tools"})
+              r"|\bsustituyen? a cualquier\b|\bmette da parte\b|(?<![`_])\bsupersedes?\b(?![`_])"
+              r"(?!\s+(?:links?|flow|chains?|relations?|relationships?|status|history|fields?|records?|pointers?)\b)"
               r"|(?:설정|지시|지침|규칙|프롬프트)\s?보다 우선|より優先"),
         # precedence claimed over the user's request or the system (the English forms are MCPL-D013's)
         (5.0, r"优先级?(?:高于|大于|高过|超过)(?:用户|使用者|系统)|優先度?(?:高於|高于)(?:用戶|使用者|系統)"

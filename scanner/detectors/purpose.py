@@ -24,6 +24,7 @@ from .addresses import outside_address
 from .command_subject import command_subject
 from .engine import Hit
 from .env_writes import writes_own_env
+from .guard_subject import detected_example
 from .motion import forward_as_motion
 from .negation import negated, occurrences, sentence_around
 from .other_windows import strongest_window
@@ -81,7 +82,7 @@ _SECRET_PARAMETERS = {
     "mnemonic": ("mnemonic", "seed_phrase", "seedphrase"),
 }
 _SPLIT = lazy(r"[^a-z0-9]+|(?<=[a-z])(?=[A-Z])")
-_RULES = frozenset({"MCPL-D010", "MCPL-D011", "MCPL-D012", "MCPL-D016"})
+_RULES = frozenset({"MCPL-D010", "MCPL-D011", "MCPL-D012", "MCPL-D013", "MCPL-D016"})
 
 DOCUMENTED = "regraded wording only: {why} (not the act it names)"
 
@@ -159,6 +160,8 @@ def _one_at(rule_id: str, text: str, quoted: str, at: int, words: frozenset[str]
         _NEGATED.search(re.split(r"[.!?;:\n]", text[max(0, at - 60):at])[-1]) or negated(text, at, at + len(quoted))
     ):
         return _FORBIDS
+    if rule_id == "MCPL-D013":
+        return detected_example(text, at)
     if rule_id != "MCPL-D010" and _OBVIATED.search(re.split(r"[.!?;:\n]", text[max(0, at - 60):at])[-1]):
         return "it says the act is not needed, it orders none"
     if rule_id == "MCPL-D010" and _USER_UNAWARE.fullmatch(quoted) and not _ACTS.search(sentence):
@@ -342,6 +345,8 @@ def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: Cues,
     if family == "deceive_user" and TRUE_STATE.match(lowered, at + len(quoted)) and not _ACTS.search(sentence):
         return "it words a state to the user instead of an error, it hides no action"
     families = {f for f, _w, _q in cues}
+    if why := detected_example(lowered, at):
+        return why
     if family in ("shell_payload", "dangerous_command") and (why := command_subject(lowered, at, sentence, words,
                                                                                     families)):
         return why
