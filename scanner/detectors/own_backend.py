@@ -88,3 +88,33 @@ def to_own_backend(sentence: str, cues: tuple[tuple[str, float, str], ...], para
                 return False
             named = True
     return named
+
+
+# "Send conversion events to the OpenAI conversion ingest host. Posts to https://bzr.openai.com/v1/events?pid=
+# <PIXEL-ID>." (openai-ads-mcp 0.1.7, which takes `pixel_id`): the request the tool itself makes, its address filled
+# by the tool's own parameters, is its documented side effect. The verb is the tool's ("posts", not "post"); an
+# address with a hole for anything the tool does not take ("?d={conversation}"), or one with no hole, keeps its cues.
+_URL = lazy(r"https?://[^\s)\"'`]+")
+_HOLE = lazy(r"<([a-z][\w-]*)>|\{([a-z][\w-]*)\}")
+_TOOL_SENDS = lazy(r"(?:posts|sends|uploads|submits|forwards|transmits)\b")
+_REQUEST_FAMILIES = frozenset({"transmit", "destination", "url_template", "imperative", "tool_identifier"})
+_NOT_WORD = lazy(r"[^a-z0-9]")
+
+
+def own_request(sentence: str, cues: tuple[tuple[str, float, str], ...], words: frozenset[str]) -> bool:
+    """Whether the lower-cased `sentence` documents a request the tool makes: every address in it has holes, each a
+    parameter of the tool (`words`: its name and parameters, compacted too), the score quotes a send and every send
+    it quotes is the tool's own verb, and it holds nothing but a request's cues."""
+    if {family for family, _weight, _quoted in cues} - _REQUEST_FAMILIES:
+        return False
+    sends = [quoted for family, _weight, quoted in cues if family == "transmit"]
+    if not sends or not all(_TOOL_SENDS.match(quoted) for quoted in sends):
+        return False  # a beacon ("navigate to https://…?sid=<sessionId>") has the model make the request
+    addresses = _URL.findall(sentence)
+    if not addresses:
+        return False
+    for address in addresses:
+        holes = [a or b for a, b in _HOLE.findall(address)]
+        if not holes or any(_NOT_WORD.sub("", hole) not in words for hole in holes):
+            return False
+    return True

@@ -28,7 +28,7 @@ from .guard_subject import detected_example
 from .motion import forward_as_motion
 from .negation import negated, occurrences, sentence_around
 from .other_windows import strongest_window
-from .own_backend import to_own_backend
+from .own_backend import own_request, to_own_backend
 from .own_parameters import hands_on_user_words, multi_word, offers_own_parameter
 from .own_subject import link_only, own_data, own_versions
 from .scoring import THRESHOLD, Cues, Score
@@ -374,6 +374,8 @@ def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: Cues,
         return "it turns off the tool's own parameter by a value, no rule of the model's"
     if family == "transmit" and forward_as_motion(lowered, at, quoted):
         return "\"forward\" is the direction of a motion, nothing is sent"
+    if family in ("transmit", "destination", "url_template") and own_request(sentence, cues, words):
+        return "it documents the request the tool itself makes, its address filled by the tool's own parameters"
     if family in ("transmit", "piggyback") and to_own_backend(sentence, cues, parameters, lowered):
         return "it sends to the service the tool takes a key for (its own side effect), nothing the model holds"
     return None
