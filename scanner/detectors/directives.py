@@ -47,6 +47,8 @@ RULE = Rule(
     "of this tool's own parameters (\"call X first to get the ID\"), session set-up, an ordering note about "
     "this tool, an order about a tool of the same server, a former name or a package of the same vendor, and a "
     "name in another spelling are reported only with a payload (a secret path, the conversation, a destination). "
+    "An order about this server's own tool, or about an action its own tools take (an enum value of their "
+    "parameters), where no secret goes anywhere, is shown at medium and blocks nothing. "
     "The finding names the declared server that lists the tool, or, for a name only widely installed servers "
     "list, every candidate (ambiguous when several do). Measured: fires on 0 of 6,576 real "
     "benign definitions (bench/detectors/README.md). Filed as suspicious-text.",
@@ -227,6 +229,15 @@ class Directive:
     written: str  # the tool's name as the sentence writes it
     candidates: Candidates  # whose tool it may be
     payload: bool  # the sentence quotes a payload (a secret, the conversation, a destination)
+    own: str = ""  # why the name is this server's own (a sibling, an action of its own): graded medium if wording
+
+
+# "To STORE a password for later checking, use `password_hash` instead" (mcp-bytesmith 0.4.1, which lists
+# `password_hash`); "parent_database_id: MUST call list_databases first" (@contextstream/mcp-server 0.4.43, whose
+# `integration` tool takes `action: list_databases`): an order about the server's own tool, or an action its own
+# schemas offer, that sends no secret anywhere is documentation of that server. Graded medium: shown on a bump, never
+# blocking it; a secret sent somewhere beside it is a payload.
+OWN_NAME = "graded medium: the tool it orders about is {why}, and no secret goes anywhere"
 
 
 def no_directive(pin: Pin) -> bool:
@@ -244,6 +255,7 @@ def directive_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, Ser
         # Its own tools and its former names (what the lock pinned under this server) are never another's.
         siblings = frozenset(name_key(tool) for tool in (*server.tools, *(before.tools if before else ())))
         mine = _Own(key, server_family(server) or (server_family(before) if before else None))
+        operations: frozenset[str] | None = None  # the actions its own schemas offer, read when first needed
         for kind, name, definition, texts, old in changed_texts(server, before):
             own = name_key(name) if name is not None else ""  # instructions: no definition of their own
             parameters: list[str] | None = None
@@ -258,7 +270,10 @@ def directive_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, Ser
                     return []
                 if parameters is None:
                     parameters = _parameters(definition)
-                found = _directive(text, known, own, siblings, mine, parameters, instructions=name is None)
+                if operations is None:
+                    operations = _operations(server)
+                found = _directive(text, known, own, siblings, mine, parameters, instructions=name is None,
+                                   operations=operations)
                 if found is None:
                     continue
                 path = paths_of(definition)[index]
@@ -271,6 +286,9 @@ def directive_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, Ser
                 if kind_of == WORDING and preference_only(found.sentence):
                     finding.severity = "medium"  # shown and explained, never blocking (see PREFERENCE)
                     finding.details.append(PREFERENCE)
+                elif kind_of == WORDING and found.own:
+                    finding.severity = "medium"  # shown and explained, never blocking (see OWN_NAME)
+                    finding.details.append(OWN_NAME.format(why=found.own))
                 findings.append(finding)
                 break  # one finding per definition: the first directive quoted
     return findings
@@ -307,9 +325,27 @@ def _parameters(definition: object) -> list[str]:
     return [str(name) for name in properties] if isinstance(properties, dict) else []
 
 
+MAX_OPERATIONS = 2_000  # enum values read per server: a schema is server-controlled input
+
+
+def _operations(server: ServerPin) -> frozenset[str]:
+    """The keys of the name-shaped enum values of the server's tools' own top-level parameters: the actions its
+    tools take (`action: list_databases`)."""
+    out: set[str] = set()
+    for pin in server.tools.values():
+        schema = pin.definition.get("inputSchema") if isinstance(pin.definition, dict) else None
+        properties = schema.get("properties") if isinstance(schema, dict) else None
+        for spec in properties.values() if isinstance(properties, dict) else ():
+            values = spec.get("enum") if isinstance(spec, dict) else None
+            for value in values if isinstance(values, list) else ():
+                if isinstance(value, str) and _NAME_SHAPE.search(value) and len(out) < MAX_OPERATIONS:
+                    out.add(name_key(value))
+    return frozenset(out)
+
+
 def _directive(
     text: str, known: Mapping[str, Candidates], own: str, siblings: frozenset[str], mine: _Own,
-    parameters: list[str], instructions: bool = False,
+    parameters: list[str], instructions: bool = False, operations: frozenset[str] = frozenset(),
 ) -> Directive | None:
     for words in _SENTENCE_END.split(text):
         if not _ORDER.search(words):
@@ -338,7 +374,8 @@ def _directive(
             # with a payload.
             foreign = bool(spelled) and _token_key(written) not in siblings
             if foreign and order_about(words, start, start + len(written)) and not honest_reason(words, parameters):
-                return Directive(words.strip(), written, others, payload)
+                action = "an action this server's own tools take" if _token_key(written) in operations else ""
+                return Directive(words.strip(), written, others, payload, action)
             if not payload:
                 continue
             # A server's instructions document its own service: its tools beside its API key or its plan ("An
@@ -347,7 +384,8 @@ def _directive(
             if instructions and not others and not sends_secret(words):
                 continue
             # beside a sibling or another spelling: a payload only where a secret goes somewhere
-            return Directive(words.strip(), written, others or listed, foreign or sends_secret(words))
+            sibling = "one of this server's own tools" if _token_key(written) in siblings else ""
+            return Directive(words.strip(), written, others or listed, foreign or sends_secret(words), sibling)
     return None
 
 
