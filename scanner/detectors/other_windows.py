@@ -24,12 +24,14 @@ MAX_WINDOWS = 16
 
 
 def strongest_window(hit: Hit, regraded: Hit | None, text: str, regrade: Callable[[Hit], Hit | None],
-                     name: str = "", siblings: frozenset[str] = frozenset()) -> Hit | None:
+                     name: str = "", siblings: frozenset[str] = frozenset(),
+                     fields: frozenset[str] = frozenset()) -> Hit | None:
     """`regraded` (the D016 `hit` as `regrade` graded it), or a stronger regraded hit of another window of `text`
-    (scored as the hit was: the server's `siblings` and the text's own `name` not counted as cues)."""
+    (scored as the hit was: the server's `siblings`, the text's own `name` and its definition's parameters `fields`
+    not counted as cues where `scoring` does not count them)."""
     if regraded is not None and regraded.severity == hit.severity and regraded.evidence_kind == hit.evidence_kind:
         return regraded  # not weakened: nothing can be hidden behind it
-    found = windows(text if text.isascii() else Normalised(text).text, None, siblings, name.lower())
+    found = windows(text if text.isascii() else Normalised(text).text, None, siblings, name.lower(), fields)
     if len(found) > MAX_WINDOWS:
         return hit
     best = regraded

@@ -105,7 +105,8 @@ def documented(hits: Iterable[Hit], text: str, name: str, parameters: Iterable[s
     def regrade(hit: Hit) -> Hit | None:
         return _regraded(hit, text, words, name_words, own, (siblings, name))
 
-    graded = (strongest_window(hit, regrade(hit), text, regrade, name, siblings) if hit.rule_id == "MCPL-D016"
+    fields = frozenset(parameter.lower() for parameter in parameters)
+    graded = (strongest_window(hit, regrade(hit), text, regrade, name, siblings, fields) if hit.rule_id == "MCPL-D016"
               else regrade(hit) for hit in found)
     return tuple(hit for hit in graded if hit is not None)
 

@@ -255,23 +255,26 @@ def _names_own(lowered: str, match: re.Match[str], own: frozenset[str], name: st
     return all(n in own or (again and n == name) for n in names)
 
 
-def score(text: str, screen: Screen | None = None, own: frozenset[str] = frozenset(), name: str = "") -> Score:
+def score(text: str, screen: Screen | None = None, own: frozenset[str] = frozenset(), name: str = "",
+          fields: frozenset[str] = frozenset()) -> Score:
     """The best-scoring window of `WINDOW` adjacent sentences: its cues, each family at its strongest weight.
 
     `screen` is a pre-filter whose first patterns are `cue_sources()` (scan_text's also holds the catalogue's,
-    so that a text is scanned once for both); by default, one of those alone."""
-    return max(_windows(_sentences(text, screen, own, name)), key=lambda s: s.total, default=Score(0.0, ()))
+    so that a text is scanned once for both); by default, one of those alone. `fields`: the definition's own
+    parameter names, lower-cased: a `cross_tool` cue naming only them ("When using post_id alone, …") steers no
+    other tool (its `tool_identifier` still counts: a parameter asking for secrets names itself)."""
+    return max(_windows(_sentences(text, screen, own, name, fields)), key=lambda s: s.total, default=Score(0.0, ()))
 
 
-def windows(text: str, screen: Screen | None = None, own: frozenset[str] = frozenset(), name: str = ""
-            ) -> list[Score]:
+def windows(text: str, screen: Screen | None = None, own: frozenset[str] = frozenset(), name: str = "",
+            fields: frozenset[str] = frozenset()) -> list[Score]:
     """Every window of `text` that reaches the threshold, the best first (as `score` picks it among equals)."""
-    found = [s for s in _windows(_sentences(text, screen, own, name)) if s.total >= THRESHOLD]
+    found = [s for s in _windows(_sentences(text, screen, own, name, fields)) if s.total >= THRESHOLD]
     return sorted(found, key=lambda s: -s.total)
 
 
-def _sentences(text: str, screen: Screen | None, own: frozenset[str], name: str
-               ) -> dict[int, dict[str, tuple[float, str]]]:
+def _sentences(text: str, screen: Screen | None, own: frozenset[str], name: str,
+               fields: frozenset[str] = frozenset()) -> dict[int, dict[str, tuple[float, str]]]:
     """Each sentence's cues, family by family at its strongest; empty when no window can reach the threshold."""
     if len(text) < MIN_LENGTH:
         return {}
@@ -295,7 +298,8 @@ def _sentences(text: str, screen: Screen | None, own: frozenset[str], name: str
         found = 0.0
         for weight, numbers in searches:
             for match in _search(numbers).finditer(lowered):
-                if (own or name) and family in NAMED_FAMILIES and _names_own(lowered, match, own, name):
+                if (own or name or fields) and family in NAMED_FAMILIES and _names_own(
+                        lowered, match, own | fields if family == "cross_tool" else own, name):
                     continue
                 if family == "imperative" and (
                     (lowered[match.start() - 1:match.start()] == "-"
@@ -332,8 +336,10 @@ def _windows(per_sentence: dict[int, dict[str, tuple[float, str]]]) -> list[Scor
 
 
 def flagged(
-    text: str, screen: Screen | None = None, own: frozenset[str] = frozenset(), name: str = ""
+    text: str, screen: Screen | None = None, own: frozenset[str] = frozenset(), name: str = "",
+    fields: frozenset[str] = frozenset(),
 ) -> Score | None:
-    """The score of `text` if it reaches the threshold; cues naming only `own` tools (lower-cased) not counted."""
-    result = score(text, screen, own, name)
+    """The score of `text` if it reaches the threshold; cues naming only `own` tools (lower-cased) not counted, nor
+    a `cross_tool` cue naming only the definition's own parameters (`fields`)."""
+    result = score(text, screen, own, name, fields)
     return result if result.total >= THRESHOLD else None

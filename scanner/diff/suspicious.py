@@ -187,14 +187,15 @@ def _scan(
 def _own_hits(text: str, own: frozenset[str], name: str, parameters: tuple[str, ...] = ()) -> tuple[Hit, ...]:
     """`hits(text)` in its definition's context: D016 re-scored with the server's own tool names, and negated
     acts and the tool's own secrets regraded as documentation (`purpose.documented`)."""
-    return documented(_renamed_hits(text, own, name), text, name, parameters, own)
+    return documented(_renamed_hits(text, own, name, parameters), text, name, parameters, own)
 
 
-def _renamed_hits(text: str, own: frozenset[str], name: str) -> tuple[Hit, ...]:
+def _renamed_hits(text: str, own: frozenset[str], name: str, parameters: tuple[str, ...] = ()) -> tuple[Hit, ...]:
     found = hits(text)
-    if not (own or name) or not any(h.rule_id == scoring.RULE.id for h in found):
+    if not (own or name or parameters) or not any(h.rule_id == scoring.RULE.id for h in found):
         return found
-    rescored = scoring.flagged(text if text.isascii() else Normalised(text).text, None, own, name)
+    fields = frozenset(parameter.lower() for parameter in parameters)
+    rescored = scoring.flagged(text if text.isascii() else Normalised(text).text, None, own, name, fields)
     kept = tuple(h for h in found if h.rule_id != scoring.RULE.id)
     if rescored is None:
         return kept
