@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh18] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh19] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -608,6 +608,33 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "qonto-mcp-server": ["qonto-mcp-server", "--api-key", "bench:bench"],
     "tdd-mcp-server": ["tdd-mcp-server", "run"],
     "trading-economics-calendar-mcp": ["trading-economics-mcp"],
+    # The twenty-third batch (FRESH19), read the same way before any boot.
+    "askneedl-mcp-server": ["python", "-m", "askneedl_mcp_server"],
+    "bangla-news-mcp": ["python", "-m", "bangla_news_mcp"],
+    "boostspace-mcp-server": ["python", "-m", "boostspace_mcp.server"],
+    "challenge-mcp": ["python", "-m", "challenge_mcp.server"],
+    "chroma-mcp-server": ["chroma-mcp-server", "--mode", "stdio"],
+    "gomyck-mcp": ["excel_read"],
+    "hwmcp": ["mcp-document-reader"],
+    "jira-mcp-server": ["jira-mcp"],
+    "ldqn97-mysql-mcp-server": ["python", "-m", "ldqn97_mysql_mcp.server"],
+    "llm-wrapper-mcp-server": ["cli"],
+    "mcp-mysql-connect": ["mcp_mysql_connect"],
+    "mseep-luma-ai-mcp-server": ["luma-ai-mcp-server"],
+    "mseep-mcp-llms-txt": ["python", "-m", "mcp_llms.llms_txt"],
+    "mseep-mcp-nefino": ["mcp-nefino"],
+    "mseep-mcp-python": ["mcp-python"],
+    "mseep-mcp-remote-macos-use": ["mcp_remote_macos_use"],
+    "mseep-radarr-sonarr-mcp": ["python", "-m", "radarr_sonarr_mcp.server"],
+    "mseep-sec-edgar-mcp": ["python", "-c", "import sys, sec_edgar_mcp as p; sys.path[:0] = list(p.__path__); "
+                                            "from sec_edgar_mcp.server import mcp; mcp.run()"],
+    "nasdaq-data-link-mcp-os": ["python", "-c", "from nasdaq_data_link_mcp_os.server import mcp; mcp.run()"],
+    "news-server": ["python", "-m", "news_server.server"],
+    "playwright-server-custom": ["playwright-server"],
+    "stock-sentiment": ["python", "-m", "stockSentiment.server"],
+    "ton-mcp-server": ["python", "-m", "tonmcp.mcp_server"],
+    "trade-mcp": ["trade-mcp-serve", "--venue", "axgrad_game_1", "--axgrad-key", "bench"],
+    "visacontrol": ["python", "-m", "main"],
 }
 
 

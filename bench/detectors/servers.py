@@ -293,6 +293,18 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "phone-a-friend-mcp-server", "postgres-mcp-server", "python-debugger-mcp", "ragflow-retrieval-mcp-server",
     "system-diag-mcp", "tdd-mcp-server", "teamspeak-mcp", "url2qrcode", "vultr-dns-mcp", "wati-mcp-server",
     "weather-garmin", "whois-mcp-server", "yubin-mcp",
+    # The twenty-third batch (FRESH19), decided the same way before any boot; six of them take `mcp` only through
+    # `fastmcp` with no upper bound (hwmcp, mseep-mcp-python, news-server, trade-mcp) or require no `mcp` at all
+    # (ldqn97-mysql-mcp-server, tcinvest-mcp-server), and import its 1.x API (`mcp.server.fastmcp`).
+    "bangla-news-mcp", "boostspace-mcp-server", "challenge-mcp", "chroma-mcp-server", "codezap-mcp",
+    "feishu-notify-mcp", "gomyck-mcp", "hunyuan-image-mcp-standard", "hwmcp", "ldqn97-mysql-mcp-server",
+    "live11-api-fetch", "mattress-mcp-xyt", "mcp-chess", "mcp-couchbase", "mcp-feedback-collector", "mcp-mysql-connect",
+    "mcp-odds-api", "mcp-play-windows-sound", "mcp-server-biliscribe", "mcp-server-law-recognition",
+    "mcp-server-nhentai", "mcp-translator", "mcp-video-extraction", "mistfs-mcp-server", "mseep-luma-ai-mcp-server",
+    "mseep-mcp-llms-txt", "mseep-mcp-nefino", "mseep-mcp-python", "mseep-mcp-remote-macos-use", "mseep-sec-edgar-mcp",
+    "nasdaq-data-link-mcp-os", "news-server", "playwright-server-custom", "pydbcx-mcp", "screen-pilot-mcp",
+    "stock-sentiment", "tcinvest-mcp-server", "ton-mcp-server", "trade-mcp", "ttmoc", "visacontrol", "wa-leg-mcp",
+    "youtube-transcript-mcp",
 })
 
 NPM: list[Server] = [
@@ -3411,6 +3423,181 @@ FRESH18: list[Server] = [
     ("pypi", "singlefile-mcp", "0.1.1", [], {}),
 ]
 
+# A twenty-third batch (issue 38, 2026-12-07): 56 PyPI servers in no earlier batch, dumped into `data/benign_fresh19/`.
+# The rule is FRESH18's (FRESH17's, FRESH16's, FRESH15's, FRESH14's, FRESH13's, FRESH7's), applied by the same script to
+# this workplace's package list (pypi.tsv) before anything was booted; the script was first checked on FRESH18's month:
+# with the names of this file before FRESH18 (342b3d5^) left out it gives 358, 354 and 316 for 2025-06, and
+# `random.Random(54).sample` of them draws FRESH18's 130 (FRESH18's 70 among them, in FRESH18's order, at FRESH18's
+# versions):
+# * newest release of 2025-05 (no earlier batch drew from that month: FRESH2 2026-10/11, FRESH3 2026-09/10, FRESH4
+#   2026-08, FRESH5 2026-07, FRESH6 2026-06, FRESH7 2026-05, FRESH8 2026-04, FRESH9 2026-03, FRESH10 2026-02, FRESH11
+#   2026-01, FRESH12 2025-12, FRESH13 2025-11, FRESH14 2025-10, FRESH15 2025-09, FRESH16 2025-08, FRESH17 2025-07,
+#   FRESH18 2025-06), summary matching `mcp[ -]+server` or `model context protocol [(mcp)] server` as words
+#   (case-insensitive): 298; in no earlier batch (every package name of this file, of either registry, FRESH18
+#   included): 294 (just-prompt is HARDER's PyPI server, mcp-server-duckdb MORE's PyPI server, figma-mcp-server FRESH's
+#   npm server, playwright-mcp-server FRESH2's npm server);
+# * FRESH6's word filters of the name or summary and FRESH5's account words of the summary, each matched as a word or
+#   its plural, as FRESH7's were: 268 are left;
+# * a seeded draw, `random.Random(55).sample(..., 130)` of the name-sorted list; 29 of the drawn are MseeP
+#   republications (`mseep-*`), none an iFlow one;
+# * each drawn package's wheel downloaded (`pip download --no-deps --only-binary :all: --ignore-requires-python`) and
+#   its METADATA, entry_points.txt, README and code read, never run or imported: two with no wheel at the list's version
+#   (mcp-server-gad 0.0.4, whose index has only 0.0.1's; mureka-mcp; their sdists not downloaded), 30 that require
+#   Python 3.12 or newer left out (12306-search-mcp, adfinmcp, bonk-mcp, csarxivcontextserver, cve-mcp-server,
+#   facebook-mcp-server, freshservice-mcp, human-in-the-loop-mcp, jquants-free-mcp-server, jupymod,
+#   markitdown-mcp-server, mcp-figma-tools, mcp-fivetran, mcp-formio-server, mcp-github-projects, mcp-gsuite-roman,
+#   mcp-hybrid-search, mcp-overkiz, mcp-server-discogs, mcp-server-jl, monite-mcp, mseep-mcp-clickhouse,
+#   mseep-strava-mcp-server, mseep-typecast-api-mcp-server, msrashed100-devops-mcp, myshare-mcp, osm-mcp-server,
+#   trace-mcp, weatherstack-mcp-server, xctools-mcp-server); left out by hand, 34 that are no server of their own or run
+#   on another OS: 21 wheels with no code (add-mcp-server, facets-mcp-server, mcp-server-opensearch,
+#   mseep-aranet4-mcp-server, mseep-azure-agent-mcp-server, mseep-devrev-mcp, mseep-higress-mcp-server,
+#   mseep-lancedb-mcp, mseep-mcp-server-collector, mseep-mcp-server-google-scholar, mseep-mcp-server-pox,
+#   mseep-mcp-server-starrocks, mseep-mcp-server-trino, mseep-mcp-server-zoomeye, mseep-mcp-trader,
+#   mseep-memory-journal-mcp-server, mseep-product-hunt-mcp, mseep-raccoonai-mcp-server, mseep-whereami-mcp,
+#   qbittorrent-mcp, simple-mcp-server: only their dist-info), two with only their tests (mseep-mcp-server-qdrant,
+#   mseep-steampipe-mcp-server), one with no server code (mseep-gdb-mcp-server: only its comm_methods helpers, no server
+#   module or script), three with no tools of their own (ynet-api2mcp: matthewhand/mcp-openapi-proxy's code, its tools
+#   made from the OpenAPI spec OPENAPI_SPEC_URL names, as FRESH5 left out servers made from a spec; yuanqi-agent-mcp and
+#   yuanqi-agent-test-mcp: one code whose only tool takes its name and description from the TOOL_NAME and TOOL_DESC the
+#   user sets), Windows only (excelmcp: the Excel application through COM; mcp-ui-explorer: pywinauto and win32gui, its
+#   README requiring Windows; swapnil-mcp-server: Outlook through COM, pywin32 required), Windows and macOS only
+#   (claude-autoapprove-mcp: the Claude Desktop app it restarts and injects a script into; word-mcp: the Word
+#   application through COM or AppleScript, as its README says), macOS only (mcp-server-rewind: Rewind's transcripts
+#   under ~/Library), and one that is no benign server (mcp-server-everything-wrong: a showcase of MCP attacks, its
+#   tools an <IMPORTANT> hidden instruction, a shadowing tool that adds an attacker to send_email's bcc, a description
+#   changed after the first call; a reason no earlier batch needed, and a tuning server by `per_server.held_out` had it
+#   been kept). Not another OS: mcp-play-windows-sound plays through aplay or paplay from /usr/share/sounds off Windows,
+#   and mseep-mcp-remote-macos-use drives a remote Mac over VNC from any system;
+# * FRESH18's rule for republications, applied to any republisher (the same upstream project: its name, the wheel's
+#   module and console-script names against earlier names, the upstream repository its METADATA or README names, the
+#   tool names against earlier dumps, and where an earlier server never dumped, its wheel read beside this one): six
+#   left out as copies of servers already in this file: freshdesk-mcp (FRESH10's iflow-mcp-effytech-freshdesk-mcp:
+#   effytech/freshdesk_mcp, the same version and 59 tools), owl-mcp (FRESH11's iflow-mcp-scimcp-owl-mcp: the same 19
+#   tools), mcp-server-monday-osvaldo (FRESH15's mseep-mcp-server-monday, which never dumped: its wheel read beside,
+#   both sakce/mcp-server-monday, board.py, item.py and constants.py the same, a document module added),
+#   xiyan-mcp-server (FRESH12's xiyan-leed-server, which never dumped: its wheel read beside, both
+#   XGenerationLab/xiyan_mcp_server, the same utils and nearly the same server.py, as FRESH16 left out
+#   iflow-mcp-xiyan-mcp-server), mcp-brave-search (SERVERS' npm @modelcontextprotocol/server-brave-search and FRESH's
+#   npm mcp-server-brave-search: modelcontextprotocol/servers' two tools with the same names and descriptions, ported to
+#   Python), my-mcp-casper (FRESH16's allvoicelab-mcp: allvoicelab/AllVoiceLab-MCP, the same twelve tools and nearly the
+#   same descriptions). Not copies: hwmcp shares the script name mcp-document-reader with FRESH18's
+#   mseep-mcp-document-reader (its wheel read beside) but not its code (its second script, mcp-url-extractor, is the
+#   tutorial code FRESH16's mcp-web-extractor-sadasiba ships, and is not the one run); jira-mcp-server shares the module
+#   name jira_mcp and five tool names with FRESH14's jira-mcp-simple (Positronic-AI/jira-mcp) but not its code;
+#   chroma-mcp-server (djm81/chroma_mcp_server) shares the module name chroma_mcp and some tool names with SERVERS'
+#   chroma-mcp (its wheel read beside) but not its code; playwright-server-custom shares ten tool names with MORE's npm
+#   @automatalabs/mcp-server-playwright but not its descriptions or code; hunyuan-image-mcp-standard starts from the
+#   Yuanqi plugin template of FRESH18's url2qrcode and hunyuan-mcp-tc-travel but has another tool; mistfs-mcp-server
+#   shares its TFS tools with swapnil-mcp-server (the same author's), left out above;
+# * the same code within the draw: mcp-feedback-collector, mcp-feedback-collector-final and mcp-feedback-collector-fixed
+#   are sanshao85/mcp-feedback-collector (the first an earlier release, its three tools among the later one's four with
+#   the same descriptions; -final and -fixed one 3.2.2 server.py); the first two are held out, where the one project
+#   would count twice, and -fixed is tuning beside them, so -final and -fixed are left out and mcp-feedback-collector,
+#   named as the upstream repository, is kept: 56 remain;
+# * from the same reading, before any boot: 43 in `NEEDS_MCP_1` (six of them take `mcp` only through `fastmcp` with no
+#   upper bound (hwmcp, mseep-mcp-python, news-server, and trade-mcp through `fastmcp==0.1.0`, which asks `mcp>=1.0.0`)
+#   or require no `mcp` at all (ldqn97-mysql-mcp-server, tcinvest-mcp-server), and import `mcp.server.fastmcp`), 25 with
+#   their real command in `dump_benign.PYPI_COMMAND` (the wheel's only console script when none is named after the
+#   package (gomyck-mcp `excel_read`, jira-mcp-server `jira-mcp`, llm-wrapper-mcp-server `cli`, mcp-mysql-connect
+#   `mcp_mysql_connect`, mseep-luma-ai-mcp-server, mseep-mcp-nefino, mseep-mcp-python, mseep-mcp-remote-macos-use,
+#   playwright-server-custom), the one its summary describes where there are two (hwmcp `mcp-document-reader`), with the
+#   arguments it requires (`--mode stdio` where the default is HTTP: chroma-mcp-server; trade-mcp's required `--venue`
+#   and the key that venue asks for), `python -m` of the server module when there is no script (askneedl-mcp-server,
+#   boostspace-mcp-server, challenge-mcp, mseep-mcp-llms-txt, news-server, visacontrol) or its script names a module or
+#   function its wheel lacks (bangla-news-mcp, ldqn97-mysql-mcp-server, mseep-radarr-sonarr-mcp, stock-sentiment,
+#   ton-mcp-server), and `python -c` running the FastMCP object where the module never runs it (nasdaq-data-link-mcp-os,
+#   written for `mcp install`; mseep-sec-edgar-mcp, whose server.py also imports `config` from its own folder, put on
+#   sys.path)), 16 with the variables they need at start-up (a placeholder, `DUMMY`, one of the form its check asks for
+#   where it checks one (llm-wrapper-mcp-server: `sk-` and 32 characters), and for a base URL or host an address on this
+#   machine that answers nothing). challenge-mcp and tcinvest-mcp-server serve only SSE; bus-mgmt-mcp-server,
+#   daisys-mcp, mistfs-mcp-server, ms-fabric-mcp and tcinvest-mcp-server print a line to stdout before serving;
+#   boostspace-mcp-server makes its tools from Boost.space's OpenAPI document, fetched at start-up; mcp-couchbase
+#   connects to its cluster at start-up; screen-pilot-mcp needs an X11 display on Linux; they are listed as they are.
+# Versions are those of the package list on 2026-12-07. The split is fixed before any is dumped: `per_server.held_out`,
+# the same rule as before: 33 held out, 23 tuning.
+FRESH19: list[Server] = [
+    ("pypi", "mcp-server-biliscribe", "0.9.0", [], {}),
+    ("pypi", "youtube-transcript-mcp", "0.2.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mseep-sec-edgar-mcp", "0.1.3", [], {"SEC_EDGAR_USER_AGENT": DUMMY}),
+    ("pypi", "tcinvest-mcp-server", "0.1.3", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "nasdaq-data-link-mcp-os", "0.2.0", [], {"NASDAQ_DATA_LINK_API_KEY": DUMMY}),
+    ("pypi", "news-server", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "openai-image-mcp", "0.2.1", [], {"OPENAI_API_KEY": DUMMY}),
+    ("pypi", "tiktok-downloader-mcp", "0.1.0", [], {}),
+    ("pypi", "mcp-server-nhentai", "0.1.1", [], {}),
+    ("pypi", "bangla-news-mcp", "1.0.2", [], {}),
+    ("pypi", "ttmoc", "0.1.9", [], {}),
+    ("pypi", "trade-mcp", "0.1.12", [], {}),
+    ("pypi", "ldqn97-mysql-mcp-server", "0.1.2", [], {}),
+    ("pypi", "mseep-mcp-llms-txt", "0.1.2", [], {}),
+    ("pypi", "mcp-translator", "0.1.6", [], {}),
+    ("pypi", "mcp-play-windows-sound", "0.4.6", [], {}),
+    ("pypi", "wa-leg-mcp", "0.1.0", [], {}),
+    ("pypi", "visacontrol", "0.1.0", [], {}),
+    ("pypi", "gomyck-mcp", "1.0.0", [], {}),
+    ("pypi", "hunyuan-image-mcp-standard", "0.1.1", [], {}),
+    ("pypi", "playwright-server-custom", "0.1.4", [], {}),
+    ("pypi", "codezap-mcp", "0.1.3", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-odds-api", "0.1.1", [], {"ODDS_API_KEY": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "llm-wrapper-mcp-server", "0.1.3", [], {"OPENROUTER_API_KEY": f"sk-or-v1-{DUMMY}"}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "feishu-notify-mcp", "0.0.1", [], {"LARK_APP_ID": DUMMY, "LARK_APP_SECRET": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "jira-mcp-server", "0.1.3", [],
+     {"JIRA_BASE_URL": "http://127.0.0.1:9", "JIRA_USERNAME": DUMMY, "JIRA_PASSWORD": DUMMY}),
+    ("pypi", "mseep-luma-ai-mcp-server", "0.1.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "explorium-mcp-server", "0.2.11", [], {"EXPLORIUM_API_KEY": DUMMY}),
+    ("pypi", "hwmcp", "0.1.3", [], {}),
+    ("pypi", "daisys-mcp", "1.0.3", [], {}),
+    ("pypi", "mcp-video-extraction", "0.1.6", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mseep-mcp-nefino", "0.1.7", [],
+     {"NEFINO_USERNAME": DUMMY, "NEFINO_PASSWORD": DUMMY, "NEFINO_JWT_SECRET": DUMMY,
+      "NEFINO_BASE_URL": "http://127.0.0.1:9"}),
+    ("pypi", "screen-pilot-mcp", "0.1.1", [], {}),
+    ("pypi", "challenge-mcp", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "ton-mcp-server", "0.1.0", [], {"TON_API_KEY": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "boostspace-mcp-server", "0.1.1", [],
+     {"BOOSTSPACE_API_BASE": "http://127.0.0.1:9", "BOOSTSPACE_TOKEN": DUMMY}),
+    ("pypi", "mseep-radarr-sonarr-mcp", "0.1.2", [], {}),
+    ("pypi", "mattress-mcp-xyt", "0.0.1", [], {}),
+    ("pypi", "mcp-fmu", "0.1.2", [], {}),
+    ("pypi", "mcp-chess", "0.1.9", [], {}),
+    ("pypi", "chroma-mcp-server", "0.2.28", [], {}),
+    ("pypi", "bus-mgmt-mcp-server", "0.1.14", [], {}),
+    ("pypi", "mistfs-mcp-server", "0.0.5", [], {}),
+    ("pypi", "mcp-mysql-connect", "1.0.4", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-couchbase", "0.3.0", [],
+     {"CB_CONNECTION_STRING": "couchbase://127.0.0.1:9", "CB_USERNAME": DUMMY, "CB_PASSWORD": DUMMY,
+      "CB_BUCKET_NAME": DUMMY}),
+    ("pypi", "stock-sentiment", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mseep-mcp-remote-macos-use", "0.1.2", [],
+     {"MACOS_HOST": "127.0.0.1", "MACOS_PORT": "9", "MACOS_PASSWORD": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-cmpay", "0.2.1", [], {"MERCHANT_ID": DUMMY, "SIGN_KEY": DUMMY}),
+    ("pypi", "live11-api-fetch", "0.2.0", [], {}),
+    ("pypi", "mcp-server-law-recognition", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "askneedl-mcp-server", "0.1.8", [], {"NEEDL_API_KEY": DUMMY, "USER_UUID": DUMMY}),
+    ("pypi", "mseep-mcp-python", "0.2.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "ms-fabric-mcp", "0.1.5", [], {"SQL_SERVER_NAME": "127.0.0.1", "SQL_DATABASE_NAME": DUMMY}),
+    ("pypi", "pydbcx-mcp", "0.1.3", [], {}),
+    ("pypi", "mcp-feedback-collector", "2.0.0", [], {}),
+    ("pypi", "office-tools-mcp-server", "0.1.0", [], {}),
+]
+
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
@@ -3418,5 +3605,5 @@ BATCHES: dict[str, list[Server]] = {
     "fresh5": FRESH5, "fresh6": FRESH6, "fresh7": FRESH7, "fresh8": FRESH8,
     "fresh9": FRESH9, "fresh10": FRESH10, "fresh11": FRESH11,
     "fresh12": FRESH12, "fresh13": FRESH13, "fresh14": FRESH14, "fresh15": FRESH15,
-    "fresh16": FRESH16, "fresh17": FRESH17, "fresh18": FRESH18,
+    "fresh16": FRESH16, "fresh17": FRESH17, "fresh18": FRESH18, "fresh19": FRESH19,
 }
