@@ -26,6 +26,7 @@ from pathlib import Path
 from scanner.detectors import well_known_table
 from scanner.detectors.checks import tool_mention, workspace_check
 from scanner.detectors.lazy_re import lazy
+from scanner.detectors.order_grades import OWN_NAME, PREFERENCE, own_operations, preference_only
 from scanner.detectors.prefilter import FOLD_ASCII, Screen, alternatives
 from scanner.detectors.shadowing import MAYBE_NAME
 from scanner.detectors.texts import changed_texts, paths_of, pin_texts
@@ -232,12 +233,6 @@ class Directive:
     own: str = ""  # why the name is this server's own (a sibling, an action of its own): graded medium if wording
 
 
-# "To STORE a password for later checking, use `password_hash` instead" (mcp-bytesmith 0.4.1, which lists
-# `password_hash`); "parent_database_id: MUST call list_databases first" (@contextstream/mcp-server 0.4.43, whose
-# `integration` tool takes `action: list_databases`): an order about the server's own tool, or an action its own
-# schemas offer, that sends no secret anywhere is documentation of that server. Graded medium: shown on a bump, never
-# blocking it; a secret sent somewhere beside it is a payload.
-OWN_NAME = "graded medium: the tool it orders about is {why}, and no secret goes anywhere"
 
 
 def no_directive(pin: Pin) -> bool:
@@ -271,7 +266,7 @@ def directive_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, Ser
                 if parameters is None:
                     parameters = _parameters(definition)
                 if operations is None:
-                    operations = _operations(server)
+                    operations = own_operations(server)
                 found = _directive(text, known, own, siblings, mine, parameters, instructions=name is None,
                                    operations=operations)
                 if found is None:
@@ -325,24 +320,6 @@ def _parameters(definition: object) -> list[str]:
     return [str(name) for name in properties] if isinstance(properties, dict) else []
 
 
-MAX_OPERATIONS = 2_000  # enum values read per server: a schema is server-controlled input
-
-
-def _operations(server: ServerPin) -> frozenset[str]:
-    """The keys of the name-shaped enum values of the server's tools' own top-level parameters: the actions its
-    tools take (`action: list_databases`)."""
-    out: set[str] = set()
-    for pin in server.tools.values():
-        schema = pin.definition.get("inputSchema") if isinstance(pin.definition, dict) else None
-        properties = schema.get("properties") if isinstance(schema, dict) else None
-        for spec in properties.values() if isinstance(properties, dict) else ():
-            values = spec.get("enum") if isinstance(spec, dict) else None
-            for value in values if isinstance(values, list) else ():
-                if isinstance(value, str) and _NAME_SHAPE.search(value) and len(out) < MAX_OPERATIONS:
-                    out.add(name_key(value))
-    return frozenset(out)
-
-
 def _directive(
     text: str, known: Mapping[str, Candidates], own: str, siblings: frozenset[str], mine: _Own,
     parameters: list[str], instructions: bool = False, operations: frozenset[str] = frozenset(),
@@ -387,28 +364,6 @@ def _directive(
             sibling = "one of this server's own tools" if _token_key(written) in siblings else ""
             return Directive(words.strip(), written, others or listed, foreign or sends_secret(words), sibling)
     return None
-
-
-# "Use this instead of 'execute_command' with ls/dir commands" (Desktop Commander 0.2.52): a preference for this
-# tool over another, with no claim that the other is broken or unsafe and no argument set, is what honest servers
-# say of overlapping tools. Graded medium: shown on a bump, never blocking it.
-PREFERENCE = (
-    "graded medium: only a preference for this tool over another (no claim that it is broken, deprecated or unsafe, "
-    "no argument or call order given)"
-)
-_PREFERS = lazy(r"\b(?:instead of|rather than|in place of|prefer(?:red)? (?:this|it) (?:tool )?(?:over|to))\b",
-                      re.IGNORECASE)
-_MORE_THAN_PREFERENCE = lazy(
-    r"\b(?:before|after|afterwards|first|then|must|always|never|do not|don't|deprecated|obsolete|retired|broken"
-    r"|unsafe|disabled|insecure|removed|no longer|replace[sd]?|override|regardless|set|add|forward|send|route"
-    r"|redirect|every|all)\b",
-    re.IGNORECASE,
-)
-
-
-def preference_only(sentence: str) -> bool:
-    """Whether an order's sentence only prefers this tool to another ("use this instead of X for Y")."""
-    return bool(_PREFERS.search(sentence)) and not _MORE_THAN_PREFERENCE.search(sentence)
 
 
 # A secret word or a URL near a name is what documentation says too (a redirect tool's URL parameter, a note that

@@ -69,7 +69,7 @@ _FETCHED = lazy(
     r"|extension|disk|files?)\b",
     re.IGNORECASE,
 )
-_SSH = lazy(r"\bssh\b", re.IGNORECASE)
+_SSH = lazy(r"(?<![./~_-])\bssh\b(?![/_-])", re.IGNORECASE)  # the word, not a path (`~/.ssh/config`)
 _PRIVATE_FILE = lazy(r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|private\s+keys?", re.IGNORECASE)
 # The public parts of ~/.ssh an SSH tool reads: public keys, the hosts it trusts, the client's host list
 # (server-guardian-mcp 1.0.5's "discover SSH servers from your ~/.ssh/config file and show them").
