@@ -26,7 +26,7 @@ from pathlib import Path
 from scanner.detectors import well_known_table
 from scanner.detectors.checks import tool_mention, workspace_check
 from scanner.detectors.lazy_re import lazy
-from scanner.detectors.order_grades import OWN_NAME, PREFERENCE, own_operations, preference_only
+from scanner.detectors.order_grades import OWN_NAME, PREFERENCE, enum_values, preference_only
 from scanner.detectors.prefilter import FOLD_ASCII, Screen, alternatives
 from scanner.detectors.shadowing import MAYBE_NAME
 from scanner.detectors.texts import changed_texts, paths_of, pin_texts
@@ -266,7 +266,7 @@ def directive_findings(live: Mapping[str, ServerPin], baseline: Mapping[str, Ser
                 if parameters is None:
                     parameters = _parameters(definition)
                 if operations is None:
-                    operations = own_operations(server)
+                    operations = frozenset(name_key(v) for v in enum_values(server) if _NAME_SHAPE.search(v))
                 found = _directive(text, known, own, siblings, mine, parameters, instructions=name is None,
                                    operations=operations)
                 if found is None:

@@ -9,29 +9,22 @@ import re
 from scanner.detectors.lazy_re import lazy
 from scanner.lock.lockfile import ServerPin
 
-NAME_SHAPE = lazy(r"[_\-. ]|[a-z0-9][A-Z]")  # a name of two parts or more, as `directives` reads one
-
-
-def _key(name: str) -> str:
-    return "".join(c for c in name.lower() if c.isascii() and c.isalnum())
-
-
 MAX_OPERATIONS = 2_000  # enum values read per server: a schema is server-controlled input
 
 
-def own_operations(server: ServerPin) -> frozenset[str]:
-    """The keys of the name-shaped enum values of the server's tools' own top-level parameters: the actions its
-    tools take (`action: list_databases`)."""
-    out: set[str] = set()
+def enum_values(server: ServerPin) -> tuple[str, ...]:
+    """The string enum values of the server's tools' own top-level parameters, at most MAX_OPERATIONS: the actions
+    its tools take (`action: list_databases`)."""
+    out: list[str] = []
     for pin in server.tools.values():
         schema = pin.definition.get("inputSchema") if isinstance(pin.definition, dict) else None
         properties = schema.get("properties") if isinstance(schema, dict) else None
         for spec in properties.values() if isinstance(properties, dict) else ():
             values = spec.get("enum") if isinstance(spec, dict) else None
             for value in values if isinstance(values, list) else ():
-                if isinstance(value, str) and NAME_SHAPE.search(value) and len(out) < MAX_OPERATIONS:
-                    out.add(_key(value))
-    return frozenset(out)
+                if isinstance(value, str) and len(out) < MAX_OPERATIONS:
+                    out.append(value)
+    return tuple(out)
 
 
 # "To STORE a password for later checking, use `password_hash` instead" (mcp-bytesmith 0.4.1, which lists
