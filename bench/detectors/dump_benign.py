@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh19] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh20] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -635,6 +635,22 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "ton-mcp-server": ["python", "-m", "tonmcp.mcp_server"],
     "trade-mcp": ["trade-mcp-serve", "--venue", "axgrad_game_1", "--axgrad-key", "bench"],
     "visacontrol": ["python", "-m", "main"],
+    # The twenty-fourth batch (FRESH20), read the same way before any boot.
+    "biggo-mcp-server": ["BigGo-MCP-Server"],
+    "cointelegraph-mcp": ["python", "-m", "main"],
+    "ecovacs-robot-mcp": ["python", "-m", "ecovacs_robot_mcp"],
+    "mcp-math-server": ["mcp-math"],
+    "mcp-server-repairworld": ["python", "-m", "mcp_server_repairworld"],
+    "moneymcp": ["mymcp"],
+    "mseep-pypi-publish-49e8e82122f247c6b62edef23c48241e": ["qanon_mcp"],
+    "octagon-vc-agents": ["octagon_vc_agents", "run"],
+    "orange-dappier-mcp": ["python", "-c", "from src.dappier_mcp import main; main()"],
+    "orange-k8s-mcp-server": ["python", "-m", "k8s_mcp_server"],
+    "orange-mcp-salesforce-connector": ["salesforce"],
+    "orange-mcp-server-headless-gmail": ["python", "-c", "from src.mcp_server_headless_gmail import main; main()"],
+    "orange-mcp-server-make": ["python", "-c", "from src.mcp_server_make import main; main()"],
+    "stela-mcp": ["python", "-c", "import asyncio; from stela_mcp.server import main; asyncio.run(main())"],
+    "youtrack-mcp": ["python", "-m", "server"],
 }
 
 

@@ -7,6 +7,8 @@ tools without being able to call anything.
 
 from __future__ import annotations
 
+import json
+
 DUMMY = "dummy-value-for-listing-only"
 
 DUMMY_ENV: dict[str, str] = {
@@ -305,6 +307,21 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "nasdaq-data-link-mcp-os", "news-server", "playwright-server-custom", "pydbcx-mcp", "screen-pilot-mcp",
     "stock-sentiment", "tcinvest-mcp-server", "ton-mcp-server", "trade-mcp", "ttmoc", "visacontrol", "wa-leg-mcp",
     "youtube-transcript-mcp",
+    # The twenty-fourth batch (FRESH20), decided the same way before any boot; three of them take `mcp` only through
+    # `fastmcp` with no upper bound (moneymcp) or through the `mcp-server` package (my-mcp-server, syne-ga-mcp), and
+    # import its 1.x API.
+    "airtable-mcp", "atla-mcp-server", "baiyx-mcp-server-dispatch", "baiyx-mcp-server-echo", "baiyx-mcp-server-excel",
+    "biggo-mcp-server", "code-interpreter-mcp-server", "cointelegraph-mcp", "duckdb-mcp-server", "ecovacs-robot-mcp",
+    "fal-ai-mcp", "flights-mcp", "funding-rates-mcp", "futurx-brain-mcp", "jobhai-mcp-server", "langsearch-mcp",
+    "maxcompute-mcp-server", "mcp-amadeus", "mcp-cryptokit", "mcp-git-explorer", "mcp-google-analytics", "mcp-jira",
+    "mcp-math-server", "mcp-monday-server", "mcp-server-aidd", "mcp-server-architect", "mcp-server-hch",
+    "mcp-server-pacman", "mcp-server-repairworld", "mcp-server-say-hello", "mcp-server-sparql", "mcp-server-upstage",
+    "mcp-server-waii", "mcp-snowflake-reader", "mcp-todoist-organizer", "mcp-trello", "mcp-vibe-tools",
+    "mermaid-doc-mcp-server", "moneymcp", "mseep-pypi-publish-49e8e82122f247c6b62edef23c48241e", "my-mcp-server",
+    "network-call-analyzer", "octagon-vc-agents", "orange-dappier-mcp", "orange-k8s-mcp-server",
+    "orange-mcp-salesforce-connector", "orange-mcp-server-headless-gmail", "orange-mcp-server-make", "readmodule",
+    "sitemap-mcp-server", "steampipe-mcp-server", "stela-mcp", "syne-ga-mcp", "tablestore-mcp-server", "twitterapi-mcp",
+    "uptime-kuma-mcp-server", "yala-events", "yala-events-mcp", "ybl-mcp-server", "youtrack-mcp",
 })
 
 NPM: list[Server] = [
@@ -3598,6 +3615,162 @@ FRESH19: list[Server] = [
 ]
 
 
+# mcp-snowflake-reader requires `--connection`, a JSON object of the keys its README gives.
+SNOWFLAKE_CONNECTION = json.dumps(dict.fromkeys(
+    ("account", "user", "password", "warehouse", "database", "schema", "role"), DUMMY), separators=(",", ":"))
+
+# A twenty-fourth batch (issue 38, 2026-12-07): 65 PyPI servers in no earlier batch, dumped into `data/benign_fresh20/`.
+# The rule is FRESH19's (FRESH18's, ..., FRESH7's), applied by the same script to this workplace's package list
+# (pypi.tsv) before anything was booted; the script was first checked on FRESH19's month: with the names of this file
+# before FRESH19 (6b9f345^) it gives 298, 294 and 268 for 2025-05, and `random.Random(55).sample` of them draws
+# FRESH19's 130 exactly:
+# * newest release of 2025-04 (no earlier batch drew from that month: FRESH19 2025-05, FRESH18 2025-06, and so back to
+#   FRESH2 2026-10/11), summary matching `mcp[ -]+server` or `model context protocol [(mcp)] server` as words
+#   (case-insensitive): 312; in no earlier batch (every quoted name of this file, FRESH19 included): 307 (mcp-figma,
+#   mcp-server, mcp-server-sqlite, mcp-snowflake-server and mssql-mcp are earlier batches' names);
+# * FRESH6's word filters of the name or summary and FRESH5's account words of the summary, each matched as a word or
+#   its plural: 286 are left;
+# * a seeded draw, `random.Random(56).sample(..., 130)` of the name-sorted list; 17 of the drawn are republications by
+#   one account (`orange-*`), two MseeP ones;
+# * each drawn package's wheel downloaded (`pip download --no-deps --only-binary :all: --ignore-requires-python`; all
+#   130 have one) and its METADATA, entry_points.txt, README and code read, never run or imported: 37 that require
+#   Python 3.12 or newer left out (agentfactory-mcp-server, awslabs-mcp-cost-analysis-expert, chihf-mcp-server,
+#   defectdojo-mcp, fastmcp-demo, ff-mcp-clickhouse, gsuite-rb, hashing-mcp-server, iotdb-mcp-server,
+#   linux-do-mcp-steve, local-mcp-server, mcp-github-trending, mcp-gsuite-rb, mcp-k8s-server, mcp-mantis,
+#   mcp-server-edusoho, mcp-server-qq-music, mcp-snowflake, mcp-windows, mediawiki-mcp-server,
+#   natural-history-museum-mcp, orange-ghost-mcp, orange-mcp-multilspy, orange-zendesk-mcp-server, putio-mcp-server,
+#   remote-mcp-server-new, remote-mcp-server-test, salesforce-mcp-server-h, sufy-mcp-server, swemo-mcp, tls-mcp-server,
+#   todo-mcp, vefaas-browser-use-mcp-server, video-mcp, weather-mcp-server, world-bank-mcp-server, zm-mcp-clickhouse);
+#   left out by hand: 5 wheels with no code (dbt-docs-mcp, orange-harvest-mcp, orange-mcp-server-pox,
+#   orange-mcp-server-snowflake, orange-yahoo-finance-mcp: only their dist-info), one with only its tests
+#   (orange-firstcycling), jupyter-notebook-mcp-server: its only module prints a line (no server code); mcp-llm: its
+#   only module prints a line (no server code); mcp-prompt-mapper: a prompt generator, no server; mcp-server-bigdata:
+#   its only module prints a line (no server code); mcp-server-llm: its only module prints a line (no server code;
+#   mcp-llm's code); orange-toast-mcp-server: Windows and macOS only (desktop notifications; its summary says so);
+#   varunsai-weather: its only module prints a line (no server code); zmp-openapi-mcp-server: no tools of its own (its
+#   tools are made from the OpenAPI spec it is given);
+# * FRESH18's rule for republications (the same upstream project: its name, the wheel's module and console-script names
+#   against earlier names, the upstream repository its METADATA or README names, the tool names against earlier dumps,
+#   and where an earlier server never dumped, its wheel read beside this one): 14 left out as copies of servers already
+#   in this file: anchor-mcp-sentry (MORE's mcp-server-sentry (modelcontextprotocol/servers' Sentry server, extended;
+#   never dumped, its wheel read beside)); baiyx-mcp-server-time (PYPI's mcp-server-time (its module, two tools and
+#   descriptions, on FastMCP)); baiyx-mcp-server-time-20240408 (PYPI's mcp-server-time (the same port as
+#   baiyx-mcp-server-time)); biliscribe (FRESH19's mcp-server-biliscribe (43EVER/biliscribe: the same tool));
+#   mcp-server-monday-qi (FRESH15's mseep-mcp-server-monday (board.py, item.py and constants.py the same, a document
+#   module added; its wheel read beside)); mseep-xiyan-mcp-server (FRESH12's xiyan-leed-server
+#   (XGenerationLab/xiyan_mcp_server)); nm-browser-use-mcp-server (PYPI's mcp-server-browser-use (its module
+#   mcp_server_browser_use, the same two tools)); orange-mcp-google-sheets (MORE's mcp-google-sheets
+#   (xing5/mcp-google-sheets)); orange-mcp-server-duckdb (MORE's mcp-server-duckdb (ktanaka101/mcp-server-duckdb));
+#   orange-mysqldb-mcp-server (FRESH15's mseep-mysqldb-mcp-server (burakdirin/mysqldb-mcp-server)); product-hunt-mcp
+#   (FRESH10's iflow-mcp-jaipandya-product-hunt-mcp (jaipandya/producthunt-mcp-server: 10 of its 11 tools));
+#   surveymars-mcp (FRESH15's mseep-surveymars-mcp (the same server name and tool)); yourware-mcp (FRESH14's
+#   iflow-mcp-yourware-mcp (ai-zerolab/yourware-mcp)); yunxin-mcp-server (FRESH16's vbnmxcz-mcp-server
+#   (netease-im/yunxin-mcp-server: 20 of its 22 tools)). Not copies: mcp-jira shares the module name mcp_jira with
+#   FRESH13's iflow-mcp-mcp-jira (its wheel read beside) but not its code; mcp-monday-server
+#   (Sofias-ai/mcp-server-monday) is named like FRESH15's mseep-mcp-server-monday but shares none of its code or tools;
+#   flights-mcp shares a server name with FRESH7's flight-recon-mcp but not its tools; yala-events and yala-events-mcp
+#   are one author's two servers with different code and tools; the orange-* republications kept are of projects no
+#   earlier batch holds;
+# * from the same reading, before any boot: 60 in `NEEDS_MCP_1` (three of them take `mcp` only through `fastmcp` with no
+#   upper bound (moneymcp) or through the `mcp-server` package (my-mcp-server, syne-ga-mcp), and import its 1.x API), 15
+#   with their real command in `dump_benign.PYPI_COMMAND` (the wheel's only console script when none is named after the
+#   package, with the subcommand its CLI serves from (octagon-vc-agents `run`), `python -m` of the server module when
+#   there is no script (cointelegraph-mcp, ecovacs-robot-mcp, mcp-server-repairworld, orange-k8s-mcp-server,
+#   youtrack-mcp's stdio server.py), `python -c` calling the package's main where its wheel puts the package under
+#   `src/` and the script names a module it lacks (orange-dappier-mcp, orange-mcp-server-headless-gmail,
+#   orange-mcp-server-make), and `asyncio.run` of stela-mcp's async entry point), 7 with the arguments they require (a
+#   database path under /tmp, an endpoint or database URL on this machine that answers nothing, placeholder keys,
+#   `--transport stdio` where the default is SSE: tablestore-mcp-server), 11 with the variables they need at start-up (a
+#   placeholder, `DUMMY`, and for a base URL an address on this machine that answers nothing). atla-mcp-server,
+#   mseep-pypi-publish-49e8e82122f247c6b62edef23c48241e, readmodule, twitterapi-mcp and ykyos-mcp print a line to stdout
+#   before serving; mcp-pyautogui-server needs an X11 display; network-call-analyzer drives a Playwright browser; they
+#   are listed as they are.
+# Versions are those of the package list on 2026-12-07. The split is fixed before any is dumped: `per_server.held_out`,
+# the same rule as before: 34 held out, 31 tuning.
+FRESH20: list[Server] = [
+    ("pypi", "atla-mcp-server", "0.1.2", [], {}),
+    ("pypi", "mcp-todoist-organizer", "0.0.2", [], {}),
+    ("pypi", "ykyos-mcp", "0.1.3", [], {}),
+    ("pypi", "funding-rates-mcp", "0.1.0", [], {}),
+    ("pypi", "duckdb-mcp-server", "0.1.0", ["--db-path", "/tmp/mcp-lock-bench.duckdb"], {}),
+    ("pypi", "mseep-pypi-publish-49e8e82122f247c6b62edef23c48241e", "0.3.0", [], {}),
+    ("pypi", "mcp-server-hch", "0.0.0", [], {}),
+    ("pypi", "mcp-math-server", "0.1.9", [], {}),
+    ("pypi", "cointelegraph-mcp", "0.1.0", [], {}),
+    ("pypi", "langsearch-mcp", "0.1.1", [], {}),
+    ("pypi", "mcp-amadeus", "0.0.2", [], {}),
+    ("pypi", "mcp-server-docy", "0.5.0", [], {}),
+    ("pypi", "mcp-google-analytics", "0.0.3", [], {}),
+    ("pypi", "mcp-jira", "0.0.2", [], {}),
+    ("pypi", "mcp-monday-server", "0.1.1", [], {}),
+    ("pypi", "jobhai-mcp-server", "0.2.0", [], {}),
+    ("pypi", "orange-mcp-salesforce-connector", "0.1.3", [], {}),
+    ("pypi", "mcp-server-pacman", "0.2.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "yala-events-mcp", "0.2.1", [], {"YALA_EVENTS_API_TOKEN": DUMMY, "BASE_URL": "http://127.0.0.1:9"}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "flights-mcp", "0.1.0", [], {"DUFFEL_API_KEY_LIVE": DUMMY}),
+    ("pypi", "uptime-kuma-mcp-server", "0.1.15", [], {}),
+    ("pypi", "ybl-mcp-server", "0.1.1", [], {}),
+    ("pypi", "mcp-server-say-hello", "0.1.3", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "orange-dappier-mcp", "0.2.4", [], {"DAPPIER_API_KEY": DUMMY}),
+    ("pypi", "mcp-git-explorer", "0.3.0", [], {}),
+    ("pypi", "airtable-mcp", "0.1.3", [], {}),
+    ("pypi", "mermaid-doc-mcp-server", "0.2.0", [], {}),
+    ("pypi", "syne-ga-mcp", "0.0.1", ["--property-id", "123456789", "--service-account-info", DUMMY], {}),
+    ("pypi", "baiyx-mcp-server-dispatch", "1.0.13", [], {}),
+    ("pypi", "mcp-snowflake-reader", "0.2.1", ["--connection", SNOWFLAKE_CONNECTION], {}),
+    ("pypi", "pixabay-mcp", "1.0.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-server-upstage", "0.3.0", [], {"UPSTAGE_API_KEY": DUMMY}),
+    ("pypi", "readmodule", "0.1.3", [], {}),
+    ("pypi", "tablestore-mcp-server", "0.1.3", ["--transport", "stdio"], {}),
+    ("pypi", "mcp-server-sparql", "0.1.0", ["--endpoint", "http://127.0.0.1:9/sparql"], {}),
+    ("pypi", "code-interpreter-mcp-server", "0.1.3", [], {}),
+    ("pypi", "mcp-trello", "0.0.2", [], {}),
+    ("pypi", "steampipe-mcp-server", "0.2.1", ["--database-url", "postgresql://127.0.0.1:9/bench"], {}),
+    ("pypi", "mcp-server-aidd", "0.1.23", [], {}),
+    ("pypi", "orange-mcp-server-make", "0.3.1", [], {}),
+    ("pypi", "futurx-brain-mcp", "0.1.8", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "youtrack-mcp", "0.2.0", [], {"YOUTRACK_URL": "http://127.0.0.1:9", "YOUTRACK_TOKEN": DUMMY}),
+    ("pypi", "stela-mcp", "0.5.0", [], {}),
+    ("pypi", "my-mcp-server", "0.1.4", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "testrail-mcp", "0.1.5", [],
+     {"TESTRAIL_URL": "http://127.0.0.1:9", "TESTRAIL_USERNAME": DUMMY, "TESTRAIL_API_KEY": DUMMY}),
+    ("pypi", "mcp-cryptokit", "0.1.2", [], {}),
+    ("pypi", "orange-mcp-server-headless-gmail", "0.1.0", [], {}),
+    ("pypi", "mcp-pyautogui-server", "0.1.2", [], {}),
+    ("pypi", "ecovacs-robot-mcp", "0.1.9", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "maxcompute-mcp-server", "0.1.3", [],
+     {"ALIBABA_CLOUD_ACCESS_KEY_ID": DUMMY, "ALIBABA_CLOUD_ACCESS_KEY_SECRET": DUMMY,
+      "ALIBABA_CLOUD_MAXCOMPUTE_PROJECT": DUMMY, "ALIBABA_CLOUD_MAXCOMPUTE_ENDPOINT": "http://127.0.0.1:9"}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "yala-events", "0.1.2", [], {"YALA_EVENTS_API_TOKEN": DUMMY, "BASE_URL": "http://127.0.0.1:9"}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "fal-ai-mcp", "0.1.3", [], {"FAL_API_KEY": DUMMY}),
+    ("pypi", "network-call-analyzer", "0.1.0", [], {}),
+    ("pypi", "orange-k8s-mcp-server", "1.1.0", [], {}),
+    ("pypi", "biggo-mcp-server", "0.2.0", [], {}),
+    ("pypi", "mcp-server-architect", "0.2.2", [], {}),
+    ("pypi", "sitemap-mcp-server", "0.1.3", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "twitterapi-mcp", "0.1.4", [], {"TWITTER_API_KEY": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "octagon-vc-agents", "0.1.6", [], {"OPENAI_API_KEY": DUMMY, "OCTAGON_API_KEY": DUMMY}),
+    ("pypi", "moneymcp", "0.1.1", [], {}),
+    ("pypi", "mcp-vibe-tools", "3.0.2", [], {}),
+    ("pypi", "mcp-server-repairworld", "0.1.0", [], {}),
+    ("pypi", "mcp-server-waii", "1.0.0", ["--url", "http://127.0.0.1:9", "--api-key", DUMMY, "--database-key", DUMMY],
+     {}),
+    ("pypi", "baiyx-mcp-server-excel", "0.1.6", [], {}),
+    ("pypi", "baiyx-mcp-server-echo", "0.1.3", [], {}),
+]
+
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
@@ -3605,5 +3778,5 @@ BATCHES: dict[str, list[Server]] = {
     "fresh5": FRESH5, "fresh6": FRESH6, "fresh7": FRESH7, "fresh8": FRESH8,
     "fresh9": FRESH9, "fresh10": FRESH10, "fresh11": FRESH11,
     "fresh12": FRESH12, "fresh13": FRESH13, "fresh14": FRESH14, "fresh15": FRESH15,
-    "fresh16": FRESH16, "fresh17": FRESH17, "fresh18": FRESH18, "fresh19": FRESH19,
+    "fresh16": FRESH16, "fresh17": FRESH17, "fresh18": FRESH18, "fresh19": FRESH19, "fresh20": FRESH20,
 }
