@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh20] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh21] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -651,6 +651,12 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "orange-mcp-server-make": ["python", "-c", "from src.mcp_server_make import main; main()"],
     "stela-mcp": ["python", "-c", "import asyncio; from stela_mcp.server import main; asyncio.run(main())"],
     "youtrack-mcp": ["python", "-m", "server"],
+    # The twenty-fifth batch (FRESH21), read the same way before any boot.
+    "asterisk-mcp-server": ["asterisk-mcp"],
+    "cortellis-mcp": ["python", "-m", "cortellis_mcp"],
+    "mcp-browser-use-tools": ["mcp_server"],
+    "mcp-server-software": ["python", "-m", "mcp_server_software"],
+    "serp-geo-mcp": ["python", "-m", "serp_geo_mcp.server"],
 }
 
 

@@ -322,6 +322,15 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "orange-mcp-salesforce-connector", "orange-mcp-server-headless-gmail", "orange-mcp-server-make", "readmodule",
     "sitemap-mcp-server", "steampipe-mcp-server", "stela-mcp", "syne-ga-mcp", "tablestore-mcp-server", "twitterapi-mcp",
     "uptime-kuma-mcp-server", "yala-events", "yala-events-mcp", "ybl-mcp-server", "youtrack-mcp",
+    # The twenty-fifth batch (FRESH21), decided the same way before any boot; two of them take `mcp` only through
+    # `fastmcp` with no upper bound and import its 1.x API (git-mcp, serp-geo-mcp).
+    "aipolabs-mcp", "asterisk-mcp-server", "beancount-mcp", "blender-mcp-vxai", "chakra-mcp", "clickhouse-mcp-server",
+    "cortellis-mcp", "coze-mcp-server", "cuebiq-trino-mcp", "git-mcp", "hubspot-mcp-server", "kaggle-mcp", "koppla",
+    "malloy-mcp-server", "mcp-browser-use", "mcp-build-toolchain", "mcp-dnsdumpster", "mcp-fleur", "mcp-greeting",
+    "mcp-image-recognition", "mcp-nvd", "mcp-openvision", "mcp-playwright-scraper", "mcp-server-email",
+    "mcp-server-ida", "mcp-server-mariadb", "mcp-server-software", "mcp-sonic-pi", "mcp-sql-server", "membit-mcp",
+    "playwright-mcp-fetch", "playwright-server", "policyengine-mcp", "sequential-story", "serp-geo-mcp", "speech-mcp",
+    "uv-mcp", "xero-mcp",
 })
 
 NPM: list[Server] = [
@@ -3771,6 +3780,135 @@ FRESH20: list[Server] = [
 ]
 
 
+# A twenty-fifth batch (issue 38, 2026-12-07): 42 PyPI servers in no earlier batch, dumped into `data/benign_fresh21/`.
+# The rule is FRESH20's (FRESH19's, ..., FRESH7's), applied by the same script to this workplace's package list
+# (pypi.tsv) before anything was booted, with one change the month forced, decided before its draw: where fewer than 130
+# remain after the filters, all of them are drawn. The script was first checked on FRESH20's month: with the names of
+# this file before FRESH20 (faef576^) it gives 312, 307 and 286 for 2025-04, and `random.Random(56).sample` of them
+# draws FRESH20's 130 exactly:
+# * newest release of 2025-03 (no earlier batch drew from that month), summary matching `mcp[ -]+server` or `model
+#   context protocol [(mcp)] server` as words (case-insensitive): 134; in no earlier batch (every quoted name of this
+#   file, FRESH20 included): 130 (astro-mcp, linear-mcp, mcp-server-kubernetes and openapi-mcp-server are earlier
+#   batches' names);
+# * FRESH6's word filters of the name or summary and FRESH5's account words of the summary, each matched as a word or
+#   its plural: 119 are left, all drawn (`random.Random(57).sample(..., 119)`, the draw's order kept); none is a
+#   republication by MseeP, iFlow or the orange-* account;
+# * each drawn package's wheel downloaded (`pip download --no-deps --only-binary :all: --ignore-requires-python`; all
+#   119 have one) and its METADATA, entry_points.txt, README and code read, never run or imported: 44 that require
+#   Python 3.12 or newer left out (akshare-mcp-server, alphavantage-mcp-server, aqicn-mcp-server, arkagent-mcp-service,
+#   atomictoolkit-mcp, awslabs-mcp-bedrock-kb-retrieval-expert, browser-mcp, compiler-explorer-mcp,
+#   crypto-sentiment-mcp, db2i-mcp-server, ddg-mcp-server, deep-research-mcp-server, elasticgraph-mcp-server, hex-mcp,
+#   linode-mcp, mcp-doris, mcp-google-contacts-server, mcp-ntopng, mcp-server-collector, mcp-server-opendal,
+#   mcp-server-oracle, memos-mcp-server, minium-mcp-server, mylabs-mcp-projectfour-expert, mylabs-mcp-projectsix-expert,
+#   mylabs-mcp-projectten-expert, nearby-search-mcp, nebulagraph-mcp-server, opcua-mcp, openai-tts-mcp-server,
+#   pancakeswap-poolspy-mcp, pdf-tools-mcp-server, rapidocr-mcp-server, shortcut-mcp, sqlite-mcp, thegraph-mcp,
+#   things-fastmcp, think-mcp-server, time-mcp-server, uniswap-poolspy-mcp, unity-mcp-mb, whale-tracker-mcp,
+#   whattimeisit-mcp, wolfram-alpha-mcp-server); left out by hand: one wheel with no code (browser-use-mcp: only its
+#   dist-info), click-clack: no tools of its own (its tools are the user's Click commands); cloudflare-ai-mcp: no MCP
+#   server code (a Streamlit app; neither the MCP SDK nor the protocol); easy-mcp-server: no tools of its own (a class
+#   for making servers); imessage-mcp-server: macOS only (iMessage's database and macOS modules); mcp-actions-adapter:
+#   no server (an adapter that serves another MCP server as a GPT actions API); mcp-server-mac-brightness: macOS only
+#   (the display's brightness through AppleScript and macOS frameworks); mcp-wechat-moments: macOS only (WeChat through
+#   AppleScript); swagger-mcp: no tools of its own (its tools are made from the OpenAPI spec it is given);
+# * FRESH18's rule for republications (the same upstream project: its name, the wheel's module and console-script names
+#   against earlier names, the upstream repository its METADATA or README names, the tool names against earlier dumps,
+#   and where an earlier server never dumped, its wheel read beside this one): 24 left out as copies of servers already
+#   in this file: ableton-live-mcp-server (FRESH10's iflow-mcp-simon-kansara-ableton-live-mcp-server (a fork: its
+#   osc_daemon.py and mcp_ableton_server.py; read beside)); baidu-maps (SERVERS' @baidumap/mcp-server-baidu-map
+#   (baidu-maps/mcp: the same ten tools)); burnworks-mcp-server-fetch (PYPI's mcp-server-fetch
+#   (modelcontextprotocol/servers' fetch server, extended)); chronulus-mcp (FRESH11's chronulus-mcp-fastmcp
+#   (ChronulusAI/chronulus-mcp: the same nine tools; its wheel read beside)); cryo-mcp (FRESH15's mseep-cryo-mcp
+#   (z80dev/cryo-mcp: the same ten tools)); higress-ai-search-mcp-server (FRESH13's
+#   iflow-mcp-higress-ai-search-mcp-server (the same tool and server name)); home-clean-home (FRESH20's mcp-server-hch
+#   (the same code)); mcp-google-suite (FRESH15's mseep-mcp-google-suite (adexltd/mcp-google-suite)); mcp-linear
+#   (FRESH's @mseep/linear-mcp (vinayak-mehta/linear-mcp)); mcp-rquest (FRESH13's iflow-mcp-mcp-rquest (12 of its 13
+#   tools)); mcp-sentry (MORE's mcp-server-sentry (modelcontextprotocol/servers' Sentry server, extended: 215 of its 223
+#   distinct lines)); mcp-sentry-custom (MORE's mcp-server-sentry (209 of its 223 distinct lines)); mcp-server-lark-doc
+#   (FRESH17's mcp-server-lark-docx (T0UGH's: the same get_lark_doc_content tool and description));
+#   mcp-server-larksuite-doc (FRESH17's mcp-server-lark-docx (T0UGH's, a later release)); mcp-server-my-lark-doc
+#   (FRESH17's mcp-server-lark-docx (T0UGH's, a later release)); mcp-server-my-larksuite-doc (FRESH17's
+#   mcp-server-lark-docx (T0UGH's, a later release)); mcp-server-sentry-xhs (MORE's mcp-server-sentry (213 of its 223
+#   distinct lines)); mcp-server-sqlite-cn (PYPI's mcp-server-sqlite (modelcontextprotocol/servers' SQLite server: its
+#   six tools)); mcp-think-tool (FRESH13's iflow-mcp-mcp-think-tool (the same four tools)); mindmap-mcp-server
+#   (FRESH14's iflow-mcp-mindmap-mcp-server (the same tool)); mysqldb-mcp-server (FRESH15's mseep-mysqldb-mcp-server
+#   (burakdirin/mysqldb-mcp-server)); oracledb-mcp-server (FRESH15's mseep-oracledb-mcp-server
+#   (rahgadda/oracledb_mcp_server)); qanon-mcp (FRESH20's mseep-pypi-publish-49e8e82122f247c6b62edef23c48241e (the same
+#   eight tools)); supercorp-explorium-mcp-server (FRESH19's explorium-mcp-server (explorium-ai/mcp-explorium: the same
+#   23 tools; its wheel read beside)). Not copies: playwright-mcp-fetch has FRESH's @tokenizin/mcp-npx-fetch's four tool
+#   names (zcaceres/fetch-mcp's) but its own descriptions and code; playwright-server shares five tool names with
+#   SERVERS' @executeautomation/playwright-mcp-server but not its descriptions or code; chakra-mcp's repository
+#   (Chakra-Network/mcp-server) is named like FRESH5's npm mcp-server but is another project; hubspot-mcp-server,
+#   git-mcp and mcp-browser-use-tools share a server name with earlier dumps (@hubspot/mcp-server,
+#   mcp-git-training-wheels, simple-browser-use-mcp) but not their tools;
+# * from the same reading, before any boot: 38 in `NEEDS_MCP_1` (two of them take `mcp` only through `fastmcp` with no
+#   upper bound and import its 1.x API: git-mcp, serp-geo-mcp), 5 with their real command in `dump_benign.PYPI_COMMAND`
+#   (the wheel's only console script when none is named after the package (asterisk-mcp-server `asterisk-mcp`,
+#   mcp-browser-use-tools `mcp_server`), `python -m` of the server module when there is no script (cortellis-mcp,
+#   mcp-server-software, serp-geo-mcp)), 3 with the arguments they require (aipolabs-mcp's `unified-server` and the
+#   owner id it requires; beancount-mcp's ledger, an empty one (/dev/null), and `--transport stdio` where the default is
+#   SSE; mcp-sql-server's database host on this machine and placeholders), 9 with the variables they need at start-up (a
+#   placeholder, `DUMMY`; koppla's directory server an address on this machine). policyengine-mcp prints a line to
+#   stdout on import; blender-mcp-vxai talks to a Blender add-on and mcp-server-ida to IDA; they are listed as they are.
+# Versions are those of the package list on 2026-12-07. The split is fixed before any is dumped: `per_server.held_out`,
+# the same rule as before: 19 held out, 23 tuning.
+FRESH21: list[Server] = [
+    ("pypi", "mcp-sql-server", "0.1.0",
+     ["--db-host", "127.0.0.1", "--db-user", DUMMY, "--db-password", DUMMY, "--db-database", DUMMY],
+     {}),
+    ("pypi", "malloy-mcp-server", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-nvd", "0.0.1", [], {"NVD_API_KEY": DUMMY}),
+    ("pypi", "mcp-fleur", "0.1.2", [], {}),
+    ("pypi", "uvx-posto-mcp", "0.1.0", [], {}),
+    ("pypi", "mcp-server-software", "0.1.0", [], {}),
+    ("pypi", "git-mcp", "0.3.2", [], {}),
+    ("pypi", "clickhouse-mcp-server", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "cortellis-mcp", "0.1.0", [], {"CORTELLIS_USERNAME": DUMMY, "CORTELLIS_PASSWORD": DUMMY}),
+    ("pypi", "mcp-dnsdumpster", "0.1.3", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "serp-geo-mcp", "0.1.0", [], {"SERP_API_KEY": DUMMY}),
+    ("pypi", "sequential-story", "1.0.1", [], {}),
+    ("pypi", "uv-mcp", "0.3.0", [], {}),
+    ("pypi", "policyengine-mcp", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-openvision", "0.6.0", [], {"OPENROUTER_API_KEY": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "aipolabs-mcp", "0.0.1b5", ["unified-server", "--linked-account-owner-id", DUMMY],
+     {"AIPOLABS_ACI_API_KEY": DUMMY}),
+    ("pypi", "mcp-server-email", "0.1.6", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "koppla", "0.16", [], {"AD_SERVER": "127.0.0.1", "BASE_DN": DUMMY}),
+    ("pypi", "mcp-build-toolchain", "0.1.1", [], {}),
+    ("pypi", "mcp-server-mariadb", "0.1.2", [], {}),
+    ("pypi", "hubspot-mcp-server", "0.1.1", [], {}),
+    ("pypi", "membit-mcp", "0.1.8", [], {}),
+    ("pypi", "mcp-sonic-pi", "0.1.0", [], {}),
+    ("pypi", "coze-mcp-server", "0.0.4", [], {}),
+    ("pypi", "kaggle-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "chakra-mcp", "0.2.1", [], {"db_session_key": DUMMY}),
+    ("pypi", "beancount-mcp", "0.1.1", ["/dev/null", "--transport", "stdio"], {}),
+    ("pypi", "mcp-server-ida", "0.3.4", [], {}),
+    ("pypi", "playwright-mcp-fetch", "0.1.5", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "xero-mcp", "0.1.10", [], {"XERO_CLIENT_ID": DUMMY, "XERO_CLIENT_SECRET": DUMMY}),
+    ("pypi", "mcp-browser-use-tools", "0.1.6", [], {}),
+    ("pypi", "playwright-server", "0.2.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-image-recognition", "1.2.2", [], {"ANTHROPIC_API_KEY": DUMMY}),
+    ("pypi", "asterisk-mcp-server", "0.1.1", [], {}),
+    ("pypi", "speech-mcp", "1.1.1", [], {}),
+    ("pypi", "cuebiq-trino-mcp", "0.0.4", [], {}),
+    ("pypi", "mcp-greeting", "0.1.3", [], {}),
+    ("pypi", "bitable-mcp", "0.2.1", [], {}),
+    ("pypi", "mcp-openai-websearch", "0.1.5", [], {}),
+    ("pypi", "mcp-browser-use", "0.1.5", [], {}),
+    ("pypi", "blender-mcp-vxai", "1.0.7", [], {}),
+    ("pypi", "mcp-playwright-scraper", "0.1.0", [], {}),
+]
+
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
@@ -3779,4 +3917,5 @@ BATCHES: dict[str, list[Server]] = {
     "fresh9": FRESH9, "fresh10": FRESH10, "fresh11": FRESH11,
     "fresh12": FRESH12, "fresh13": FRESH13, "fresh14": FRESH14, "fresh15": FRESH15,
     "fresh16": FRESH16, "fresh17": FRESH17, "fresh18": FRESH18, "fresh19": FRESH19, "fresh20": FRESH20,
+    "fresh21": FRESH21,
 }
