@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh21] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh22] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -657,6 +657,35 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "mcp-browser-use-tools": ["mcp_server"],
     "mcp-server-software": ["python", "-m", "mcp_server_software"],
     "serp-geo-mcp": ["python", "-m", "serp_geo_mcp.server"],
+    # The twenty-sixth batch (FRESH22), read the same way before any boot.
+    "aihydro-tools": ["aihydro-mcp"],
+    "aquashield-mcp": ["python", "-m", "aquashield_mcp", "--server"],
+    "audio-transcribe-cli-mcp": ["audio-transcribe-mcp"],
+    "axiom-meridian": ["meridian-mcp"],
+    "bedrok": ["bedrok", "serve"],
+    "cellarbrain": ["cellarbrain", "mcp"],
+    "copernicus-mcp": ["copernicus-mcp", "serve"],
+    "ddflow-mcp": ["ddflow-mcp"],
+    "django-orm-lens": ["django-orm-lens-mcp"],
+    "dotagent-web-research": ["web-research-mcp"],
+    "fatebridge": ["fatebridge-mcp"],
+    "findgoods-mcp-server": ["python", "-m", "findgoods_mcp"],
+    "git-into-gsoc": ["git-into-gsoc", "mcp"],
+    "global-executables": ["global-executables", "mcp"],
+    "mcp-librenms": ["python", "-c", "from mcp_librenms.server import mcp; mcp.run(transport='stdio')"],
+    "mcp-server-for-splunk": ["python", "-m", "src.server", "--transport", "stdio"],
+    "noetrail": ["noetrail-mcp"],
+    "oi-browser": ["python", "-m", "oi_browser.mcp_server"],
+    "personal-finance-mcp-sanketk": ["python", "-c",
+        "import sys, personal_finance_mcp, personal_finance_mcp.logic; "
+        "sys.modules['finance_mcp'] = personal_finance_mcp; "
+        "sys.modules['finance_mcp.logic'] = personal_finance_mcp.logic; "
+        "from personal_finance_mcp.server import main; main()"],
+    "pulselake-cli": ["pulselake", "mcp", "serve"],
+    "quotable-mcp": ["quotable-mcp", "serve"],
+    "sift-rag": ["sift-rag", "serve", "--stdio"],
+    "wxq": ["wxq-mcp"],
+    "zizhenghua-mcp": ["quant-data-mcp"],
 }
 
 

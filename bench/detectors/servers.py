@@ -331,6 +331,10 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "mcp-server-ida", "mcp-server-mariadb", "mcp-server-software", "mcp-sonic-pi", "mcp-sql-server", "membit-mcp",
     "playwright-mcp-fetch", "playwright-server", "policyengine-mcp", "sequential-story", "serp-geo-mcp", "speech-mcp",
     "uv-mcp", "xero-mcp",
+    # The twenty-sixth batch (FRESH22), decided the same way before any boot.
+    "aihydro-tools", "amfs-mcp-server-pro", "aquashield-mcp", "axiom-meridian", "capguru-mcp", "database-mcp-mysql",
+    "django-orm-lens", "fatebridge", "godot-visual-mcp", "habari-mcp", "mcp-github-crunchtools", "mcp-librenms",
+    "promptbridge-mcp", "redfox-ai-search-mcp", "sql-server-mcp", "sra-riskgate-mcp", "wxq",
 })
 
 NPM: list[Server] = [
@@ -3909,6 +3913,152 @@ FRESH21: list[Server] = [
 ]
 
 
+# A twenty-sixth batch (issue 38, 2026-12-07): 84 PyPI servers in no earlier batch, dumped into `data/benign_fresh22/`.
+# The rule is FRESH21's, applied by the same script to this workplace's package list (pypi.tsv) before anything was
+# booted, with one change decided before its draw: the months before 2025-03 hold 85 candidates in all, so this batch is
+# a second draw from the largest month, 2026-10 (FRESH2's, 2026-10/11), and a name counts as earlier when this file's
+# text holds it quoted or not (so that FRESH2's left-out names are not drawn again):
+# * newest release of 2026-10, summary matching `mcp[ -]+server` or `model context protocol [(mcp)] server` as words
+#   (case-insensitive): 2,561; in no earlier batch: 2,476;
+# * FRESH6's word filters of the name or summary and FRESH5's account words of the summary, each matched as a word or
+#   its plural: 1,935 are left; a seeded draw, `random.Random(58).sample(..., 130)` of the name-sorted list; none is a
+#   republication by MseeP, iFlow or the orange-* account;
+# * each drawn package's wheel downloaded (`pip download --no-deps --only-binary :all: --ignore-requires-python`;
+#   drf-react-by-schema-mcp has none at the list's version) and its METADATA, entry_points.txt, README and code read,
+#   never run or imported (three helpers read a third each by the same written rules): 30 that require Python 3.12 or
+#   newer left out (ai-browser-mcp, akshare-one-mcp, ansible-tower-mcp, appflowy-mcp, archicad-mcp-server, cartesia-mcp,
+#   cfabric-mcp, ciso-assistant-api, dndkit, dreadster3-youtube-mcp, google-keep-mcp, gramps-mcp, hktvmall-mcp,
+#   kaitencloud-mcp, kurigram-mcp, maestro-career-studio, maitabi, maplestats-mcp, mcp-paradigm, mealie-mcp,
+#   novelai-image-mcp, oddyssey-mcp, oracle-oci-recovery-mcp-server, seattle-open-data, sie-mcp, uber-mcp, ukvet-mcp,
+#   unraid-mcp, v7capital-mcp, youtube-kit); left out by hand: 4 wheels with no code (benostreamdb-mcp, plunger-cli,
+#   roadstyle-mcp, topos-mcp), aegis-kernel: no MCP server; aig-mcp-scan: no MCP server; apple-messages-mcp: OS only;
+#   cwn-llama-index-trust-gate: no MCP server; doctracker: not stdio; inventree-mcp: not stdio; legion-lock: no MCP
+#   server; mcpscore: no MCP server; olivetree-mcp: no code; photoshop-mcp-server: OS only;
+# * FRESH18's rule for republications: one left out as a copy of a server already in this file: arxiv-latex-mcp
+#   (FRESH10's iflow-mcp-takashiishida-arxiv-latex-mcp (takashiishida/arxiv-latex-mcp, a later release)). Not copies:
+#   mcp-luma (AceDataCloud's) shares a server name with FRESH19's mseep-luma-ai-mcp-server but not its tools;
+#   win-mcp-server is another server by FRESH16's winrm-mcp-server's author, with other tools; tapsifood-mcp is one of
+#   several services' servers by FRESH2's torob-mcp's author, with its own tools; mailpal-mcp's,
+#   mcp-github-crunchtools', copernicus-mcp's and neo4j-mcp-server's repositories are named like earlier ones but are
+#   other projects;
+# * from the same reading, before any boot: 17 in `NEEDS_MCP_1` (they import the SDK's 1.x API with no upper bound below
+#   2 on `mcp`, or take it only through an unbounded `fastmcp`, or (django-orm-lens, wxq) only through an extra that is
+#   not installed), 24 with their real command in `dump_benign.PYPI_COMMAND` (the console script that serves MCP when
+#   none is named after the package, with the subcommand its README's client configuration gives (`serve`, `mcp`,
+#   `--transport stdio`); `python -m` of the server module when the script is a launcher or absent; `python -c` where
+#   the script would refuse to start over stdio (mcp-librenms: HTTP and a config file required only by its tools) or
+#   imports a module under another name than the wheel's (personal-finance-mcp-sanketk)), 4 with the arguments they
+#   require (a folder under /tmp), 12 with the variables they need at start-up (a placeholder, `DUMMY`; for a host or
+#   base URL an address on this machine that answers nothing). database-mcp-mysql, mcp-locacharge and neo4j-mcp-server
+#   connect to their service before serving; global-executables and sift-rag fetch data at start-up; zizhenghua-mcp
+#   fetches its tool list; they are listed as they are.
+# Versions are those of the package list on 2026-12-07. The split is fixed before any is dumped: `per_server.held_out`,
+# the same rule as before: 45 held out, 39 tuning.
+FRESH22: list[Server] = [
+    ("pypi", "multitool-mcp", "0.2.0", [], {}),
+    ("pypi", "django-orm-lens", "1.13.5", [], {}),
+    ("pypi", "doctoreto-mcp", "0.4.2", [], {}),
+    ("pypi", "alptugharun-ai-workbench-mcp", "0.1.0a2", [], {}),
+    ("pypi", "dex-isaac-mcp", "0.1.2", [], {}),
+    ("pypi", "zizhenghua-mcp", "1.1.0", [], {}),
+    ("pypi", "global-executables", "1.4.1", [], {}),
+    ("pypi", "sra-riskgate-mcp", "0.8.0", [], {}),
+    ("pypi", "forrt-research-mcp", "0.2.0", [], {}),
+    ("pypi", "maktabkhooneh-mcp", "0.1.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "sql-server-mcp", "0.5.3", [],
+     {"MCP_SQL_SERVER_NAME": "127.0.0.1", "MCP_SQL_DATABASE_NAME": DUMMY, "MCP_SQL_USERNAME": DUMMY,
+      "MCP_SQL_PASSWORD": DUMMY}),
+    ("pypi", "gi-mcp", "0.1.0a26", [], {}),
+    ("pypi", "mu-mcp", "0.7.0", [], {}),
+    ("pypi", "bill4time-mcp", "0.3.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-locacharge", "0.6.1", [], {"LOCACHARGE_API_KEY": DUMMY, "LOCACHARGE_URL": "http://127.0.0.1:9"}),
+    ("pypi", "edupage-mcp-full", "0.7.0", [], {}),
+    ("pypi", "mcp-confirm", "0.2.1", ["--root", "/tmp"], {}),
+    ("pypi", "schism-mcp", "0.1.1", [], {}),
+    ("pypi", "atengk-mcp-server-reverse", "1.2.0", [], {}),
+    ("pypi", "payaion-mcp", "1.2.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "jira-tempo-mcp", "0.6.4", [],
+     {"JIRA_BASE_URL": "http://127.0.0.1:9", "JIRA_USER": DUMMY, "JIRA_PAT": DUMMY}),
+    ("pypi", "aquashield-mcp", "1.0.0", [], {}),
+    ("pypi", "skforecast-ai-mcp", "0.4.2", ["--allow-dir", "/tmp"], {}),
+    ("pypi", "personal-finance-mcp-sanketk", "0.1.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "sift-rag", "1.6.0", [], {"SIFT_EMBED_REMOTE": "https://DUMMY.DUMMY@127.0.0.1:9"}),
+    ("pypi", "aihydro-tools", "2.5.0", [], {}),
+    ("pypi", "ddflow-mcp", "0.2.9", [], {}),
+    ("pypi", "godot-visual-mcp", "1.6.0", [], {}),
+    ("pypi", "habari-mcp", "0.1.9", [], {}),
+    ("pypi", "o3de-mcp", "0.6.0", [], {}),
+    ("pypi", "noetrail", "0.10.0a6", ["--data-root", "/tmp"], {}),
+    ("pypi", "redfox-ai-search-mcp", "0.2.0", [], {}),
+    ("pypi", "fatebridge", "0.1.1", [], {}),
+    ("pypi", "win-mcp-server", "0.3.0", [], {}),
+    ("pypi", "audio-transcribe-cli-mcp", "0.1.2", [], {}),
+    ("pypi", "copernicus-mcp", "0.7.1", [], {}),
+    ("pypi", "mailpal-mcp", "2.0.0", [], {}),
+    ("pypi", "chase-mcp", "0.3.1", [], {}),
+    ("pypi", "chat-mother-forker", "0.2.4", [], {}),
+    ("pypi", "raposa-mcp", "0.1.2", [], {}),
+    ("pypi", "essencescholar-mcp", "1.3.1", [], {}),
+    ("pypi", "fritzmoles-mcp", "0.1.1", [], {}),
+    ("pypi", "tapsifood-mcp", "0.1.2", [], {}),
+    ("pypi", "findgoods-mcp-server", "0.4.3", [], {}),
+    ("pypi", "bedrok", "0.3.3", [], {}),
+    ("pypi", "mcp-github-crunchtools", "1.6.0", [], {}),
+    ("pypi", "pgsafe-mcp", "1.0.4", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "neo4j-mcp-server", "1.6.1", [],
+     {"NEO4J_MCP_URI": "bolt://127.0.0.1:9", "NEO4J_MCP_USERNAME": DUMMY, "NEO4J_MCP_PASSWORD": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "g8-mcp-server", "0.116.0", [], {"G8_API_KEY": DUMMY}),
+    ("pypi", "narrateai-mcp", "0.7.7", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "pgtriage", "0.3.0", [], {"PGTRIAGE_CONNECTION_STRING": "postgresql://DUMMY:DUMMY@127.0.0.1:9/DUMMY"}),
+    ("pypi", "iccdev-mcp", "0.1.1", [], {}),
+    ("pypi", "n1mm-mcp", "0.4.0", [], {}),
+    ("pypi", "korean-report-hwpx", "0.3.2", [], {}),
+    ("pypi", "git-into-gsoc", "0.24.7", [], {}),
+    ("pypi", "flink-mcp-server", "0.4.2", [], {}),
+    ("pypi", "dotagent-web-research", "1.4.9", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-aichat", "2026.10.25.1", [], {"ACEDATACLOUD_API_TOKEN": DUMMY}),
+    ("pypi", "wattsonic-modbus-docs", "0.1.2", [], {}),
+    ("pypi", "essencestudy-teacher-mcp", "0.5.0", [], {}),
+    ("pypi", "marketmirror", "0.4.2", [], {}),
+    ("pypi", "oi-browser", "1.0.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "band-mcp", "2.2.7", [], {"BAND_AGENT_KEY": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "database-mcp-mysql", "0.2.1", [],
+     {"MYSQL_HOST": "127.0.0.1", "MYSQL_USER": DUMMY, "MYSQL_PASSWORD": DUMMY, "MYSQL_DATABASE": DUMMY}),
+    ("pypi", "wxq", "1.0.0", [], {}),
+    ("pypi", "axiom-meridian", "0.1.0", [], {}),
+    ("pypi", "mcp-metsuke-crunchtools", "3.4.0", [], {}),
+    ("pypi", "rcsb-mcp", "0.23.0", [], {}),
+    ("pypi", "promptbridge-mcp", "0.3.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-instana", "1.0.4", [], {"INSTANA_API_TOKEN": DUMMY, "INSTANA_BASE_URL": "http://127.0.0.1:9"}),
+    ("pypi", "flin-linkedin-posts-mcp", "0.2.9", [], {}),
+    ("pypi", "pulselake-cli", "0.3.0", [], {}),
+    ("pypi", "mcp-librenms", "0.1.3", [], {}),
+    ("pypi", "cellarbrain", "0.3.10", [], {}),
+    ("pypi", "promptready-mcp", "0.4.0", [], {}),
+    ("pypi", "variancelabs-mcp", "0.3.5", [], {}),
+    ("pypi", "amfs-mcp-server-pro", "0.1.74", [], {}),
+    ("pypi", "mcp-server-for-splunk", "0.6.13", [], {}),
+    ("pypi", "exiryab-mcp", "0.1.0", [], {}),
+    ("pypi", "gknowledge-mcp", "0.3.0", ["--init", "/tmp/mcp-lock-bench-wiki"], {}),
+    ("pypi", "movidesk-mcp-server", "1.0.1", [], {}),
+    ("pypi", "capguru-mcp", "0.2.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-luma", "2026.10.18.4", [], {"ACEDATACLOUD_API_TOKEN": DUMMY}),
+    ("pypi", "quotable-mcp", "0.2.0", [], {}),
+]
+
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
@@ -3917,5 +4067,5 @@ BATCHES: dict[str, list[Server]] = {
     "fresh9": FRESH9, "fresh10": FRESH10, "fresh11": FRESH11,
     "fresh12": FRESH12, "fresh13": FRESH13, "fresh14": FRESH14, "fresh15": FRESH15,
     "fresh16": FRESH16, "fresh17": FRESH17, "fresh18": FRESH18, "fresh19": FRESH19, "fresh20": FRESH20,
-    "fresh21": FRESH21,
+    "fresh21": FRESH21, "fresh22": FRESH22,
 }
