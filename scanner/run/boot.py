@@ -35,7 +35,7 @@ from scanner.transports.probe import probe
 from scanner.transports.reaper import adopting_orphans
 from scanner.transports.sandbox import DEFAULT_TMPFS_BUDGET_MIB, DEFAULT_TMPFS_MIB, ON, tmpfs_total_mib
 from scanner.transports.stage import Stage
-from scanner.transports.stdio import StderrTail, scratch_folder
+from scanner.transports.stdio import StderrTail
 
 DEFAULT_CONCURRENCY = 8
 
@@ -215,20 +215,19 @@ async def boot_one(
         return BootResult(key, None, _REMOTE_DENY.format(transport=launch.transport), "", 0.0)
     started = time.monotonic()
     errlog = StderrTail()
-    async with scratch_folder() as scratch:
-        shown = client or client_info(DEFAULT_CLIENT)
-        attempt = _Attempt(
-            launch, repo, scratch, errlog, tuple(passthrough), network, sandbox, shown, modules or TransportModules(),
-            caps, tmpfs_mib, memory_mib, client_hello(declared_by),
-            pinned_tree=pinned_tree,
-            installing=installing or InstallTerms(),
-            hidden=tuple(hidden),
-            second_client=None if second_listing == OFF else second_face(shown),
-            second_mode=second_listing,
-            second_parallel=second_parallel,
-            on_open=on_open,
-        )
-        snapshot, error = await attempt.run(kinds, timeout)
+    shown = client or client_info(DEFAULT_CLIENT)
+    attempt = _Attempt(
+        launch, repo, errlog, tuple(passthrough), network, sandbox, shown, modules or TransportModules(),
+        caps, tmpfs_mib, memory_mib, client_hello(declared_by),
+        pinned_tree=pinned_tree,
+        installing=installing or InstallTerms(),
+        hidden=tuple(hidden),
+        second_client=None if second_listing == OFF else second_face(shown),
+        second_mode=second_listing,
+        second_parallel=second_parallel,
+        on_open=on_open,
+    )
+    snapshot, error = await attempt.run(kinds, timeout)
     notes = list(dict.fromkeys(attempt.sandbox_notes))
     elapsed = time.monotonic() - started
     second = attempt.second if snapshot is not None else None
@@ -250,7 +249,6 @@ _REMOTE_DENY = (
 class _Attempt:
     launch: ResolvedLaunch
     repo: Path
-    scratch: str
     errlog: StderrTail
     passthrough: tuple[str, ...]
     network: str
@@ -318,10 +316,9 @@ class _Attempt:
     async def _second(
         self, client: dict[str, str], kinds: Sequence[TransportKind], deadline: float, timeout: float
     ) -> SecondListing:
-        """A fresh process (its own scratch and stderr) listing as `client`, without prompt bodies."""
-        async with scratch_folder() as scratch:
-            face = Face(client, scratch, StderrTail(), bodies=False)
-            snapshot, error = await self._boot(kinds, deadline, timeout, face)
+        """A fresh process (its own stderr) listing as `client`, without prompt bodies."""
+        face = Face(client, StderrTail(), bodies=False)
+        snapshot, error = await self._boot(kinds, deadline, timeout, face)
         return SecondListing(client, snapshot, error)
 
     async def _boot(
@@ -341,7 +338,7 @@ class _Attempt:
     async def _connect_and_probe(
         self, kind: TransportKind, remaining: float, timeout: float, face: Face | None = None
     ) -> tuple[Snapshot | None, str]:
-        face = face or Face(self.client, self.scratch, self.errlog)
+        face = face or Face(self.client, self.errlog)
         ends = time.monotonic() + remaining
         stage = Stage()
         garbage: list[str] = []
@@ -350,7 +347,6 @@ class _Attempt:
             launch=self.launch,
             transport=kind.name,
             repo=self.repo,
-            scratch=face.scratch,
             errlog=face.errlog,
             timeout=timeout,
             stage=stage,

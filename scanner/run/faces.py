@@ -55,10 +55,9 @@ QUOTE_CHARS = 600  # of each text quoted
 
 @dataclass(frozen=True)
 class Face:
-    """Who a listing is made as, and where its process keeps its scratch files and stderr."""
+    """Who a listing is made as, and where its process's stderr goes."""
 
     client: dict[str, str]
-    scratch: str
     errlog: StderrTail
     bodies: bool = True  # also `prompts/get` (the first listing only)
 

@@ -44,7 +44,6 @@ class ChannelRequest:
     launch: ResolvedLaunch
     transport: Transport  # the transport to speak: `launch.transport`, or SSE when falling back from HTTP
     repo: Path  # a local server's working directory is relative to it
-    scratch: str  # a private temporary directory, removed after the boot
     errlog: StderrTail  # where a local server's stderr goes (its tail is kept)
     timeout: float  # the whole boot's budget in seconds, for messages and HTTP client timeouts
     stage: Stage

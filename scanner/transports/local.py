@@ -15,7 +15,7 @@ import functools
 import os
 import re
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager, nullcontext
 from pathlib import Path
 
 import anyio
@@ -32,7 +32,7 @@ from scanner.transports.isolation import DENY, OFFLINE_ENV, IsolationUnavailable
 from scanner.transports.protocol import ConnectionClosed
 from scanner.transports.reaper import MARKER, kill_marked, new_marker
 from scanner.transports.sandbox import BIND_REFUSED, OFF, launch_command
-from scanner.transports.stdio import EXIT_WAIT, running
+from scanner.transports.stdio import EXIT_WAIT, running, scratch_folder
 
 REFUSED = "sandbox-bind-refused"
 LIMIT_HIT = "sandbox-limit-hit"
@@ -48,14 +48,25 @@ MEMORY_HIT = (
 
 @asynccontextmanager
 async def open_channel(request: ChannelRequest) -> AsyncIterator[rpc.StdioChannel]:
-    """Start the server and yield mcp-lock's own JSON-RPC channel to it; on exit, kill all it started."""
+    """Start the server and yield mcp-lock's own JSON-RPC channel to it; on exit, kill all it started.
+
+    An unsandboxed server's TMPDIR is a host folder made for this process and removed once it is ended; a
+    sandboxed one's is its sandbox's private /tmp, so none is made: a folder never made is never left behind,
+    however mcp-lock itself ends mid-boot (killed, os._exit), where no cleanup of its own can run."""
+    folder = scratch_folder() if request.sandbox == OFF else nullcontext()
+    async with folder as scratch, _open_channel(request, scratch) as channel:
+        yield channel
+
+
+@asynccontextmanager
+async def _open_channel(request: ChannelRequest, scratch: str | None) -> AsyncIterator[rpc.StdioChannel]:
     launch = request.launch
     marker = new_marker()
     marked = {MARKER: marker} if request.sandbox == OFF else {}  # in the sandbox its PID namespace ends all
     # Only an unsandboxed server's processes carry the marker: looking for it reads the environment of every
     # process on the machine (hundreds on a busy runner), twice a boot, and would find none in the sandbox.
     end_marked = kill_marked if marked else _nothing_marked
-    env = server_environment(launch.env, request.passthrough, temp_dir=request.scratch) | marked
+    env = server_environment(launch.env, request.passthrough, temp_dir=scratch) | marked
     if request.network == DENY:
         env = OFFLINE_ENV | env
     cwd = str((request.repo / launch.cwd) if launch.cwd else request.repo)

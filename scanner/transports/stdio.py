@@ -55,7 +55,7 @@ class StderrTail:
 
 @asynccontextmanager
 async def scratch_folder() -> AsyncIterator[str]:
-    """A private folder for one boot (an unsandboxed server's TMPDIR), removed at the end in a worker thread:
+    """A private folder for one server process (an unsandboxed server's TMPDIR), removed in a worker thread:
     with the loop removing it (3 ms a boot at load 7), every other boot waited. Shielded, so that a cancelled
     boot still removes it; TemporaryDirectory's cleanup, so that what a server made read-only goes too."""
     folder = tempfile.TemporaryDirectory(prefix="mcp-lock-")

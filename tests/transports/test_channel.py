@@ -82,7 +82,7 @@ async def _open_and_probe(request: ChannelRequest) -> Snapshot:
 def test_open_channel_by_name_reaches_a_real_server(tmp_path: Path) -> None:
     launch = raw_launch(tmp_path, {"pages": [[tool("a")], [tool("b")]]})
     garbage: list[str] = []
-    request = ChannelRequest(launch, STDIO, tmp_path, str(tmp_path), StderrTail(), 10.0, Stage(), garbage.append)
+    request = ChannelRequest(launch, STDIO, tmp_path, StderrTail(), 10.0, Stage(), garbage.append)
     snapshot = anyio.run(_open_and_probe, request)
     assert [t["name"] for t in snapshot.definitions["tools"]] == ["a", "b"]
     assert garbage == []
@@ -91,7 +91,7 @@ def test_open_channel_by_name_reaches_a_real_server(tmp_path: Path) -> None:
 def test_a_missing_command_is_said_by_the_transport(tmp_path: Path) -> None:
     launch = ResolvedLaunch(transport=STDIO, command="no-such-mcp-server-binary")
     stage = Stage()
-    request = ChannelRequest(launch, STDIO, tmp_path, str(tmp_path), StderrTail(), 10.0, stage, print)
+    request = ChannelRequest(launch, STDIO, tmp_path, StderrTail(), 10.0, stage, print)
     with pytest.raises(BootFailure) as caught:
         anyio.run(_open_and_probe, request)
     expected = "command not found: no-such-mcp-server-binary (is it installed and on PATH?)"
