@@ -235,10 +235,11 @@ ORDER_CUES: dict[str, list[tuple[float, str]]] = {
               r" (?:want|wants|mean|means)\b|\ben la práctica quiere|\bniezależnie od\b|\bindipendentemente\b|\bindépen"
               r"damment de"
               r"|\bunabhängig von\b|请理解为|と解釈|로 처리해"),
-        # not a value decoded as a data type ("idna/bytes32 read it as text": mcp-bytesmith 0.4.1's `data`)
+        # not a value decoded as a data type ("idna/bytes32 read it as text": mcp-bytesmith 0.4.1's `data`), nor copies
+        # counted as one thing ("either copy produces the same attachment. Treat that as one image": noetrail 0.10.0a6)
         (2.5, r"\b(?:interpret|treat|read)\s+(?:it|this|that|the (?:user'?s )?request)\s+as\b(?!\s+(?:plain\s+)?"
               r"(?:text|bytes?|hex|base64|json|utf-?8|ascii|strings?|numbers?|integers?|floats?|raw|binary|markdown"
-              r"|html|csv|literal)\b)|\beven (?:if|when) (?:the"
+              r"|html|csv|literal|one|a\s+single|the\s+same|a\s+duplicate)\b)|\beven (?:if|when) (?:the"
               r"y|the user)"
               r" (?:names?|asks?|chooses?|picks?|requests?) (?:another|a different|other)\b"
               r"|\bsubstitute\b(?!\s+for\b)[^.!?\n]{0,40}\bfor the\b"

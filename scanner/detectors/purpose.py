@@ -32,7 +32,7 @@ from .own_backend import own_request, to_own_backend
 from .own_parameters import hands_on_user_words, multi_word, offers_own_parameter
 from .own_subject import link_only, own_data, own_versions
 from .scoring import THRESHOLD, Cues, Score
-from .told_user import REFERENCE_KEPT, STATE_WORDING, TOLD_WHEN_ASKED, TRUE_STATE, argument_entry
+from .told_user import CHECKED_FIRST, REFERENCE_KEPT, SENDS, STATE_WORDING, TOLD_WHEN_ASKED, TRUE_STATE, argument_entry
 
 # A negation or caution right before the matched act (at most two words between): "cannot silently replace",
 # "never send ... unless". "never forget to", "do not fail to" negate nothing.
@@ -170,6 +170,8 @@ def _one_at(rule_id: str, text: str, quoted: str, at: int, words: frozenset[str]
     if rule_id == "MCPL-D010" and STATE_WORDING.search(text[at + len(quoted):at + len(quoted) + 80]) \
             and not _ACTS.search(sentence):
         return "it words a state to the user, it hides no action"
+    if rule_id == "MCPL-D010" and CHECKED_FIRST.match(text, at + len(quoted)) and not SENDS.search(sentence):
+        return "it forbids a claim to the user made before a check, it hides no action"
     if rule_id == "MCPL-D010" and REFERENCE_KEPT.search(quoted) and not _ACTS.search(sentence):
         return "what it keeps from the user is a reference table of its own text, no action"
     if rule_id == "MCPL-D010" and TOLD_WHEN_ASKED.search(text) and not _ACTS.search(text):
@@ -180,6 +182,9 @@ def _one_at(rule_id: str, text: str, quoted: str, at: int, words: frozenset[str]
 
 
 _FORBIDS = "a negation or caution forbids it"
+# "Starts a local callback on http://127.0.0.1:18765/callback" (promptready-mcp 0.4.0's `login`): a loopback address
+# is where the tool listens on this machine, no recipient elsewhere.
+_LOOPBACK = lazy(r"(?:https?://)?(?:127(?:\.\d{1,3}){3}|localhost|\[::1\])(?![\w.-])", re.IGNORECASE)
 # "Replaces the need to include full chat history in prompts" (@contextstream/mcp-server 0.4.43): the act it names
 # is what the tool saves the model from doing, it orders none. Not for concealment: "no need to mention it" is one.
 _OBVIATED = lazy(
@@ -358,6 +363,8 @@ def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: Cues,
         store in quoted and any(w in words for w in owners) for store, owners in _STORES.items()
     ) and "transmit" not in families:
         return "the secret store is the tool's own subject"
+    if family == "destination" and _LOOPBACK.match(quoted):
+        return "the address is this machine's own (a local callback), nothing leaves it"
     if family == "destination" and outside_address(lowered) is None and (
         (re.fullmatch(r"webhooks?", quoted) and any(d in w for w in words for d in _DESTINATION_PARAMETERS))
         or (quoted.strip() in ("curl", "wget") and quoted.strip() in words)

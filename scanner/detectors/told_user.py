@@ -15,9 +15,21 @@ from .engine import Hit
 STATE_WORDING = lazy(
     r"\bas\s+(?:an?\s+|the\s+)?(?:error|failure|problem|bug|warning|issue|exception)s?\b"
     r"|\b(?:is|are|was|were)\s+(?:not\s+supported|unsupported|unavailable|not\s+available|invalid|missing"
-    r"|not\s+found|an?\s+error|a\s+failure|failed|broken|empty)\b",
+    r"|not\s+found|an?\s+error|a\s+failure|failed|broken|empty)\b"
+    # NEVER tell the user "SenseLab isn't a preferences database" (amfs-mcp-server-pro 0.1.74): a claim it must not make
+    r"|\b(?:isn'?t|aren'?t|is\s+not|are\s+not)\s+an?\s+\w+",
     re.IGNORECASE,
 )
+# "Never tell the user you have no memory of something without running `amfs_retrieve` first": what the user is not
+# told is a claim made before a check, so the text orders the check, and hides nothing once it is made.
+CHECKED_FIRST = lazy(
+    r"[^.!?;\n]{0,80}?\bwithout\s+(?:first\s+)?(?:running|calling|checking|searching|using|trying|querying"
+    r"|verifying|consulting|looking)\b",
+    re.IGNORECASE,
+)
+# What a hidden act does, for CHECKED_FIRST (whose claims say "you have"): sending or addressing something.
+SENDS = lazy(r"\b(?:send|sends|sent|upload|post|forward|bcc|exfiltrat\w*|attach|paste|embed|mirror)\b|https?://"
+             r"|[\w.+-]+@[\w-]+\.\w", re.IGNORECASE)
 # "Terminology Guide (for your internal translation — never show this table to users)" (towow-mcp 0.7.1): what is kept
 # from the user is a reference table of the text itself (its jargon, a glossary), no action and nothing read.
 REFERENCE_KEPT = lazy(
