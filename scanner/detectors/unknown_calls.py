@@ -7,10 +7,10 @@ client routes it) or is primed to obey the next server that does list it. MCPL-D
 some server lists; this check reads the rest: an order word in the sentence (must, always, before, after, every,
 required …), a call verb before the name or an argument list after it, and a name written as code (snake_case,
 camelCase, a quoted kebab or dotted name, or one followed by `(`). Not news: a tool of any declared server in any
-spelling (D021/D022's domain), a parameter or property of the server's own schemas, and the honest shapes of
-`tool_orders` (a data dependency of this tool's parameters, session set-up). A payload, graded high, when the
-sentence quotes an attack's goal (a secret, the conversation, or an outside address as an argument); else wording
-only, graded medium (`WORDING_GATED`: measured on held-out servers before it could block).
+spelling (D021/D022's domain), a parameter, property or enum value (an action) of the server's own schemas, and the
+honest shapes of `tool_orders` (a data dependency of this tool's parameters, session set-up). A payload, graded
+high, when the sentence quotes an attack's goal (a secret, the conversation, or an outside address as an argument);
+else wording only, graded medium (`WORDING_GATED`: measured on held-out servers before it could block).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from scanner.detectors.checks import tool_mention, workspace_check
 from scanner.detectors.directives import _well_known_keys, name_key
 from scanner.detectors.lazy_re import lazy
 from scanner.detectors.negation import negated
+from scanner.detectors.order_grades import enum_values
 from scanner.detectors.texts import (
     changed_texts,
     parameters_of,
@@ -222,6 +223,9 @@ def _own_names(server: ServerPin, before: ServerPin | None) -> frozenset[str]:
         if pin is None:
             continue
         names.update(name_key(tool) for tool in pin.tools)
+        # "Set `action`; required arguments in brackets: lesson_add(title), recall(query)" (ddflow-mcp 0.2.9): the
+        # actions its own tools' enums offer are the server's, called through that tool
+        names.update(name_key(value) for value in enum_values(pin))
         for kind in ("tools", "prompts", "resources", "resourceTemplates"):
             for definition in pin.pins(kind).values():
                 names.update(name_key(prop) for prop in property_names_of(definition.definition))
