@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh22] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh23] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -686,6 +686,31 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "sift-rag": ["sift-rag", "serve", "--stdio"],
     "wxq": ["wxq-mcp"],
     "zizhenghua-mcp": ["quant-data-mcp"],
+    # The twenty-seventh batch (FRESH23), read the same way before any boot.
+    "agent-dispatch": ["agent-dispatch", "serve"],
+    "agent-skill-search": ["skill-search-mcp"],
+    "agent-spend-mandate-budget-ledger-verifier-mcp": ["spend-mandate-mcp"],
+    "agentpit-akshare-mcp": ["akshare-mcp"],
+    "agentspec-cli": ["python", "-m", "agentspec.mcp.server"],
+    "awslabs-healthimaging-mcp-server": ["awslabs.healthimaging-mcp-server"],
+    "awslabs-mssql-mcp-server": ["awslabs.mssql-mcp-server"],
+    "canvasctrl": ["canvasctrl-vault", "mcp"],
+    "cn-stock-mcp": ["cn-stock-mcp", "--stdio"],
+    "coordination-memory-mcp": ["comem", "serve"],
+    "ctfd-mcp-server": ["ctfd-mcp"],
+    "fabric-dw": ["fabric-dw-mcp"],
+    "lablink-mcp": ["lablink-mcp"],
+    "mastodon-mcp-server": ["mastodon-mcp"],
+    "memory-unlocked": ["memory-unlocked-mcp"],
+    "memstack-skill-loader": ["python", "-m", "memstack_skill_loader"],
+    "monkeybot-browser-mcp": ["browser-mcp"],
+    "neuronscope-cli": ["neuronscope-mcp"],
+    "ocientmcp": ["ocientmcp-stdio"],
+    "pacto": ["pacto-mcp"],
+    "perusal": ["perusal", "mcp"],
+    "rubric-mcp-server": ["rubric-mcp"],
+    "rucio-mcp": ["rucio-mcp", "serve"],
+    "taiwan-laboratory-mcp": ["taiwan-lab-mcp"],
 }
 
 

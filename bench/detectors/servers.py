@@ -335,6 +335,10 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "aihydro-tools", "amfs-mcp-server-pro", "aquashield-mcp", "axiom-meridian", "capguru-mcp", "database-mcp-mysql",
     "django-orm-lens", "fatebridge", "godot-visual-mcp", "habari-mcp", "mcp-github-crunchtools", "mcp-librenms",
     "promptbridge-mcp", "redfox-ai-search-mcp", "sql-server-mcp", "sra-riskgate-mcp", "wxq",
+    # The twenty-seventh batch (FRESH23), decided the same way before any boot.
+    "agentspec-cli", "amzqr-mcp", "canvasctrl", "centerfield-visitor-mcp", "citadel-predict-mcp", "lablink-mcp",
+    "mastodon-mcp-server", "mcp-video-frames", "mojawave-mcp", "neuronscope-cli", "pacto", "perusal", "redfox-auto-mcp",
+    "remoteshell-mcp", "uoft-quercus-mcp", "zencontrol-tpi-mcp",
 })
 
 NPM: list[Server] = [
@@ -4059,6 +4063,157 @@ FRESH22: list[Server] = [
 ]
 
 
+# A twenty-seventh batch (issue 38, 2026-12-07): 95 PyPI servers in no earlier batch, dumped into
+# `data/benign_fresh23/`. FRESH22's rule (a second draw from a large month, a name earlier when this file's text holds
+# it), applied by the same script to 2026-09 (FRESH3's month) before anything was booted:
+# * newest release of 2026-09, summary matching `mcp[ -]+server` or `model context protocol [(mcp)] server` as words
+#   (case-insensitive): 1,403; in no earlier batch: 1,373; after FRESH6's and FRESH5's word filters: 1,085;
+#   `random.Random(59).sample(..., 130)` of the name-sorted list; none is a republication by MseeP, iFlow or the
+#   orange-* account;
+# * each drawn package's wheel downloaded (all 130 have one) and its METADATA, entry_points.txt, README and code read,
+#   never run or imported (four helpers read a quarter each by FRESH22's written rules): 20 that require Python 3.12 or
+#   newer left out (8-mcp-wordpress, archive-org-mcp, css-mcp, frankfurtermcp, git-telemetry-mcp, grokipedia-mcp,
+#   kenning-pg-mcp, lerobot-mcp, lineworks-ainote-mcp, mcp-walmart-ads, memlord, nc-mcp-server, nexotype-mcp,
+#   openroland-mcp-core, overleaf-connect, peering-mcp, pitch-mcp, rtings-mcp, tossinvest-mcp, travis234-evidence-mcp);
+#   left out by hand: auxiscaffold: no MCP server; drews-xcode-mcp: OS only; eventtracker-mcp: no code;
+#   hasdata-redfin-mcp: no tools of its own; lyzr-mcp-tool-call: no tools of its own; nfl-mcp: not stdio; portage-mcp:
+#   no tools of its own; telegram-desktop-mcp: no MCP server; toolfit: no MCP server; winremote-mcp: OS only;
+# * FRESH18's rule for republications: 5 left out as copies of servers already in this file:
+#   awslabs-amazon-neptune-mcp-server (PYPI's awslabs.amazon-neptune-mcp-server (the same project, its name
+#   normalized)); awslabs-amazon-sns-sqs-mcp-server (PYPI's awslabs.amazon-sns-sqs-mcp-server (the same project: the
+#   registry's names are the same once normalized)); awslabs-aurora-dsql-mcp-server (PYPI's
+#   awslabs.aurora-dsql-mcp-server (the same project, its name normalized));
+#   awslabs-aws-bedrock-custom-model-import-mcp-server (PYPI's awslabs.aws-bedrock-custom-model-import-mcp-server (the
+#   same project, its name normalized)); filesystem-mcp (FRESH4's mcp-server-filesystem
+#   (kujirahand/mcp_server-filesystem)). The four awslabs names differ from PYPI's only in their separators, which the
+#   package index normalizes, so the earlier-name check of the rule's script (exact names) let them through; FRESH20-22
+#   have no such name. Not copies: wgea-mcp shares six tool names with FRESH's abs-mcp (one author's template for
+#   another agency's data); monkeybot-browser-mcp shares a server name with SERVERS' @browsermcp/mcp but not its tools;
+#   hasdata-redfin-mcp's and neo-mcp's repositories are named like earlier ones but are other projects;
+# * from the same reading, before any boot: 16 in `NEEDS_MCP_1` (the SDK's 1.x API with no upper bound below 2 on `mcp`,
+#   `mcp` only through an unbounded `fastmcp`, or `mcp` only in an extra that is not installed), 24 with their real
+#   command in `dump_benign.PYPI_COMMAND` (the console script that serves MCP when none is named after the package, with
+#   the subcommand or flag its README gives (`serve`, `mcp`, `--stdio`), `python -m` of the server module where the
+#   script is an indexer or prints a banner to stdout first), 1 with the arguments it requires (a folder under /tmp), 14
+#   with the variables they need at start-up (a placeholder, `DUMMY`; for a host or base URL an address on this machine
+#   that answers nothing). zencontrol-tpi-mcp connects to its controller before serving, rucio-mcp logs in,
+#   zeropipeline-mcp signs up for a trial without its key, neo-mcp starts a background daemon; they are listed as they
+#   are.
+# Versions are those of the package list on 2026-12-07. The split is fixed before any is dumped: `per_server.held_out`,
+# the same rule as before: 43 held out, 52 tuning.
+FRESH23: list[Server] = [
+    ("pypi", "lablink-mcp", "0.2.0", [], {}),
+    ("pypi", "cartscout-mcp", "0.1.0", [], {}),
+    ("pypi", "swiss-environment-mcp", "0.7.0", [], {}),
+    ("pypi", "amtsblatt-mcp", "0.23.0", [], {}),
+    ("pypi", "mcp-workspace", "0.1.13", ["--project-dir", "/tmp"], {}),
+    ("pypi", "amzqr-mcp", "0.1.0", [], {}),
+    ("pypi", "agent-spend-mandate-budget-ledger-verifier-mcp", "0.2.0", [], {}),
+    ("pypi", "mcp-video-frames", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "zencontrol-tpi-mcp", "1.0.1", [], {"ZENCONTROL_TPI_HOST": "127.0.0.1"}),
+    ("pypi", "coordination-memory-mcp", "0.2.8", [], {}),
+    ("pypi", "cn-stock-mcp", "0.2.3", [], {}),
+    ("pypi", "perusal", "0.0.5", [], {}),
+    ("pypi", "mojawave-mcp", "0.3.4", [], {}),
+    ("pypi", "centerfield-visitor-mcp", "0.2.1", [], {}),
+    ("pypi", "hvtracker-mcp", "0.4.0", [], {}),
+    ("pypi", "canvasctrl", "0.4.2", [], {}),
+    ("pypi", "cedrus-mcp", "2.0.1", [], {}),
+    ("pypi", "mapeg-postgres-mcp", "2.0.0", [], {}),
+    ("pypi", "cerbere-ag-mcp", "0.1.0", [], {}),
+    ("pypi", "codex-kicad-mcp", "0.2.1", [], {}),
+    ("pypi", "deeparchi-patent-mcp", "1.9.2", [], {}),
+    ("pypi", "rapid7-insightconnect-mcp", "0.2.0", [], {}),
+    ("pypi", "agentpit-akshare-mcp", "0.1.1", [], {}),
+    ("pypi", "citadel-predict-mcp", "0.2.0", [], {}),
+    ("pypi", "strac-mcp-dlp", "0.1.1", [], {}),
+    ("pypi", "mcp-read-only-argocd", "0.4.1", [], {}),
+    ("pypi", "wgea-mcp", "0.6.19", [], {}),
+    ("pypi", "labmcp-ble-health", "0.1.3", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "nuvo-mcp", "0.1.0", [], {"NUVO_TOKEN": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "worldbox-mcp", "0.6.0", [], {"WORLDBOX_MCP_TOKEN": DUMMY}),
+    ("pypi", "qa-mcp", "2.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "memory-unlocked", "1.2.1", [], {"MEMORY_UNLOCKED_TENANT": DUMMY, "MEMORY_UNLOCKED_PROJECT": DUMMY}),
+    ("pypi", "denon-mcp", "0.3.2", [], {}),
+    ("pypi", "awslabs-mssql-mcp-server", "0.2.1", [], {}),
+    ("pypi", "srgssr-mcp", "2.1.0", [], {}),
+    ("pypi", "mastodon-mcp-server", "1.0.5", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "open-assembly-mcp", "0.7.2", [], {"ASSEMBLY_API_KEY": DUMMY}),
+    ("pypi", "euclid-mcp", "0.5.0", [], {}),
+    ("pypi", "esxi-readonly-mcp", "0.1.1", [], {}),
+    ("pypi", "jobscan-mcp", "1.0.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "zeropipeline-mcp", "0.2.1", [], {"ZEROPIPELINE_API_KEY": DUMMY}),
+    ("pypi", "shutil-mcp", "1.0.0", [], {}),
+    ("pypi", "labmcp-opentrons", "0.1.3", [], {}),
+    ("pypi", "apexvol-mcp", "0.1.4", [], {}),
+    ("pypi", "mnem-mcp", "0.0.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "py-ynab-mcp", "0.3.0", [], {"YNAB_ACCESS_TOKEN": DUMMY}),
+    ("pypi", "ctfd-mcp-server", "1.0.4", [], {}),
+    ("pypi", "agentspec-cli", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "summitai-mcp", "0.1.0", [], {"SUMMITAI_BASE_URL": "http://127.0.0.1:9", "SUMMITAI_API_KEY": DUMMY}),
+    ("pypi", "bosch-smart-home-camera-mcp", "1.8.1", [], {}),
+    ("pypi", "loomnote-mcp", "0.1.2", [], {}),
+    ("pypi", "rucio-mcp", "0.10.0", [], {}),
+    ("pypi", "tinyfish-guided-research-mcp", "1.0.0", [], {}),
+    ("pypi", "fds-mcp", "0.1.0", [], {}),
+    ("pypi", "mcp-stealth-chrome", "0.11.0", [], {}),
+    ("pypi", "mt-eli-mcp", "0.3.4", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "neo-mcp", "0.5.16", [], {"NEO_SECRET_KEY": DUMMY}),
+    ("pypi", "clue2app-mcp", "0.1.1", [], {}),
+    ("pypi", "mcp-server-panchangam", "1.18.19", [], {}),
+    ("pypi", "bell-feed-mcp", "0.3.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-vultr", "2026.9.21.1", [], {"VULTR_API_KEY": DUMMY}),
+    ("pypi", "chaturbate-mcp", "0.1.0", [], {}),
+    ("pypi", "labmcp-cavro", "0.1.3", [], {}),
+    ("pypi", "labmcp-modbus", "0.1.3", [], {}),
+    ("pypi", "taiwan-laboratory-mcp", "0.1.3", [], {}),
+    ("pypi", "cognigy-vibe-mcp", "1.7.4", [], {}),
+    ("pypi", "monkeybot-browser-mcp", "0.8.1", [], {}),
+    ("pypi", "redfox-auto-mcp", "0.1.2", [], {}),
+    ("pypi", "pacto", "0.1.1", [], {}),
+    ("pypi", "agent-chat-mcp", "2.0.0", [], {}),
+    ("pypi", "labmcp-mettler-toledo", "0.1.3", [], {}),
+    ("pypi", "daonexus-mcp", "0.2.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "ocientmcp", "1.2.2", [], {"OCIENT_HOSTS": "127.0.0.1", "OCIENT_DATABASE": DUMMY}),
+    ("pypi", "atomno-mcp-cbr-rates", "0.1.11", [], {}),
+    ("pypi", "neuronscope-cli", "0.1.7", [], {}),
+    ("pypi", "mauve-mcp-server", "0.1.0", [], {}),
+    ("pypi", "rubric-mcp-server", "2.5.0", [], {}),
+    ("pypi", "remoteshell-mcp", "1.1.4", [], {}),
+    ("pypi", "kronos-mcp", "0.1.2", [], {}),
+    ("pypi", "ai-dictionary-mcp", "0.13.3", [], {}),
+    ("pypi", "agent-dispatch", "0.16.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-server-mattermost", "0.6.1", [], {"MATTERMOST_URL": "http://127.0.0.1:9", "MATTERMOST_TOKEN": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "docusaurus-mcp", "2.0.0", [], {"DOCUSAURUS_URL": "http://127.0.0.1:9"}),
+    ("pypi", "mapeg-oracle-mcp", "2.0.0", [], {}),
+    ("pypi", "labmcp-ika", "0.1.1", [], {}),
+    ("pypi", "codecanvas-mcp", "0.1.20", [], {}),
+    ("pypi", "memstack-skill-loader", "4.21.2", [], {}),
+    ("pypi", "awslabs-healthimaging-mcp-server", "0.1.1", [], {}),
+    ("pypi", "geoedge-mcp", "1.0.9", [], {}),
+    ("pypi", "tiktok-mcp-server", "1.0.0", [], {}),
+    ("pypi", "clearsigned-mcp", "0.1.0", [], {}),
+    ("pypi", "fabric-dw", "2026.9.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "metabase-mcp-pro", "0.1.2", [], {"METABASE_URL": "http://127.0.0.1:9"}),
+    ("pypi", "uoft-quercus-mcp", "0.1.0", [], {}),
+    ("pypi", "agent-skill-search", "0.4.0", [], {}),
+]
+
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
@@ -4067,5 +4222,5 @@ BATCHES: dict[str, list[Server]] = {
     "fresh9": FRESH9, "fresh10": FRESH10, "fresh11": FRESH11,
     "fresh12": FRESH12, "fresh13": FRESH13, "fresh14": FRESH14, "fresh15": FRESH15,
     "fresh16": FRESH16, "fresh17": FRESH17, "fresh18": FRESH18, "fresh19": FRESH19, "fresh20": FRESH20,
-    "fresh21": FRESH21, "fresh22": FRESH22,
+    "fresh21": FRESH21, "fresh22": FRESH22, "fresh23": FRESH23,
 }
