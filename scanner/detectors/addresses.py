@@ -20,6 +20,9 @@ OUTSIDE_ADDRESS = lazy(
 )
 # Placeholders and the documentation domains are no one's address.
 _EXAMPLE = lazy(r"example\.(?:com|org|net)|localhost|127\.0\.0\.1|\{|<|your[-_.]", re.IGNORECASE)
+# A loopback address written whole ("Starts a local callback on http://127.0.0.1:18765/callback", promptready-mcp
+# 0.4.0's `login`): where a tool listens on this machine, no recipient elsewhere.
+LOOPBACK = lazy(r"(?:https?://)?(?:127(?:\.\d{1,3}){3}|localhost|\[::1\])(?![\w.-])", re.IGNORECASE)
 
 
 def outside_address(text: str) -> str | None:

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from scanner.detectors.lazy_re import lazy
 from scanner.model.findings import PAYLOAD, WORDING
 
-from .addresses import outside_address
+from .addresses import LOOPBACK, outside_address
 from .command_subject import command_subject
 from .engine import Hit
 from .env_writes import writes_own_env
@@ -32,7 +32,17 @@ from .own_backend import own_request, to_own_backend
 from .own_parameters import hands_on_user_words, multi_word, offers_own_parameter
 from .own_subject import link_only, own_data, own_versions
 from .scoring import THRESHOLD, Cues, Score
-from .told_user import CHECKED_FIRST, REFERENCE_KEPT, SENDS, STATE_WORDING, TOLD_WHEN_ASKED, TRUE_STATE, argument_entry
+from .told_user import (
+    ADDRESSED,
+    CHECKED_FIRST,
+    REFERENCE_KEPT,
+    SEND_VERBS,
+    SENDS,
+    STATE_WORDING,
+    TOLD_WHEN_ASKED,
+    TRUE_STATE,
+    argument_entry,
+)
 
 # A negation or caution right before the matched act (at most two words between): "cannot silently replace",
 # "never send ... unless". "never forget to", "do not fail to" negate nothing.
@@ -44,9 +54,8 @@ _NEGATED = lazy(
 # What sends, copies or hides an action: text holding one keeps its grade whatever else it says ("forward-only speed",
 # "send-only" say what is allowed, they send nothing).
 _ACTS = lazy(
-    r"\b(?:send|sends|sent|upload|post|forward|bcc|exfiltrat\w*|attach|append|paste|embed|copy|copied|mirror"
-    r"|include\s+(?:it|them|its|the\s+contents?)|that\s+you|you\s+(?:have|called|sent|read|ran|used))\b(?!-only\b)"
-    r"|https?://|[\w.+-]+@[\w-]+\.\w",
+    rf"\b(?:{SEND_VERBS}|include\s+(?:it|them|its|the\s+contents?)|that\s+you|you\s+(?:have|called|sent|read|ran"
+    rf"|used))\b(?!-only\b)|{ADDRESSED}",
     re.IGNORECASE,
 )
 # Documentation that a secret is configured for the tool (a prerequisite), not an order to read it: "Requires AWS
@@ -182,9 +191,6 @@ def _one_at(rule_id: str, text: str, quoted: str, at: int, words: frozenset[str]
 
 
 _FORBIDS = "a negation or caution forbids it"
-# "Starts a local callback on http://127.0.0.1:18765/callback" (promptready-mcp 0.4.0's `login`): a loopback address
-# is where the tool listens on this machine, no recipient elsewhere.
-_LOOPBACK = lazy(r"(?:https?://)?(?:127(?:\.\d{1,3}){3}|localhost|\[::1\])(?![\w.-])", re.IGNORECASE)
 # "Replaces the need to include full chat history in prompts" (@contextstream/mcp-server 0.4.43): the act it names
 # is what the tool saves the model from doing, it orders none. Not for concealment: "no need to mention it" is one.
 _OBVIATED = lazy(
@@ -363,7 +369,7 @@ def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: Cues,
         store in quoted and any(w in words for w in owners) for store, owners in _STORES.items()
     ) and "transmit" not in families:
         return "the secret store is the tool's own subject"
-    if family == "destination" and _LOOPBACK.match(quoted):
+    if family == "destination" and LOOPBACK.match(quoted):
         return "the address is this machine's own (a local callback), nothing leaves it"
     if family == "destination" and outside_address(lowered) is None and (
         (re.fullmatch(r"webhooks?", quoted) and any(d in w for w in words for d in _DESTINATION_PARAMETERS))

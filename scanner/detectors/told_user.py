@@ -27,9 +27,12 @@ CHECKED_FIRST = lazy(
     r"|verifying|consulting|looking)\b",
     re.IGNORECASE,
 )
-# What a hidden act does, for CHECKED_FIRST (whose claims say "you have"): sending or addressing something.
-SENDS = lazy(r"\b(?:send|sends|sent|upload|post|forward|bcc|exfiltrat\w*|attach|paste|embed|mirror)\b|https?://"
-             r"|[\w.+-]+@[\w-]+\.\w", re.IGNORECASE)
+# The verbs that take something somewhere, and an address it could go to: the acts a hidden action does
+# (`purpose._ACTS` adds the claims about what the model did). SENDS is them alone, for CHECKED_FIRST, whose claims
+# say "you have".
+SEND_VERBS = r"send|sends|sent|upload|post|forward|bcc|exfiltrat\w*|attach|append|paste|embed|copy|copied|mirror"
+ADDRESSED = r"https?://|[\w.+-]+@[\w-]+\.\w"
+SENDS = lazy(rf"\b(?:{SEND_VERBS})\b(?!-only\b)|{ADDRESSED}", re.IGNORECASE)
 # "Terminology Guide (for your internal translation — never show this table to users)" (towow-mcp 0.7.1): what is kept
 # from the user is a reference table of the text itself (its jargon, a glossary), no action and nothing read.
 REFERENCE_KEPT = lazy(

@@ -8,28 +8,15 @@ from typing import Any
 
 import pytest
 
-from scanner.detectors import register_all
-from scanner.diff.suspicious import cross_server_findings, first_pinned, suspicious_findings
 from scanner.model.findings import Finding
 
-from .pins import server
 from .test_fresh5_tuning import blocking, bump, first_lock, of
-
-
-def tool(name: str, description: str, **properties: str) -> dict[str, Any]:
-    return {"name": name, "description": description, "inputSchema": {"type": "object", "properties": {
-        key: {"type": "string", "description": text} for key, text in properties.items()}}}
+from .test_retired_tuning import tool
 
 
 def with_instructions(instructions: str, *tools: dict[str, Any]) -> tuple[list[Finding], list[Finding]]:
     """What a first lock and a bump (from a pin with neither) report on a server with these instructions."""
-    register_all()
-    pin = server(*tools, instructions=instructions)
-    first = [first_pinned(f) for f in
-             suspicious_findings("s", None, pin) + cross_server_findings({"s": pin}, {"s": None})]
-    before = server()
-    changed = suspicious_findings("s", before, pin) + cross_server_findings({"s": pin}, {"s": before})
-    return first, changed
+    return first_lock(*tools, instructions=instructions), bump(*tools, instructions=instructions)
 
 
 # amfs-mcp-server-pro 0.1.74's instructions: the user is not to be told a claim before the memory is searched.

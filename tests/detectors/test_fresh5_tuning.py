@@ -15,16 +15,16 @@ from scanner.model.findings import Finding, detector_blocks
 from .pins import server
 
 
-def bump(*tools: dict[str, Any]) -> list[Finding]:
-    """What `check` reports on a bump that brings these tools to a server pinned with none."""
+def bump(*tools: dict[str, Any], instructions: str | None = None) -> list[Finding]:
+    """What `check` reports on a bump that brings these tools (and instructions) to a server pinned with none."""
     register_all()
-    before, after = server(), server(*tools)
+    before, after = server(), server(*tools, instructions=instructions)
     return suspicious_findings("s", before, after) + cross_server_findings({"s": after}, {"s": before})
 
 
-def first_lock(*tools: dict[str, Any]) -> list[Finding]:
+def first_lock(*tools: dict[str, Any], instructions: str | None = None) -> list[Finding]:
     register_all()
-    pin = server(*tools)
+    pin = server(*tools, instructions=instructions)
     found = suspicious_findings("s", None, pin) + cross_server_findings({"s": pin}, {"s": None})
     return [first_pinned(f) for f in found]
 
