@@ -10,6 +10,10 @@ from __future__ import annotations
 from .payload_cues import PAYLOAD_CUES
 
 _ID = r"[a-z][a-z0-9]*(?:[_\-][a-z0-9]+)+"  # a snake or kebab tool name (the text is lower-cased)
+# What a tool's size, rate or time limits are of (a limit on one is the tool's own, not a guardrail of the model's)
+_RESOURCES = ("image", "rate", "size", "length", "token", "time", "file", "upload", "download", "page", "request",
+              "character", "storage", "memory", "quota", "row", "timeout", "bandwidth", "output", "result", "frame",
+              "duration", "resolution", "pixel", "retry", "batch", "payload", "attachment")
 
 ORDER_CUES: dict[str, list[tuple[float, str]]] = {
     "override": [
@@ -19,7 +23,10 @@ ORDER_CUES: dict[str, list[tuple[float, str]]] = {
               r"|\b(?:previous|prior|earlier) (?:\w+ )?rules\b[^.!?\n]{0,40}\b(?:are|is) (?:di"
               r"sabled|void"
               r"|lifted|suspended|off)\b"),
-        (5.0, r"\b(?:restrictions|rules|guidelines|limits|policies)\b[^.!?\n]{0,40}\b(?:do not|don'?t) apply\b"
+        # a limit of a resource is no rule of the model's: "this tool returns no images, so the image limits do not
+        # apply to it" (mcp-video-frames 0.1.1), "rate limits don't apply to cached reads"
+        (5.0, r"\b" + "".join(f"(?<!{resource} )" for resource in _RESOURCES)
+              + r"(?:restrictions|rules|guidelines|limits|policies)\b[^.!?\n]{0,40}\b(?:do not|don'?t) apply\b"
               r"|\bguidelines\b[^.!?\n]{0,40}\bare relaxed\b|\brelaxed for this tool\b"),
         (3.0, r"\b(?:rules|instructions|configuration|settings|guidelines|setup|cautions?|safeguards?) (?:you )?(?:rece"
               r"ived|were given|given)"
