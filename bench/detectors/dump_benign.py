@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh23] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh24] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -711,6 +711,31 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "rubric-mcp-server": ["rubric-mcp"],
     "rucio-mcp": ["rucio-mcp", "serve"],
     "taiwan-laboratory-mcp": ["taiwan-lab-mcp"],
+    # The twenty-eighth batch (FRESH24), read the same way before any boot.
+    "awslabs-finch-mcp-server": ["awslabs.finch-mcp-server"],
+    "awslabs-pcap-analyzer-mcp-server": ["awslabs.pcap-analyzer-mcp-server"],
+    "bitbucket-mcp-atlassian": ["bitbucket-mcp"],
+    "catgirl3d-amocrm-mcp": ["amocrm-mcp"],
+    "context-keeper-mcp": ["context-keeper"],
+    "crypto-tracker-ai-mcp": ["crypto_tracker_ai_mcp"],
+    "db-semantic-mcp": ["pg-semantic-mcp"],
+    "erudition-mcp": ["erudition"],
+    "hyperliquid-price-mcp": ["--with", "hyperliquid-price-mcp[mcp]==0.1.3", "hyperliquid-price-mcp"],
+    "jeles": ["--with", "jeles[mcp]==0.9.0", "jeles-corpus-mcp"],
+    "kube-assistant-mcp": ["python", "-m", "kube_assistant_mcp.mcp_server"],
+    "kubeopt-mcp": ["python", "-c",
+        "import asyncio; from mcp_server.server import server; asyncio.run(server.run_stdio_async())"],
+    "mcp-skill-sec": ["python", "-m", "mcp_server"],
+    "phpkg": ["phpkg", "serve"],
+    "pvlt": ["promptctl", "serve"],
+    "pyserial-mcp": ["serial-mcp"],
+    "saydo": ["--with", "saydo[mcp]==0.1.1", "saydo-mcp"],
+    "sentinel-dv": ["sentinel-dv-server"],
+    "seosiri-keyword-cluster-mcp": ["python", "-m", "src.main_server"],
+    "tdnet-disclosure-mcp": ["tdnet-disclosure-mcp", "serve"],
+    "visual-understanding": ["visual-understanding", "serve"],
+    "wiki-search-mcp": ["wiki-search-mcp", "serve"],
+    "xdarkzx-fmod-studio-mcp": ["fmod-studio-mcp"],
 }
 
 

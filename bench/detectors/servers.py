@@ -339,6 +339,10 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "agentspec-cli", "amzqr-mcp", "canvasctrl", "centerfield-visitor-mcp", "citadel-predict-mcp", "lablink-mcp",
     "mastodon-mcp-server", "mcp-video-frames", "mojawave-mcp", "neuronscope-cli", "pacto", "perusal", "redfox-auto-mcp",
     "remoteshell-mcp", "uoft-quercus-mcp", "zencontrol-tpi-mcp",
+    # The twenty-eighth batch (FRESH24), decided the same way before any boot.
+    "ai-first-scraper-mcp", "awslabs-pcap-analyzer-mcp-server", "claude-control", "crypto-tracker-ai-mcp",
+    "gemini-deep-research-mcp", "mcp-skill-sec", "memoraeu-mcp", "nbrag", "repo-memory-mcp",
+    "seosiri-keyword-cluster-mcp", "wiki-search-mcp", "zephyr-squad-server-mcp",
 })
 
 NPM: list[Server] = [
@@ -4214,6 +4218,176 @@ FRESH23: list[Server] = [
 ]
 
 
+# A twenty-eighth batch (issue 38, 2026-12-07): 104 PyPI servers in no earlier batch, dumped into
+# `data/benign_fresh24/`. FRESH22's rule (a second draw from a large month, a name earlier when this file's text holds
+# it), applied by the same script to 2026-08 after it reproduced FRESH23's counts and draw exactly, before anything was
+# booted:
+# * newest release of 2026-08, summary matching `mcp[ -]+server` or `model context protocol [(mcp)] server` as words
+#   (case-insensitive): 1,159; in no earlier batch: 1,068; after FRESH6's and FRESH5's word filters: 832;
+#   `random.Random(60).sample(..., 130)` of the name-sorted list; none is a republication by MseeP, iFlow or the
+#   orange-* account;
+# * each drawn package's wheel downloaded (all 130 have one) and its METADATA, entry_points.txt, README and code read,
+#   never run or imported (four helpers read a quarter each by FRESH22's written rules, bench/detectors/README): 21 that
+#   require Python 3.12 or newer left out (agentic-terminal-station, ailtir-mcp, arythmatic-lms-mcp, cloudwright-ai-mcp,
+#   darcycui-mcp, doris-mcp-server, grafyx-mcp, mcp-current-time-provider, mcp-kokoro-tts, mcp-server-ecs,
+#   mcp-tarzan-base, mtdata-mcp, netlicensing-mcp, openalgo-mcp, oracle-oci-database-mcp-server,
+#   oracle-oci-iot-mcp-server, parentsquare-mcp, partuno, prowler-mcp, splunkctl, threadline-core); left out by hand:
+#   amgi-mcp: no code; django-stateless-mcp: no MCP server; flp-lgc-netease-mail: not stdio; mcp-gauntlet: no MCP
+#   server; outlook-classic-mcp: one OS only;
+# * FRESH18's rule for republications, with names compared after the package index's normalization (FRESH23's lesson):
+#   none is a copy of a server already in this file. Not copies: aihw-mcp shares its six tool names with FRESH23's
+#   wgea-mcp and FRESH's abs-mcp (one author's template for a third agency's data, judged as wgea-mcp was);
+#   bitbucket-mcp-atlassian's script is named like WIDELY_INSTALLED's npm bitbucket-mcp, safe-ssh-mcp's module like
+#   MORE's mcp-ssh, sira-weather-mcp's repository like @dangahagan/weather-mcp: other projects;
+# * from the same reading, before any boot: 12 in `NEEDS_MCP_1` (the SDK's 1.x API with no upper bound below 2 on `mcp`,
+#   or `mcp` only through an unbounded `fastmcp`), 23 with their real command in `dump_benign.PYPI_COMMAND` (the console
+#   script that serves MCP when none is named after the package, with the subcommand its README gives (`serve`), `python
+#   -m` of the server module where the script prints a banner to stdout first or none exists, `python -c` where the
+#   script never awaits its server; saydo, jeles and hyperliquid-price-mcp get the SDK only from their `mcp` extra,
+#   which their READMEs install, so it is added with `--with`, as cairn-cli's is), 3 with the arguments it requires, 16
+#   with the variables they need at start-up (a placeholder, `DUMMY`, or one of the form its start-up check demands; for
+#   a host or base URL an address on this machine that answers nothing; /tmp for a folder). invoice-rpa-mcp, spudcoach
+#   and sentinel-dv read a data file the wheel does not ship, evernote-mcp checks its token with the service and
+#   nagoya-bus-mcp downloads its timetable before serving; they are listed as they are.
+# Versions are those of the package list on 2026-12-07. The split is fixed before any is dumped: `per_server.held_out`,
+# the same rule as before: 54 held out, 50 tuning.
+FRESH24: list[Server] = [
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "invoice-rpa-mcp", "0.2.1", [], {
+        "INVOICE_CUSTOMER_MASTER_PATH": "/tmp/customer_master.csv",
+        "INVOICE_ITEM_LIST_PATH": "/tmp/itemList.csv",
+        "INVOICE_INPUT_FOLDER": "/tmp/input",
+        "INVOICE_OUTPUT_FOLDER": "/tmp/output",
+    }),
+    ("pypi", "heu-mcp", "0.5.2", [], {}),
+    ("pypi", "photon-mcp", "0.1.0", [], {}),
+    ("pypi", "context-keeper-mcp", "0.19.0", [], {}),
+    ("pypi", "glm-vision-mcp-river831", "1.1.0", [], {}),
+    ("pypi", "fega-schmitt-mcp", "0.1.2", [], {}),
+    ("pypi", "mimo-vision-mcp", "0.4.1", [], {}),
+    ("pypi", "kube-assistant-mcp", "0.3.0", [], {}),
+    ("pypi", "antigravity-cli-mcp-slim", "0.2.1", [], {}),
+    ("pypi", "wisegrid-mcp", "0.1.0", [], {}),
+    ("pypi", "bixi-mcp", "0.0.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "sentinel-dv", "2.3.1", [], {"SENTINEL_DV_CONFIG": "/tmp/sentinel-dv/config.yaml"}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "db-semantic-mcp", "0.1.1", [], {"DATABASE_URL": "postgresql://DUMMY:DUMMY@127.0.0.1:9/DUMMY"}),
+    ("pypi", "zhipu-glm-vision-mcp", "0.1.3", [], {}),
+    ("pypi", "mcp-kql-server", "2.1.5", [], {}),
+    ("pypi", "ares-mcp", "0.2.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "flin-meta-ads-mcp", "0.1.10", [], {"META_ACCESS_TOKEN": DUMMY}),
+    ("pypi", "safe-ssh-mcp", "0.1.15", [], {}),
+    ("pypi", "workatastartup-mcp", "0.1.2", [], {}),
+    ("pypi", "african-speech-mcp", "2.0.0", [], {}),
+    ("pypi", "wiki-search-mcp", "0.7.0", ["/tmp"], {}),
+    ("pypi", "tdnet-disclosure-mcp", "0.2.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "crustdata-mcp", "0.3.2", [], {"CRUSTDATA_TOKEN": DUMMY}),
+    ("pypi", "clr-arista-mcp", "1.0.0", [], {}),
+    ("pypi", "infoway-mcp-server", "0.1.1", [], {}),
+    ("pypi", "repo-memory-mcp", "0.2.1", [], {}),
+    ("pypi", "rmc-memos-mcp", "0.1.7", [], {}),
+    ("pypi", "sharp-sparc-mcp", "1.0.0", [], {}),
+    ("pypi", "commander-workshop-mcp", "0.1.0", [], {}),
+    ("pypi", "pvlt", "0.1.2", [], {}),
+    ("pypi", "paper-scoring-mcp", "0.1.0", [], {}),
+    ("pypi", "projonatics-mcp", "0.4.0", [], {}),
+    ("pypi", "pyserial-mcp", "0.7.4", [], {}),
+    ("pypi", "catgirl3d-amocrm-mcp", "0.3.3", [], {}),
+    ("pypi", "ie-eli-mcp", "0.3.3", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "compethic-mcp", "0.1.2", [], {
+        "DATALAYER_API_URL": "http://127.0.0.1:9",
+        "COMPETHIC_CLIENT_ID": "00000000-0000-0000-0000-000000000000",
+        "COMPETHIC_CLIENT_SECRET": "ce_live_DUMMY",
+    }),
+    ("pypi", "ai-first-scraper-mcp", "1.0.2", [], {}),
+    ("pypi", "pdf4me-mcp", "1.0.2", [], {}),
+    ("pypi", "emoney-mcp", "1.2.2", [], {}),
+    ("pypi", "hyperliquid-price-mcp", "0.1.3", [], {}),
+    ("pypi", "awslabs-finch-mcp-server", "0.2.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "erudition-mcp", "0.2.0", [], {"ERUDITION_VAULT_PATH": "/tmp"}),
+    ("pypi", "stella-mcp", "0.14.0", [], {}),
+    ("pypi", "gemini-deep-research-mcp", "0.2.0", [], {}),
+    ("pypi", "docuware-mcp", "0.2.0", [], {}),
+    ("pypi", "testigo-recall-mcp", "0.5.7", [], {}),
+    ("pypi", "phpkg", "0.1.0", [], {}),
+    ("pypi", "sap-help-mcp", "1.2.3", [], {}),
+    ("pypi", "claude-control", "0.5.0", [], {}),
+    ("pypi", "nummeropslag-mcp", "1.0.2", [], {}),
+    ("pypi", "jp-eli-mcp", "0.3.3", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-apisix", "0.4.0", [], {"APISIX_ADMIN_KEY": DUMMY}),
+    ("pypi", "bibliocommons-mcp-mosyle", "1.3.6", [], {}),
+    ("pypi", "saydo", "0.1.1", [], {}),
+    ("pypi", "blender-mcp-connect", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "amirali-resume", "0.1.0", [], {"TAVILY_API_KEY": DUMMY}),
+    ("pypi", "paperdaily-mcp", "0.1.0", [], {}),
+    ("pypi", "tallystick-mcp", "1.0.2", [], {}),
+    ("pypi", "bitbucket-mcp-atlassian", "0.1.0", [], {}),
+    ("pypi", "barie-media-watcher-mcp", "0.1.3", ["--api-key", DUMMY], {}),
+    ("pypi", "xdarkzx-fmod-studio-mcp", "0.4.0", [], {}),
+    ("pypi", "songforge-mcp", "0.5.0", [], {}),
+    ("pypi", "jeles", "0.9.0", [], {}),
+    ("pypi", "visual-understanding", "0.2.2", [], {}),
+    ("pypi", "mcp-json-yaml-toml", "0.10.2", [], {}),
+    ("pypi", "ossinsight-mcp", "0.2.1", [], {}),
+    ("pypi", "speechwire-mcp", "0.1.4", [], {}),
+    ("pypi", "crypto-tracker-ai-mcp", "1.0.12", [], {}),
+    ("pypi", "lastseen-mcp", "0.1.2", [], {}),
+    ("pypi", "sverige-begagnad-mcp", "0.3.1", [], {}),
+    ("pypi", "kubeopt-mcp", "1.1.0", [], {}),
+    ("pypi", "memoraeu-mcp", "0.1.10", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "barie-google-forms-mcp", "0.1.4", [], {
+        "GOOGLE_ACCESS_TOKEN": DUMMY,
+        "GOOGLE_REFRESH_TOKEN": DUMMY,
+        "GOOGLE_CLIENT_ID": DUMMY,
+        "GOOGLE_CLIENT_SECRET": DUMMY,
+    }),
+    ("pypi", "onb-mcp", "0.4.7", [], {}),
+    ("pypi", "spudcoach", "0.14.1", ["--data", "/tmp/brotato.json"], {}),
+    ("pypi", "aihw-mcp", "0.4.25", [], {}),
+    ("pypi", "mcp-zenodo", "0.2.6", [], {}),
+    ("pypi", "gbdocs-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "clr-homeassistant-mcp", "1.0.0", [], {"HA_URL": "http://127.0.0.1:9", "HA_TOKEN": DUMMY}),
+    ("pypi", "celo-mcp", "0.4.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "evernote-mcp", "0.4.1", [], {"EVERNOTE_AUTH_TOKEN": DUMMY}),
+    ("pypi", "mcp-server-lore", "1.0.1", [], {}),
+    ("pypi", "bibliocommons-mcp-package-version-check", "1.3.6", [], {}),
+    ("pypi", "pack-mcp-gitlab", "0.7.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "xcsc-tushare-mcp", "1.1.1", [], {"XCSC_TUSHARE_TOKEN": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "ola-maps-mcp-server", "0.2.5", [], {"OLA_MAPS_API_KEY": DUMMY}),
+    ("pypi", "moveo-one-mcp", "0.1.0", [], {}),
+    ("pypi", "mcp-skill-sec", "1.0.0", [], {}),
+    ("pypi", "vicsia-gmail-mcp", "0.1.6", [], {}),
+    ("pypi", "plainsong-mcp", "1.0.1", [], {}),
+    ("pypi", "sagrada-mcp", "0.3.1", [], {}),
+    ("pypi", "sira-weather-mcp", "0.1.0", [], {}),
+    ("pypi", "awslabs-pcap-analyzer-mcp-server", "1.0.2", [], {}),
+    ("pypi", "dbos-mcp", "0.8.0", [], {}),
+    ("pypi", "mcp-blast-radius", "0.2.8", [], {}),
+    ("pypi", "seosiri-keyword-cluster-mcp", "1.0.0", [], {}),
+    ("pypi", "mcp-server-pp", "1.3.0", [], {}),
+    ("pypi", "nbrag", "1.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "clr-supabase-mcp", "1.0.0", [], {"SUPABASE_URL": "http://127.0.0.1:9"}),
+    ("pypi", "ses-email-notification", "0.1.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "zephyr-squad-server-mcp", "1.1.1", [], {"JIRA_URL": "http://127.0.0.1:9", "JIRA_PERSONAL_TOKEN": DUMMY}),
+    ("pypi", "vicsia-outlook-mcp", "0.1.6", [], {}),
+    ("pypi", "ableton-auto-mix-mcp", "0.1.4", [], {}),
+    ("pypi", "nagoya-bus-mcp", "0.10.0", [], {}),
+]
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
@@ -4222,5 +4396,5 @@ BATCHES: dict[str, list[Server]] = {
     "fresh9": FRESH9, "fresh10": FRESH10, "fresh11": FRESH11,
     "fresh12": FRESH12, "fresh13": FRESH13, "fresh14": FRESH14, "fresh15": FRESH15,
     "fresh16": FRESH16, "fresh17": FRESH17, "fresh18": FRESH18, "fresh19": FRESH19, "fresh20": FRESH20,
-    "fresh21": FRESH21, "fresh22": FRESH22, "fresh23": FRESH23,
+    "fresh21": FRESH21, "fresh22": FRESH22, "fresh23": FRESH23, "fresh24": FRESH24,
 }
