@@ -59,10 +59,15 @@ def sentences_spanning(text: str, start: int, end: int) -> tuple[int, int]:
     return first, stop.end() if stop else len(text)
 
 
+OCCURRENCES = 20
+
+
 def occurrences(text: str, quoted: str) -> list[int]:
-    """Where `quoted` stands in `text`, at most twenty places."""
-    found, at = [], text.find(quoted)
-    while at >= 0 and len(found) < 20:
-        found.append(at)
-        at = text.find(quoted, at + 1)
+    """Where `quoted` stands in `text`, in any case ("Ignore previous instructions" where a hit quoted its lower-cased
+    example), at most `OCCURRENCES` places."""
+    found: list[int] = []
+    for match in re.finditer(re.escape(quoted), text, re.IGNORECASE):
+        found.append(match.start())
+        if len(found) == OCCURRENCES:
+            break
     return found

@@ -26,7 +26,7 @@ from .engine import Hit
 from .env_writes import writes_own_env
 from .guard_subject import detected_example
 from .motion import forward_as_motion
-from .negation import negated, occurrences, sentence_around
+from .negation import OCCURRENCES, negated, occurrences, sentence_around
 from .other_windows import strongest_window
 from .own_backend import own_request, to_own_backend
 from .own_parameters import hands_on_user_words, multi_word, offers_own_parameter
@@ -160,8 +160,10 @@ def _why(hit: Hit, text: str, words: frozenset[str]) -> str | None:
 def _one(rule_id: str, text: str, quoted: str, words: frozenset[str]) -> str | None:
     """Why the part a catalogue hit quotes is no act, wherever in `text` it stands (a decoy sentence that documents it
     must not vouch for the same words elsewhere), or None."""
-    reasons = [_one_at(rule_id, text, quoted, at, words) for at in occurrences(text, quoted)]
-    return reasons[0] if reasons and all(reasons) else None
+    places = occurrences(text, quoted)
+    reasons = [_one_at(rule_id, text, quoted, at, words) for at in places]
+    # past the places read, an unread one could be the act
+    return reasons[0] if reasons and all(reasons) and len(places) < OCCURRENCES else None
 
 
 def _one_at(rule_id: str, text: str, quoted: str, at: int, words: frozenset[str]) -> str | None:
