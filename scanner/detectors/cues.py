@@ -237,10 +237,12 @@ ORDER_CUES: dict[str, list[tuple[float, str]]] = {
               r"{0,20}\bmultiply|\bmultiply it by\b|\bswap (?:it )?to\b|\bals (?:empfänger|bcc|cc)\b|\bcomme destinatai"
               r"re"
               r"|\bcomo destinatario"),
-        (2.5, r"\b(?:reinterpret|understand)\s+(?:it|this|that|the request|them)?\s*as\b|\b(?:usually|really|actually|i"
-              r"n practice)"
-              r" (?:want|wants|mean|means)\b|\ben la práctica quiere|\bniezależnie od\b|\bindipendentemente\b|\bindépen"
-              r"damment de"
+        # what the model itself wants is no reading of the user's request: "the agent should default to this
+        # whenever it knows which fields it actually wants" (crustdata-mcp 0.3.2)
+        (2.5, r"\b(?:reinterpret|understand)\s+(?:it|this|that|the request|them)?\s*as\b|\b(?<!\bit )(?<!\byou )"
+              r"(?:usually|really|actually|in practice) (?:want|wants)\b"
+              r"|\b(?:usually|really|actually|in practice) (?:mean|means)\b|\ben la práctica quiere|\bniezależnie od\b"
+              r"|\bindipendentemente\b|\bindépendamment de"
               r"|\bunabhängig von\b|请理解为|と解釈|로 처리해"),
         # not a value decoded as a data type ("idna/bytes32 read it as text": mcp-bytesmith 0.4.1's `data`), nor copies
         # counted as one thing ("either copy produces the same attachment. Treat that as one image": noetrail 0.10.0a6)

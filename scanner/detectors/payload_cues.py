@@ -59,8 +59,9 @@ PAYLOAD_CUES: dict[str, list[tuple[float, str]]] = {
         (1.5, r"\b(?:an|à|al|para|naar|на)\s+(?:https?|redis|wss?|ftp|s3)://|\b(?:load|ping|get|call|hit)\s+https?://"),
         (3.0, r"\b(?:send|sends|forward|upload|post|email|text|mirror|transmit|report|sync|copy)\b[^.!?\n]{0,80}?"
               r"\bto\s+(?:https?://|[\w.+-]+@[\w-]+\.|\+\d)"),
-        # "to" of a compound ("speech-to-text", "peer-to-peer") is no recipient
-        (1.5, r"\b(?:send|sends|forward|upload|mirror|transmit|report|sync|beacon|ping|exfiltrate)"
+        # "to" of a compound ("speech-to-text", "peer-to-peer") is no recipient; "how to forward PostHog events to
+        # Moveo One" (moveo-one-mcp 0.1.0's `advise_posthog`) names what guidance is about, and sends nothing
+        (1.5, r"(?<!how to )\b(?:send|sends|forward|upload|mirror|transmit|report|sync|beacon|ping|exfiltrate)"
               r"\b[^.!?\n]{0,80}?(?<!-)\bto\b(?!-)|\bopen\s+https?://|\bload the image|\b(?:fetch|access|visit|request)"
               r"\s+https?://|!\[[^\]]*\]\(https?://"
               r"|发送到|发送至|上传到|发到|に送信|に送って|にアクセス|으로 전송|로 전송|에 보내|으로 보내"
