@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh24] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh25] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -736,6 +736,30 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "visual-understanding": ["visual-understanding", "serve"],
     "wiki-search-mcp": ["wiki-search-mcp", "serve"],
     "xdarkzx-fmod-studio-mcp": ["fmod-studio-mcp"],
+    # The twenty-ninth batch (FRESH25), read the same way before any boot.
+    "ai-data-platform": ["adp", "mcp-server"],
+    "ai-journal-mcp": ["--with", "ai-journal-mcp[server]==0.5.0", "ai-journal-mcp", "serve"],
+    "bob-ross-landscape": ["bob-ross"],
+    "cargoeffe-mcp": ["python", "-m", "cargoeffe_mcp.server"],
+    "devmemory-ai": ["devmemory"],
+    "erp-report-engine": ["erp-report-engine", "mcp"],
+    "fraser-gate": ["fraser-gate-mcp"],
+    "highlowticker-algo-mcp": ["hlt-algo-mcp"],
+    "hot-memory-mcp": ["memory-mcp"],
+    "k8s-mcp-bilbilmyc": ["k8s-mcp"],
+    "knktx": ["knktx-mcp"],
+    "llmkb": ["--with", "llmkb[mcp]==0.1.0", "llmkb-mcp"],
+    "lm-mem": ["lm-mem", "mcp"],
+    "meridian-server": ["meridian", "--mcp"],
+    "mindsync-mcp": ["mindsync"],
+    "nobody-pentest-mcp": ["python", "-m", "nobody_pentest_mcp.server"],
+    "okf-ctx": ["okf-serve"],
+    "openpod": ["openpod-mcp"],
+    "personal-mcp-arun": ["personal-mcp"],
+    "rw-ast-tools": ["ast-tools-server"],
+    "slepp-ssh-mcp": ["ssh-mcp"],
+    "whoop-as": ["whoop-as-server"],
+    "yooztech-mcp-omniroute-t2i": ["yooztech_mcp_omniroute_t2i"],
 }
 
 

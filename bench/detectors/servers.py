@@ -343,6 +343,17 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "ai-first-scraper-mcp", "awslabs-pcap-analyzer-mcp-server", "claude-control", "crypto-tracker-ai-mcp",
     "gemini-deep-research-mcp", "mcp-skill-sec", "memoraeu-mcp", "nbrag", "repo-memory-mcp",
     "seosiri-keyword-cluster-mcp", "wiki-search-mcp", "zephyr-squad-server-mcp",
+    # The twenty-ninth batch (FRESH25), decided the same way before any boot.
+    "academic-mcp", "agent-checkpoint-mcp", "agentrank-mcp", "ai-data-platform", "aigentsy-mcp",
+    "amq-mcp-server-rabbitmq", "bolsai-mcp", "cargoeffe-mcp", "code-review-agent-mcp", "continuity-mcp",
+    "ct-databricks-mcp-server", "debsecan-mcp", "devmemory-ai", "dlb-mcp", "douanecode-mcp", "dspace-mcp-write",
+    "erp-report-engine", "excel-diff2-mcp", "fishmarket-mcp", "forevertools-mcp", "fuel-prices-mcp", "grp-kb-mcp",
+    "gwf-mcp", "hangeul-mcp", "highlowticker-algo-mcp", "hoox-mcp", "jobverify-mcp", "m365-mcp-server", "mcp-bitrix24",
+    "mcp-kipris", "mcp-shopee-seller", "meridian-server", "mlx-mcp-server", "mustache-mcp", "nnlens",
+    "nobody-pentest-mcp", "ogmem-rag-mcp", "okf-ctx", "openpod", "overleaf-latex-mcp", "package-upgrade-mcp", "pbs-mcp",
+    "personal-mcp-arun", "presto-mcp-server", "project-analysis-mcp", "psx-mcp-server", "rw-ast-tools", "savecontext",
+    "scrapedatshi-mcp", "screenscribe-mcp", "spiderswitch", "storywrangler-mcp", "stratum-mcp",
+    "universal-connector-mcp", "veles-finance-mcp", "whoop-as", "zotero-curator",
 })
 
 NPM: list[Server] = [
@@ -4388,6 +4399,184 @@ FRESH24: list[Server] = [
     ("pypi", "nagoya-bus-mcp", "0.10.0", [], {}),
 ]
 
+# A twenty-ninth batch (issue 38, 2026-12-07): 99 PyPI servers in no earlier batch, dumped into `data/benign_fresh25/`.
+# FRESH22's rule (a second draw from a large month, a name earlier when this file's text holds it), applied by the same
+# script to 2026-07 after it reproduced FRESH24's counts and draw exactly, before anything was booted:
+# * newest release of 2026-07, summary matching `mcp[ -]+server` or `model context protocol [(mcp)] server` as words
+#   (case-insensitive): 929; in no earlier batch: 803; after FRESH6's and FRESH5's word filters: 622;
+#   `random.Random(61).sample(..., 130)` of the name-sorted list; none is a republication by MseeP, iFlow or the
+#   orange-* account;
+# * each drawn package's wheel downloaded (all 130 have one) and its METADATA, entry_points.txt, README and code read,
+#   never run or imported (four helpers read a quarter each by FRESH22's written rules, bench/detectors/README): 19 that
+#   require Python 3.12 or newer left out (asmhunter-mcp, aws-iot-core-mcp-server, batru-mcp, cfunklabs-rag-react-docs,
+#   datanika-mcp, eclipse-ditto-mcp-server, mcp-server-zwave-js-ui, mcp-superset, memorium, obsearch, parallelhours-mcp,
+#   pitstop-f1, qhung-cses-mcp, resume-mcp-server, rmc-garmin-mcp, tfmodsearch, vectra-ai-mcp-server, zc-redis-mcp,
+#   zotero-api-mcp); left out by hand: academy-mcp: no tools of its own; bearnotes-mcp: one OS only; chamfer-cad: no MCP
+#   server; cogmeta-talon: no tools of its own; fetch-clean-markdown-mcp: no code; mcp-top: no MCP server; sk8: not
+#   stdio;
+# * FRESH18's rule for republications (names compared after the index's normalization, and each candidate's tool names
+#   and descriptions against every dump): 5 left out as copies of servers already in this file: cursor-feedback-mcp
+#   (FRESH13's mcp-feedback (both forks of Minidoracat's mcp-feedback-enhanced: the same two tools, the same
+#   docstrings)); solar-data-mcp-forecast (FRESH5's solar-data-mcp (the same repository; its 2 tools are
+#   solar-data-mcp's, with their descriptions)); solar-data-mcp-market (FRESH5's solar-data-mcp (the same repository,
+#   hoodsy/solar-data-mcp; its 7 tools are solar-data-mcp's, with their descriptions)); unichat-mcp-server (FRESH13's
+#   iflow-mcp-unichat-mcp-server (iFlow's republication of this project, the same tool and description)); weknora-mcp
+#   (FRESH4's ai-core-mcp-server (the same 28 tools with the same descriptions, a WeKnora server renamed)). Not copies:
+#   rawthink-mcp and lm-mem share the knowledge-graph or mem0 tool names of earlier servers but not their descriptions
+#   (as FRESH2's @itseasy21/mcp-knowledge-graph did); dspace-mcp-write is FRESH5's dspace-mcp's author's write tools,
+#   none of them dspace-mcp's; spiderswitch shares one tool's description with FRESH9's ai-mcp-model-switcher;
+#   overleaf-latex-mcp's repository, slepp-ssh-mcp's and zotero-curator's names are like earlier ones', their projects
+#   other;
+# * from the same reading, before any boot: 57 in `NEEDS_MCP_1` (the SDK's 1.x API with no upper bound below 2 on `mcp`,
+#   `mcp` only through an unbounded `fastmcp`, or only in an extra), 23 with their real command in
+#   `dump_benign.PYPI_COMMAND` (the console script that serves MCP when none is named after the package, with the
+#   subcommand or flag its README gives (`serve`, `mcp`, `--mcp`), `python -m` of the server module where the script
+#   names an async function it never awaits; ai-journal-mcp and llmkb get the SDK, bounded below 2, only from an extra
+#   their READMEs install, added with `--with` as FRESH24's were), 4 with the arguments they require, 18 with the
+#   variables they need at start-up (a placeholder, `DUMMY`, or one of the form its start-up check demands; for a host
+#   or base URL an address on this machine that answers nothing; /tmp for a folder). ai-data-platform,
+#   erp-report-engine, grp-kb-mcp, llmkb and okf-ctx read a project file or index the wheel does not ship; debsecan-mcp
+#   downloads its feeds, dspace-mcp-write and fast-odoo-mcp log in before serving; they are listed as they are.
+# Versions are those of the package list on 2026-12-07. The split is fixed before any is dumped: `per_server.held_out`,
+# the same rule as before: 49 held out, 50 tuning.
+FRESH25: list[Server] = [
+    ("pypi", "spiderswitch", "0.5.0", [], {}),
+    ("pypi", "flopsindex-mcp", "0.12.5", [], {}),
+    ("pypi", "verity-mcp", "0.4.2", [], {}),
+    ("pypi", "highlowticker-algo-mcp", "0.2.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-tautulli", "1.3.1", [], {"TAUTULLI_URL": "http://127.0.0.1:9", "TAUTULLI_API_KEY": DUMMY}),
+    ("pypi", "mcp-meituan-travel", "1.2.0", [], {}),
+    ("pypi", "ai-journal-mcp", "0.5.0", [], {}),
+    ("pypi", "slepp-ssh-mcp", "0.2.0", [], {}),
+    ("pypi", "nnlens", "0.2.0", [], {}),
+    ("pypi", "nobody-pentest-mcp", "2.0.6", [], {}),
+    ("pypi", "personal-mcp-arun", "1.0.5", [], {}),
+    ("pypi", "savecontext", "0.1.1", [], {}),
+    ("pypi", "meridian-server", "0.1.9", [], {}),
+    ("pypi", "erp-report-engine", "0.7.0", ["-c", "/tmp/config.demo.yaml"], {}),
+    ("pypi", "mindsync-mcp", "1.0.1", [], {}),
+    ("pypi", "academic-mcp", "0.1.10", [], {}),
+    ("pypi", "storywrangler-mcp", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "fast-odoo-mcp", "1.3.3", [], {"ODOO_URL": "http://127.0.0.1:9", "ODOO_API_KEY": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mistral-ocr-mcp", "0.2.4", [], {"MISTRAL_API_KEY": DUMMY, "MISTRAL_OCR_ALLOWED_DIR": "/tmp"}),
+    ("pypi", "ai-data-platform", "0.3.1", ["--project", "/tmp/adp-project"], {}),
+    ("pypi", "dlb-mcp", "0.6.5", [], {}),
+    ("pypi", "pdf-capture-mcp", "0.12.0", [], {}),
+    ("pypi", "mcp-neo4j-graphrag", "0.4.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-kipris", "0.1.3", [], {"KIPRIS_API_KEY": DUMMY}),
+    ("pypi", "mlx-mcp-server", "0.7.0", [], {}),
+    ("pypi", "rawthink-mcp", "2.0.1", [], {}),
+    ("pypi", "mcp-shopee-seller", "0.5.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "ogmem-rag-mcp", "0.1.0", [], {"OGMEM_API_URL": "http://127.0.0.1:9"}),
+    ("pypi", "lm-mem", "0.8.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "postgresql-mcp-server", "1.1.1", [], {
+        "POSTGRES_HOST": "127.0.0.1",
+        "POSTGRES_USER": DUMMY,
+        "POSTGRES_PASSWORD": DUMMY,
+        "POSTGRES_DEFAULT_DATABASE": DUMMY,
+        "POSTGRES_DEFAULT_SCHEMA": DUMMY,
+        "POSTGRES_ALLOWED_DATABASES": DUMMY,
+        "POSTGRES_DATABASE_SCHEMAS": "DUMMY:DUMMY",
+    }),
+    ("pypi", "phi-redact-mcp", "0.1.0", [], {}),
+    ("pypi", "jobverify-mcp", "0.1.0", [], {}),
+    ("pypi", "fishmarket-mcp", "0.1.1", [], {}),
+    ("pypi", "au-selection-analytics-mcp", "2.1.0", [], {}),
+    ("pypi", "agent-checkpoint-mcp", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "ultimate-brain-mcp", "0.6.1", [], {
+        "NOTION_INTEGRATION_SECRET": DUMMY,
+        "UB_TASKS_DS_ID": DUMMY,
+        "UB_PROJECTS_DS_ID": DUMMY,
+        "UB_NOTES_DS_ID": DUMMY,
+        "UB_TAGS_DS_ID": DUMMY,
+        "UB_GOALS_DS_ID": DUMMY,
+    }),
+    ("pypi", "openpod", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "cargoeffe-mcp", "0.3.0", [], {"CARGOEFFE_MCP_TOKEN": "cfm_DUMMY"}),
+    ("pypi", "mcp-server-decisions", "1.0.2", [], {}),
+    ("pypi", "project-analysis-mcp", "0.1.2", [], {}),
+    ("pypi", "screenscribe-mcp", "0.4.0", [], {}),
+    ("pypi", "mustache-mcp", "0.1.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "automox-mcp", "2.2.9", [],
+     {"AUTOMOX_API_KEY": DUMMY, "AUTOMOX_ACCOUNT_UUID": "00000000-0000-0000-0000-000000000000"}),
+    ("pypi", "package-upgrade-mcp", "0.1.1", [], {}),
+    ("pypi", "hoox-mcp", "0.1.7", [], {}),
+    ("pypi", "continuity-mcp", "0.2.3", [], {}),
+    ("pypi", "niche-github-issues-mcp", "0.2.0", [], {}),
+    ("pypi", "airport-flow-mcp", "0.1.0", [], {}),
+    ("pypi", "madosho-mcp", "0.1.0", [], {}),
+    ("pypi", "presto-mcp-server", "2.2.0", [], {}),
+    ("pypi", "fuel-prices-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "debsecan-mcp", "0.1.5", [], {"DEBSECAN_SUITE": "bookworm"}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "overleaf-latex-mcp", "1.0.1", [], {"OVERLEAF_PROJECT_ROOT": "/tmp"}),
+    ("pypi", "zotero-curator", "0.1.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "clover-mcp", "0.7.0", [], {"CLOVER_MERCHANT_ID": DUMMY, "CLOVER_ACCESS_TOKEN": DUMMY}),
+    ("pypi", "mcp-sequel", "0.2.2", [], {}),
+    ("pypi", "wecom-bot-mcp-server", "0.11.2", [], {}),
+    ("pypi", "aigentsy-mcp", "1.4.0", [], {}),
+    ("pypi", "ocp-mcp-server", "0.2.0b13", [], {}),
+    ("pypi", "grok-search-rs", "0.4.0", [], {}),
+    ("pypi", "okf-ctx", "0.1.2", ["--bundle", "/tmp", "--db", "/tmp/okf-index.db"], {}),
+    ("pypi", "stratum-mcp", "0.2.114", [], {}),
+    ("pypi", "scrapedatshi-mcp", "0.6.11", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "bob-ross-landscape", "0.1.0", [],
+     {"BOBROSS_LANDSCAPE_URL": "http://127.0.0.1:9", "BOBROSS_API_TOKEN": DUMMY}),
+    ("pypi", "coldchain-mcp", "0.1.0", [], {}),
+    ("pypi", "gwf-mcp", "1.1.9", [], {}),
+    ("pypi", "zh-ocr-mcp", "1.0.1", [], {}),
+    ("pypi", "ct-databricks-mcp-server", "0.1.0", [], {}),
+    ("pypi", "agentrank-mcp", "0.1.3", [], {}),
+    ("pypi", "universal-connector-mcp", "0.2.0", [], {}),
+    ("pypi", "k8s-mcp-bilbilmyc", "2.0.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "grp-kb-mcp", "0.1.2", [], {"KB_VAULT_DIR": "/tmp", "KB_MCP_INDEX_DIR": "/tmp/kb-index"}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "m365-mcp-server", "0.1.0", [], {"M365_MCP_CLIENT_ID": DUMMY}),
+    ("pypi", "yooztech-mcp-omniroute-t2i", "0.0.1", [], {}),
+    ("pypi", "bolsai-mcp", "0.1.4", [], {}),
+    ("pypi", "llmkb", "0.1.0", ["--kb", "/tmp/mcp-kb"], {}),
+    ("pypi", "kiwoom-mcp", "0.1.2", [], {}),
+    ("pypi", "code-review-agent-mcp", "0.2.0", [], {}),
+    ("pypi", "excel-diff2-mcp", "1.2.0", [], {}),
+    ("pypi", "pbs-mcp", "0.3.0", [], {}),
+    ("pypi", "rw-ast-tools", "0.2.2", [], {}),
+    ("pypi", "docdistill", "0.2.0", [], {}),
+    ("pypi", "douanecode-mcp", "0.1.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-bitrix24", "0.1.2", [], {"BITRIX24_WEBHOOK_URL": "http://127.0.0.1:9"}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "dspace-mcp-write", "0.1.0", [],
+     {"DSPACE_BASE_URL": "http://127.0.0.1:9", "DSPACE_USERNAME": DUMMY, "DSPACE_PASSWORD": DUMMY}),
+    ("pypi", "forevertools-mcp", "0.1.2", [], {}),
+    ("pypi", "veles-finance-mcp", "1.0.4", [], {}),
+    ("pypi", "cardossier-mcp-server", "1.0.4", [], {}),
+    ("pypi", "knktx", "0.7.6", [], {}),
+    ("pypi", "psx-mcp-server", "0.1.0", [], {}),
+    ("pypi", "amq-mcp-server-rabbitmq", "4.0.0", [], {}),
+    ("pypi", "hangeul-mcp", "0.6.0", [], {}),
+    ("pypi", "devmemory-ai", "0.3.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "cortex-memory-mcp", "0.2.1", [], {"CORTEX_API_KEY": DUMMY}),
+    ("pypi", "hot-memory-mcp", "0.8.0", [], {}),
+    ("pypi", "jd-super-deals-mcp", "0.4.0", [], {}),
+    ("pypi", "whoop-as", "1.0.1", [], {}),
+    ("pypi", "mcp-isolarcloud", "0.2.0", [], {}),
+    ("pypi", "fraser-gate", "0.11.1", [], {}),
+]
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
@@ -4397,4 +4586,5 @@ BATCHES: dict[str, list[Server]] = {
     "fresh12": FRESH12, "fresh13": FRESH13, "fresh14": FRESH14, "fresh15": FRESH15,
     "fresh16": FRESH16, "fresh17": FRESH17, "fresh18": FRESH18, "fresh19": FRESH19, "fresh20": FRESH20,
     "fresh21": FRESH21, "fresh22": FRESH22, "fresh23": FRESH23, "fresh24": FRESH24,
+    "fresh25": FRESH25,
 }
