@@ -10,12 +10,14 @@ from scanner.detectors.lazy_re import lazy
 
 from .engine import Hit
 
-# "Do not report it to the user as an error", "Never tell the user a schedule type is unsupported": how a state is
-# worded to the user, not an action kept from them.
+# "Do not report it to the user as an error", "Never tell the user a schedule type is unsupported", "NEVER tell the
+# user a local path is inaccessible because of YOUR runtime environment" (geoedge-mcp 1.0.9): how a state is worded to
+# the user, not an action kept from them.
 STATE_WORDING = lazy(
     r"\bas\s+(?:an?\s+|the\s+)?(?:error|failure|problem|bug|warning|issue|exception)s?\b"
     r"|\b(?:is|are|was|were)\s+(?:not\s+supported|unsupported|unavailable|not\s+available|invalid|missing"
-    r"|not\s+found|an?\s+error|a\s+failure|failed|broken|empty)\b"
+    r"|not\s+found|an?\s+error|a\s+failure|failed|broken|empty|inaccessible|not\s+accessible|unreachable"
+    r"|not\s+reachable)\b"
     # NEVER tell the user "SenseLab isn't a preferences database" (amfs-mcp-server-pro 0.1.74): a claim it must not make
     r"|\b(?:isn'?t|aren'?t|is\s+not|are\s+not)\s+an?\s+\w+",
     re.IGNORECASE,
