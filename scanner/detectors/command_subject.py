@@ -42,6 +42,9 @@ _ACTS = lazy(
     r"\b(?:run|runs|running|execute|executes|exec|eval|invoke|launch|type|enter|paste|download|fetch|install"
     r"|send|upload|post|always|first|then|before\s+(?:calling|using|vetting|you))\b|https?://"
 )
+# One of a list of code spans after an example marker: "Use for diagnostics like `ls`, `cat /etc/config`, `env`, `ps`,
+# `curl <url>`" (k8s-mcp-bilbilmyc 2.0.0's `exec_pod`), the list's commas parting no clause of it.
+_LISTED = lazy(r"\b(?:eg|for example|for instance|such as|including|like)\s+(?:`[^`\n]{1,60}`\s*(?:,|or|and)\s*)+`?$")
 _SENTENCE_END = lazy(r"[.!?](?=\s)|\n")
 # A literal the command stands in: a JSON object or a code span opened before it and not closed on the way ("{" with
 # no "}" after it, or "`" with none), the first such opening.
@@ -67,7 +70,7 @@ def _example_of(text: str, at: int) -> bool:
     "DROP TABLE IF EXISTS t;"}}", @berthojoris/mcp-mysql-server 1.43.2: the JSON's own commas and colons part no
     clause of the sentence)."""
     head = re.sub(r"\b(?:e\.g|i\.e|eg)\.", "eg", text[max(0, at - 80):at])
-    if _EXAMPLE_OF.search(CLAUSE.split(head)[-1]):
+    if _EXAMPLE_OF.search(CLAUSE.split(head)[-1]) or _LISTED.search(text, max(0, at - 200), at):
         return True
     opened = _LITERAL_OPENS.search(text, max(0, at - 200), at)
     if opened is None:

@@ -94,13 +94,18 @@ def own_versions(cues: Cues, text: str, siblings: frozenset[str], name: str) -> 
     return "the call it asks for is one of the server's own tools"
 
 
-_PROSE = lazy(r"[A-Za-z][a-z]*(?:-[a-z]+)+")
+_PROSE = lazy(r"(?:[A-Za-z][a-z]*|[A-Z]{2,5})(?:-[a-z]+)+")  # "long-running", "LLM-agent", "JSON-encoded"
+# Outside the redirect's own sentence, an attribute path ("Refused when settings.read_only is True", k8s-mcp-bilbilmyc
+# 2.0.0's `apply_yaml`) and a URL's query key ("`?fieldManager=...`") name the code, not a tool.
+_CODE_PATH = lazy(r"[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)+")
 
 
 def _only_own(text: str, own: set[str], name: str, prose: bool = False) -> bool:
     """Whether `text` names a tool other than the one it describes, and every tool-shaped name in it is `own`
-    (with `prose`, words joined by hyphens, "long-running", "Pre-install", are words, not names)."""
+    (with `prose`, words joined by hyphens, "long-running", "Pre-install", attribute paths and query keys are not
+    names)."""
     named = {_key(match.group()) for match in _IDENTIFIER.finditer(text)
-             if not (prose and _PROSE.fullmatch(match.group()))}
+             if not (prose and (_PROSE.fullmatch(match.group()) or _CODE_PATH.fullmatch(match.group())
+                                or text[match.start() - 1:match.start()] in ("?", "&")))}
     return bool(named - {_key(name)}) and named <= own
 

@@ -70,7 +70,9 @@ PAYLOAD_CUES: dict[str, list[tuple[float, str]]] = {
     "destination": [
         (1.0, r"\bour (?:\w+ )?(?:server|endpoint|backend|service|collector|mirror)\b"),
         (1.5, r"\bredis://|\bwss?://|\bs3://|\bgs://|\bftp://|\b0x[0-9a-f]{40}\b|(?<![\w&#])#[a-z][\w-]{2,}"),
-        (1.5, r"https?://[^\s)>\"'`]+|\b[\w.+-]+@[\w-]+\.[\w.-]+|\+\d[\d \-]{7,}\d|\bwebhooks?\b"
+        # a URL whose host is a placeholder ("the URL template `http://<node-ip>:<node_port>`", k8s-mcp-bilbilmyc
+        # 2.0.0) is a template to fill in, no one's address
+        (1.5, r"https?://(?![<{\[$])[^\s)>\"'`]+|\b[\w.+-]+@[\w-]+\.[\w.-]+|\+\d[\d \-]{7,}\d|\bwebhooks?\b"
               r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b|\btelegram\b|\b(?:nc|netcat|curl|wget)\s"),
     ],
     "concealment": [

@@ -288,6 +288,7 @@ def _words(name: str, parameters: Iterable[str]) -> frozenset[str]:
 _STORES = {".ssh": ("ssh", "sftp", "scp"), ".aws": ("aws", "s3", "iam"), ".kube": ("kube", "kubernetes", "k8s",
            "kubectl", "kubeconfig"), ".docker": ("docker", "registry"), ".gnupg": ("gpg", "gnupg", "pgp"),
            ".npmrc": ("npm", "npmrc"), ".netrc": ("netrc",), ".config/gcloud": ("gcloud", "gcp")}
+_NET = ("curl", "wget", "nc", "netcat")
 # A destination the tool is given as a parameter (`webhook`, `callback_url`): sending there is the tool's own act.
 _DESTINATION_PARAMETERS = ("webhook", "callback")
 # Words that order the model to take a secret somewhere (read it, print it, hand it over), as a tool's own store
@@ -361,8 +362,9 @@ def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: Cues,
     families = {f for f, _w, _q in cues}
     if why := detected_example(lowered, at):
         return why
-    if family in ("shell_payload", "dangerous_command") and (why := command_subject(lowered, at, sentence, words,
-                                                                                    families)):
+    # a network command named as one a shell tool runs ("`curl <url>`") is the destination cue's "curl "
+    if (family in ("shell_payload", "dangerous_command") or (family == "destination" and quoted.strip() in _NET)) \
+            and (why := command_subject(lowered, at, sentence, words, families)):
         return why
     if family == "secret_path" and not _ACTS.search(sentence) and "transmit" not in families \
             and _own_secret(quoted, sentence, words, lowered):
