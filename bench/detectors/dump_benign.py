@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh25] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh26] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -760,6 +760,39 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "slepp-ssh-mcp": ["ssh-mcp"],
     "whoop-as": ["whoop-as-server"],
     "yooztech-mcp-omniroute-t2i": ["yooztech_mcp_omniroute_t2i"],
+    # The thirtieth batch (FRESH26), read the same way before any boot.
+    "ableton-osc-mcp": ["ableton-mcp"],
+    "c2pa-watermark-mcp": ["c2pa_watermark_mcp"],
+    "color-ai-mcp": ["color_ai_mcp"],
+    "csv-analytics-mcp": ["csv_analytics_mcp"],
+    "datalox-protein-mcp": ["protein-mcp", "mcp", "--stdio", "--headless"],
+    "ecommerce-ai-mcp": ["ecommerce_ai_mcp"],
+    "education-ai-mcp": ["education_ai_mcp"],
+    "event-planning-ai-mcp": ["event_planning_ai_mcp"],
+    "garmin-givemydata": ["garmin-mcp"],
+    "ip-network-ai-mcp": ["ip_network_ai_mcp"],
+    "job-description-ai-mcp": ["job_description_ai_mcp"],
+    "legal-document-ai-mcp": ["legal_document_ai_mcp"],
+    "markdown-ai-mcp": ["markdown_ai_mcp"],
+    "mcp-agent-gate": ["agent-gate"],
+    "mcpaisuite-websearchmcp": ["websearchmcp-server"],
+    "mortgage-calculator-ai-mcp": ["mortgage_calculator_ai_mcp"],
+    "patient-safety-ai-mcp": ["patient_safety_ai_mcp"],
+    "planthire-ai-mcp": ["planthire_ai_mcp"],
+    "research-assistant-mcp-mdmehranabul": ["research-assistant-mcp"],
+    "robotics-control-mcp": ["robotics_control_mcp"],
+    "slack-huddle-mcp": ["slack-huddle-mcp", "serve"],
+    "sqlnow-mcp": ["sqlnow-mcp", "--mode", "local"],
+    "stock-analyzer-ai-mcp": ["stock_analyzer_ai_mcp"],
+    "summarizer-ai-mcp": ["summarizer_ai_mcp"],
+    "symtext": ["symtext", "mcp"],
+    "traitprint": ["traitprint", "mcp-serve"],
+    "unit-converter-ai-mcp": ["unit_converter_ai_mcp"],
+    "verifiable-memory-mcp": ["verifiable-memory"],
+    "vit-student-mcp": ["vit-mcp-serve"],
+    "voice-audio-mcp": ["voice_audio_mcp"],
+    "yaml-ai-mcp": ["yaml_ai_mcp"],
+    "zotero-research-assistant": ["zra-mcp"],
 }
 
 

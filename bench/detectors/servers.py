@@ -354,6 +354,23 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "personal-mcp-arun", "presto-mcp-server", "project-analysis-mcp", "psx-mcp-server", "rw-ast-tools", "savecontext",
     "scrapedatshi-mcp", "screenscribe-mcp", "spiderswitch", "storywrangler-mcp", "stratum-mcp",
     "universal-connector-mcp", "veles-finance-mcp", "whoop-as", "zotero-curator",
+    # The thirtieth batch (FRESH26), decided the same way before any boot.
+    "ableton-osc-mcp", "aethexai-mcp", "agentis-mcp", "agentladle-mcp-reoi", "agnes-mcp", "akshare-stock-mcp",
+    "analog-discovery-mcp-server", "axon-mcp", "blind-vision-mcp", "btcvision-mcp", "c2pa-watermark-mcp",
+    "cobra-andes-forge-mcp", "codekb-mcp", "color-ai-mcp", "csv-analytics-mcp", "datalox-protein-mcp", "db-mcp-py",
+    "ddb-explorer-mcp", "ecommerce-ai-mcp", "education-ai-mcp", "event-planning-ai-mcp", "evolution-mcp",
+    "flexberry-markitdown-mcp", "gadgethumans-legal-mcp", "garmin-givemydata", "homeassistant-tts-mcp",
+    "hyperstore-mcp", "ibmi-mcp", "injection-pii-guardrail-mcp", "ip-network-ai-mcp", "jewei-mcp-mssql",
+    "job-description-ai-mcp", "krystalview-mcp", "legal-document-ai-mcp", "lo-eyes", "markdown-ai-mcp",
+    "mcp-agent-gate", "mcp-architect", "mcp-beijing-universal", "mcp-cb-arbitrage", "mcp-heimdall",
+    "mcp-hotel-recommend", "mcp-mysql-explorer", "mcp-server-kubestash", "mcp-server-medium", "mcp-tools-sql",
+    "mcp-uofx", "medium-mcp-server", "meok-mcp-cardgen-mcp", "mortgage-calculator-ai-mcp", "ncbi-datasets-mcp",
+    "neurodock-mcp-cognitive-graph", "ohwise-mcp", "patient-safety-ai-mcp", "pdf-insight-mcp", "planthire-ai-mcp",
+    "playwright-mcp-python", "postman-runner-mcp", "powerbi-mcp-designer", "predictlm-mcp", "qsale-mcp",
+    "remote-debug-mcp", "research-assistant-mcp-mdmehranabul", "robotics-control-mcp", "rocketchat-mcp",
+    "seo-audit-mcp", "snowsyncmd-mcp", "stock-analyzer-ai-mcp", "summarizer-ai-mcp", "tokymaker-mcp", "tollbooth-mcp",
+    "traitprint", "unit-converter-ai-mcp", "vit-student-mcp", "vivino-mcp", "voice-audio-mcp", "web-fetch-mcp",
+    "yaml-ai-mcp",
 })
 
 NPM: list[Server] = [
@@ -4577,6 +4594,156 @@ FRESH25: list[Server] = [
     ("pypi", "fraser-gate", "0.11.1", [], {}),
 ]
 
+# A thirtieth batch (issue 38, 2026-12-07): 101 PyPI servers in no earlier batch, dumped into `data/benign_fresh26/`.
+# FRESH22's rule (a second draw from a large month, a name earlier when this file's text holds it), applied by the same
+# script to 2026-06 after it reproduced FRESH25's counts and draw exactly, before anything was booted:
+# * newest release of 2026-06, summary matching `mcp[ -]+server` or `model context protocol [(mcp)] server` as words
+#   (case-insensitive): 984; in no earlier batch: 854; after FRESH6's and FRESH5's word filters: 675;
+#   `random.Random(62).sample(..., 130)` of the name-sorted list; none is a republication by MseeP, iFlow or the
+#   orange-* account;
+# * each drawn package's wheel downloaded (129 of 130 have one; dnspy-mcp has none) and its METADATA, entry_points.txt,
+#   README and code read, never run or imported (four helpers read a quarter each by FRESH22's written rules,
+#   bench/detectors/README): 17 that require Python 3.12 or newer left out (agenticbridge, blindpilot-mcp,
+#   code-intelligence-mcp, crossref-mcp, frontend-dev-mcp, google-search-console-mcp-python, idcanopy-aletheia-mcp,
+#   lead-upwork, microsoft-ads-mcp, ndlocr-lite-mcp, payd-labs-sentinel-cli, steplock, stripe-agents-mcp,
+#   talkops-tempo-mcp-server, tazendor-opnsense-mcp, telegram-bot-api-docs-mcp, testing-arwaky); left out by hand:
+#   apple-fm-mcp: one OS only; exasol-quickstart: no code; maxai-mcp: no tools of its own; mcp-budget: no tools of its
+#   own; mcpgen-cli: no MCP server; podcomet-mcp: no code; quizzard-mcp: no code; shieldclaw-mcp: no tools of its own;
+#   ship-detector-mcp: not stdio; skillport-mcp: no code;
+# * FRESH18's rule for republications (names after the index's normalization, tool names and descriptions against every
+#   dump): 1 left out as a copy: gis-rs-mcp (FRESH23's geoedge-mcp (82 of its 104 tool names are geoedge-mcp's, 63 of
+#   geoedge-mcp's descriptions are in its code: a renamed fork)). Not copies: pdf-insight-mcp's repository is named like
+#   FRESH18's pdf-reader-mcp, db-mcp-py's like FRESH9's db-mcp-server, their tools' descriptions other; 18 kept are one
+#   author's (MEOK AI Labs') servers built from one template, each its own data (the rule counts servers, not authors);
+# * from the same reading, before any boot: 78 in `NEEDS_MCP_1` (the SDK's 1.x API with no upper bound below 2 on `mcp`,
+#   or `mcp` only through an unbounded `fastmcp`), 32 with their real command in `dump_benign.PYPI_COMMAND` (the console
+#   script that serves MCP when none is named exactly after the package (MEOK's scripts use underscores), with the
+#   subcommand or flag its README gives (`serve`, `mcp`, `mcp-serve`, `--mode local`, `--stdio --headless`)), 3 with the
+#   arguments they require, 10 with the variables they need at start-up (a placeholder, `DUMMY`; for a host or base URL
+#   an address on this machine that answers nothing; /tmp for a folder). db-mcp-py, mcp-tools-sql and traitprint read a
+#   configuration or vault the wheel does not ship, blind-vision-mcp launches a program at a path of its author's
+#   machine, superproductivity-mcp a helper daemon; they are listed as they are.
+# Versions are those of the package list on 2026-12-07. The split is fixed before any is dumped: `per_server.held_out`,
+# the same rule as before: 47 held out, 54 tuning.
+FRESH26: list[Server] = [
+    ("pypi", "superproductivity-mcp", "2.2.1", [], {}),
+    ("pypi", "blind-vision-mcp", "0.3.0", [], {}),
+    ("pypi", "ibmi-mcp", "1.1.0", [], {}),
+    ("pypi", "playwright-mcp-python", "0.1.0", [], {}),
+    ("pypi", "mcp-uofx", "0.1.1", [], {}),
+    ("pypi", "event-planning-ai-mcp", "1.0.11", [], {}),
+    ("pypi", "remote-debug-mcp", "0.2.1", [], {}),
+    ("pypi", "flexberry-markitdown-mcp", "2.0.1", [], {}),
+    ("pypi", "eks-sage-enterprise", "2.0.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "aethexai-mcp", "1.0.0", [], {"AETHEX_API_KEY": DUMMY}),
+    ("pypi", "job-description-ai-mcp", "1.0.11", [], {}),
+    ("pypi", "vit-student-mcp", "1.0.0", [], {}),
+    ("pypi", "yaml-ai-mcp", "1.0.9", [], {}),
+    ("pypi", "csv-analytics-mcp", "1.0.11", [], {}),
+    ("pypi", "akshare-stock-mcp", "0.1.0", [], {}),
+    ("pypi", "powerbi-mcp-designer", "0.2.1", [], {}),
+    ("pypi", "postman-runner-mcp", "1.0.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "rocketchat-mcp", "0.1.0", [],
+     {"ROCKETCHAT_SERVER_URL": "http://127.0.0.1:9", "ROCKETCHAT_AUTH_TOKEN": DUMMY, "ROCKETCHAT_USER_ID": DUMMY}),
+    ("pypi", "agnes-mcp", "0.3.1", [], {}),
+    ("pypi", "mcp-server-kubestash", "0.1.0", [], {}),
+    ("pypi", "education-ai-mcp", "1.0.11", [], {}),
+    ("pypi", "capitalcom-mcp", "0.3.4", [], {}),
+    ("pypi", "mcp-hotel-recommend", "0.3.0", [], {}),
+    ("pypi", "patient-safety-ai-mcp", "1.0.12", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "sorftime-mcp", "0.1.0", [], {"SORFTIME_API_KEY": DUMMY}),
+    ("pypi", "voice-audio-mcp", "1.0.10", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "traitprint", "0.11.0", [], {"TRAITPRINT_VAULT_DIR": "/tmp/traitprint-vault"}),
+    ("pypi", "ncbi-datasets-mcp", "0.1.4", [], {}),
+    ("pypi", "vivino-mcp", "0.1.6", [], {}),
+    ("pypi", "planthire-ai-mcp", "1.0.8", [], {}),
+    ("pypi", "agentis-mcp", "0.1.0", [], {}),
+    ("pypi", "mcp-agent-gate", "0.1.1", [], {}),
+    ("pypi", "lo-eyes", "1.1.0", [], {}),
+    ("pypi", "tokenleaf", "0.6.3", [], {}),
+    ("pypi", "ohwise-mcp", "0.2.0", [], {}),
+    ("pypi", "hyperstore-mcp", "0.1.2", [], {}),
+    ("pypi", "tokymaker-mcp", "0.2.1", [], {}),
+    ("pypi", "zotero-research-assistant", "0.2.0", [], {}),
+    ("pypi", "allstacks-mcp", "0.1.6", ["--token", DUMMY], {}),
+    ("pypi", "summarizer-ai-mcp", "1.0.12", [], {}),
+    ("pypi", "stock-analyzer-ai-mcp", "1.0.11", [], {}),
+    ("pypi", "symtext", "0.1.0", [], {}),
+    ("pypi", "gadgethumans-legal-mcp", "1.0.0", [], {}),
+    ("pypi", "injection-pii-guardrail-mcp", "0.1.2", [], {}),
+    ("pypi", "ddb-explorer-mcp", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "codekb-mcp", "0.1.1", [], {"CODEKB_API_URL": "http://127.0.0.1:9"}),
+    ("pypi", "medium-mcp-server", "0.1.0", [], {}),
+    ("pypi", "markdown-ai-mcp", "1.0.10", [], {}),
+    ("pypi", "garmin-givemydata", "0.1.13", [], {}),
+    ("pypi", "meok-mcp-cardgen-mcp", "1.0.3", [], {}),
+    ("pypi", "sqlnow-mcp", "0.3.0", [], {}),
+    ("pypi", "ecommerce-ai-mcp", "1.0.11", [], {}),
+    ("pypi", "mcp-server-medium", "0.4.1", [], {}),
+    ("pypi", "devin-memento", "0.9.0", [], {}),
+    ("pypi", "mortgage-calculator-ai-mcp", "1.0.9", [], {}),
+    ("pypi", "unit-converter-ai-mcp", "1.0.11", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "neuratelai-mcp", "0.3.0", [], {"NEURATEL_API_KEY": DUMMY}),
+    ("pypi", "predictlm-mcp", "0.1.0", [], {}),
+    ("pypi", "ableton-osc-mcp", "1.0.0", [], {}),
+    ("pypi", "mcpaisuite-websearchmcp", "1.1.0", [], {}),
+    ("pypi", "seo-audit-mcp", "1.2.2", [], {}),
+    ("pypi", "robotics-control-mcp", "1.0.8", [], {}),
+    ("pypi", "btcvision-mcp", "0.1.0", [], {}),
+    ("pypi", "cobra-andes-forge-mcp", "1.0.0", [], {}),
+    ("pypi", "agentladle-mcp-reoi", "0.1.0", [], {}),
+    ("pypi", "pdf-insight-mcp", "0.2.1", [], {}),
+    ("pypi", "cos-mcp", "0.3.1", [], {}),
+    ("pypi", "sdd-harness", "0.2.1", [], {}),
+    ("pypi", "mcp-mysql-explorer", "0.1.4", [], {}),
+    ("pypi", "datalox-protein-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "nextcloud-talk-mcp", "1.0.2", [],
+     {"NC_URL": "http://127.0.0.1:9", "NC_USER": DUMMY, "NC_APP_PASSWORD": DUMMY}),
+    ("pypi", "color-ai-mcp", "1.0.11", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "krystalview-mcp", "0.1.6", [], {"KRYSTALVIEW_API_KEY": DUMMY}),
+    ("pypi", "jewei-mcp-mssql", "0.1.16", [], {}),
+    ("pypi", "netlogo-mcp", "1.0.2", [], {}),
+    ("pypi", "mcp-window-vision", "0.2.0", [], {}),
+    ("pypi", "qsale-mcp", "0.2.1", [], {}),
+    ("pypi", "mcp-heimdall", "0.1.1", [], {}),
+    ("pypi", "axon-mcp", "0.1.0", [], {}),
+    ("pypi", "neurodock-mcp-translation", "0.3.0", [], {}),
+    ("pypi", "jedify-lens", "0.1.0", [], {}),
+    ("pypi", "neurodock-mcp-cognitive-graph", "0.0.6", [], {}),
+    ("pypi", "homeassistant-tts-mcp", "0.1.1", [], {}),
+    ("pypi", "esolat-mcp", "1.0.5", [], {}),
+    ("pypi", "slack-huddle-mcp", "0.3.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "snowsyncmd-mcp", "1.3.2", [],
+     {"SNOWFLAKE_ACCOUNT": DUMMY, "SNOWFLAKE_USER": DUMMY, "SNOWFLAKE_PASSWORD": DUMMY}),
+    ("pypi", "tollbooth-mcp", "0.1.0", [], {}),
+    ("pypi", "mcp-tools-sql", "0.1.2",
+     ["--config", "/tmp/mcp-tools-sql.toml", "--database-config", "/tmp/mcp-tools-sql-db.toml"],
+     {}),
+    ("pypi", "db-mcp-py", "0.3.1", ["--config", "/tmp/db-mcp-config.json"], {}),
+    ("pypi", "analog-discovery-mcp-server", "0.2.0", [], {}),
+    ("pypi", "web-fetch-mcp", "1.0.0", [], {}),
+    ("pypi", "evolution-mcp", "0.1.1", [], {}),
+    ("pypi", "mcp-architect", "0.2.1", [], {}),
+    ("pypi", "c2pa-watermark-mcp", "0.1.1", [], {}),
+    ("pypi", "legal-document-ai-mcp", "1.0.10", [], {}),
+    ("pypi", "mcp-beijing-universal", "0.2.0", [], {}),
+    ("pypi", "verifiable-memory-mcp", "0.1.2", [], {}),
+    ("pypi", "mcp-cb-arbitrage", "2.2.0", [], {}),
+    ("pypi", "qrforge-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "research-assistant-mcp-mdmehranabul", "0.1.3", [], {"RESEARCH_DB_PATH": "/tmp"}),
+    ("pypi", "ip-network-ai-mcp", "1.0.10", [], {}),
+]
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
@@ -4586,5 +4753,5 @@ BATCHES: dict[str, list[Server]] = {
     "fresh12": FRESH12, "fresh13": FRESH13, "fresh14": FRESH14, "fresh15": FRESH15,
     "fresh16": FRESH16, "fresh17": FRESH17, "fresh18": FRESH18, "fresh19": FRESH19, "fresh20": FRESH20,
     "fresh21": FRESH21, "fresh22": FRESH22, "fresh23": FRESH23, "fresh24": FRESH24,
-    "fresh25": FRESH25,
+    "fresh25": FRESH25, "fresh26": FRESH26,
 }
