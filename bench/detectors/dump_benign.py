@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh26] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh27] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -793,6 +793,20 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "voice-audio-mcp": ["voice_audio_mcp"],
     "yaml-ai-mcp": ["yaml_ai_mcp"],
     "zotero-research-assistant": ["zra-mcp"],
+    # The thirty-first batch (FRESH27), read the same way before any boot.
+    "artlounge-reorder-mcp": ["reorder-mcp"],
+    "claude-aws-mcp": ["aws-mcp"],
+    "claude-repo-mem": ["claude-repo-mem", "serve"],
+    "hs-mcp": ["hs-mcp-server"],
+    "ladon-nous": ["ladon-nous", "serve"],
+    "localbrain-rag": ["localbrain-mcp"],
+    "lovranran-mcp-test-runner": ["mcp-test-runner"],
+    "mcp-india-retail-intelligence": ["mcp-retail-intel"],
+    "meeting-memory": ["meeting-memory-mcp"],
+    "orihime": ["orihime", "serve"],
+    "sam-gov-mcp-server": ["sam-gov-mcp"],
+    "unity-info-mcp": ["unity-info-mcp", "--transport", "stdio"],
+    "wildberries-fast-mcp": ["python", "-m", "wbmcp"],
 }
 
 

@@ -371,6 +371,17 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "seo-audit-mcp", "snowsyncmd-mcp", "stock-analyzer-ai-mcp", "summarizer-ai-mcp", "tokymaker-mcp", "tollbooth-mcp",
     "traitprint", "unit-converter-ai-mcp", "vit-student-mcp", "vivino-mcp", "voice-audio-mcp", "web-fetch-mcp",
     "yaml-ai-mcp",
+    # The thirty-first batch (FRESH27), decided the same way before any boot.
+    "aetherlink", "agentdb-mcp", "agentpromocode-mcp", "almanac-mcp", "aws-safe-mcp", "azplex", "azure-pricing-mcp",
+    "buildshield-mcp", "carbon-footprint-mcp", "changedetection-mcp", "claude-aws-mcp", "claude-repo-mem", "cml2-mcp",
+    "dealgo-mcp", "deep-email", "docx-mcp-server", "duplicati-mcp", "eda-mcp", "emancipation", "flightaware-mcp",
+    "geopy-mcp", "gnomon-mcp", "greenlake-reporting-mcp", "hs-mcp", "ict-mcp-server", "india-rx-mcp",
+    "inference-predictor-mcp", "kessan-mcp", "kuriflow-mcp", "kvc-mcp", "ladybug-memory-mcp", "localbrain-rag",
+    "mcp-india-retail-intelligence", "mcp-seo-audit", "mcp-server-cdek", "mcp-server-wildberries", "mcp-shopline",
+    "mcp-tech-ai-tracker", "meeting-memory", "mimo-image-recognition-mcp", "mnemonexus-mcp-server", "netmcp",
+    "newrelic-mcp", "orihime", "pdf-extractor-mcp", "postaldatapi-mcp", "reviewguru-mcp", "sam-gov-mcp-server",
+    "sliver-mcp", "spec-driven-development", "speculate-mcp", "symath-mcp", "unity-info-mcp", "voc-amazon-reviews-mcp",
+    "your-docs-mcp",
 })
 
 NPM: list[Server] = [
@@ -4744,6 +4755,140 @@ FRESH26: list[Server] = [
     ("pypi", "ip-network-ai-mcp", "1.0.10", [], {}),
 ]
 
+# A thirty-first batch (issue 38, 2026-12-07): 86 PyPI servers in no earlier batch, dumped into `data/benign_fresh27/`.
+# FRESH22's rule (a second draw from a large month, a name earlier when this file's text holds it), applied by the same
+# script to 2026-05 after it reproduced FRESH26's counts and draw exactly, before anything was booted:
+# * newest release of 2026-05, summary matching `mcp[ -]+server` or `model context protocol [(mcp)] server` as words
+#   (case-insensitive): 863; in no earlier batch: 749; after FRESH6's and FRESH5's word filters: 583;
+#   `random.Random(63).sample(..., 130)` of the name-sorted list; none is a republication by MseeP, iFlow or the
+#   orange-* account;
+# * each drawn package's wheel downloaded (all 130 have one) and its METADATA, entry_points.txt, README and code read,
+#   never run or imported (four helpers read a quarter each by FRESH22's written rules, bench/detectors/README): 26 that
+#   require Python 3.12 or newer left out (anaplan-mcp, arr-stack-mcp, clinicaltrials-mcp, dida365-agent,
+#   filesystem-edit-mcp, garmin-connect-mcp, google-scholar-search-mcp, govforge, imessage-mcp, japan-utils-mcp,
+#   kakaocloud-openapi-mcp, kion-mcp-server, legal-text-mcp-de, liquid-mcp, mcp-agent-handoff, mcp-micro-shell,
+#   mcp-tw-nhi-ihqe, multify-mcp, promptify-cmax, quickwit-mcp, reka-mcp, rest-finder-mcp, things3-mcp-gtd,
+#   valorant-mcp, vicpropertycheck, xhr-mcp-server); left out by hand: apple-ecosystem-mcp: one OS only; blograg: not
+#   stdio; digital-oracle-mcp: no code; echa-cli: not stdio; hopeit-agents-mcp-server: no tools of its own;
+#   llama-index-tools-ejentum: no MCP server; mcp-agent-tester: no MCP server; mcp-server-glassflow: not stdio;
+#   mcp-server-proxmox: not stdio; ncp-langgraph: no MCP server; notemd-mcp: no code; opendocswork-mcp: no code;
+#   pinelabs-mcp-server: not stdio; pyautogui-mcp-server: not stdio; wxautox4-mcp: one OS only;
+# * FRESH18's rule for republications (names after the index's normalization, repositories, tool names and descriptions
+#   against every dump): 3 left out as copies: cams-jenkins-mcp (FRESH10's iflow-mcp-kjozsa-jenkins-mcp (the same
+#   repository, kjozsa/jenkins-mcp)); futu-stock-mcp-server (FRESH15's mseep-futu-stock-mcp-server (MseeP's
+#   republication of this project, shuizhengqi1/futu-stock-mcp-server)); overleaf-mcp-server (FRESH14's overleaf-mcp
+#   (amcheste/overleaf-mcp renamed: the same variables, PROJECT_ID and OVERLEAF_TOKEN, and the same Git mechanism)). Not
+#   copies: symath-mcp's repository is named like FRESH18's math-mcp, tiktok-mcp's server like FRESH23's
+#   tiktok-mcp-server, ladybug-memory-mcp shares mcp-external-memory's seven tool names but none of its descriptions;
+# * from the same reading, before any boot: 55 in `NEEDS_MCP_1` (the SDK's 1.x API with no upper bound below 2 on `mcp`,
+#   or `mcp` only through an unbounded `fastmcp`), 13 with their real command in `dump_benign.PYPI_COMMAND` (the console
+#   script that serves MCP when none is named exactly after the package, with the subcommand or flag its README gives),
+#   7 with the arguments they require, 7 with the variables they need at start-up (a placeholder, `DUMMY`, or one of the
+#   form its start-up check demands; for a host or base URL an address on this machine that answers nothing; /tmp for a
+#   folder); any that read a file the wheel does not ship or log in before serving are listed as they are.
+# Versions are those of the package list on 2026-12-07. The split is fixed before any is dumped: `per_server.held_out`,
+# the same rule as before: 42 held out, 44 tuning.
+FRESH27: list[Server] = [
+    ("pypi", "refua-mcp", "0.8.0", [], {}),
+    ("pypi", "mcp-manimgl", "0.1.2", [], {}),
+    ("pypi", "localbrain-rag", "0.1.1", [], {}),
+    ("pypi", "spec-driven-development", "0.1.1", [], {}),
+    ("pypi", "claude-aws-mcp", "0.1.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "changedetection-mcp", "0.1.0", [],
+     {"CHANGEDETECTION_BASE_URL": "http://127.0.0.1:9", "CHANGEDETECTION_API_KEY": DUMMY}),
+    ("pypi", "cardinal-mcp", "0.2.0", [], {}),
+    ("pypi", "ict-mcp-server", "0.5.1", [], {}),
+    ("pypi", "mcp-india-retail-intelligence", "0.1.0", [], {}),
+    ("pypi", "mcp-server-cdek", "0.6.0", [], {}),
+    ("pypi", "bigquery-mcp", "0.1.6", ["--project", DUMMY, "--location", "US"], {}),
+    ("pypi", "duplicati-mcp", "1.1.1", [], {}),
+    ("pypi", "mcp-tech-ai-tracker", "0.1.0", [], {}),
+    ("pypi", "kuriflow-mcp", "0.1.1", [], {}),
+    ("pypi", "mcp-brazil-marketplaces", "0.3.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "almanac-mcp", "0.7.2", [], {"ALMANAC_API_KEY": "alm_DUMMY"}),
+    ("pypi", "anporia-mcp-server", "0.2.0", [], {}),
+    ("pypi", "geopy-mcp", "0.0.1", [], {}),
+    ("pypi", "pyslang-mcp", "0.1.0", [], {}),
+    ("pypi", "speculate-mcp", "0.2.0", [], {}),
+    ("pypi", "cutmaster-ai", "0.6.0", [], {}),
+    ("pypi", "meeting-memory", "0.5.1", [], {}),
+    ("pypi", "deep-email", "0.3.0", [], {}),
+    ("pypi", "aiomcp-server-filesystem", "0.0.1", ["/tmp"], {}),
+    ("pypi", "gnomon-mcp", "0.1.2", [], {}),
+    ("pypi", "agentdb-mcp", "0.1.1", [], {}),
+    ("pypi", "aws-safe-mcp", "0.3.0",
+     ["--readonly", "--region", "us-east-1", "--config", "/tmp/aws-safe-mcp/config.yaml"],
+     {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "newrelic-mcp", "0.1.1", [], {"NEW_RELIC_API_KEY": DUMMY}),
+    ("pypi", "netmcp", "0.4.0", [], {}),
+    ("pypi", "azplex", "1.0.0", [], {}),
+    ("pypi", "mimo-image-recognition-mcp", "0.1.4", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "presto-mcp", "0.1.0", [], {"PRESTO_SKIP_HEALTHCHECK": "true"}),
+    ("pypi", "carbon-footprint-mcp", "1.0.1", [], {}),
+    ("pypi", "buildshield-mcp", "0.1.1", [], {}),
+    ("pypi", "hybrid-search-mcp", "0.1.0", [], {}),
+    ("pypi", "symath-mcp", "0.1.0", [], {}),
+    ("pypi", "kessan-mcp", "0.0.1", [], {}),
+    ("pypi", "sam-gov-mcp-server", "0.1.0", [], {}),
+    ("pypi", "pdf-extractor-mcp", "0.1.1", [], {}),
+    ("pypi", "zmanim-mcp-server", "0.3.1", [], {}),
+    ("pypi", "sliver-mcp", "1.0.1", ["--config", "/tmp/sliver-mcp/operator.cfg"], {}),
+    ("pypi", "emancipation", "0.2.0", [], {}),
+    ("pypi", "voc-amazon-reviews-mcp", "0.1.1", [], {}),
+    ("pypi", "eda-mcp", "0.2.1", [], {}),
+    ("pypi", "wildberries-fast-mcp", "0.0.5", ["--scope", "products:content", "--token", DUMMY], {}),
+    ("pypi", "assetcache-mcp", "0.2.7", [], {}),
+    ("pypi", "stewreads-mcp", "0.1.2", [], {}),
+    ("pypi", "ai-ecom-mcp-server", "0.1.5", [], {}),
+    ("pypi", "azure-pricing-mcp", "0.1.3", [], {}),
+    ("pypi", "india-rx-mcp", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "pcloudy-mcp", "0.1.4", [],
+     {"PCLOUDY_USERNAME": DUMMY, "PCLOUDY_API_KEY": DUMMY, "PCLOUDY_CLOUD_URL": "http://127.0.0.1:9"}),
+    ("pypi", "reviewguru-mcp", "0.1.2", [], {}),
+    ("pypi", "paperforge-mcp", "1.0.2", [], {}),
+    ("pypi", "orihime", "1.9.3", [], {}),
+    ("pypi", "lovranran-mcp-test-runner", "0.1.0", [], {}),
+    ("pypi", "mcp-ast-explorer", "0.1.0", [], {}),
+    ("pypi", "docx-mcp-server", "0.7.4", [], {}),
+    ("pypi", "tiktok-mcp", "0.2.4", [], {}),
+    ("pypi", "ladybug-memory-mcp", "0.1.0", [], {}),
+    ("pypi", "agentpromocode-mcp", "0.4.0", [], {}),
+    ("pypi", "databricks-docs-mcp", "1.0.6", [], {}),
+    ("pypi", "sql-explorer-mcp", "0.1.0", [], {}),
+    ("pypi", "mnemonexus-mcp-server", "0.1.0", [], {}),
+    ("pypi", "aetherlink", "0.1.3", [], {}),
+    ("pypi", "mcp-server-wildberries", "0.2.1", [], {}),
+    ("pypi", "hs-mcp", "0.1.0", [], {}),
+    ("pypi", "kvc-mcp", "0.1.1", [], {}),
+    ("pypi", "artlounge-reorder-mcp", "0.1.0", [], {}),
+    ("pypi", "video-url-analyzer-mcp", "1.5.4", [], {}),
+    ("pypi", "unity-info-mcp", "1.0.3", [], {}),
+    ("pypi", "mcp-seo-audit", "2.0.2", [], {}),
+    ("pypi", "ladon-nous", "0.2.0", ["--db", "/tmp/ladon-mimir.duckdb"], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "greenlake-reporting-mcp", "1.1.2", [],
+     {"GREENLAKE_CLIENT_ID": DUMMY, "GREENLAKE_CLIENT_SECRET": DUMMY, "GREENLAKE_WORKSPACE_ID": DUMMY}),
+    ("pypi", "k8s-lens-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "your-docs-mcp", "1.1.2", [], {"DOCS_ROOT": "/tmp"}),
+    ("pypi", "dealgo-mcp", "0.2.0", [], {}),
+    ("pypi", "mcp-weather-crj6666", "0.1.0", [], {}),
+    ("pypi", "cml2-mcp", "0.1.1", [], {}),
+    ("pypi", "postaldatapi-mcp", "0.3.0", [], {}),
+    ("pypi", "gvhmr-mcp", "0.1.0", [], {}),
+    ("pypi", "todo-mcp-server-kit", "0.2.0", [], {}),
+    ("pypi", "mcp-shopline", "0.3.0", [], {}),
+    ("pypi", "inference-predictor-mcp", "0.1.0", [], {}),
+    ("pypi", "flightaware-mcp", "0.0.2", [], {}),
+    ("pypi", "claude-repo-mem", "0.1.3", ["--root", "/tmp"], {}),
+    ("pypi", "imagesorcery-mcp", "0.12.0", [], {}),
+]
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
@@ -4753,5 +4898,5 @@ BATCHES: dict[str, list[Server]] = {
     "fresh12": FRESH12, "fresh13": FRESH13, "fresh14": FRESH14, "fresh15": FRESH15,
     "fresh16": FRESH16, "fresh17": FRESH17, "fresh18": FRESH18, "fresh19": FRESH19, "fresh20": FRESH20,
     "fresh21": FRESH21, "fresh22": FRESH22, "fresh23": FRESH23, "fresh24": FRESH24,
-    "fresh25": FRESH25, "fresh26": FRESH26,
+    "fresh25": FRESH25, "fresh26": FRESH26, "fresh27": FRESH27,
 }
