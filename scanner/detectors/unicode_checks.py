@@ -143,6 +143,9 @@ def _word_kind(word: str) -> str:
     return "other"
 
 
+_GENUINE_WORDS = 3  # genuine Cyrillic/Greek words that make a text one written partly in that script
+
+
 def find_homoglyphs(text: str) -> list[tuple[int, int]]:
     """Spans of words where Cyrillic/Greek look-alikes pose as Latin letters.
 
@@ -150,9 +153,14 @@ def find_homoglyphs(text: str) -> list[tuple[int, int]]:
     (``foreign``) or itself made of look-alikes — that is real Russian/Greek text.
     """
     words = [(m.start(), m.end(), _word_kind(m.group())) for m in _WORD_RE.finditer(text)]
+    # A text written partly in Cyrillic or Greek (a few genuine words of it anywhere) quotes words of that language
+    # whose letters all happen to look Latin: the city prefix "Моск" in `name: City name or prefix (e.g. "Моск")`
+    # (mcp-server-cdek 0.6.0, whose docstrings are half Russian). A word mixing Latin and look-alike letters
+    # ("pаssword") is no word of either language, and is still reported.
+    written_in = sum(kind == "foreign" for _start, _end, kind in words) >= _GENUINE_WORDS
     hits = []
     for idx, (start, end, kind) in enumerate(words):
-        if kind not in ("mixed", "confusable"):
+        if kind not in ("mixed", "confusable") or (kind == "confusable" and written_in):
             continue
         neighbours = [words[j][2] for j in (idx - 2, idx - 1, idx + 1, idx + 2) if 0 <= j < len(words)]
         if any(k in ("foreign", "confusable") for k in neighbours):
