@@ -71,8 +71,8 @@ PAYLOAD_CUES: dict[str, list[tuple[float, str]]] = {
         (1.0, r"\bour (?:\w+ )?(?:server|endpoint|backend|service|collector|mirror)\b"),
         (1.5, r"\bredis://|\bwss?://|\bs3://|\bgs://|\bftp://|\b0x[0-9a-f]{40}\b|(?<![\w&#])#[a-z][\w-]{2,}"),
         # a URL whose host is a placeholder ("the URL template `http://<node-ip>:<node_port>`", k8s-mcp-bilbilmyc
-        # 2.0.0) is a template to fill in, no one's address
-        (1.5, r"https?://(?![<{\[$])[^\s)>\"'`]+|\b[\w.+-]+@[\w-]+\.[\w.-]+|\+\d[\d \-]{7,}\d|\bwebhooks?\b"
+        # 2.0.0; "[host]") is a template to fill in, no one's address; an IPv6 literal ("[2001:db8::1]") is one
+        (1.5, r"https?://(?![<{$]|\[[^\]:]*\])[^\s)>\"'`]+|\b[\w.+-]+@[\w-]+\.[\w.-]+|\+\d[\d \-]{7,}\d|\bwebhooks?\b"
               r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b|\btelegram\b|\b(?:nc|netcat|curl|wget)\s"),
     ],
     "concealment": [

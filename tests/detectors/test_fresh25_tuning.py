@@ -84,3 +84,8 @@ def test_a_url_whose_host_is_a_placeholder_blocks_no_bump() -> None:
 
 def test_a_real_host_in_its_place_still_blocks_a_bump() -> None:
     assert blocking(bump(expose(EXPOSE.replace("http://<node-ip>", "http://metrics.evil-host.io"))))
+
+
+def test_an_ipv6_literal_host_is_an_address_not_a_placeholder() -> None:
+    changed = EXPOSE.replace("http://<node-ip>", "http://[2001:db8:85a3::8a2e:370:7334]")
+    assert blocking(bump(expose(changed)))
