@@ -42,6 +42,11 @@ _ACTS = lazy(r"\b(?:send|sends|upload|post|forward|exfiltrat\w*|then|before\s+(?
 _QUOTE = '"\u201c\u201d'
 
 
+def _quoted(before: str) -> bool:
+    """Whether a quoted string opened in `before` (a sentence up to a cue) is still open where it ends."""
+    return sum(before.count(q) for q in _QUOTE) % 2 == 1
+
+
 def detected_example(text: str, at: int) -> str | None:
     """Why the cue at `at` of the lower-cased `text` is an attack the tool detects, quoted; None when it may be an
     order."""
@@ -53,8 +58,7 @@ def detected_example(text: str, at: int) -> str | None:
     if _ACTS.search(sentence):
         return None
     start = text.find(sentence)
-    before = text[start:at] if start >= 0 else text[max(0, at - 200):at]
-    if sum(before.count(q) for q in _QUOTE) % 2 == 1:
+    if _quoted(text[start:at] if start >= 0 else text[max(0, at - 200):at]):
         return "the words are an example input of a tool that detects attacks (its own subject)"
     if _DETECTED.search(CLAUSE.split(text[max(0, at - 80):at])[-1]):
         return "the words are what a tool that detects attacks looks for (its own subject)"
@@ -85,7 +89,7 @@ def _held_example(text: str, at: int) -> str | None:
     sentence = text[start:stop]
     if not _HELD.search(sentence) or _ACTS.search(sentence):
         return None
-    if sum(text[start:at].count(q) for q in _QUOTE) % 2 == 0:
+    if not _quoted(text[start:at]):
         return None
     return "the words are quoted as what makes the tool hold or reject its input, not an order"
 
