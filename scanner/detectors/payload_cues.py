@@ -4,6 +4,9 @@ verbs, data, concealment, commands. (weight, pattern) each, matched in the lower
 
 from __future__ import annotations
 
+# The commands that reach the network, which the `destination` cue quotes ("curl "); `purpose` reads the same list.
+NET_COMMANDS = ("nc", "netcat", "curl", "wget")
+
 PAYLOAD_CUES: dict[str, list[tuple[float, str]]] = {
     "secret_path": [
         (2.0, r"\bdocker config\.json\b|\bregistry auth\b"),
@@ -73,7 +76,7 @@ PAYLOAD_CUES: dict[str, list[tuple[float, str]]] = {
         # a URL whose host is a placeholder ("the URL template `http://<node-ip>:<node_port>`", k8s-mcp-bilbilmyc
         # 2.0.0; "[host]") is a template to fill in, no one's address; an IPv6 literal ("[2001:db8::1]") is one
         (1.5, r"https?://(?![<{$]|\[[^\]:]*\])[^\s)>\"'`]+|\b[\w.+-]+@[\w-]+\.[\w.-]+|\+\d[\d \-]{7,}\d|\bwebhooks?\b"
-              r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b|\btelegram\b|\b(?:nc|netcat|curl|wget)\s"),
+              r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b|\btelegram\b|\b(?:" + "|".join(NET_COMMANDS) + r")\s"),
     ],
     "concealment": [
         (2.0, r"\bnão informe\b|\bsem informar\b|\bno debe mencionarse\b|\bmention it only if\b|\bне сообщайте\b"),

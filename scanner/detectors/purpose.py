@@ -31,6 +31,7 @@ from .other_windows import strongest_window
 from .own_backend import own_request, to_own_backend
 from .own_parameters import hands_on_user_words, multi_word, offers_own_parameter
 from .own_subject import link_only, own_data, own_versions
+from .payload_cues import NET_COMMANDS
 from .scoring import THRESHOLD, Cues, Score
 from .told_user import (
     ADDRESSED,
@@ -288,7 +289,6 @@ def _words(name: str, parameters: Iterable[str]) -> frozenset[str]:
 _STORES = {".ssh": ("ssh", "sftp", "scp"), ".aws": ("aws", "s3", "iam"), ".kube": ("kube", "kubernetes", "k8s",
            "kubectl", "kubeconfig"), ".docker": ("docker", "registry"), ".gnupg": ("gpg", "gnupg", "pgp"),
            ".npmrc": ("npm", "npmrc"), ".netrc": ("netrc",), ".config/gcloud": ("gcloud", "gcp")}
-_NET = ("curl", "wget", "nc", "netcat")
 # A destination the tool is given as a parameter (`webhook`, `callback_url`): sending there is the tool's own act.
 _DESTINATION_PARAMETERS = ("webhook", "callback")
 # Words that order the model to take a secret somewhere (read it, print it, hand it over), as a tool's own store
@@ -363,7 +363,8 @@ def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: Cues,
     if why := detected_example(lowered, at):
         return why
     # a network command named as one a shell tool runs ("`curl <url>`") is the destination cue's "curl "
-    if (family in ("shell_payload", "dangerous_command") or (family == "destination" and quoted.strip() in _NET)) \
+    if (family in ("shell_payload", "dangerous_command")
+            or (family == "destination" and quoted.strip() in NET_COMMANDS)) \
             and (why := command_subject(lowered, at, sentence, words, families)):
         return why
     if family == "secret_path" and not _ACTS.search(sentence) and "transmit" not in families \
