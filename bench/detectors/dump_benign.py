@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh27] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh28] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -807,6 +807,31 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "sam-gov-mcp-server": ["sam-gov-mcp"],
     "unity-info-mcp": ["unity-info-mcp", "--transport", "stdio"],
     "wildberries-fast-mcp": ["python", "-m", "wbmcp"],
+    # The thirty-second batch (FRESH28), read the same way before any boot.
+    "arx-mcp-server": ["python", "-c", "import asyncio; from main import main; asyncio.run(main())"],
+    "code-editor-mcp": ["code-editor"],
+    "codemagicmcp": ["codemagic-mcp"],
+    "diffchunk": ["diffchunk-mcp"],
+    "dvad-agent-native": ["dvad-agent-mcp"],
+    "financekit-mcp": ["financekit"],
+    "gotcontext-server": ["token-saver-mcp"],
+    "hacker-news-mcp-py": ["hacker-news-mcp"],
+    "lighter-mcp": ["lighter-mcp", "stdio"],
+    "master-of-hwp-studio": ["mohwp", "mcp-serve"],
+    "mcp-jupyter-server": ["jupyter-mcp"],
+    "mcp-notebooklm": ["notebooklm-mcp"],
+    "mcp-psycopg2": ["python", "-m", "mcp_psycopg2"],
+    "notebooklm-mcp-lisa": ["notebooklm-mcp"],
+    "notion-full-mcp": ["notion-mcp"],
+    "patent-intelligence-mcp-server": ["patent-server"],
+    "prowpt-mcp-server": ["prowpt-mcp"],
+    "second-brain-mcp": ["second-brain-mcp", "serve"],
+    "sqlprism": ["sqlprism", "serve"],
+    "tablestore-openmemory-mcp": ["tablestore-openmemory-mcp", "--transport", "stdio"],
+    "thermal-mcp-server": ["python", "-m", "thermal_mcp_server"],
+    "vaultak-mcp": ["python", "-c", "import asyncio; from server import main; asyncio.run(main())"],
+    "vedic-ai-mcp-server": ["python", "-c", "import asyncio; from src.server import main; asyncio.run(main())"],
+    "vijil-console-mcp": ["vijil-mcp"],
 }
 
 

@@ -382,6 +382,17 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "newrelic-mcp", "orihime", "pdf-extractor-mcp", "postaldatapi-mcp", "reviewguru-mcp", "sam-gov-mcp-server",
     "sliver-mcp", "spec-driven-development", "speculate-mcp", "symath-mcp", "unity-info-mcp", "voc-amazon-reviews-mcp",
     "your-docs-mcp",
+    # The thirty-second batch (FRESH28), decided the same way before any boot.
+    "a11y-expert-mcp", "active-claude-github-mcp", "agent-insurance-mcp-server", "agentline-mcp", "arx-mcp-server",
+    "astron-bilibili-mcp", "astron-tieba-mcp", "atlassian-buddy", "beatlyze-mcp", "calendar-mcp", "code-editor-mcp",
+    "codemagicmcp", "cvefeed-mcp", "cyperf-mcp", "dicom-hl7-mcp", "docker-kestrel", "donetick-mcp", "dvad-agent-native",
+    "engageable", "filtrix-mcp", "fintable-mcp", "gamma-app-mcp", "gotcontext-server", "hacker-news-mcp-py",
+    "humanizer-mcp", "inbox-mcp", "instana-watsonx-wrapper", "lighter-mcp", "liuliangriji-mcp", "ltmhub-mcp",
+    "mception", "mcp-agent-review", "mcp-jupyter-server", "mcp-lava", "mcp-mayo", "mcp-notebooklm", "mcp-seipro",
+    "mcp-tw-ly", "mendix-doc-mcp", "mnemosyne-mcp", "nhtsa-mcp-connector", "notebooklm-mcp-lisa", "nova-mcp-server",
+    "openreview-mcp", "patent-intelligence-mcp-server", "platform-2step-mcp", "prowpt-mcp-server", "qq-mcp",
+    "ragstack-mcp", "reelfarm-mcp", "second-brain-mcp", "security-autopilot", "shopify-partner-agent", "sqlprism",
+    "steamdb-mcp", "vaultak-mcp", "vedic-ai-mcp-server", "vmware-aria-logs", "wais-mcp",
 })
 
 NPM: list[Server] = [
@@ -4889,6 +4900,172 @@ FRESH27: list[Server] = [
     ("pypi", "imagesorcery-mcp", "0.12.0", [], {}),
 ]
 
+# A thirty-second batch (issue 38, 2026-12-07): 95 PyPI servers in no earlier batch, dumped into `data/benign_fresh28/`.
+# FRESH22's rule (a second draw from a large month, a name earlier when this file's text holds it), applied by the same
+# script to 2026-04 after it reproduced FRESH27's counts and draw exactly, before anything was booted:
+# * newest release of 2026-04, summary matching `mcp[ -]+server` or `model context protocol [(mcp)] server` as words
+#   (case-insensitive): 939; in no earlier batch: 837; after FRESH6's and FRESH5's word filters: 667;
+#   `random.Random(64).sample(..., 130)` of the name-sorted list; none is a republication by MseeP, iFlow or the
+#   orange-* account;
+# * each drawn package's wheel downloaded (all 130 have one) and its METADATA, entry_points.txt, README and code read,
+#   never run or imported (four helpers read a quarter each by FRESH22's written rules, bench/detectors/README): 24 that
+#   require Python 3.12 or newer left out (acumatica-mcp, aida-mcp, autodb-mcp, bodhisattva-mcp, bssm-dev-mcp,
+#   companies-house-mcp, imas-codex, jasketch-mcp-server, k8s-mcp-extension, mcp-server-deerflow-kinthai,
+#   mcp-tw-judgment, onedrive-blade-mcp, oracle11g-mcp-server, prometheus-mcp-investigator, resend-blade-mcp,
+#   rokrokss-rundeck-mcp, saudi-open-data-mcp, sentinel-cli, sourceweave-web-search, starlink-blade-mcp, testio-mcp,
+#   utility-mcp-server, web-mcp-tools, webcrawl-mcp); left out by hand: accountingqb-setup: no MCP server;
+#   alix-shared-mcp-server: not stdio; codebase-insights: not stdio; forge-cu-mcp: no code; mcp-to-cli: no MCP server;
+#   nteract: no code; wati-astra-cli: not stdio; zzz-mcp-studio: no tools of its own;
+# * FRESH18's rule for republications (names after the index's normalization, repositories, tool names and descriptions
+#   against every dump): 3 left out as copies: mcp-keep-feedback (FRESH3's mcp-feedback-enhanced (a renamed fork of
+#   Minidoracat/mcp-feedback-enhanced, which its METADATA names; the same two tools)); mcp-scholarly-enhanced (the
+#   WIDELY_INSTALLED set's mcp-scholarly renamed (the same author, Aditya Karnam, the same README and tools; that one
+#   failed to boot there)); mowan-mcp-feedback (FRESH3's mcp-feedback-enhanced (a fork shipping that project's own
+#   module, mcp_feedback_enhanced; the same two tools)). Not copies: astron-bilibili-mcp and astron-tieba-mcp share
+#   FRESH8's astron-weibo-mcp's six tool names (one author's template for other sites, none of its descriptions);
+#   donetick-mcp shares 15 of donetick-mcp-server's tool names and 6 of its 63 sentences (another client of the same
+#   service); notebooklm-mcp-lisa is "inspired by" FRESH3's notebooklm-mcp-cli and mcp-notebooklm is another project
+#   than the PYPI set's notebooklm-mcp;
+# * from the same reading, before any boot: 59 in `NEEDS_MCP_1` (the SDK's 1.x API with no upper bound below 2 on `mcp`,
+#   or `mcp` only through an unbounded `fastmcp`), 24 with their real command in `dump_benign.PYPI_COMMAND` (the console
+#   script that serves MCP when none is named exactly after the package, with the subcommand or flag its README gives),
+#   2 with the arguments they require, 21 with the variables they need at start-up (a placeholder, `DUMMY`, or one of
+#   the form its start-up check demands; for a host or base URL an address on this machine that answers nothing; /tmp
+#   for a folder); any that read a file the wheel does not ship or log in before serving are listed as they are.
+# Versions are those of the package list on 2026-12-07. The split is fixed before any is dumped: `per_server.held_out`,
+# the same rule as before: 46 held out, 49 tuning.
+FRESH28: list[Server] = [
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "plesk-local-docs-mcp", "0.1.0", [], {"OPENAI_API_KEY": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "coonet-mcp", "0.1.0", [], {"DATABASE_URL": "postgresql+asyncpg://DUMMY:DUMMY@127.0.0.1:9/DUMMY"}),
+    ("pypi", "vedic-ai-mcp-server", "1.0.0", [], {}),
+    ("pypi", "security-autopilot", "0.1.6", [], {}),
+    ("pypi", "agent-insurance-mcp-server", "0.2.0", [], {}),
+    ("pypi", "hacker-news-mcp-py", "0.2.0", [], {}),
+    ("pypi", "master-of-hwp-studio", "0.8.1", [], {}),
+    ("pypi", "grocy-mcp", "0.2.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "donetick-mcp", "0.4.2", [],
+     {"DONETICK_BASE_URL": "http://127.0.0.1:9", "DONETICK_USERNAME": DUMMY, "DONETICK_PASSWORD": DUMMY}),
+    ("pypi", "nhtsa-mcp-connector", "1.0.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "gpt-image-mcp", "0.1.1", [], {"OPENAI_API_KEY": DUMMY}),
+    ("pypi", "agentline-mcp", "0.1.1", [], {}),
+    ("pypi", "morningboss-mcp", "1.0.2", [], {}),
+    ("pypi", "beatlyze-mcp", "0.1.1", [], {}),
+    ("pypi", "fintable-mcp", "0.1.1", [], {}),
+    ("pypi", "cloakbrowsermcp", "2.0.4", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "tablestore-openmemory-mcp", "1.3.1", [], {
+        "OPENAI_API_KEY": DUMMY,
+        "OPENAI_BASE_URL": "http://127.0.0.1:9",
+        "TABLESTORE_ENDPOINT": "http://127.0.0.1:9",
+        "TABLESTORE_INSTANCE_NAME": DUMMY,
+        "TABLESTORE_ACCESS_KEY_ID": DUMMY,
+        "TABLESTORE_ACCESS_KEY_SECRET": DUMMY,
+    }),
+    ("pypi", "astron-bilibili-mcp", "0.2.5", [], {}),
+    ("pypi", "ltmhub-mcp", "0.1.0", [], {}),
+    ("pypi", "inbox-mcp", "1.0.0", [], {}),
+    ("pypi", "gotcontext-server", "0.11.0", [], {}),
+    ("pypi", "calendar-mcp", "1.0.0", [], {}),
+    ("pypi", "patent-intelligence-mcp-server", "0.3.0", [], {}),
+    ("pypi", "mnemosyne-mcp", "0.2.0", [], {}),
+    ("pypi", "humanizer-mcp", "0.2.0", [], {}),
+    ("pypi", "mcp-hashlib", "0.1.2", [], {}),
+    ("pypi", "diffchunk", "0.2.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "shopify-partner-agent", "0.4.1", [],
+     {"SHOPIFY_ORG_ID": DUMMY, "SHOPIFY_ACCESS_TOKEN": DUMMY, "SHOPIFY_APP_IDS": DUMMY}),
+    ("pypi", "reelfarm-mcp", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-neo4j-ingest", "0.1.0", [],
+     {"NEO4J_URI": "bolt://127.0.0.1:9", "NEO4J_USERNAME": DUMMY, "NEO4J_PASSWORD": DUMMY}),
+    ("pypi", "mcp-tw-ly", "0.1.0", [], {}),
+    ("pypi", "astron-tieba-mcp", "0.1.7", [], {}),
+    ("pypi", "a11y-expert-mcp", "0.1.0", [], {}),
+    ("pypi", "jira-aie-mcp", "0.6.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "perplexity-polza-mcp-server", "0.1.1", [], {"POLZA_AI_API_KEY": DUMMY}),
+    ("pypi", "excel-mcp-server-fastmcp", "1.16.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "vertica-mcp", "0.1.4", [], {"MCP_API_KEY": DUMMY, "VERTICA_HOST": "127.0.0.1"}),
+    ("pypi", "vmware-aria-logs", "0.1.0", [], {}),
+    ("pypi", "mcp-code-review", "0.3.0", [], {}),
+    ("pypi", "langfuse-traces-mcp", "0.1.3", [], {}),
+    ("pypi", "vijil-console-mcp", "0.1.8", [], {}),
+    ("pypi", "mcp-mayo", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "codemagicmcp", "0.7.1", [], {"CODEMAGIC_API_KEY": DUMMY}),
+    ("pypi", "engageable", "0.6.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "instana-watsonx-wrapper", "2.0.6", [],
+     {"INSTANA_BASE_URL": "http://127.0.0.1:9", "INSTANA_API_TOKEN": DUMMY}),
+    ("pypi", "sqlprism", "1.2.2", ["--config", "/tmp/sqlprism.yml"], {}),
+    ("pypi", "kryptogo-meme-trader", "2.6.0", [], {}),
+    ("pypi", "dvad-agent-native", "0.1.1", [], {}),
+    ("pypi", "llm-wiki-mcp", "0.1.1", ["--wiki-root", "/tmp"], {}),
+    ("pypi", "notion-full-mcp", "0.3.1", [], {}),
+    ("pypi", "openreview-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-lava", "0.1.1", [],
+     {"LAVA_URL": "http://127.0.0.1:9", "LAVA_USERNAME": DUMMY, "LAVA_AUTHENTICATION_TOKEN": DUMMY}),
+    ("pypi", "mcparmory-mailtrap-email-sending", "1.0.0", [], {}),
+    ("pypi", "financekit-mcp", "1.2.0", [], {}),
+    ("pypi", "mception", "0.5.2", [], {}),
+    ("pypi", "elternportal-mcp", "2.1.0", [], {}),
+    ("pypi", "thermal-mcp-server", "0.3.0", [], {}),
+    ("pypi", "arx-mcp-server", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "cvefeed-mcp", "0.1.0", [], {"CVEFEED_API_TOKEN": DUMMY, "CVEFEED_PROJECT_ID": "1"}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "atlassian-buddy", "0.1.8", [], {"ATLASSIAN_API_TOKEN": DUMMY}),
+    ("pypi", "trading-mcp-sec", "0.1.0", [], {}),
+    ("pypi", "filtrix-mcp", "0.1.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "lighter-mcp", "0.1.0", [], {"LIGHTER_KIT_PATH": "/tmp"}),
+    ("pypi", "notebooklm-mcp-lisa", "0.2.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "platform-2step-mcp", "0.14.0", [],
+     {"PLATFORM_2STEPS_BFF_URL": "http://127.0.0.1:9", "PLATFORM_MCP_TOKEN_PATH": "/tmp/platform-mcp/tokens.json"}),
+    ("pypi", "steamdb-mcp", "0.1.0", [], {}),
+    ("pypi", "prowpt-mcp-server", "0.3.1", [], {}),
+    ("pypi", "mcp-pwntools", "0.1.0", [], {}),
+    ("pypi", "ria-mcp", "0.1.0", [], {}),
+    ("pypi", "second-brain-mcp", "1.0.1", [], {}),
+    ("pypi", "mcp-openrouter", "1.1.8", [], {}),
+    ("pypi", "docker-kestrel", "0.1.0", [], {}),
+    ("pypi", "code-editor-mcp", "0.2.5", [], {}),
+    ("pypi", "qq-mcp", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-seipro", "0.1.0", [], {"SEI_URL": "http://127.0.0.1:9", "SEI_USUARIO": DUMMY, "SEI_SENHA": DUMMY}),
+    ("pypi", "vaultak-mcp", "1.0.0", [], {}),
+    ("pypi", "ragstack-mcp", "0.1.8", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "cyperf-mcp", "7.0.6.post4", [], {"CYPERF_CONFIG": "/tmp/cyperf/config.json"}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mini-bitbucket-mcp", "0.2.0", [], {"BITBUCKET_ACCESS_TOKEN": DUMMY}),
+    ("pypi", "microquery-mcp", "1.0.3", [], {}),
+    ("pypi", "mcparmory-query", "1.0.0", [], {}),
+    ("pypi", "dicom-hl7-mcp", "0.2.0", [], {}),
+    ("pypi", "nife-mcp-server", "1.0.4", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "active-claude-github-mcp", "2.3.0", [], {"GITHUB_TOKEN": DUMMY, "ANTHROPIC_API_KEY": DUMMY}),
+    ("pypi", "mcp-notebooklm", "0.1.1", [], {}),
+    ("pypi", "findata-mcp", "0.3.5", [], {}),
+    ("pypi", "mendix-doc-mcp", "0.3.0", [], {}),
+    ("pypi", "gamma-app-mcp", "0.2.0", [], {}),
+    ("pypi", "mcp-agent-review", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "bruno-mcp", "0.2.0", [], {"BRUNO_COLLECTION_PATH": "/tmp/bruno-collection"}),
+    ("pypi", "mcp-psycopg2", "0.1.0", [], {}),
+    ("pypi", "mcp-jupyter-server", "0.1.4", [], {}),
+    ("pypi", "liuliangriji-mcp", "0.1.1", [], {}),
+    ("pypi", "nova-mcp-server", "1.0.0", [], {}),
+    ("pypi", "wais-mcp", "0.2.3", [], {}),
+]
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
@@ -4898,5 +5075,5 @@ BATCHES: dict[str, list[Server]] = {
     "fresh12": FRESH12, "fresh13": FRESH13, "fresh14": FRESH14, "fresh15": FRESH15,
     "fresh16": FRESH16, "fresh17": FRESH17, "fresh18": FRESH18, "fresh19": FRESH19, "fresh20": FRESH20,
     "fresh21": FRESH21, "fresh22": FRESH22, "fresh23": FRESH23, "fresh24": FRESH24,
-    "fresh25": FRESH25, "fresh26": FRESH26, "fresh27": FRESH27,
+    "fresh25": FRESH25, "fresh26": FRESH26, "fresh27": FRESH27, "fresh28": FRESH28,
 }
