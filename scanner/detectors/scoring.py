@@ -241,8 +241,10 @@ _AGAIN = lazy(r"\W{0,3}\s*again\b")
 # orders nothing: an imperative cue matched there is not counted.
 _MAY_NEGATE = lazy(r"\b(?:not|never|no|nor|neither|cannot)\b|n't\b")
 _FLAG_HEAD = lazy(r"(?<![\w-])--[a-z0-9]+(?:-[a-z0-9]+)*-$")
-# A verb made an adjective by "-only" ("read-only fields", "send-only channel") says what is allowed, it orders nothing.
-_COMPOUND = lazy(r"-only\b")
+# A verb made an adjective by "-only" ("read-only fields", "send-only channel") says what is allowed, and one that
+# names a kind of operation or right ("WRITE operation.", "needs write access", "read permissions", "append mode")
+# classifies the tool: neither orders anything.
+_COMPOUND = lazy(r"-only\b| (?:operations?|access|permissions?|mode)\b")
 
 
 def _names_own(lowered: str, match: re.Match[str], own: frozenset[str], name: str) -> bool:
