@@ -176,8 +176,9 @@ PAYLOAD_CUES: dict[str, list[tuple[float, str]]] = {
     "imperative": [
         (1.5, r"열어|넣어|전달해|입력해|入れて|渡して|添付して|打开|附上|传给|提供给"),
         (1.5, r"\benvie\b|\benviar\b|\bchame\b|\bllame\b|\bвызовите\b"),
-        # "Whether to include …" documents a flag and "under load" is a noun: neither is an order
-        (1.5, r"(?<!whether to )(?<!whether or not to )(?<!under )(?<!heavy )(?<!high )"
+        # "Whether to include …" documents a flag, "under load" is a noun, and "Use to read full conversation context"
+        # (mcp-server-mattermost 0.6.1) or "used to fetch …" says what the tool is for: none is an order
+        (1.5, r"(?<!whether to )(?<!whether or not to )(?<!use to )(?<!used to )(?<!under )(?<!heavy )(?<!high )"
               r"\b(?:read|cat|open|examine|inspect|look(?:ing)? through|quote|paste|share|show|print"
               r"|dump|reveal|duplicate|copy|move|attach|include|pass|put|fill|insert|embed"
               r"|upload|forward|mirror|transmit|collect|append|write|load|fetch"
