@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh28] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh29] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -832,6 +832,38 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "vaultak-mcp": ["python", "-c", "import asyncio; from server import main; asyncio.run(main())"],
     "vedic-ai-mcp-server": ["python", "-c", "import asyncio; from src.server import main; asyncio.run(main())"],
     "vijil-console-mcp": ["vijil-mcp"],
+    # The thirty-third batch (FRESH29), read the same way before any boot.
+    "azure-devops-mcp-server": ["azure-devops-mcp"],
+    "bioinformatics-mcp-server": ["bioinformatics-server"],
+    "btse-mcp": ["btse-mcp", "start"],
+    "cerebro-mcp-server": ["cerebro-mcp"],
+    "climate-risk-mcp-server": ["climate-risk-server"],
+    "codebase-cortex": ["cortex", "mcp", "serve"],
+    "crossref-academic-mcp-server": ["crossref-server"],
+    "deaddrop-cli": ["deaddrop-mcp"],
+    "dep-guard-mcp": ["python", "-m", "dep_guard_mcp.main"],
+    "doc-builder-mcp": ["doc-mcp"],
+    "doc-parser-mcp": ["python", "-m", "doc_parser_mcp.server"],
+    "feedkit": ["--with", "feedkit[mcp]==0.1.1", "feedkit-mcp"],
+    "glowroot-mcp-server": ["glowroot-mcp"],
+    "iil-outline-mcp": ["python", "-m", "outline_mcp"],
+    "mcp-nb": ["mcp-nb", "--stdio"],
+    "mcp-tokenwise": ["tokenwise"],
+    "meeting-recorder-mcp": ["meeting-recorder"],
+    "mineru-mcp-server": ["python", "-c", "from mineru_mcp.server import run_server; run_server('stdio')"],
+    "mlflow-mcp-server": ["python", "-c", "from mlflow_mcp_server.server import mcp; mcp.run(transport='stdio')"],
+    "nuance-gms-mcp": ["python", "-m", "gms_mcp.server"],
+    "openobserve-community-mcp": ["openobserve-mcp"],
+    "openwebui-mcp-server": ["openwebui-mcp"],
+    "peasy-mcp": ["--with", "peasy-mcp[all]==0.1.3", "python", "-m", "peasy_mcp"],
+    "pulse5ctl": ["pulse5-mcp"],
+    "rndocs": ["rndocs-mcp"],
+    "sanitized-db-mcp": ["python", "-m", "sanitized_db_mcp.server"],
+    "sendmail-mcp": ["sendmail-mcp", "stdio"],
+    "stigmergent-mcp": ["python", "-m", "server"],
+    "terminal-mcp-agent": ["terminal-mcp"],
+    "voyageintel": ["voyageintel", "serve", "--stdio"],
+    "workos-gmail-mcp-server": ["gmail-mcp-server"],
 }
 
 

@@ -393,6 +393,19 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "openreview-mcp", "patent-intelligence-mcp-server", "platform-2step-mcp", "prowpt-mcp-server", "qq-mcp",
     "ragstack-mcp", "reelfarm-mcp", "second-brain-mcp", "security-autopilot", "shopify-partner-agent", "sqlprism",
     "steamdb-mcp", "vaultak-mcp", "vedic-ai-mcp-server", "vmware-aria-logs", "wais-mcp",
+    # The thirty-third batch (FRESH29), decided the same way before any boot.
+    "acli-mcp-server", "admapix-mcp", "agent-eval-mcp", "agloop-mcp", "azure-devops-mcp-server", "biblibit",
+    "bioinformatics-mcp-server", "btse-mcp", "cerebro-mcp-server", "climate-risk-mcp-server", "codebase-cortex",
+    "council-of-alignment", "crossref-academic-mcp-server", "deckrun-mcp", "dep-guard-mcp", "doc-builder-mcp",
+    "doc-parser-mcp", "eh-smb-mcp", "elephantasm-mcp", "esxi-mcp-server", "glowroot-mcp-server",
+    "google-analytics-4-mcp", "hacki-mcp", "hummingbot-mcp", "ihyee-mcp", "ip-query-mcp", "java-class-analyzer-mcp",
+    "jira-service-desk-mcp", "kibana-mcp-server", "kite-mcp", "langflow-builder-mcp", "ley-ar", "liquidtrading-mcp",
+    "makelaar-mcp", "mcp-csu", "mcp-emulate", "mcp-ferris-search", "mcp-server-context-in", "mcp-tokenwise",
+    "mlflow-mcp-server", "muzaic-mcp", "ncbi-kg-mcp", "peasy-mcp", "plumelog-search", "pulse5ctl", "rndocs",
+    "sanitized-db-mcp", "siga-pregao-mcp", "smartbill-interface", "sql-mcp-server", "ssh-mcp-server-copilot",
+    "stigmergent-mcp", "tableshot", "terminal-mcp-agent", "timeedit-mcp", "timepiece-mcp", "tokennuke",
+    "video-analyzer-mcp", "vision-mcp-server-pro", "vitjas-interactive-terminal", "yantrabodha-mcp",
+    "youtube-insights-mcp",
 })
 
 NPM: list[Server] = [
@@ -5066,6 +5079,157 @@ FRESH28: list[Server] = [
     ("pypi", "wais-mcp", "0.2.3", [], {}),
 ]
 
+# A thirty-third batch (issue 38, 2026-12-07): 90 PyPI servers in no earlier batch, dumped into `data/benign_fresh29/`.
+# FRESH22's rule (a second draw from a large month, a name earlier when this file's text holds it), applied by the same
+# script to 2026-03 after it reproduced FRESH28's counts and draw exactly, before anything was booted:
+# * newest release of 2026-03, summary matching `mcp[ -]+server` or `model context protocol [(mcp)] server` as words
+#   (case-insensitive): 990; in no earlier batch: 878; after FRESH6's and FRESH5's word filters: 731;
+#   `random.Random(65).sample(..., 130)` of the name-sorted list; none is a republication by MseeP, iFlow or the
+#   orange-* account;
+# * each drawn package's wheel downloaded (6 have none for the listed version, thin wrappers that re-export another
+#   server by their summary: ferrari, lamborghini, louisvuitton, moncler, readpdf, stemsplit) and its METADATA,
+#   entry_points.txt, README and code read, never run or imported (four helpers read a quarter each by FRESH22's written
+#   rules, bench/detectors/README): 15 that require Python 3.12 or newer left out (appkit-bpmn-server, dash-mcp-server,
+#   gamma31, git-mcp-server, globkurier-api-mcp, maid-runner-mcp, mcp-bcra, mcp-scoring-engine, mcp-sec-edgar,
+#   mcp-seniverse-weather-server, medcof-check-origin, opnsense-mcp, servicenow-devtools-mcp, silicon-sandbox,
+#   toto-nano-banana-mcp); left out by hand: agentweld: no MCP server; api-agent-ratatoskr: not stdio; cerberus-mcp: no
+#   MCP server; conduit-browser: no code; deepalpha-mcp: no code; django-mcp-discovery: no MCP server; investorai-mcp:
+#   no code; mcp-warden: no tools of its own; mcparmory-brightdata-mcp: no code; nife-restapi-mcp-server: no tools of
+#   its own; onit-office: not stdio; pythia-oracle: no tools of its own; sayou-opendart-mcp: not stdio;
+#   tushare-mcp-http: not stdio; visual-window-control: one OS only;
+# * FRESH18's rule for republications (names after the index's normalization, repositories, tool names and descriptions
+#   against every dump): 4 left out as copies: coreshub-mcp-server (the original of FRESH10's
+#   iflow-mcp-coreshub-mcp-server (iFlow's republication: the same tool names and descriptions in this wheel's code));
+#   mcp-ai-forever (FRESH3's mcp-feedback-enhanced (its METADATA names Minidoracat/mcp-feedback-enhanced as its
+#   repository and author; the same two tools)); microsoft-sql-server-mcp-haibt (FRESH16's yulin-mssql-mcp (both
+#   republish RichardHan/mssql_mcp_server: the same server name, mssql_mcp_server, and its one tool with the same
+#   description)); oracle-oci-documentation-mcp-server (FRESH7's oci-documentation-mcp-server ("Forked from
+#   jin38324/oci-documentation-mcp-server", shipping that project's module, oci_documentation_mcp_server)). Not copies:
+#   google-analytics-4-mcp (stucchi's) shares 2 of its 23 tool names with FRESH20's mcp-google-analytics and 15 with
+#   FRESH6's ga-mcp-full but neither's code; azure-devops-mcp-server (iimsaurav's) is named like the PYPI set's
+#   azure-devops-mcp (winning's), youtube-insights-mcp's repository like FRESH19's youtube-transcript-mcp (another
+#   author's);
+# * from the same reading, before any boot: 62 in `NEEDS_MCP_1` (the SDK's 1.x API with no upper bound below 2 on `mcp`,
+#   or `mcp` only through an unbounded `fastmcp`), 31 with their real command in `dump_benign.PYPI_COMMAND` (the console
+#   script that serves MCP when none is named exactly after the package, with the subcommand or flag its README gives),
+#   0 with the arguments they require, 15 with the variables they need at start-up (a placeholder, `DUMMY`, or one of
+#   the form its start-up check demands; for a host or base URL an address on this machine that answers nothing; /tmp
+#   for a folder); any that read a file the wheel does not ship or log in before serving are listed as they are.
+# Versions are those of the package list on 2026-12-07. The split is fixed before any is dumped: `per_server.held_out`,
+# the same rule as before: 42 held out, 48 tuning.
+FRESH29: list[Server] = [
+    ("pypi", "mcusb", "2026.3.6.2", [], {}),
+    ("pypi", "langflow-builder-mcp", "0.2.5", [], {}),
+    ("pypi", "pulse5ctl", "1.14.2", [], {}),
+    ("pypi", "muzaic-mcp", "1.0.0", [], {}),
+    ("pypi", "nuance-gms-mcp", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "music-assistant-mcp", "0.3.0", [], {"MA_SERVER_URL": "http://127.0.0.1:9", "MA_TOKEN": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "searxng-mcp-server", "0.1.9", [], {"SEARXNG_URL": "http://127.0.0.1:9"}),
+    ("pypi", "mcp-ferris-search", "0.1.0", [], {}),
+    ("pypi", "glowroot-mcp-server", "0.1.0", [], {}),
+    ("pypi", "biblibit", "1.1.0", [], {}),
+    ("pypi", "openobserve-community-mcp", "0.2.6", [], {}),
+    ("pypi", "terminal-mcp-agent", "0.1.1", [], {}),
+    ("pypi", "ihyee-mcp", "1.2.0", [], {}),
+    ("pypi", "climate-risk-mcp-server", "0.1.0", [], {}),
+    ("pypi", "youtube-insights-mcp", "0.1.6", [], {}),
+    ("pypi", "council-of-alignment", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "workos-gmail-mcp-server", "2.0.1", [],
+     {"GOOGLE_CLIENT_ID": DUMMY, "GOOGLE_CLIENT_SECRET": DUMMY, "GOOGLE_REFRESH_TOKEN": DUMMY}),
+    ("pypi", "codebase-cortex", "0.3.0", [], {}),
+    ("pypi", "crossref-academic-mcp-server", "0.1.0", [], {}),
+    ("pypi", "mcp-nb", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "smartbill-interface", "0.1.5", [], {"SMARTBILL_USERNAME": DUMMY, "SMARTBILL_TOKEN": DUMMY}),
+    ("pypi", "video-analyzer-mcp", "0.1.2", [], {}),
+    ("pypi", "tablestakes", "1.1.0", [], {}),
+    ("pypi", "gptmaker-mcp", "1.0.0", [], {}),
+    ("pypi", "google-analytics-4-mcp", "0.1.1", [], {}),
+    ("pypi", "ncbi-kg-mcp", "1.0.1", [], {}),
+    ("pypi", "agloop-mcp", "0.1.0", [], {}),
+    ("pypi", "mcp-emulate", "0.1.0", [], {}),
+    ("pypi", "hummingbot-mcp", "1.0.4", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "jira-service-desk-mcp", "0.1.1", [],
+     {"JIRA_URL": "http://127.0.0.1:9", "JIRA_USERNAME": DUMMY, "JIRA_API_TOKEN": DUMMY}),
+    ("pypi", "admapix-mcp", "1.0.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "eh-smb-mcp", "0.2.1", [],
+     {"SMB_HOSTS": "127.0.0.1", "SMB_SHARE_NAMES": DUMMY, "SMB_USERNAMES": DUMMY, "SMB_PASSWORDS": DUMMY}),
+    ("pypi", "bioinformatics-mcp-server", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iil-outline-mcp", "0.2.0", [], {"OUTLINE_MCP_OUTLINE_API_TOKEN": DUMMY}),
+    ("pypi", "agent-eval-mcp", "0.2.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "esxi-mcp-server", "0.2.0", [],
+     {"VCENTER_HOST": "127.0.0.1", "VCENTER_USER": DUMMY, "VCENTER_PASSWORD": DUMMY}),
+    ("pypi", "doc-builder-mcp", "0.1.4", [], {}),
+    ("pypi", "rndocs", "0.2.0", [], {}),
+    ("pypi", "mlflow-mcp-server", "0.1.1", [], {}),
+    ("pypi", "voyageintel", "1.0.0", [], {}),
+    ("pypi", "py-har-mcp", "0.1.1", [], {}),
+    ("pypi", "meeting-recorder-mcp", "0.2.0", [], {}),
+    ("pypi", "guild-mcp", "1.0.0", [], {}),
+    ("pypi", "liquidtrading-mcp", "0.1.4", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "sendmail-mcp", "0.2.0", [],
+     {"SMTP_HOST": "127.0.0.1", "SMTP_USERNAME": DUMMY, "SMTP_PASSWORD": DUMMY, "MAIL_FROM": "dummy@example.com"}),
+    ("pypi", "mcp-odbc", "0.1.0", [], {}),
+    ("pypi", "feedkit", "0.1.1", [], {}),
+    ("pypi", "widetorah-mcp", "0.1.1", [], {}),
+    ("pypi", "stigmergent-mcp", "0.1.0", [], {}),
+    ("pypi", "acli-mcp-server", "0.1.4", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "azure-devops-mcp-server", "0.1.0", [], {"AZURE_DEVOPS_ORG_URL": "http://127.0.0.1:9"}),
+    ("pypi", "java-class-analyzer-mcp", "0.1.2", [], {}),
+    ("pypi", "ziphq-mcp", "0.1.5", [], {}),
+    ("pypi", "vitjas-interactive-terminal", "1.2.6", [], {}),
+    ("pypi", "tokennuke", "1.3.0", [], {}),
+    ("pypi", "kibana-mcp-server", "0.0.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mineru-mcp-server", "0.1.0", [], {"MINERU_API_KEY": DUMMY}),
+    ("pypi", "sql-mcp-server", "0.1.2", [], {}),
+    ("pypi", "mcp-vm-blackbox", "1.2.14", [], {}),
+    ("pypi", "mcp-server-context-in", "0.2.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "sanitized-db-mcp", "0.2.0", [], {"ALLOWLIST_PATH": "/tmp/allowlist.yaml"}),
+    ("pypi", "btse-mcp", "0.1.5", [], {}),
+    ("pypi", "siga-pregao-mcp", "0.1.1", [], {}),
+    ("pypi", "deckrun-mcp", "1.1.1", [], {}),
+    ("pypi", "doc-parser-mcp", "0.1.0", [], {}),
+    ("pypi", "peasy-mcp", "0.1.3", [], {}),
+    ("pypi", "paperstack-mcp", "0.1.9", [], {}),
+    ("pypi", "ley-ar", "0.1.0", [], {}),
+    ("pypi", "mcp-csu", "0.1.0", [], {}),
+    ("pypi", "polymarket-mcp", "0.1.3", [], {}),
+    ("pypi", "deaddrop-cli", "1.0.0", [], {}),
+    ("pypi", "ssh-mcp-server-copilot", "0.1.4", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "openwebui-mcp-server", "0.2.0", [], {"WEBUI_URL": "http://127.0.0.1:9"}),
+    ("pypi", "yantrabodha-mcp", "0.1.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "timeedit-mcp", "0.1.0", [], {"TIMEEDIT_ICS_URL": "http://127.0.0.1:9"}),
+    ("pypi", "emovi-mcp", "0.2.0", [], {}),
+    ("pypi", "mcp-kinetica", "7.2.3.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "vision-mcp-server-pro", "1.1.0", [], {"MODELSCOPE_TOKEN": DUMMY}),
+    ("pypi", "altsportsdata-mcp", "1.0.0", [], {}),
+    ("pypi", "elephantasm-mcp", "0.1.0", [], {}),
+    ("pypi", "ip-query-mcp", "0.1.2", [], {}),
+    ("pypi", "timepiece-mcp", "0.1.0", [], {}),
+    ("pypi", "tableshot", "0.1.1", [], {}),
+    ("pypi", "hacki-mcp", "0.1.6", [], {}),
+    ("pypi", "makelaar-mcp", "0.1.1", [], {}),
+    ("pypi", "mcp-tokenwise", "0.1.0", [], {}),
+    ("pypi", "dep-guard-mcp", "0.1.0", [], {}),
+    ("pypi", "plumelog-search", "0.1.2", [], {}),
+    ("pypi", "kite-mcp", "0.1.6", [], {}),
+    ("pypi", "cerebro-mcp-server", "0.1.0", [], {}),
+]
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
@@ -5076,4 +5240,5 @@ BATCHES: dict[str, list[Server]] = {
     "fresh16": FRESH16, "fresh17": FRESH17, "fresh18": FRESH18, "fresh19": FRESH19, "fresh20": FRESH20,
     "fresh21": FRESH21, "fresh22": FRESH22, "fresh23": FRESH23, "fresh24": FRESH24,
     "fresh25": FRESH25, "fresh26": FRESH26, "fresh27": FRESH27, "fresh28": FRESH28,
+    "fresh29": FRESH29,
 }
