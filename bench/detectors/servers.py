@@ -406,6 +406,30 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "stigmergent-mcp", "tableshot", "terminal-mcp-agent", "timeedit-mcp", "timepiece-mcp", "tokennuke",
     "video-analyzer-mcp", "vision-mcp-server-pro", "vitjas-interactive-terminal", "yantrabodha-mcp",
     "youtube-insights-mcp",
+    # The thirty-fourth batch (FRESH30), decided the same way before any boot.
+    "agentwork-mcp", "angr-api-mcp", "attainment-meta-ads-mcp", "bambuddy-mcp", "corpus-mcp", "da2-mcp-socket",
+    "google-trends-mcp", "iflow-mcp-adity-star-mcp-yfinance-server", "iflow-mcp-alexrwilliam-playwright-mcp",
+    "iflow-mcp-alexxx-db-databricks-genie-mcp", "iflow-mcp-angrysky56-ollama-mcp-server", "iflow-mcp-astrabert-tysva",
+    "iflow-mcp-azure-samples-azure-postgresql-mcp", "iflow-mcp-badhansen-notion-mcp",
+    "iflow-mcp-bethington-cheat-engine-server-python", "iflow-mcp-blazickjp-shell-mcp-server",
+    "iflow-mcp-colvint-monarch-money-mcp", "iflow-mcp-danielmeppiel-oracle-mcp-server",
+    "iflow-mcp-effytech-freshservice-mcp", "iflow-mcp-fervoyush-plotnine-mcp", "iflow-mcp-fr0gger-orkl",
+    "iflow-mcp-gongrzhe-opencv-mcp-server", "iflow-mcp-hasan-syed25-finance",
+    "iflow-mcp-hathibelagal-dev-mcp-pyautogui", "iflow-mcp-hdcola-mcp-server-oracle", "iflow-mcp-isdaniel-pgtuner-mcp",
+    "iflow-mcp-jacck-mcp-ortools", "iflow-mcp-jackkuo666-semanticscholar-mcp-server",
+    "iflow-mcp-jbdamask-cursor-db-mcp", "iflow-mcp-jeff-nasseri-mikrotik", "iflow-mcp-jenasuraj-mcp",
+    "iflow-mcp-kvncampos-nautobot-mcp", "iflow-mcp-markuspfundstein-mcp-gsuite",
+    "iflow-mcp-mytechnotalent-malwarebazaar-mcp", "iflow-mcp-nihalxkumar-arch-ops-server",
+    "iflow-mcp-peterkrueck-gemini-assistant", "iflow-mcp-prayanks-mcp-sqlite-server",
+    "iflow-mcp-qianjietech-agentskill-mcp", "iflow-mcp-raghavdasila-django-firebase-mcp",
+    "iflow-mcp-robcerda-monarch-mcp-server", "iflow-mcp-rossshannon-weekly-weather-mcp",
+    "iflow-mcp-rsc1102-google-calendar-mcp", "iflow-mcp-saury1120-pdf-reader", "iflow-mcp-smadi0x86-gdb-mcp",
+    "iflow-mcp-switchblxdee-mcp-guide", "iflow-mcp-the-ai-workshops-searxng-mcp-server",
+    "iflow-mcp-torshepherd-compiler-explorer-mcp", "iflow-mcp-webdevtodayjason-a2amcp",
+    "iflow-mcp-wehnsdaefflae-terminal-control-mcp", "iflow-mcp-wowyuarm-file-converter-mcp",
+    "iflow-mcp-yumeminami-git-mcp-server", "jibberish-to-hebrew-mcp", "mcp-server-propel", "mcp-sharepoint-us",
+    "oj-mcp-server", "pingera-mcp-server", "prompt-docu", "refcheck-mcp", "revyops-mcp", "sendook-mcp",
+    "wems-mcp-server", "wise-pizza-mcp",
 })
 
 NPM: list[Server] = [
@@ -5230,6 +5254,158 @@ FRESH29: list[Server] = [
     ("pypi", "cerebro-mcp-server", "0.1.0", [], {}),
 ]
 
+# A thirty-fourth batch (issue 38, 2026-12-07): 89 PyPI servers in no earlier batch, dumped into `data/benign_fresh30/`.
+# FRESH22's rule (a second draw from a large month, a name earlier when this file's text holds it), applied by the same
+# script to 2026-02 after it reproduced FRESH29's counts and draw exactly, before anything was booted:
+# * newest release of 2026-02, summary matching `mcp[ -]+server` or `model context protocol [(mcp)] server` as words
+#   (case-insensitive): 1,357; in no earlier batch: 1,226; after FRESH6's and FRESH5's word filters: 1,082;
+#   `random.Random(66).sample(..., 130)` of the name-sorted list; 84 of the 130 are iFlow's republications of other
+#   authors' servers (`iflow-mcp-*`), kept as FRESH10's were unless a copy of an earlier batch's server;
+# * each drawn package's wheel downloaded (all 130 have one) and its METADATA, entry_points.txt, README and code read,
+#   never run or imported (four helpers read a quarter each by FRESH22's written rules, bench/detectors/README): 17 that
+#   require Python 3.12 or newer left out (gg-mcp, iflow-mcp-anton-prosterity-documentation-search-enhanced,
+#   iflow-mcp-google-marketing-solutions-google-ads-mcp, iflow-mcp-jovezhong-mcp-timeplus,
+#   iflow-mcp-kartochka-bitrix24-mcp, iflow-mcp-mitsuhiko-pexpect-mcp, iflow-mcp-punkpeye-wikimedia,
+#   iflow-mcp-saidsurucu-yokatlas-mcp, kaggle-mcp-server, mcp-acp-fastmcp, mcp-calendar-python, mcp-python-exec-sandbox,
+#   mcp-server-bedrock-image, mcpcn-video-image-watermark-mcp, mcpcn-video-speed-mcp, ralph-mcp, repoatlas-mcp); left
+#   out by hand: iflow-mcp-captainji-software-planning-mcp: no code; iflow-mcp-cc8887-ue-editor-mcpserver: not stdio;
+#   iflow-mcp-omar-v2-mcp-ical: one OS only; iflow-mcp-xncbf-chatgpt-mcp: one OS only; mcp-antlogs: no tools of its own;
+#   mcp-cmd-execution: no tools of its own; pipecat-ai-mcp-server: not stdio; pyspark-mcp: not stdio;
+#   usaspending-mcp-server: not stdio;
+# * FRESH18's rule for republications (names after the index's normalization, repositories, tool names and descriptions
+#   against every dump): 15 left out as copies: atlan-mcp-server (the original of FRESH10's
+#   iflow-mcp-atlanhq-atlan-mcp-server (atlanhq/agent-toolkit, which both name)); godot-mcp (FRESH2's
+#   @coding-solo/godot-mcp (ChanceFlow's port of Coding-Solo/godot-mcp, which its README names: 13 of that dump's 14
+#   descriptions in its code)); iflow-mcp-4r9un-mcp-kql-server (FRESH24's mcp-kql-server (4R9UN/mcp-kql-server, which
+#   both name)); iflow-mcp-ahnlabio-bicscan-mcp (FRESH15's mseep-bicscan-mcp (both republish ahnlabio/bicscan-mcp: the
+#   same two tools and descriptions)); iflow-mcp-amidabuddha-unichat-mcp-server (FRESH13's iflow-mcp-unichat-mcp-server
+#   (amidabuddha/unichat-mcp-server: the same tool and description)); iflow-mcp-burakdirin-mysqldb-mcp-server (FRESH15's
+#   mseep-mysqldb-mcp-server (both republish burakdirin/mysqldb-mcp-server: the same tools and description));
+#   iflow-mcp-diaaaj-a-mem (FRESH11's a-mem (8 of its 9 tool names and all 8 of that dump's descriptions));
+#   iflow-mcp-instana-mcp-instana (FRESH22's mcp-instana (an older release of the same source tree, src/application,
+#   src/core, …)); iflow-mcp-netease-im-yunxin-mcp-server (FRESH16's vbnmxcz-mcp-server (20 of its 20 tool names and all
+#   22 of that dump's descriptions)); iflow-mcp-runekaagaard-mcp-alchemy (the PYPI set's mcp-alchemy
+#   (runekaagaard/mcp-alchemy: the same descriptions)); iflow-mcp-sacode-searxng-simple-mcp (FRESH16's
+#   searxng-simple-mcp (Sacode/searxng-simple-mcp, which both name)); iflow-mcp-subspace-lab-matlab-mcp-server
+#   (FRESH13's matlab-mcp-server (subspace-lab/matlab-mcp-server, which both name));
+#   iflow-mcp-woraphol-lineshopping-api-mcp (FRESH15's lineshopping-api-mcp (woraphol-j/lineshopping-api-mcp, which both
+#   name)); lchinglen-time-mcp-server (the PYPI set's mcp-server-time (the reference time server republished: the same
+#   descriptions)); tapdb-maxcompute-mcp (FRESH20's maxcompute-mcp-server (datafe/maxcompute-mcp-server, which both
+#   name; the same descriptions)). Not copies: iflow-mcp-kvncampos-nautobot-mcp (kvncampos') is named like FRESH3's
+#   nautobot-mcp (bsmeding's), iflow-mcp-alexrwilliam-playwright-mcp like FRESH2's npm playwright-mcp-server,
+#   iflow-mcp-the-ai-workshops-searxng-mcp-server like FRESH29's searxng-mcp-server (IceWreck's),
+#   attainment-meta-ads-mcp like FRESH3's npm meta-ads-mcp (no repository in common); mcp-datetimeday shares four tool
+#   names and two one-line descriptions with npm's time-mcp, not its code;
+# * from the same reading, before any boot: 62 in `NEEDS_MCP_1` (the SDK's 1.x API with no upper bound below 2 on `mcp`,
+#   or `mcp` only through an unbounded `fastmcp`), 69 with their real command in `dump_benign.PYPI_COMMAND` (the console
+#   script that serves MCP when none is named exactly after the package, with the subcommand or flag its README gives),
+#   2 with the arguments they require, 7 with the variables they need at start-up (a placeholder, `DUMMY`, or one of the
+#   form its start-up check demands; for a host or base URL an address on this machine that answers nothing; /tmp for a
+#   folder); any that read a file the wheel does not ship or log in before serving are listed as they are.
+# Versions are those of the package list on 2026-12-07. The split is fixed before any is dumped: `per_server.held_out`,
+# the same rule as before: 45 held out, 44 tuning.
+FRESH30: list[Server] = [
+    ("pypi", "iflow-mcp-rubenszimbres-a2a-adk-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-maryfellowes-krita-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mimer-mcp-server", "1.0.5", [], {"DB_DSN": DUMMY, "DB_USER": DUMMY, "DB_PASSWORD": DUMMY}),
+    ("pypi", "iflow-mcp-qianjietech-agentskill-mcp", "0.1.3", [], {}),
+    ("pypi", "iflow-mcp-astrabert-tysva", "0.1.4", [], {}),
+    ("pypi", "skill-to-mcp", "0.2.1", [], {}),
+    ("pypi", "iflow-mcp-hdcola-mcp-server-oracle", "1.0.2", [], {}),
+    ("pypi", "wise-pizza-mcp", "0.1.2", [], {}),
+    ("pypi", "iflow-mcp-colvint-monarch-money-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-adity-star-mcp-yfinance-server", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-wehnsdaefflae-terminal-control-mcp", "1.0.3", [], {}),
+    ("pypi", "iflow-mcp-fr0gger-orkl", "0.1.0", [], {}),
+    ("pypi", "mcp-datetimeday", "0.1.0", [], {}),
+    ("pypi", "nucleotide-archive-mcp", "0.0.7", [], {}),
+    ("pypi", "corpus-mcp", "0.1.3", [], {}),
+    ("pypi", "iflow-mcp-brightliu-networkx-mcp-server", "3.0.1", [], {}),
+    ("pypi", "jibberish-to-hebrew-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-danielmeppiel-oracle-mcp-server", "0.1.5", [],
+     {"ORACLE_CONNECTION_STRING": "DUMMY/DUMMY@127.0.0.1:1521/DUMMY"}),
+    ("pypi", "chuk-mcp-geocoder-fastmcp", "0.1.1", [], {}),
+    ("pypi", "angr-api-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-jeff-nasseri-mikrotik", "0.1.14", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "pingera-mcp-server", "0.1.14", [], {"PINGERA_API_KEY": DUMMY}),
+    ("pypi", "iflow-mcp-jbdamask-cursor-db-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-robcerda-monarch-mcp-server", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-jacck-mcp-ortools", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-isdaniel-pgtuner-mcp", "0.5.2", [], {}),
+    ("pypi", "iflow-mcp-saury1120-pdf-reader", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-tuki0918-eagle-mcp-server", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-alexrwilliam-playwright-mcp", "0.2.0", [], {}),
+    ("pypi", "iflow-mcp-rossshannon-weekly-weather-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-angrysky56-ollama-mcp-server", "0.1.1", [], {}),
+    ("pypi", "bambuddy-mcp", "0.2.0", [], {}),
+    ("pypi", "iflow-mcp-torshepherd-compiler-explorer-mcp", "0.1.2", [], {}),
+    ("pypi", "mathematica-mcp", "0.1.11", [], {}),
+    ("pypi", "iflow-mcp-ayunis-legal-mcp", "0.1.1", [], {}),
+    ("pypi", "mcp-sharepoint-us", "2.5.6", [], {}),
+    ("pypi", "iflow-mcp-yairwein-mcp-doc-indexer", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-wowyuarm-file-converter-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-hathibelagal-dev-mcp-pyautogui", "0.0.4", [], {}),
+    ("pypi", "agentwork-mcp", "0.1.3", [], {}),
+    ("pypi", "iflow-mcp-rsc1102-google-calendar-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-peterkrueck-gemini-assistant", "3.0.0", [], {"GEMINI_API_KEY": DUMMY}),
+    ("pypi", "prompt-docu", "0.1.1", [], {}),
+    ("pypi", "iflow-mcp-scmcphub-scmcp", "0.5.0", [], {}),
+    ("pypi", "oj-mcp-server", "0.1.1", [], {}),
+    ("pypi", "da2-mcp-socket", "0.2.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-prayanks-mcp-sqlite-server", "0.1.1", [], {"SQLITE_DB_PATH": "/tmp/startups.db"}),
+    ("pypi", "iflow-mcp-smadi0x86-gdb-mcp", "0.1.1", [], {}),
+    ("pypi", "iflow-mcp-bethington-cheat-engine-server-python", "0.1.1", [], {}),
+    ("pypi", "iflow-mcp-teabranch-agentic-developer", "0.1.0", [], {}),
+    ("pypi", "math-logic-mcp", "0.2.0", [], {}),
+    ("pypi", "iflow-mcp-effytech-freshservice-mcp", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-hasan-syed25-finance", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-badhansen-notion-mcp", "1.0.3", [], {"NOTION_TOKEN": DUMMY, "PAGE_ID": DUMMY}),
+    ("pypi", "mcp-server-propel", "0.2.0", [], {}),
+    ("pypi", "iflow-mcp-azure-samples-azure-postgresql-mcp", "0.1.1", [], {}),
+    ("pypi", "iflow-mcp-religa-multi-mcp", "0.1.1", [], {}),
+    ("pypi", "iflow-mcp-lillard01-chatexcel-mcp", "2.1.1", [], {}),
+    ("pypi", "google-trends-mcp", "1.0.2", [], {}),
+    ("pypi", "sendook-mcp", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-gongrzhe-opencv-mcp-server", "0.1.2", [], {}),
+    ("pypi", "refcheck-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-yumeminami-git-mcp-server", "0.2.4", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-kagisearch-kagimcp", "0.1.4", [], {"KAGI_API_KEY": DUMMY}),
+    ("pypi", "iflow-mcp-ayunis-core-legal-mcp", "0.1.1", [], {}),
+    ("pypi", "iflow-mcp-mytechnotalent-malwarebazaar-mcp", "1.5.1", [], {}),
+    ("pypi", "iflow-mcp-nihalxkumar-arch-ops-server", "3.3.6", [], {}),
+    ("pypi", "iflow-mcp-alexxx-db-databricks-genie-mcp", "0.1.1", [], {}),
+    ("pypi", "iflow-mcp-the-ai-workshops-searxng-mcp-server", "0.1.1", [], {}),
+    ("pypi", "iflow-mcp-galaxyproject-galaxy-mcp", "1.3.0", [], {}),
+    ("pypi", "mcjtag", "2026.2.18", [], {}),
+    ("pypi", "iflow-mcp-markuspfundstein-mcp-gsuite", "0.4.1",
+     ["--accounts-file", "/tmp/mcp-gsuite/.accounts.json", "--credentials-dir", "/tmp/mcp-gsuite"],
+     {}),
+    ("pypi", "attainment-meta-ads-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-cdot65-palo-alto-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-fervoyush-plotnine-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-niclasolofsson-dbt-core-mcp", "1.7.1", [], {}),
+    ("pypi", "wems-mcp-server", "1.13.6", [], {}),
+    ("pypi", "iflow-mcp-zulelee-stock-images-mcp", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-kvncampos-nautobot-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-blazickjp-shell-mcp-server", "0.1.0", ["/tmp"], {}),
+    ("pypi", "iflow-mcp-sadiuysal-crawl4ai-mcp-server", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-switchblxdee-mcp-guide", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-raghavdasila-django-firebase-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-panther-labs-mcp-panther", "2.3.0", [], {}),
+    ("pypi", "browserless-mcp", "0.1.0", [], {}),
+    ("pypi", "revyops-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-webdevtodayjason-a2amcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-jackkuo666-semanticscholar-mcp-server", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-jenasuraj-mcp", "0.1.1", [], {}),
+]
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
@@ -5240,5 +5416,5 @@ BATCHES: dict[str, list[Server]] = {
     "fresh16": FRESH16, "fresh17": FRESH17, "fresh18": FRESH18, "fresh19": FRESH19, "fresh20": FRESH20,
     "fresh21": FRESH21, "fresh22": FRESH22, "fresh23": FRESH23, "fresh24": FRESH24,
     "fresh25": FRESH25, "fresh26": FRESH26, "fresh27": FRESH27, "fresh28": FRESH28,
-    "fresh29": FRESH29,
+    "fresh29": FRESH29, "fresh30": FRESH30,
 }
