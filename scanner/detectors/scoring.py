@@ -247,6 +247,14 @@ _FLAG_HEAD = lazy(r"(?<![\w-])--[a-z0-9]+(?:-[a-z0-9]+)*-$")
 _COMPOUND = lazy(r"-only\b| (?:operations?|access|permissions?|mode)\b")
 
 
+def _tool_reference(text: str, lowered: str, match: re.Match[str]) -> bool:
+    """Whether a `#name` destination cue is written in camelCase in the text ("ALWAYS use #runSubagent for dbt data
+    exploration", iflow-mcp-niclasolofsson-dbt-core-mcp 1.7.1): a chat client's tool reference, not a channel, whose
+    names Slack and Discord keep lower-case. Read only where lower-casing kept every offset."""
+    return (match.group().startswith("#") and len(text) == len(lowered)
+            and any(c.isupper() for c in text[match.start() + 2:match.end()]))
+
+
 def _names_own(lowered: str, match: re.Match[str], own: frozenset[str], name: str) -> bool:
     """Whether every tool-like name in a cue's match is a sibling of the text's definition (one of `own`,
     lower-cased), or its own `name` called again (a documented second step), and there is one."""
@@ -302,6 +310,8 @@ def _sentences(text: str, screen: Screen | None, own: frozenset[str], name: str,
             for match in _search(numbers).finditer(lowered):
                 if (own or name or fields) and family in NAMED_FAMILIES and _names_own(
                         lowered, match, own | fields if family == "cross_tool" else own, name):
+                    continue
+                if family == "destination" and _tool_reference(text, lowered, match):
                     continue
                 if family == "imperative" and (
                     (lowered[match.start() - 1:match.start()] == "-"
