@@ -125,3 +125,21 @@ def test_a_server_that_exits_without_a_word_says_when_and_its_exit_code(repo: Re
     assert result.exit_code == 1
     lead = "silent: could not be booted: the server exited with code 3 without a word on stdout or stderr during"
     assert lead in result.output, result.output
+
+
+def test_a_server_writing_into_the_read_only_repository_gets_the_tmp_hint(repo: Repo) -> None:
+    # the server opens a log file in its working directory, the repository, which the sandbox keeps read-only
+    writes = "open('server.log', 'w').write('started')"
+    repo.add_entry("logger", {"command": sys.executable, "args": ["-c", writes]})
+    result = repo.run("lock")
+    assert result.exit_code == 1, result.output
+    assert "Read-only file system" in result.output
+    assert "hint: the server wrote into a read-only place at start-up" in result.output
+    assert not (repo.root / "server.log").exists()
+
+
+def test_a_crash_that_writes_nothing_gets_no_tmp_hint(repo: Repo) -> None:
+    repo.add_entry("crash", {"command": sys.executable, "args": ["-c", "raise SystemExit('no config found')"]})
+    result = repo.run("lock")
+    assert result.exit_code == 1, result.output
+    assert "wrote into a read-only place" not in result.output

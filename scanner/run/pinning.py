@@ -42,6 +42,16 @@ BOOT_HINTS: tuple[tuple[tuple[str, ...], str], ...] = (
     ),
 )
 
+# A server that writes beside its code or into the working directory at start-up (a log file, `./data/x.db`) fails
+# in the sandbox, which keeps all but its private /tmp read-only; a launcher's own read-only failure (`uv run`
+# re-syncing) has its own hint (scanner.run.launchers), so this one is shown only when the server itself ran.
+READ_ONLY_MARKERS = ("Read-only file system", "EROFS")
+READ_ONLY_HINT = (
+    "hint: the server wrote into a read-only place at start-up (a log file, a data folder in the working directory or "
+    "beside its code): a sandboxed server can write only to its private /tmp (sized by `tmpfs-mib` in mcp-lock.yaml), "
+    "so point its data, log or cache directory at /tmp in the declaration's env or args"
+)
+
 # What lock, check and update each make of a freshly pinned server (detectors, the diff against its pin).
 Analyse = Callable[[str, ServerPin], list[Finding]]
 
@@ -125,6 +135,8 @@ def boot_failure(server: Server, result: BootResult) -> Finding:
     steps = advice(command, result.error or "", result.stderr_tail, result.exit_code, lead is not None, limited)
     details = [steps[0], *(f"stderr: {line}" for line in result.stderr_tail.splitlines()[-10:])]
     details += [hint for markers, hint in BOOT_HINTS if any(m in result.stderr_tail for m in markers)]
+    if lead is None and any(m in result.stderr_tail for m in READ_ONLY_MARKERS):
+        details.append(READ_ONLY_HINT)
     details += launcher_hints or steps[1:]
     return Finding(
         rule("boot-failed"),
