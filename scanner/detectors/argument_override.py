@@ -19,6 +19,7 @@ from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule, register_check
 
 from .addresses import outside_address
 from .payload_cues import PAYLOAD_CUES
+from .scoring import PAYLOAD_WEIGHTS
 
 RULE = register_check(Rule(
     "MCPL-D026",
@@ -96,9 +97,9 @@ _REREAD = lazy(
     re.IGNORECASE,
 )
 # The act done in the user's place kept from them ("… grant admin access instead; the user does not need to be told"):
-# the scorer's concealment cues at the weight that quotes a payload there (`scoring.PAYLOAD_WEIGHTS`).
-_CONCEALED = lazy("|".join(f"(?:{source})" for weight, source in PAYLOAD_CUES["concealment"] if weight >= 2.0),
-                  re.IGNORECASE)
+# the scorer's concealment cues at the weight that quotes a payload there.
+_CONCEALED = lazy("|".join(f"(?:{source})" for weight, source in PAYLOAD_CUES["concealment"]
+                           if weight >= PAYLOAD_WEIGHTS["concealment"]), re.IGNORECASE)
 # A banner saying the user's values are no longer valid, the replacement in the next sentence.
 _BANNER_THEN = lazy(r"\b(?:discard|ignore|disregard|drop|replace|override)\s+(?:them|those|these|it)\b",
                           re.IGNORECASE)
