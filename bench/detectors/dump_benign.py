@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh31] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh32] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -995,6 +995,65 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "thinkpdf": ["thinkpdf-mcp"],
     "time-server-mcp-yolan11": ["python", "-c", "from time_server.main import mcp; mcp.run()"],
     "vinehoo-vector-products-search-mcp": ["vinehoo-search"],
+    # The thirty-sixth batch (FRESH32), read the same way before any boot.
+    "bach-bin-ip-checker": ["bach_bin_ip_checker"],
+    "bach-chatgpt-42": ["bach_chatgpt_42"],
+    "bach-dictionary-by-api-ninjas": ["bach_dictionary_by_api_ninjas"],
+    "bach-find-any-ip-address-or-domain-location-world-wide": [
+        "bach_find_any_ip_address_or_domain_location_world_wide",
+    ],
+    "bach-fotocasa1": ["bach_fotocasa1"],
+    "bach-humanizer-apis": ["bach_humanizer_apis"],
+    "bach-imdb146": ["bach_imdb146"],
+    "bach-inflation-by-api-ninjas": ["bach_inflation_by_api_ninjas"],
+    "bach-jokes-by-api-ninjas": ["bach_jokes_by_api_ninjas"],
+    "bach-li-data-scraper": ["bach_li_data_scraper"],
+    "bach-local-business-data": ["bach_local_business_data"],
+    "bach-malicious-urls1": ["bach_malicious_urls1"],
+    "bach-moz-da-pa1": ["bach_moz_da_pa1"],
+    "bach-newsnow": ["bach_newsnow"],
+    "bach-power-assist": ["bach_power_assist"],
+    "bach-qr-code-by-api-ninjas": ["bach_qr_code_by_api_ninjas"],
+    "bach-recash1": ["bach_recash1"],
+    "bach-seo-api2": ["bach_seo_api2"],
+    "bach-tiktok-unauthorized-api-scraper-no-watermark-analytics-feed": [
+        "bach_tiktok_unauthorized_api_scraper_no_watermark_analytics_feed",
+    ],
+    "bach-timezone-by-location": ["bach_timezone_by_location"],
+    "bach-txchk": ["bach_txchk"],
+    "bach-website-contacts-scraper": ["bach_website_contacts_scraper"],
+    "bach-whatsapp-number-validators": ["bach_whatsapp_number_validators"],
+    "bach-world-time-by-api-ninjas": ["bach_world_time_by_api_ninjas"],
+    "bach-youtube-mp36": ["bach_youtube_mp36"],
+    "davidzhang-oceanbase-mcp": ["oceanbase_mcp_server"],
+    "doubao-mcp": ["doubao-mcp-server"],
+    "epist-mcp-server": ["epist-mcp"],
+    "fal-mcp-server": ["fal-mcp"],
+    "fastband-mcp": ["fastband", "serve"],
+    "iflow-mcp-54yyyu-school-mcp": ["python", "-m", "school_mcp"],
+    "iflow-mcp-aws-athena-mcp": ["iflow-mcp_aws-athena-mcp"],
+    "iflow-mcp-coding-standards-mcp": ["coding-standards-mcp"],
+    "iflow-mcp-mcp-azure-pricing": ["iflow-mcp_mcp-azure-pricing", "--transport", "stdio"],
+    "iflow-mcp-mcp-cube-server": ["mcp_cube_server"],
+    "iflow-mcp-screenmonitormcp-v2": ["screenmonitormcp-v2-mcp"],
+    "iflow-mcp-vulnerability-intelligence-mcp-server": ["vulnerability-intelligence-mcp-server"],
+    "lcl-xhs-mcp": ["xhs-server"],
+    "mcp-agentskills": ["agentskills-mcp", "config=default", "mcp.transport=stdio"],
+    "mcp-scientific-calculator": ["mcp-calculator"],
+    "mcp-time-server-cyf-cuc": ["mcp_time_server_cyf_cuc"],
+    "mcp-tmux-server": ["mcp-tmux"],
+    "mcp-weather-server": ["mcp_weather_server"],
+    "mseep-predictive-maintenance-mcp": ["predictive-maintenance-mcp"],
+    "mseep-typefully-mcp-server": ["typefully-mcp"],
+    "openhab-mcp-server": [
+        "python",
+        "-c",
+        "import asyncio; from openhab_mcp_server.server import main; asyncio.run(main())",
+    ],
+    "rag-agent-mcp": ["rag-agent"],
+    "reasonforge-algebra": ["python", "-m", "reasonforge_algebra.server"],
+    "uniprot-mcp-fastmcp": ["uniprot-mcp"],
+    "video-editor-mcp-fastmcp": ["video-editor-mcp"],
 }
 
 

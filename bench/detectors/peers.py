@@ -52,12 +52,14 @@ FOLDERS = ("benign", "benign_fresh", "benign_fresh2", "benign_fresh3", "benign_f
            "benign_fresh20", "benign_fresh21", "benign_fresh22",
            "benign_fresh23", "benign_fresh24", "benign_fresh25",
            "benign_fresh26", "benign_fresh27", "benign_fresh28",
-           "benign_fresh29", "benign_fresh30", "benign_fresh31")
+           "benign_fresh29", "benign_fresh30", "benign_fresh31",
+           "benign_fresh32")
 
 _COUNTED = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
             "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
             "twenty-one", "twenty-two", "twenty-three", "twenty-four", "twenty-five", "twenty-six",
-            "twenty-seven", "twenty-eight", "twenty-nine", "thirty", "thirty-one", "thirty-two")
+            "twenty-seven", "twenty-eight", "twenty-nine", "thirty", "thirty-one", "thirty-two",
+            "thirty-three")
 
 _PEER_CODE = r'''
 import json, sys

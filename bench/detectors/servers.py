@@ -453,6 +453,24 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "oncrawl-mcp-server", "open-stocks-mcp", "pikai", "quantum-mcp", "reddit-mcp-tools", "rxresume-mcp",
     "scicomp-llm-mcp", "sienge-ecbiesek-mcp", "tabby-mcp", "time-server-mcp-yolan11",
     "vinehoo-vector-products-search-mcp", "viz-mcp", "xenfra-mcp-server",
+    # The thirty-sixth batch (FRESH32), decided the same way before any boot.
+    "acetool", "ai-odoofinder-mcp", "archive-mcp", "aspose-words-mcp", "atlas-browser-mcp", "bach-bin-ip-checker",
+    "bach-chatgpt-42", "bach-dictionary-by-api-ninjas", "bach-find-any-ip-address-or-domain-location-world-wide",
+    "bach-fotocasa1", "bach-humanizer-apis", "bach-imdb146", "bach-inflation-by-api-ninjas",
+    "bach-jokes-by-api-ninjas", "bach-li-data-scraper", "bach-local-business-data", "bach-malicious-urls1",
+    "bach-moz-da-pa1", "bach-newsnow", "bach-power-assist", "bach-qr-code-by-api-ninjas", "bach-recash1",
+    "bach-seo-api2", "bach-tiktok-unauthorized-api-scraper-no-watermark-analytics-feed",
+    "bach-timezone-by-location", "bach-txchk", "bach-website-contacts-scraper", "bach-whatsapp-number-validators",
+    "bach-world-time-by-api-ninjas", "bach-youtube-mp36", "bcm-pricing-calculator-mcp-server", "claudio",
+    "davidzhang-oceanbase-mcp", "doubao-mcp", "epist-mcp-server", "fal-mcp-server", "fastband-mcp",
+    "iflow-mcp-54yyyu-school-mcp", "iflow-mcp-aws-athena-mcp", "iflow-mcp-coding-standards-mcp",
+    "iflow-mcp-mcp-azure-pricing", "iflow-mcp-mcp-cube-server", "iflow-mcp-screenmonitormcp-v2",
+    "iflow-mcp-vulnerability-intelligence-mcp-server", "korean-law-mcp", "kosmo-mcp", "kotormcp",
+    "latex-resume-mcp", "lcl-xhs-mcp", "linzt-cfrna-test-1", "mcp-git-analyzer", "mcp-ine", "mcp-justwatch",
+    "mcp-postgres-semantic", "mcp-server-google-patents", "mcp-server-sparql-cert", "mcp-weather-server",
+    "memphora-mcp", "motion-mcp", "mseep-predictive-maintenance-mcp", "mseep-typefully-mcp-server", "network-mcp",
+    "openhab-mcp-server", "pr-splitter-mcp", "rag-agent-mcp", "reasonforge-algebra", "shekel-mcp",
+    "uniprot-mcp-fastmcp", "video-editor-mcp-fastmcp", "wrok-pdf-mcp", "xiyan-leea-server",
 })
 
 NPM: list[Server] = [
@@ -5576,6 +5594,150 @@ FRESH31: list[Server] = [
     ("pypi", "iflow-mcp-lyftium-inc-msfconsole-mcp", "5.1.2", [], {}),
 ]
 
+# A thirty-sixth batch (issue 38, 2026-12-07): 81 PyPI servers in no earlier batch, dumped into `data/benign_fresh32/`.
+# FRESH22's rule (a second draw from a large month, a name earlier when this file's text holds it), applied by the same
+# script to 2025-12 (the second draws go on down the months, as they came from 2026-10 to 2026-01) after it reproduced
+# FRESH31's counts and draw exactly, before anything was booted:
+# * newest release of 2025-12, summary matching `mcp[ -]+server` or `model context protocol [(mcp)] server` as words
+#   (case-insensitive): 605; in no earlier batch: 493; after FRESH6's and FRESH5's word filters: 439;
+#   `random.Random(68).sample(..., 130)` of the name-sorted list; 28 of the 130 are republications by iFlow or MseeP
+#   (`iflow-mcp-*`, `mseep-*`), kept as FRESH10's were unless a copy of an earlier batch's server;
+# * each drawn package's wheel downloaded and its METADATA, entry_points.txt, README and code read, never run or
+#   imported (four helpers read a quarter each by FRESH22's written rules, bench/detectors/README): 27 that require
+#   Python 3.12 or newer left out (computer-mcp, data-recon-mcp, iflow-mcp-doris-mcp-server,
+#   iflow-mcp-jlumbroso-passage-of-time-mcp, iflow-mcp-mcp-background-job, iflow-mcp-ntk148v-alertmanager,
+#   iflow-mcp-prashalruchiranga-arxiv-mcp-server, iflow-mcp-qiniu-mcp-server, kbbridge, marlo-mcp-fastmcp, mcp-ocrai,
+#   mcp-replay-dota2, mcp-server-stdio, mcp-sharepoint-cert, mcp-web-tools, mcp-xray, mseep-academia-mcp,
+#   mseep-mcp-openstack-ops, mseep-zoekt-mcp, netdisk-mcp-server, practiso-mcp, rundeck-mcp, session-mgmt-mcp,
+#   sigil-mcp-server, task-context-mcp, tenzir-mcp, vnstock-mcp-server; data-recon-mcp declares 3.11 but puts a
+#   backslash inside an f-string expression, which only 3.12 parses); left out by hand: no code, 11 (harness-mcp-server,
+#   rundeck-mcp-server: only a version string; iflow-mcp-spire-xls-mcp-server, iflow-mcp-videocapture-mcp,
+#   argocd-mcp-server: metadata only; awslabs-aws-dms-mcp-server: an empty placeholder under the awslabs name,
+#   "created by Poneglyph for security research"; iflow-mcp-malloryai-mallory-mcp-server, mseep-ggmcp,
+#   produckai-mcp-server, iflow-mcp-codebadger, time-server-mcp-cyf: the modules their entry point or server imports
+#   are not in the wheel); one OS only: xlwings-mcp-server-fastmcp (Excel through COM);
+# * FRESH18's rule for republications (names after the index's normalization, repositories, tool names and descriptions
+#   against every dump): 10 left out as copies: cloudwatch-mcp-multiprofile (a fork of the PYPI set's
+#   awslabs.cloudwatch-mcp-server, awslabs/mcp: 11 of its tool names, the same descriptions);
+#   iflow-mcp-clickhouse-mcp-clickhouse (the PYPI set's mcp-clickhouse: ClickHouse/mcp-clickhouse, which both name);
+#   iflow-mcp-cornelcroi-french-tax-mcp (FRESH12's mseep-french-tax-mcp: both republish cornelcroi/french-tax-mcp);
+#   iflow-mcp-mem0ai-mem0-mcp-server (the SERVERS set's mem0-mcp-server: mem0ai/mem0-mcp, the same nine tools and
+#   descriptions); iflow-mcp-odoo-mcp (FRESH15's mseep-odoo-mcp: both republish tuanle96/mcp-odoo); linzt-scrna-test-1
+#   (FRESH12's linzt-scrna-test renamed: the same 17 tools and descriptions); mcp-feedback-enhanced-c (a fork of
+#   FRESH3's mcp-feedback-enhanced, Minidoracat/mcp-feedback-enhanced, which it names); mseep-dbt-core-mcp (FRESH30's
+#   iflow-mcp-niclasolofsson-dbt-core-mcp: both republish NiclasOlofsson/dbt-core-mcp); semanticscholar-mcp-server (the
+#   original of FRESH30's iflow-mcp-jackkuo666-semanticscholar-mcp-server: JackKuo666/semanticscholar-MCP-Server);
+#   up-mcp-email (the SERVERS set's mcp-email-server: ai-zerolab/mcp-email-server, which it names). Not copies:
+#   iflow-mcp-aws-athena-mcp republishes ccyrene/aws-athena-mcp, FRESH18's aws-athena-mcp is ColeMurray's; lark-mcp,
+#   motion-mcp and archive-mcp share a name's end with npm's @larksuiteoapi/lark-mcp and motionmcp and FRESH30's
+#   nucleotide-archive-mcp, not their tools; 25 of the 81 kept are one author's servers made from one template
+#   (`bach-*`, each serving a RapidAPI spec its wheel ships), kept as FRESH26's 18 were: the rule counts servers;
+# * from the same reading, before any boot: 71 in `NEEDS_MCP_1` (the SDK's 1.x API with no upper bound below 2 on `mcp`,
+#   or `mcp` only through an unbounded `fastmcp`), 50 with their real command in `dump_benign.PYPI_COMMAND` (the console
+#   script that serves MCP when none is named exactly after the package, with the subcommand or flag its README gives;
+#   `python -m` or `python -c` where the script cannot start it), 2 with the arguments they require, 9 with the
+#   variables they need at start-up (a placeholder, `DUMMY`, or one of the form its start-up check demands; for a host
+#   or base URL an address on this machine that answers nothing); any that connect or log in before serving are listed
+#   as they are.
+# Versions are those of the package list on 2026-12-07. The split is fixed before any is dumped: `per_server.held_out`,
+# the same rule as before: 48 held out, 33 tuning.
+FRESH32: list[Server] = [
+    ("pypi", "rag-agent-mcp", "0.1.5", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "korean-law-mcp", "0.4.4", [], {"OPEN_LAW_ID": DUMMY}),
+    ("pypi", "reasonforge-algebra", "0.1.0", [], {}),
+    ("pypi", "bach-jokes-by-api-ninjas", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-screenmonitormcp-v2", "2.0.9", [], {}),
+    ("pypi", "kotormcp", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "davidzhang-oceanbase-mcp", "0.0.2", [], {"OB_USER": DUMMY, "OB_PASSWORD": DUMMY, "OB_DATABASE": DUMMY}),
+    ("pypi", "mseep-typefully-mcp-server", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-postgres-semantic", "1.0.0",
+     [], {"DATABASE_URL": "postgresql://user:pass@127.0.0.1:9/db", "OPENAI_API_KEY": "sk-DUMMY"}),
+    ("pypi", "bach-seo-api2", "1.0.0", [], {}),
+    ("pypi", "uniprot-mcp-fastmcp", "0.1.1", [], {}),
+    ("pypi", "shekel-mcp", "0.1.1", [], {}),
+    ("pypi", "bach-malicious-urls1", "1.0.0", [], {}),
+    ("pypi", "qinglong-mcp-server", "0.1.5", [], {}),
+    ("pypi", "linzt-cfrna-test-1", "0.4.0", [], {}),
+    ("pypi", "bach-inflation-by-api-ninjas", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-54yyyu-school-mcp", "0.1.0", [], {}),
+    ("pypi", "bach-bin-ip-checker", "1.0.0", [], {}),
+    ("pypi", "bach-fotocasa1", "1.0.0", [], {}),
+    ("pypi", "motion-mcp", "0.1.0", [], {}),
+    ("pypi", "bach-timezone-by-location", "1.0.0", [], {}),
+    ("pypi", "bach-whatsapp-number-validators", "1.0.0", [], {}),
+    ("pypi", "bach-website-contacts-scraper", "1.0.0", [], {}),
+    ("pypi", "acetool", "0.0.5", [], {}),
+    ("pypi", "mcp-git-analyzer", "0.1.7", [], {}),
+    ("pypi", "mcp-ine", "0.3.0", [], {}),
+    ("pypi", "bach-moz-da-pa1", "1.0.0", [], {}),
+    ("pypi", "openhab-mcp-server", "1.1.1", [], {}),
+    ("pypi", "mcp-scientific-calculator", "1.0.1", [], {}),
+    ("pypi", "archive-mcp", "0.2.4", [], {}),
+    ("pypi", "mcp-weather-server", "0.6.1", [], {}),
+    ("pypi", "bach-qr-code-by-api-ninjas", "1.0.0", [], {}),
+    ("pypi", "mcp-server-google-patents", "0.1.6", [], {}),
+    ("pypi", "iflow-mcp-aws-athena-mcp", "1.0.0", [], {}),
+    ("pypi", "bach-power-assist", "1.0.0", [], {}),
+    ("pypi", "ai-odoofinder-mcp", "1.0.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "lcl-xhs-mcp", "0.4.3", [], {"DEEPSEEK_API_KEY": DUMMY}),
+    ("pypi", "iflow-mcp-mcp-azure-pricing", "1.0.0", [], {}),
+    ("pypi", "xiyan-leea-server", "0.1.6.dev0", [], {}),
+    ("pypi", "network-mcp", "0.1.2", [], {}),
+    ("pypi", "epist-mcp-server", "0.1.0", [], {}),
+    ("pypi", "bach-dictionary-by-api-ninjas", "1.0.0", [], {}),
+    ("pypi", "bach-world-time-by-api-ninjas", "1.0.0", [], {}),
+    ("pypi", "bach-local-business-data", "1.0.0", [], {}),
+    ("pypi", "bach-tiktok-unauthorized-api-scraper-no-watermark-analytics-feed", "1.0.0", [], {}),
+    ("pypi", "mseep-predictive-maintenance-mcp", "0.3.0", [], {}),
+    ("pypi", "atlas-browser-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-mcp-cube-server", "0.0.2",
+     [], {"CUBE_ENDPOINT": "http://127.0.0.1:9", "CUBE_API_SECRET": DUMMY}),
+    ("pypi", "bach-recash1", "1.0.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "claudio", "0.2.3", [], {"GEMINI_API_KEY": DUMMY}),
+    ("pypi", "bach-find-any-ip-address-or-domain-location-world-wide", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-coding-standards-mcp", "0.1.0", [], {}),
+    ("pypi", "mcp-server-qdrant-pro", "0.1.7", [], {}),
+    ("pypi", "wrok-pdf-mcp", "1.0.0", [], {}),
+    ("pypi", "kosmo-mcp", "1.1.16", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-agentskills", "0.1.2", ["metadata.skill_dir=/tmp/agentskills_skills"], {}),
+    ("pypi", "latex-resume-mcp", "0.1.0", [], {}),
+    ("pypi", "fal-mcp-server", "1.18.0", [], {}),
+    ("pypi", "aspose-words-mcp", "0.1.6", [], {}),
+    ("pypi", "bach-humanizer-apis", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-vulnerability-intelligence-mcp-server", "0.1.1", [], {}),
+    ("pypi", "bcm-pricing-calculator-mcp-server", "1.0.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-server-sparql-cert", "0.1.0", ["--endpoint", "http://127.0.0.1:9/sparql"], {}),
+    ("pypi", "code-understanding-mcp-server", "0.2.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "memphora-mcp", "0.1.3", [], {"MEMPHORA_API_KEY": DUMMY}),
+    ("pypi", "bach-youtube-mp36", "1.0.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "lark-mcp", "0.1.1", [], {"APP_ID": DUMMY, "APP_SECRET": DUMMY}),
+    ("pypi", "fastband-mcp", "1.2025.12.5", [], {}),
+    ("pypi", "bach-li-data-scraper", "1.0.0", [], {}),
+    ("pypi", "pr-splitter-mcp", "1.0.1", [], {}),
+    ("pypi", "bach-chatgpt-42", "1.0.0", [], {}),
+    ("pypi", "doubao-mcp", "0.1.1", [], {}),
+    ("pypi", "mcp-time-server-cyf-cuc", "0.1.0", [], {}),
+    ("pypi", "bach-txchk", "1.0.0", [], {}),
+    ("pypi", "evchargers-mcp", "0.2.4", [], {}),
+    ("pypi", "bach-newsnow", "1.0.0", [], {}),
+    ("pypi", "mcp-tmux-server", "0.1.2", [], {}),
+    ("pypi", "kit-market-mcp", "1.0.0", [], {}),
+    ("pypi", "mcp-justwatch", "0.0.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "video-editor-mcp-fastmcp", "0.1.60", [], {"VJ_API_KEY": DUMMY}),
+    ("pypi", "bach-imdb146", "1.0.0", [], {}),
+]
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
@@ -5587,4 +5749,5 @@ BATCHES: dict[str, list[Server]] = {
     "fresh21": FRESH21, "fresh22": FRESH22, "fresh23": FRESH23, "fresh24": FRESH24,
     "fresh25": FRESH25, "fresh26": FRESH26, "fresh27": FRESH27, "fresh28": FRESH28,
     "fresh29": FRESH29, "fresh30": FRESH30, "fresh31": FRESH31,
+    "fresh32": FRESH32,
 }
