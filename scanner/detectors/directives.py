@@ -30,7 +30,7 @@ from scanner.detectors.order_grades import OWN_NAME, PREFERENCE, enum_values, pr
 from scanner.detectors.prefilter import FOLD_ASCII, Screen, alternatives
 from scanner.detectors.shadowing import MAYBE_NAME
 from scanner.detectors.texts import changed_texts, paths_of, pin_texts
-from scanner.detectors.tool_orders import honest_reason, order_about
+from scanner.detectors.tool_orders import honest_reason, order_about, verb_phrase
 from scanner.lock.lockfile import Pin, ServerPin
 from scanner.model.findings import PAYLOAD, WORDING, Finding
 from scanner.model.rules import SUSPICIOUS_TEXT, Category, Rule
@@ -47,7 +47,9 @@ RULE = Rule(
     "arguments, use this tool instead, treat it as deprecated or broken, send it the output. A data dependency "
     "of this tool's own parameters (\"call X first to get the ID\"), session set-up, an ordering note about "
     "this tool, an order about a tool of the same server, a former name or a package of the same vendor, and a "
-    "name in another spelling are reported only with a payload (a secret path, the conversation, a destination). "
+    "name in another spelling are reported only with a payload (a secret path, the conversation, a destination); "
+    "spaced words after \"to\" (\"to get news\") are a verb phrase, not a name, unless the sentence orders "
+    "something about them. "
     "An order about this server's own tool, or about an action its own tools take (an enum value of their "
     "parameters), where no secret goes anywhere, is shown at medium and blocks nothing. "
     "The finding names the declared server that lists the tool, or, for a name only widely installed servers "
@@ -341,7 +343,7 @@ def _directive(
             if not spelled and undeclared:
                 # Another spelling of a name no declared server lists is as often an action or field name
                 # (`createApiKey`): news only beside a secret path, an address or the conversation.
-                if others and _STRONG_PAYLOAD.search(words):
+                if others and _STRONG_PAYLOAD.search(words) and not verb_phrase(words, written, start):
                     return Directive(words.strip(), written, others, sends_secret(words))
                 continue
             # An order about another server's tool, named exactly as it is listed, is news by itself unless it
