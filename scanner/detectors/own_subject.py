@@ -109,3 +109,31 @@ def _only_own(text: str, own: set[str], name: str, prose: bool = False) -> bool:
                                 or text[match.start() - 1:match.start()] in ("?", "&")))}
     return bool(named - {_key(name)}) and named <= own
 
+
+# "List active sessions, delete a specific session, or clear all sessions" on `deepseek_sessions`: what a quantified
+# deletion destroys is the thing the tool's name manages, its own documented act, not a hidden one.
+_OBJECT = lazy(r"\s+(?:of\s+)?(?:the\s+|your\s+|its\s+|this\s+|existing\s+|active\s+|current\s+|saved\s+)*([a-z]+)")
+
+
+# A name that says the tool does something else with that thing (`create_event`) does not manage it: deleting every
+# event is not its act.
+_OTHER_ACTS = frozenset({
+    "create", "add", "new", "make", "insert", "post", "send", "get", "fetch", "list", "read", "search", "find", "query",
+    "update", "write", "upload", "run", "execute", "start", "open", "generate", "set", "save", "import", "export",
+    "copy", "move", "edit", "append", "log", "notify", "publish", "submit", "schedule", "book", "share", "sync"})
+
+
+def deletes_own(cue: tuple[str, float, str], lowered: str, at: int, families: set[str],
+                name_words: frozenset[str]) -> str | None:
+    """Why the quantified deletion `cue` quotes at `lowered[at]` destroys what the tool's name says it manages (and
+    nothing is sent or hidden beside it), or None."""
+    family, _weight, quoted = cue
+    if family != "destructive_scale" or families & {"piggyback", "concealment", "transmit"} \
+            or name_words & _OTHER_ACTS or (found := _OBJECT.match(lowered, at + len(quoted))) is None:
+        return None
+    noun = found.group(1)
+    if any(noun in (word, word + "s", word + "es") or word in (noun, noun + "s") for word in name_words
+           if len(word) > 3):
+        return "what it deletes is what the tool's name says it manages, its own act"
+    return None
+

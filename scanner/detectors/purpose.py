@@ -30,7 +30,7 @@ from .negation import OCCURRENCES, negated, occurrences, sentence_around
 from .other_windows import strongest_window
 from .own_backend import own_request, to_own_backend
 from .own_parameters import hands_on_user_words, multi_word, offers_own_parameter
-from .own_subject import link_only, own_data, own_versions
+from .own_subject import deletes_own, link_only, own_data, own_versions
 from .payload_cues import NET_COMMANDS
 from .scoring import THRESHOLD, Cues, Score
 from .told_user import (
@@ -360,7 +360,7 @@ def _discount_at(lowered: str, at: int, cue: tuple[str, float, str], cues: Cues,
     if family == "deceive_user" and TRUE_STATE.match(lowered, at + len(quoted)) and not _ACTS.search(sentence):
         return "it words a state to the user instead of an error, it hides no action"
     families = {f for f, _w, _q in cues}
-    if why := detected_example(lowered, at):
+    if why := detected_example(lowered, at) or deletes_own(cue, lowered, at, families, words):
         return why
     # a network command named as one a shell tool runs ("`curl <url>`") is the destination cue's "curl "
     if (family in ("shell_payload", "dangerous_command")
