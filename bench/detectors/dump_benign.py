@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh32] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh33] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -1054,6 +1054,45 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "reasonforge-algebra": ["python", "-m", "reasonforge_algebra.server"],
     "uniprot-mcp-fastmcp": ["uniprot-mcp"],
     "video-editor-mcp-fastmcp": ["video-editor-mcp"],
+    # The thirty-seventh batch (FRESH33), read the same way before any boot.
+    "bach-idealista7": ["bach_idealista7"],
+    "chora-orchestration": ["chora-orch", "mcp"],
+    "crustdata-screener-mcp": ["crustdata-mcp"],
+    "directive": ["directive", "mcp", "serve"],
+    "iflow-mcp-amazon-ads-mcp": ["amazon-ads-mcp"],
+    "iflow-mcp-bloodhound-mcp-ai": ["bloodhound-mcp"],
+    "iflow-mcp-bonsai-mcp": ["bonsai-mcp"],
+    "iflow-mcp-climatiq-mcp-server": ["climatiq-mcp-server"],
+    "iflow-mcp-geoserver-mcp": ["geoserver-mcp"],
+    "iflow-mcp-google-scholar-mcp-server": ["python", "-m", "google_scholar_server"],
+    "iflow-mcp-greptimedb-mcp-server": ["greptimedb-mcp-server"],
+    "iflow-mcp-mcp-aktools": ["mcp-aktools"],
+    "iflow-mcp-mcp-codebase-rag": ["mcp-codebase-rag-server"],
+    "iflow-mcp-mcp-databricks-server": ["python", "-m", "main"],
+    "iflow-mcp-mcp-domain-availability": ["mcp-domain-availability"],
+    "iflow-mcp-mcp-ollama": ["mcp-ollama"],
+    "iflow-mcp-mcp-server-diff-python": ["mcp-server-diff-python"],
+    "iflow-mcp-mcp-server-ietf": ["iflow-mcp_mcp-server-ietf"],
+    "iflow-mcp-mcp-server-reddit": ["mcp-server-reddit"],
+    "iflow-mcp-mcp-simple-pubmed": ["mcp-simple-pubmed"],
+    "iflow-mcp-mcp-teams-server": ["mcp-teams-server"],
+    "iflow-mcp-pbixray-mcp-server": ["python", "-c", "from src.pbixray_server import main; main()"],
+    "iflow-mcp-prometheus-mcp-server": ["prometheus-mcp-server"],
+    "iflow-mcp-ticktick-mcp": ["ticktick-mcp", "run"],
+    "iflow-mcp-tripadvisor-mcp": ["tripadvisor-mcp"],
+    "iflow-mcp-uniprot-mcp-server": ["uniprot-mcp-server"],
+    "iflow-mcp-whatsapp-mcp-server": ["whatsapp-mcp"],
+    "mcp-bonuspay": ["mcp-bonuspay", "stdio"],
+    "mcp-data-lens": ["data-lens"],
+    "mcp-mineru": ["python", "-m", "mcp_mineru.server"],
+    "mcpcn-mindmap-mcp-server": ["python", "-m", "mcpcn-mindmap_mcp_server"],
+    "nbotbb-w1bssjszkadbb-001": ["nbotbb_w1bssjszkadbb_001"],
+    "realtimex-web-scraping-mcp-server": ["web-scraping-mcp-server"],
+    "research-assistant-mcp-huangshuai": ["python", "-m", "research_assistant_mcp.server"],
+    "skill-mcp-fastmcp": ["skill-mcp-server"],
+    "stevenvo-slack-mcp": ["python", "-c", "import asyncio, server; asyncio.run(server.main())"],
+    "tensordiagram-mcp": ["python", "-m", "server"],
+    "whoosh-rag-mcp": ["whoosh-rag-server"],
 }
 
 

@@ -471,6 +471,21 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "memphora-mcp", "motion-mcp", "mseep-predictive-maintenance-mcp", "mseep-typefully-mcp-server", "network-mcp",
     "openhab-mcp-server", "pr-splitter-mcp", "rag-agent-mcp", "reasonforge-algebra", "shekel-mcp",
     "uniprot-mcp-fastmcp", "video-editor-mcp-fastmcp", "wrok-pdf-mcp", "xiyan-leea-server",
+    # The thirty-seventh batch (FRESH33), decided the same way before any boot.
+    "avm-mcp-server", "bach-idealista7", "claude-todo-emulator", "code-execution-mcp", "context-mcp",
+    "crustdata-screener-mcp", "directive", "elixir-training-mcp", "encoding-mcp", "fakemcp",
+    "freshdesk-mcp-support", "iflow-mcp-amazon-ads-mcp", "iflow-mcp-bloodhound-mcp-ai", "iflow-mcp-bonsai-mcp",
+    "iflow-mcp-climatiq-mcp-server", "iflow-mcp-google-scholar-mcp-server", "iflow-mcp-greptimedb-mcp-server",
+    "iflow-mcp-mcp-aktools", "iflow-mcp-mcp-codebase-rag", "iflow-mcp-mcp-databricks-server",
+    "iflow-mcp-mcp-domain-availability", "iflow-mcp-mcp-ollama", "iflow-mcp-mcp-server-diff-python",
+    "iflow-mcp-mcp-server-ietf", "iflow-mcp-mcp-server-reddit", "iflow-mcp-mcp-simple-pubmed",
+    "iflow-mcp-mcp-teams-server", "iflow-mcp-pbixray-mcp-server", "iflow-mcp-prometheus-mcp-server",
+    "iflow-mcp-tripadvisor-mcp", "iflow-mcp-uniprot-mcp-server", "iflow-mcp-whatsapp-mcp-server",
+    "kayako-mcp-server", "kedro-mcp", "mcp-bonuspay", "mcp-data-lens", "mcp-hs-code-query", "mcp-mineru",
+    "mcp-yfinance", "mcpcn-gif-animation-mcp", "mcpcn-mindmap-mcp-server", "nbotbb-w1bssjszkadbb-001",
+    "openwrt-mcp", "questions-mcp-server", "realtimex-web-scraping-mcp-server", "research-assistant-mcp-huangshuai",
+    "rowan-mcp", "runway-mcp-server", "skill-mcp-fastmcp", "stevenvo-slack-mcp", "tablemcp", "tensordiagram-mcp",
+    "text-adventure-handler-mcp", "timescaledb-mcp", "whoosh-rag-mcp",
 })
 
 NPM: list[Server] = [
@@ -5738,6 +5753,156 @@ FRESH32: list[Server] = [
     ("pypi", "bach-imdb146", "1.0.0", [], {}),
 ]
 
+# A thirty-seventh batch (issue 38, 2026-12-07): 64 PyPI servers in no earlier batch, dumped into
+# `data/benign_fresh33/`.
+# FRESH22's rule (a second draw from a large month, a name earlier when this file's text holds it), applied by the same
+# script to 2025-11 (the second draws going on down the months) after it reproduced FRESH32's counts and draw exactly,
+# before anything was booted:
+# * newest release of 2025-11, summary matching `mcp[ -]+server` or `model context protocol [(mcp)] server` as words
+#   (case-insensitive): 570; in no earlier batch: 457; after FRESH6's and FRESH5's word filters: 404;
+#   `random.Random(69).sample(..., 130)` of the name-sorted list; 64 of the 130 are republications by iFlow or MseeP
+#   (`iflow-mcp-*`, `mseep-*`), kept as FRESH10's were unless a copy of an earlier batch's server;
+# * each drawn package's wheel downloaded and its METADATA, entry_points.txt, README and code read, never run or
+#   imported (four helpers read a quarter each by FRESH22's written rules, bench/detectors/README): 34 that require
+#   Python 3.12 or newer left out (audio-properties-mcp, bachstudio-pubmedmcp, elias-mcp-server-elpadev,
+#   fetchcraft-ingestion-admin, grokipedia-mcp-fastmcp, iflow-mcp-akshare-one-mcp, iflow-mcp-azure-fhir-mcp-server,
+#   iflow-mcp-cloudwatch-logs-mcp, iflow-mcp-linear-regression-mcp, iflow-mcp-magic-api-mcp-server,
+#   iflow-mcp-mcp-server-office, iflow-mcp-mcp-server-twelve-data, iflow-mcp-mcp-wolfram-alpha,
+#   iflow-mcp-nearby-search-mcp, iflow-mcp-ols-mcp-server, iflow-mcp-oura-mcp-server, iflow-mcp-pg-mcp-server,
+#   iflow-mcp-piwik-pro-mcp, imas-mcp, mcp-cloud-ops, mcp-echo-server, mcp-fs, mcp-server-vector-memory, mcrentcast,
+#   minecraft-server-mcp, mle-kit-mcp, mysql-mcp-server3, neo4j-semantic-search-mcp, oceanbase-mcp-server3,
+#   qiniu-mcp-server, simiq-mcp, tessell-mcp, video-format-converter-mcp1, video-quick-editor-mcp); one with no wheel
+#   for the listed version (iflow-mcp-duckduckgo-mcp-server, an sdist only); left out by hand: no code, 6
+#   (iflow-mcp-ai-search, iflow-mcp-biomart-mcp, iflow-mcp-enterprise-mcp-server, iflow-mcp-mcp-audio,
+#   iflow-mcp-vibe-worldbuilding-mcp: metadata only; iflow-mcp-mcp-safe-local-python-executor: tests only); not stdio, 3
+#   (fanvue-mcp, iflow-mcp-pixelle, simplecode-mcp: HTTP only); one OS only: iflow-mcp-mcp-server-outlook-email
+#   (win32com at import); no tools of its own: shinkuro (prompts made from the user's folder);
+# * FRESH18's rule for republications (names after the index's normalization, repositories, tool names and descriptions
+#   against every dump): 20 left out as copies, each a republication of a project an earlier batch holds:
+#   iflow-mcp-biggo-mcp-server (FRESH20's biggo-mcp-server: Funmula-Corp/BigGo-MCP-Server); iflow-mcp-biomcp-python (the
+#   SERVERS set's biomcp-python: genomoncology/biomcp, 35 of its tool names, the same descriptions);
+#   iflow-mcp-dev-kit-mcp-server (FRESH17's dev-kit-mcp-server: DanielAvdar/dev-kit-mcp-server); iflow-mcp-gis-mcp
+#   (mahdin75/gis-mcp, which FRESH23's geoedge-mcp says it is built on: 40 of its tool names, its descriptions);
+#   iflow-mcp-kospi-kosdaq-stock-server (FRESH4's kospi-kosdaq-stock-server: dragon1086's); iflow-mcp-mcp-clickhouse
+#   (the PYPI set's mcp-clickhouse: ClickHouse/mcp-clickhouse); iflow-mcp-mcp-feedback-enhanced (FRESH3's
+#   mcp-feedback-enhanced: Minidoracat's); iflow-mcp-mcp-oceanbase and iflow-mcp-mitmproxy-mcp (FRESH15's
+#   mseep-mcp-oceanbase and mseep-mitmproxy-mcp: the same projects, the same modules); iflow-mcp-mcp-pyautogui-server
+#   (FRESH20's mcp-pyautogui-server: hetaoBackend's, its author's); iflow-mcp-mcp-salesforce-connector (FRESH20's
+#   orange-mcp-salesforce-connector: both republish smn2gnt/MCP-Salesforce, the same ten tools and descriptions);
+#   iflow-mcp-mcp-server-calculator (the PYPI set's mcp-server-calculator: githejie's);
+#   iflow-mcp-microsoft-sql-server-mcp (RichardHan/mssql_mcp_server, as FRESH16's yulin-mssql-mcp);
+#   iflow-mcp-mysql-mcp-server (the SERVERS set's mysql-mcp-server: designcomputer/mysql_mcp_server);
+#   iflow-mcp-semanticscholar-mcp-server (FRESH30's iflow-mcp-jackkuo666-semanticscholar-mcp-server:
+#   JackKuo666/semanticscholar-MCP-Server); iflow-mcp-sequential-thinking (FRESH7's sequential-thinking: the same five
+#   tools, four of five descriptions); iflow-mcp-sitemap-mcp-server (FRESH20's sitemap-mcp-server: mugoosse's);
+#   iflow-mcp-weknora-mcp-server (FRESH4's ai-core-mcp-server: 21 of its tool names, four of five descriptions);
+#   iflow-mcp-wikipedia-mcp (the PYPI set's wikipedia-mcp: rudra-ravi/wikipedia-mcp); mcp-server-timewyb (the reference
+#   time server republished, as the PYPI set's mcp-server-time). Not a copy: iflow-mcp-geoserver-mcp
+#   (mahdin75/geoserver-mcp) shares nine tool names with FRESH5's open-geoserver-mcp (openlang-cn/geoserver-mcp), none
+#   of their descriptions;
+# * from the same reading, before any boot: 55 in `NEEDS_MCP_1` (the SDK's 1.x API with no upper bound below 2 on `mcp`,
+#   or `mcp` only through an unbounded `fastmcp`), 38 with their real command in `dump_benign.PYPI_COMMAND` (the console
+#   script that serves MCP when none is named exactly after the package, with the subcommand or flag its README gives;
+#   `python -m` or `python -c` where the script cannot start it), 12 with the variables they need at start-up (a
+#   placeholder, `DUMMY`, or one of the form its start-up check demands; for a host or base URL an address on this
+#   machine that answers nothing; /tmp for a folder); any that connect or log in before serving (timescaledb-mcp) or
+#   need a display or a binary the wheel does not ship are listed as they are.
+# Versions are those of the package list on 2026-12-07. The split is fixed before any is dumped: `per_server.held_out`,
+# the same rule as before: 38 held out, 26 tuning.
+FRESH33: list[Server] = [
+    ("pypi", "bachai-data-analysis-mcp", "1.1.6", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "crustdata-screener-mcp", "1.0.3", [], {"CRUSTDATA_API_TOKEN": DUMMY}),
+    ("pypi", "iflow-mcp-mcp-server-diff-python", "0.1.2", [], {}),
+    ("pypi", "iflow-mcp-pbixray-mcp-server", "0.1.0", [], {}),
+    ("pypi", "mcp-data-lens", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-bonuspay", "0.1.3",
+     [], {
+         "BONUSPAY_PRIVATE_KEY_PATH": "/tmp/bonuspay/private.pem",
+         "BONUSPAY_PUBLIC_KEY_PATH": "/tmp/bonuspay/public.pem",
+         "BONUSPAY_PARTNER_ID": DUMMY,
+     }),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-mcp-simple-pubmed", "0.1.13", [], {"PUBMED_EMAIL": DUMMY}),
+    ("pypi", "code-execution-mcp", "0.1.3", [], {}),
+    ("pypi", "text-adventure-handler-mcp", "0.1.6", [], {}),
+    ("pypi", "iflow-mcp-mcp-ollama", "0.1.3", [], {}),
+    ("pypi", "realtimex-web-scraping-mcp-server", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "openwrt-mcp", "0.1.7", [], {"OPENWRT_HOST": "http://127.0.0.1:9", "OPENWRT_PASSWORD": DUMMY}),
+    ("pypi", "iflow-mcp-whatsapp-mcp-server", "0.2.1", [], {}),
+    ("pypi", "iflow-mcp-geoserver-mcp", "0.3.0", [], {}),
+    ("pypi", "freshdesk-mcp-support", "1.1.0", [], {}),
+    ("pypi", "mcpcn-gif-animation-mcp", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "context-mcp", "0.2.8", [], {"PROJECT_ROOT": "/tmp"}),
+    ("pypi", "tablemcp", "0.1.0", [], {}),
+    ("pypi", "fakemcp", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-greptimedb-mcp-server", "0.2.2", [], {}),
+    ("pypi", "avm-mcp-server", "0.1.5", [], {}),
+    ("pypi", "iflow-mcp-mcp-codebase-rag", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-bloodhound-mcp-ai", "1.0.0", [], {}),
+    ("pypi", "iflow-mcp-ticktick-mcp", "0.1.0", [], {}),
+    ("pypi", "mcpcn-mindmap-mcp-server", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "rowan-mcp", "2.3.2", [], {"ROWAN_API_KEY": DUMMY}),
+    ("pypi", "kedro-mcp", "0.1.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "twitter-mcp", "0.1.1",
+     [], {"CONSUMER_KEY": DUMMY, "CONSUMER_SECRET": DUMMY, "ACCESS_TOKEN": DUMMY, "ACCESS_TOKEN_SECRET": DUMMY}),
+    ("pypi", "bach-idealista7", "2.0.3", [], {}),
+    ("pypi", "encoding-mcp", "2.0.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-mcp-teams-server", "1.0.6",
+     [], {
+         "TEAMS_APP_ID": DUMMY,
+         "TEAMS_APP_PASSWORD": DUMMY,
+         "TEAMS_APP_TYPE": "SingleTenant",
+         "TEAMS_APP_TENANT_ID": DUMMY,
+         "TEAM_ID": DUMMY,
+         "TEAMS_CHANNEL_ID": DUMMY,
+     }),
+    ("pypi", "iflow-mcp-bonsai-mcp", "0.1.2", [], {}),
+    ("pypi", "iflow-mcp-uniprot-mcp-server", "0.1.0", [], {}),
+    ("pypi", "mcpydoc", "1.4.0", [], {}),
+    ("pypi", "nbotbb-w1bssjszkadbb-001", "0.0.1", [], {}),
+    ("pypi", "iflow-mcp-mcp-databricks-server", "0.1.0", [], {}),
+    ("pypi", "kayako-mcp-server", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-google-scholar-mcp-server", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-tripadvisor-mcp", "0.1.0", [], {"TRIPADVISOR_API_KEY": DUMMY}),
+    ("pypi", "iflow-mcp-mcp-aktools", "0.1.14", [], {}),
+    ("pypi", "runway-mcp-server", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-mcp-server-ietf", "0.1.0", [], {}),
+    ("pypi", "mcp-hs-code-query", "1.1.0", [], {}),
+    ("pypi", "iflow-mcp-mcp-server-reddit", "0.2.0", [], {}),
+    ("pypi", "chora-orchestration", "0.3.2", [], {}),
+    ("pypi", "elad12390-loki-mcp", "0.1.5", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-amazon-ads-mcp", "0.1.15",
+     [], {"AUTH_METHOD": "direct", "AMAZON_AD_API_CLIENT_ID": DUMMY, "AMAZON_AD_API_CLIENT_SECRET": DUMMY}),
+    ("pypi", "tensordiagram-mcp", "0.1.0", [], {}),
+    ("pypi", "whoosh-rag-mcp", "0.1.2", [], {}),
+    ("pypi", "rdl-mcp", "0.1.0", [], {}),
+    ("pypi", "mcp-yfinance", "0.1.4", [], {}),
+    ("pypi", "questions-mcp-server", "1.1.2", [], {}),
+    ("pypi", "claude-todo-emulator", "0.3.1", [], {}),
+    ("pypi", "iflow-mcp-mcp-domain-availability", "0.1.0", [], {}),
+    ("pypi", "timescaledb-mcp", "0.1.0", [], {}),
+    ("pypi", "chuk-mcp-vfs", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-prometheus-mcp-server", "1.5.0", [], {"PROMETHEUS_URL": "http://127.0.0.1:9"}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "stevenvo-slack-mcp", "0.1.0", [], {"SLACK_BOT_TOKEN": DUMMY}),
+    ("pypi", "elixir-training-mcp", "0.0.3", [], {}),
+    ("pypi", "skill-mcp-fastmcp", "0.1.2", [], {}),
+    ("pypi", "mcp-mineru", "0.1.3", [], {}),
+    ("pypi", "iflow-mcp-climatiq-mcp-server", "0.2.0", [], {}),
+    ("pypi", "research-assistant-mcp-huangshuai", "0.1.1", [], {}),
+    ("pypi", "directive", "1.2.0", [], {}),
+]
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
@@ -5749,5 +5914,5 @@ BATCHES: dict[str, list[Server]] = {
     "fresh21": FRESH21, "fresh22": FRESH22, "fresh23": FRESH23, "fresh24": FRESH24,
     "fresh25": FRESH25, "fresh26": FRESH26, "fresh27": FRESH27, "fresh28": FRESH28,
     "fresh29": FRESH29, "fresh30": FRESH30, "fresh31": FRESH31,
-    "fresh32": FRESH32,
+    "fresh32": FRESH32, "fresh33": FRESH33,
 }
