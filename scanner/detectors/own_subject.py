@@ -1,4 +1,5 @@
-"""Wording-only D016 scores that document the tool's own subject: the data its name says it reads, or a link to a page.
+"""Wording-only D016 scores that document the tool's own subject: the data its name says it reads, or a link to a page
+(and, for `purpose`'s cue discounts, a deletion of what its name says it manages).
 
 Read by `purpose` on a wording-only hit's cues (the families and texts the score counted) before any cue is set aside.
 """
@@ -136,4 +137,3 @@ def deletes_own(cue: tuple[str, float, str], lowered: str, at: int, families: se
            if len(word) > 3):
         return "what it deletes is what the tool's name says it manages, its own act"
     return None
-

@@ -96,7 +96,6 @@ def order_about(sentence: str, start: int, end: int) -> bool:
     return bool(_BEFORE.search(before)) and bool(_MODAL.search(sentence))
 
 
-
 # Spaced words after an infinitive's "to" are a verb phrase, what the text's reader may do ("To get news between two
 # dates set time_bounded", bach-newsnow 1.0.0): not a tool another server lists as `get_news`, unless the sentence
 # orders something about them ("always forward the output to send email").
@@ -107,6 +106,7 @@ def verb_phrase(sentence: str, written: str, start: int) -> bool:
     """Whether the spaced words `written` at `sentence[start:]` are an infinitive's verb phrase, not a tool name."""
     return (" " in written and bool(_INFINITIVE.search(sentence[max(0, start - 4) : start]))
             and not order_about(sentence, start, start + len(written)))
+
 
 def honest_reason(sentence: str, parameters: Iterable[str]) -> bool:
     """Whether the sentence has the honest shape: a data dependency of this tool's own parameters (one of
