@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh33] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh34] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -1093,6 +1093,27 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "stevenvo-slack-mcp": ["python", "-c", "import asyncio, server; asyncio.run(server.main())"],
     "tensordiagram-mcp": ["python", "-m", "server"],
     "whoosh-rag-mcp": ["whoosh-rag-server"],
+    # The thirty-eighth batch (FRESH34), read the same way before any boot.
+    "boston-harbor-ferries": ["harbor-ferry-mcp"],
+    "elasticsearch-memory-mcp": ["python", "-c", "import asyncio, mcp_server; asyncio.run(mcp_server.main())"],
+    "falcon-mcp-fastmcp": ["falcon-mcp"],
+    "gamewave-unreal-mcp": ["unreal-mcp"],
+    "iflow-mcp-alibabacloud-dms-mcp-server": ["alibabacloud-dms-mcp-server"],
+    "iflow-mcp-baidu-mcp-server": ["baidu-mcp-server"],
+    "iflow-mcp-blockscout-mcp-server": ["blockscout-mcp-server"],
+    "iflow-mcp-mcp-sharepoint": ["mcp-sharepoint"],
+    "iflow-mcp-pdf-extraction": ["pdf-extraction"],
+    "iflow-mcp-pdf2png": ["pdf2png"],
+    "iflow-mcp-servicenow-mcp": ["servicenow-mcp"],
+    "iflow-mcp-sourcesage": ["sourcesage"],
+    "iflow-mcp-think-mcp": ["think-mcp"],
+    "iflow-mcp-yokatlas-mcp": ["yokatlas-mcp"],
+    "mcp-openproject": ["mcp-openproject", "server", "--stdio"],
+    "mcp-perplexity-fastmcp": ["mcp-perplexity"],
+    "mcp-server-vikingdb-fastmcp": ["mcp-server-vikingdb"],
+    "pdf-manipulation-mcp-server": ["pdf-mcp-server"],
+    "spanish-vehicle-tax-valuation-mcp": ["spanish-vehicle-tax-mcp"],
+    "sumologic-mcp-python": ["sumologic-mcp-server"],
 }
 
 

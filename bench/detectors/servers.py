@@ -486,6 +486,18 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "openwrt-mcp", "questions-mcp-server", "realtimex-web-scraping-mcp-server", "research-assistant-mcp-huangshuai",
     "rowan-mcp", "runway-mcp-server", "skill-mcp-fastmcp", "stevenvo-slack-mcp", "tablemcp", "tensordiagram-mcp",
     "text-adventure-handler-mcp", "timescaledb-mcp", "whoosh-rag-mcp",
+    # The thirty-eighth batch (FRESH34), decided the same way before any boot.
+    "aws-s3-mcp", "baidu-mcp-server", "beijing-time-mcp", "bing-flights-mcp", "bmad-mcp-server",
+    "boston-harbor-ferries", "cakemail-api-docs-mcp", "clipboard-mcp", "cloudtruth-mcp-server", "code-expert-mcp",
+    "colab-mcp", "demo-mcp-server", "devstudio-mcp", "droid-mcp", "elasticsearch-memory-mcp", "engmanager-mcp",
+    "gamewave-unreal-mcp", "gemini-search-mcp", "huggingface-paper-mcp", "iflow-mcp-alibabacloud-dms-mcp-server",
+    "iflow-mcp-baidu-mcp-server", "iflow-mcp-blockscout-mcp-server", "iflow-mcp-mcp-sharepoint",
+    "iflow-mcp-pdf-extraction", "iflow-mcp-pdf2png", "iflow-mcp-sourcesage", "iflow-mcp-think-mcp",
+    "istat-mcp-server", "loxone-mcp-server", "mahoraga-mcp", "mcp-kb", "mcp-openproject", "mcp-package-hero",
+    "mcp-perplexity-fastmcp", "mcp-server-baidu-maps-enhanced", "mcp-server-bmi-calculator",
+    "mcp-server-vikingdb-fastmcp", "mcp-stock-analysis", "mcposprint", "nhsuk-mcp", "noctua-mcp",
+    "pdf-manipulation-mcp-server", "pykernel-mcp", "rbt-mcp-server", "scout-mcp", "srikanth-mcp-portfolio",
+    "sumologic-mcp-python", "vibedazi-mcp",
 })
 
 NPM: list[Server] = [
@@ -5903,6 +5915,146 @@ FRESH33: list[Server] = [
     ("pypi", "directive", "1.2.0", [], {}),
 ]
 
+# A thirty-eighth batch (issue 38, 2026-12-08): 61 PyPI servers in no earlier batch, dumped into
+# `data/benign_fresh34/`. FRESH22's rule (a second draw from a large month, a name earlier when this file's text holds
+# it), applied by the same script to 2025-10 (the second draws going on down the months) after it reproduced FRESH33's
+# counts and draw exactly, before anything was booted:
+# * newest release of 2025-10, summary matching `mcp[ -]+server` or `model context protocol [(mcp)] server` as words
+#   (case-insensitive): 504; in no earlier batch: 422; after FRESH6's and FRESH5's word filters: 377;
+#   `random.Random(70).sample(..., 130)` of the name-sorted list; 21 of the 130 are republications by iFlow or MseeP
+#   (`iflow-mcp-*`, `mseep-*`), kept as FRESH10's were unless a copy of an earlier batch's server;
+# * each drawn package's wheel downloaded and its METADATA, entry_points.txt, README and code read, never run or
+#   imported (four helpers read a quarter each by FRESH22's written rules, bench/detectors/README): 35 are
+#   `oracle-oci-*-mcp-server` 0.0.0 placeholders (metadata only, "a placeholder package and should not be used", Python
+#   3.13) left out as no code; 24 others that require Python 3.12 or newer left out (better-jupyter-mcp-server,
+#   claude-journal, databeak, gitlab-review-mcp, hass-mcp-li, iflow-mcp-brlaw-mcp-server, iflow-mcp-gitingest-mcp,
+#   iflow-mcp-mcp-github-trending, iflow-mcp-mcp-ynab, iflow-mcp-strava-mcp-server, iflow-mcp-wsb-analyst, jules-mcp,
+#   keyphrases-mcp, mcp-4get-fastmcp, mcp-fivetran-fastmcp, metabase-fastmcp, micro-rag-mcp, odoorpc-mcp,
+#   openapi-slice-mcp, pg-mcp, sugon-mcp-server-elasticsearch, things3-mcp-server, troubleshoot-mcp-server,
+#   windows-rs-mcp); left out by hand: no code, excel-mcp-server-test (metadata only) and mcp-agentapi (a placeholder
+#   server importing a module the wheel does not ship); not stdio, grounding (a bundled Node server over Streamable
+#   HTTP) and iflow-mcp-mcp-server-jysd-cx-oracle (SSE hard-coded in both scripts); no MCP server, uop-mcp-server;
+# * FRESH18's rule for republications (names after the index's normalization, repositories, tool names and descriptions
+#   against every dump): 5 left out as copies: aws-blackbelt-mcp-server (the original of FRESH11's
+#   iflow-mcp-konippi-aws-blackbelt-mcp-server: Konippi/aws-blackbelt-mcp-server); iflow-mcp-fpl-mcp (FRESH4's fpl-mcp:
+#   rishijatia/fantasy-pl-mcp, 16 of its tool names, the same descriptions); iflow-mcp-mcp-server-ida (FRESH21's
+#   mcp-server-ida: the same 19 tools and descriptions); iflow-mcp-mcp-server-monday (FRESH15's mseep-mcp-server-monday:
+#   both republish sakce/mcp-server-monday); iflow-mcp-mcp-tool-builder (FRESH10's iflow-mcp-hanweg-mcp-tool-builder:
+#   hanweg/mcp-tool-builder). Not copies: iflow-mcp-servicenow-mcp, mcp-server-baidu-maps-enhanced and
+#   iflow-mcp-mcp-sharepoint share tool names with FRESH16's snow-mcp, @baidumap/mcp-server-baidu-map and FRESH30's
+#   mcp-sharepoint-us, none of their descriptions; colab-mcp is not FRESH16's google-colab-mcp (other tools);
+# * from the same reading, before any boot: 48 in `NEEDS_MCP_1` (the SDK's 1.x API with no upper bound below 2 on `mcp`,
+#   or `mcp` only through an unbounded `fastmcp`), 20 with their real command in `dump_benign.PYPI_COMMAND` (the console
+#   script that serves MCP when none is named exactly after the package, with the subcommand or flag its README gives;
+#   `python -m` or `python -c` where the script cannot start it), 1 with the arguments it requires, 11 with the
+#   variables they need at start-up (a placeholder, `DUMMY`, or one of the form its start-up check demands); any that
+#   connect or log in before serving, read a file the wheel does not ship or fetch their tool list are listed as they
+#   are.
+# Versions are those of the package list on 2026-12-07. The split is fixed before any is dumped: `per_server.held_out`,
+# the same rule as before: 34 held out, 27 tuning.
+FRESH34: list[Server] = [
+    ("pypi", "gamewave-unreal-mcp", "0.1.11", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "falcon-mcp-fastmcp", "0.3.1", [], {"FALCON_CLIENT_ID": DUMMY, "FALCON_CLIENT_SECRET": DUMMY}),
+    ("pypi", "robokop-mcp", "0.1.0", [], {}),
+    ("pypi", "rbt-mcp-server", "0.3.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-server-flockx", "0.2.0", [], {"FLOCKX_API_KEY": DUMMY}),
+    ("pypi", "mcposprint", "1.0.0", [], {}),
+    ("pypi", "insurance-predict-mcp", "1.1.0", [], {}),
+    ("pypi", "mcp-server-bmi-calculator", "0.2.2", [], {}),
+    ("pypi", "engmanager-mcp", "1.0.2", [], {}),
+    ("pypi", "elasticsearch-memory-mcp", "6.2.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-kb", "0.4.5", ["--root", "/tmp/mcp-kb-root"], {}),
+    ("pypi", "istat-mcp-server", "0.1.2", [], {}),
+    ("pypi", "baidu-mcp-server", "0.1.8", [], {}),
+    ("pypi", "iflow-mcp-think-mcp", "0.1.16", [], {}),
+    ("pypi", "gemini-search-mcp", "0.3.1", [], {}),
+    ("pypi", "colab-mcp", "0.1.0", [], {}),
+    ("pypi", "time-mcp-pypi", "1.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-perplexity-fastmcp", "0.5.9", [], {"PERPLEXITY_API_KEY": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-mcp-sharepoint", "0.1.6",
+     [], {"SHP_SITE_URL": "http://127.0.0.1:9", "SHP_ID_APP": DUMMY, "SHP_ID_APP_SECRET": DUMMY}),
+    ("pypi", "devstudio-mcp", "1.0.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "cloudtruth-mcp-server", "1.0.3", [], {"CLOUDTRUTH_CONFIG": "/tmp/cloudtruth/mcp-config.json"}),
+    ("pypi", "mcp-stock-analysis", "0.1.1", [], {}),
+    ("pypi", "boston-harbor-ferries", "0.1.0", [], {}),
+    ("pypi", "loxone-mcp-server", "0.3.10", [], {}),
+    ("pypi", "iflow-mcp-alibabacloud-dms-mcp-server", "0.1.16", [], {}),
+    ("pypi", "mcp-package-hero", "1.3.0", [], {}),
+    ("pypi", "iflow-mcp-blockscout-mcp-server", "1.0.0", [], {}),
+    ("pypi", "spanish-vehicle-tax-valuation-mcp", "0.1.0b4", [], {}),
+    ("pypi", "ynab-mcp-dgalarza", "0.1.1", [], {}),
+    ("pypi", "pdf-manipulation-mcp-server", "0.1.2", [], {}),
+    ("pypi", "iflow-mcp-baidu-mcp-server", "0.1.7", [], {}),
+    ("pypi", "pykernel-mcp", "0.2.5", [], {}),
+    ("pypi", "iflow-mcp-yokatlas-mcp", "0.1.0", [], {}),
+    ("pypi", "droid-mcp", "0.1.0", [], {}),
+    ("pypi", "foreman-mcp-server", "0.4.2", [], {}),
+    ("pypi", "demo-mcp-server", "1.0.2", [], {}),
+    ("pypi", "clipboard-mcp", "0.1.3", [], {}),
+    ("pypi", "coda-mcp-server", "1.2.1", [], {}),
+    ("pypi", "iflow-mcp-pdf2png", "0.1.0", [], {}),
+    ("pypi", "iflow-mcp-sourcesage", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "google-drive-mcpserver", "0.1.3",
+     [], {
+         "GOOGLE_ACCESS_TOKEN": DUMMY,
+         "GOOGLE_REFRESH_TOKEN": DUMMY,
+         "GOOGLE_CLIENT_ID": DUMMY,
+         "GOOGLE_CLIENT_SECRET": DUMMY,
+     }),
+    ("pypi", "code-expert-mcp", "0.3.0", [], {}),
+    ("pypi", "mahoraga-mcp", "0.2.0", [], {}),
+    ("pypi", "huggingface-paper-mcp", "0.1.6", [], {}),
+    ("pypi", "scout-mcp", "0.2.3", [], {}),
+    ("pypi", "bing-flights-mcp", "1.0.1", [], {}),
+    ("pypi", "mcp-server-baidu-maps-enhanced", "1.0.0", [], {}),
+    ("pypi", "cakemail-api-docs-mcp", "0.1.2", [], {}),
+    ("pypi", "bmad-mcp-server", "0.1.1", [], {}),
+    ("pypi", "aws-s3-mcp", "0.1.3", [], {}),
+    ("pypi", "nhsuk-mcp", "1.0.6", [], {}),
+    ("pypi", "vibedazi-mcp", "0.2.1", [], {}),
+    ("pypi", "noctua-mcp", "0.2.0", [], {}),
+    ("pypi", "iflow-mcp-pdf-extraction", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-server-vikingdb-fastmcp", "0.1.3",
+     [], {
+         "VIKINGDB_REGION": DUMMY,
+         "VIKINGDB_AK": DUMMY,
+         "VIKINGDB_SK": DUMMY,
+         "COLLECTION_NAME": DUMMY,
+         "INDEX_NAME": DUMMY,
+     }),
+    ("pypi", "beijing-time-mcp", "0.1.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "google-gmail-mcpserver", "0.1.4",
+     [], {
+         "GOOGLE_ACCESS_TOKEN": DUMMY,
+         "GOOGLE_REFRESH_TOKEN": DUMMY,
+         "GOOGLE_CLIENT_ID": DUMMY,
+         "GOOGLE_CLIENT_SECRET": DUMMY,
+     }),
+    ("pypi", "srikanth-mcp-portfolio", "1.5.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "sumologic-mcp-python", "0.1.2",
+     [], {
+         "SUMOLOGIC_ACCESS_ID": DUMMY,
+         "SUMOLOGIC_ACCESS_KEY": DUMMY,
+         "SUMOLOGIC_ENDPOINT": "https://api.sumologic.com",
+     }),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-openproject", "0.0.2",
+     [], {"OPENPROJECT_BASE_URL": "http://127.0.0.1:9", "OPENPROJECT_API_KEY": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-servicenow-mcp", "0.1.0",
+     [], {"SERVICENOW_INSTANCE_URL": "http://127.0.0.1:9", "SERVICENOW_USERNAME": DUMMY, "SERVICENOW_PASSWORD": DUMMY}),
+]
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
@@ -5914,5 +6066,5 @@ BATCHES: dict[str, list[Server]] = {
     "fresh21": FRESH21, "fresh22": FRESH22, "fresh23": FRESH23, "fresh24": FRESH24,
     "fresh25": FRESH25, "fresh26": FRESH26, "fresh27": FRESH27, "fresh28": FRESH28,
     "fresh29": FRESH29, "fresh30": FRESH30, "fresh31": FRESH31,
-    "fresh32": FRESH32, "fresh33": FRESH33,
+    "fresh32": FRESH32, "fresh33": FRESH33, "fresh34": FRESH34,
 }
