@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh34] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh35] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -1114,6 +1114,31 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "pdf-manipulation-mcp-server": ["pdf-mcp-server"],
     "spanish-vehicle-tax-valuation-mcp": ["spanish-vehicle-tax-mcp"],
     "sumologic-mcp-python": ["sumologic-mcp-server"],
+    # The thirty-ninth batch (FRESH35), read the same way before any boot.
+    "agent-team-chat-enhanced": ["agent-team-chat"],
+    "android-puppeteer-mcp": ["python", "-m", "puppeteer"],
+    "financial-advisor-munger": ["munger-mcp"],
+    "iflow-mcp-redbook-search-comment-mcp": ["redbook-search-comment-mcp"],
+    "mcp-aliyun-datahub": ["mcp_aliyun_datahub"],
+    "mcp-mysql-server-licai-czg-202509111517-9baa6c-202509111516-735609-20250911-e5ceb8": [
+        "python",
+        "-c",
+        "import asyncio; from mcp_mysql_server.server import main; asyncio.run(main())",
+    ],
+    "mcp-redmine-enhanced": ["mcp-redmine"],
+    "mseep-dbt-cli-mcp": ["dbt-mcp-server"],
+    "mseep-kaltura-mcp": ["kaltura-mcp"],
+    "mseep-mcp-beeminder": ["python", "-m", "mcp_beeminder.server"],
+    "mseep-mcp-pdf-tools": ["pdf-tools"],
+    "mseep-mcp-prompt-tester": ["prompt-tester"],
+    "mseep-mcp-rememberizer-vectordb": ["mcp-rememberizer-vectordb"],
+    "mseep-mcp-server-milvus": ["mcp-server-milvus"],
+    "mseep-mcp-server-openai": ["mcp-server-openai"],
+    "mseep-mcp-server-openmetadata": ["mcp-server-openmetadata"],
+    "mseep-mcp-server-unitycatalog": ["mcp-server-unitycatalog"],
+    "mseep-python-hello-warp-mcp": ["mseep-python_hello_warp_mcp"],
+    "stravacz-mcp": ["stravacz-mcp-server"],
+    "tashan-scispark": ["tashan-scispark-mcp"],
 }
 
 

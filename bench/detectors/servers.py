@@ -498,6 +498,17 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "mcp-server-vikingdb-fastmcp", "mcp-stock-analysis", "mcposprint", "nhsuk-mcp", "noctua-mcp",
     "pdf-manipulation-mcp-server", "pykernel-mcp", "rbt-mcp-server", "scout-mcp", "srikanth-mcp-portfolio",
     "sumologic-mcp-python", "vibedazi-mcp",
+    # The thirty-ninth batch (FRESH35), decided the same way before any boot.
+    "agent-team-chat-enhanced", "android-puppeteer-mcp", "atx-mainframe-bre-analyzer", "battery-mcp",
+    "constrained-opt-mcp", "ebs-initializer-mcp", "financial-advisor-munger", "goodday-mcp",
+    "ibm-watsonx-gov-catalog-mcp-server", "iflow-mcp-redbook-search-comment-mcp", "k6-mcp-server",
+    "mcp-aliyun-datahub", "mcp-mysql-server-licai-czg-202509111517-9baa6c-202509111516-735609-20250911-e5ceb8",
+    "mcp-redmine-enhanced", "mcp-server-email-cuhksz", "mcp-server-gelato", "mcp-server-tb-project-stat",
+    "mcpcn-splitscreen", "mseep-crypto-pegmon-mcp", "mseep-dbt-cli-mcp", "mseep-mcp-beeminder",
+    "mseep-mcp-pdf-tools", "mseep-mcp-prompt-tester", "mseep-mcp-rememberizer-vectordb", "mseep-mcp-server-milvus",
+    "mseep-mcp-server-openai", "mseep-mcp-server-openmetadata", "mseep-mcp-server-unitycatalog",
+    "mseep-python-hello-warp-mcp", "nanobanana-mcp", "reddit-mcp-tool", "redshift-utils-mcp",
+    "rickjang-gmail-mcp-server", "stravacz-mcp", "tashan-scispark", "truffle-ai-image-editor-mcp",
 })
 
 NPM: list[Server] = [
@@ -6055,6 +6066,123 @@ FRESH34: list[Server] = [
      [], {"SERVICENOW_INSTANCE_URL": "http://127.0.0.1:9", "SERVICENOW_USERNAME": DUMMY, "SERVICENOW_PASSWORD": DUMMY}),
 ]
 
+# A thirty-ninth batch (issue 38, 2026-12-08): 38 PyPI servers in no earlier batch, dumped into
+# `data/benign_fresh35/`. FRESH22's rule (a second draw from a large month, a name earlier when this file's text holds
+# it), applied by `draw.py 2025-09 71` to the month below FRESH34's after it reproduced FRESH34's counts and draw
+# exactly (`draw.py 2025-10 70 f3beab2^`), before anything was booted:
+# * newest release of 2025-09, summary matching `mcp[ -]+server` or `model context protocol [(mcp)] server` as words
+#   (case-insensitive): 670; in no earlier batch: 586; after FRESH6's and FRESH5's word filters: 545;
+#   `random.Random(71).sample(..., 130)` of the name-sorted list; 58 of the 130 are republications by MseeP or iFlow
+#   (`mseep-*`, `iflow-mcp-*`), kept as FRESH10's were unless a copy of an earlier batch's server;
+# * each drawn package's wheel downloaded and its METADATA, entry_points.txt, README and code read, never run or
+#   imported (four helpers read a quarter each by FRESH22's written rules, bench/detectors/README): 36 require Python
+#   3.12 or newer and are left out (alibabacloud-ims-editing-mcp-server, bir-mcp, dungngo-crypto-sentiment-mcp,
+#   e0-7-current-time-mcp, iflow-mcp-auto-favicon, letsbonk-mcp, mcp-clearml, mcp-hackernews, mcp-server-larf,
+#   mcp-weather-augee99, mcpbytes-lambda-core, memorious-mcp, microsoft-fabric-mcp, mseep-3xpl-mcp,
+#   mseep-africas-talking-airtime-mcp-server, mseep-analytics-service, mseep-aqicn-mcp, mseep-compiler-explorer-mcp,
+#   mseep-gitingest-mcp, mseep-ifly-spark-agent-mcp, mseep-image-gen, mseep-kanka-mcp, mseep-mcp-aiven,
+#   mseep-mcp-jira-python, mseep-mcp-server-fetch, mseep-mediawiki-mcp-server, mseep-monarch-mcp-server,
+#   mseep-outlookmcpserver, mseep-ragflow-mcp, mseep-rootly-mcp-server, mseep-simple-psql-mcp,
+#   mseep-unifi-network-mcp, mseep-voice-status-report-mcp-server, pubmedmcp, rebrandly-mcp, yy-data-analyzer);
+#   one has no wheel (mseep-garth-mcp-server 0.0.8, a source release needing 3.13); 30 are left out as no code: 22
+#   `mcpbind-*` stubs (one module whose `main()` prints a message, no entry point, no MCP code), and eight wheels that
+#   ship only their .dist-info or a script whose modules are missing (mseep-excel-mcp-server, mseep-kaggle-mcp,
+#   mseep-mcp-server-snowflake, mseep-openedu-mcp-server, mseep-splunkbase-mcp, mseep-storyblok-mcp-server,
+#   mseep-yourware-mcp, youtube-mcp-server);
+# * FRESH18's rule for republications (names after the index's normalization, repositories, tool names and descriptions
+#   against every dump, here also every single description's first 40 characters): 25 left out as copies:
+#   canvas-lms-mcp (FRESH31's iflow-mcp-ahnopologetic-canvas-lms-mcp: ahnopologetic/canvas-lms-mcp, its 12 tools),
+#   data-analyzer-mcp-server (FRESH18's mcp-data-analyzer-cyj: the same three tools and descriptions),
+#   datgfg-opensearch-mcp-server-py (opensearch-mcp-server-py), david-oceanbase-mcp (FRESH32's davidzhang-oceanbase-mcp:
+#   its seven tools, four of five descriptions), dungngo-unichat-mcp-server (FRESH13's iflow-mcp-unichat-mcp-server),
+#   mcp-feedback-hall (FRESH13's mcp-feedback: both Minidoracat's, the same two tools and descriptions), mcp-salesforce
+#   (FRESH20's orange-mcp-salesforce-connector: nine of its ten tool names, the same descriptions),
+#   mcp-server-tree-sitter-extra (a fork of wrale/mcp-server-tree-sitter: 26 of its 27 tools, the same descriptions),
+#   mseep-bitable-mcp (bitable-mcp), mseep-cognee-mcp (FRESH11's iflow-mcp-topoteretes-cognee-mcp: topoteretes/cognee),
+#   mseep-cointelegraph-mcp (FRESH20's cointelegraph-mcp), mseep-discord-raw-mcp (FRESH13's iflow-mcp-discord-raw-mcp),
+#   mseep-mcp-pyautogui-server (mcp-pyautogui-server), mseep-mcp-server-aws-resources
+#   (FRESH10's iflow-mcp-baryhuang-mcp-server-aws-resources: its one tool), mseep-mcp-server-docy (mcp-server-docy),
+#   mseep-mcp-simple-arxiv (FRESH13's iflow-mcp-mcp-simple-arxiv), mseep-mindmap-mcp-server (FRESH14's
+#   iflow-mcp-mindmap-mcp-server), mseep-office-word-mcp-server (office-word-mcp-server), mseep-pbixray-mcp-server
+#   (FRESH33's iflow-mcp-pbixray-mcp-server), mseep-pdf2png (FRESH34's iflow-mcp-pdf2png), mseep-prefect-mcp-server
+#   (FRESH11's iflow-mcp-fortunto2-prefect-mcp-server), mseep-pydbcx-mcp (pydbcx-mcp), mseep-skydeckai-code
+#   (skydeckai-code), mseep-titanmind-whatsapp-mcp (FRESH14's iflow-mcp-titan-mind-whatsapp-mcp), workspace-mcp-http
+#   (the workspace-mcp author's HTTP repackaging: 31 of its tools, its descriptions). Not copies:
+#   mseep-mcp-server-milvus (other tools than FRESH31's iflow-mcp-stephen37-mcp-server-milvus), mcp-server-email-cuhksz
+#   (two of FRESH21's mcp-server-email's tool names, none of its descriptions), nanobanana-mcp (other tools than
+#   nano-banana-mcp), mcpcn-splitscreen kept though its tools act on macOS and Windows only (it starts and lists them
+#   elsewhere);
+# * from the same reading, before any boot: 36 in `NEEDS_MCP_1`, 20 with their real command in
+#   `dump_benign.PYPI_COMMAND`, 1 with the arguments it requires, 8 with the variables they need at start-up; any that
+#   connect or log in before serving (ibm-watsonx-gov-catalog-mcp-server and mseep-mcp-server-unitycatalog list tools
+#   only from their service), read a key only from files the sandbox does not hold (nanobanana-mcp) or print to stdout
+#   are listed as they are.
+# Versions are those of the package list on 2026-12-08. The split is fixed before any is dumped: `per_server.held_out`,
+# the same rule as before: 19 held out, 19 tuning.
+FRESH35: list[Server] = [
+    ("pypi", "mseep-mcp-beeminder", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "stravacz-mcp", "1.0.0", ["--user", "DUMMY", "--password", "DUMMY", "--canteen_number", "DUMMY"], {}),
+    ("pypi", "k6-mcp-server", "2.2.0", [], {}),
+    ("pypi", "tashan-scispark", "1.0.8", [], {}),
+    ("pypi", "financial-advisor-munger", "0.2.1", [], {}),
+    ("pypi", "rickjang-gmail-mcp-server", "1.1.0", [], {}),
+    ("pypi", "mcp-server-tb-project-stat", "0.1.1", [], {}),
+    ("pypi", "mseep-mcp-prompt-tester", "0.1.2", [], {}),
+    ("pypi", "mseep-mcp-pdf-tools", "0.1.4", [], {}),
+    ("pypi", "mseep-python-hello-warp-mcp", "0.1.1", [], {}),
+    ("pypi", "mcp-aliyun-datahub", "0.0.1", [], {}),
+    ("pypi", "mcp-server-gelato", "0.1.0", [], {}),
+    ("pypi", "mcp-docker-server", "0.0.7", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "atx-mainframe-bre-analyzer", "0.2.5",
+     [], {
+         "ATX_MF_APPLICATION_LEVEL_BRE": "/tmp/atx_bre/application_level",
+         "ATX_MF_COMPONENT_LEVEL_BRE": "/tmp/atx_bre/component_level",
+     }),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-server-email-cuhksz", "0.1.4",
+     [], {"EMAIL_USERNAME": DUMMY, "EMAIL_PASSWORD": DUMMY, "ATTACHMENT_FOLDER": "/tmp/email_attachments"}),
+    ("pypi", "ebs-initializer-mcp", "0.7.13", [], {}),
+    ("pypi", "reddit-mcp-tool", "0.2.1", [], {}),
+    ("pypi", "ibm-watsonx-gov-catalog-mcp-server", "1.0.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mseep-mcp-server-unitycatalog", "0.1.4",
+     [], {"UC_SERVER": "http://127.0.0.1:9", "UC_CATALOG": DUMMY, "UC_SCHEMA": DUMMY}),
+    ("pypi", "nanobanana-mcp", "1.0.2", [], {}),
+    ("pypi", "iflow-mcp-redbook-search-comment-mcp", "2.0.1", [], {}),
+    ("pypi", "mseep-dbt-cli-mcp", "0.1.4", [], {}),
+    ("pypi", "truffle-ai-image-editor-mcp", "1.0.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mseep-mcp-server-openmetadata", "0.2.7",
+     [], {"OPENMETADATA_HOST": "http://127.0.0.1:9", "OPENMETADATA_JWT_TOKEN": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mseep-mcp-server-openai", "0.1.3", [], {"OPENAI_API_KEY": "sk-DUMMY"}),
+    ("pypi", "mseep-kaltura-mcp", "0.2.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mseep-mcp-rememberizer-vectordb", "0.1.7", [], {"REMEMBERIZER_VECTOR_STORE_API_KEY": DUMMY}),
+    ("pypi", "mseep-mcp-server-milvus", "0.1.5", [], {}),
+    ("pypi", "android-puppeteer-mcp", "1.0.1", [], {}),
+    ("pypi", "battery-mcp", "0.0.3", [], {}),
+    ("pypi", "mcp-mysql-server-licai-czg-202509111517-9baa6c-202509111516-735609-20250911-e5ceb8", "1.0.0", [], {}),
+    ("pypi", "mcpcn-splitscreen", "0.1.23", [], {}),
+    ("pypi", "constrained-opt-mcp", "1.0.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "redshift-utils-mcp", "0.3.4",
+     [], {
+         "REDSHIFT_CLUSTER_ID": DUMMY,
+         "REDSHIFT_DATABASE": DUMMY,
+         "REDSHIFT_SECRET_ARN": "arn:aws:secretsmanager:us-east-1:000000000000:secret:DUMMY",
+         "AWS_REGION": "us-east-1",
+     }),
+    ("pypi", "mseep-crypto-pegmon-mcp", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-redmine-enhanced", "2025.9.13.162715.post0",
+     [], {"REDMINE_URL": "http://127.0.0.1:9", "REDMINE_API_KEY": DUMMY}),
+    ("pypi", "goodday-mcp", "1.1.3", [], {}),
+    ("pypi", "agent-team-chat-enhanced", "0.1.0", [], {}),
+]
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
@@ -6066,5 +6194,5 @@ BATCHES: dict[str, list[Server]] = {
     "fresh21": FRESH21, "fresh22": FRESH22, "fresh23": FRESH23, "fresh24": FRESH24,
     "fresh25": FRESH25, "fresh26": FRESH26, "fresh27": FRESH27, "fresh28": FRESH28,
     "fresh29": FRESH29, "fresh30": FRESH30, "fresh31": FRESH31,
-    "fresh32": FRESH32, "fresh33": FRESH33, "fresh34": FRESH34,
+    "fresh32": FRESH32, "fresh33": FRESH33, "fresh34": FRESH34, "fresh35": FRESH35,
 }
