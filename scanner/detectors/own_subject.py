@@ -66,6 +66,7 @@ def link_only(cues: Cues, text: str) -> str | None:
 # between tools of its own code, whose behaviour the lock pins apart from their text.
 _VERSION_FAMILIES = frozenset({"deprecation", "redirect", "universal", "imperative", "tool_identifier", "authority"})
 _IDENTIFIER = lazy(r"(?<![\w.-])[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+(?![\w-])|\b[a-z]+[A-Z]\w*")
+_OWN_ALTERNATIVE = lazy(r"instead of (?:the|what)\b")
 
 
 def _key(name: str) -> str:
@@ -76,9 +77,11 @@ def own_versions(cues: Cues, text: str, siblings: frozenset[str], name: str) -> 
     """Why a wording-only D016 score only retires one of the server's own tools for another, or sends the model to
     one of them, or None."""
     families = {family for family, _weight, _quoted in cues}
-    if not families & {"deprecation", "redirect"} or families - _VERSION_FAMILIES:
-        return None
     own = {_key(sibling) for sibling in siblings} | {_key(name)}
+    if not families & {"deprecation", "redirect"} or any(
+            family not in _VERSION_FAMILIES and not _between_own(family, quoted, text, own, name)
+            for family, _weight, quoted in cues):
+        return None
     if "deprecation" in families:
         # a retirement names the old tool and the new one anywhere in the text: every name must be the server's
         return "it retires one of the server's own tools for another of its own" if _only_own(text, own, name) \
@@ -93,6 +96,28 @@ def own_versions(cues: Cues, text: str, siblings: frozenset[str], name: str) -> 
     if not _only_own(text, own, name, prose=True):
         return None
     return "the call it asks for is one of the server's own tools"
+
+
+# "Sends an email to the user of Manus … use this tool instead of the `send_email` tool" (mcp-server-email-cuhksz
+# 0.1.4's `send_email_to_user`): what "instead of the" replaces is a tool of the server's own, not the user's value,
+# and the sending is the act the tool's own name says.
+_STOP_WORDS = frozenset({"a", "an", "the", "to", "of", "for", "and", "or", "this", "that", "it"})
+
+
+def _between_own(family: str, quoted: str, text: str, own: set[str], name: str) -> bool:
+    """Whether a cue beside a redirect only chooses between the server's own tools: an "instead of the" whose
+    replaced clause names a sibling, or a sending that is the act the tool's name says."""
+    if family == "override_args" and _OWN_ALTERNATIVE.match(quoted.strip()):
+        lowered = text.lower()
+        found = occurrences(lowered, quoted.lower())
+        return bool(found) and all(
+            {_key(m.group()) for m in _IDENTIFIER.finditer(text[at + len(quoted):at + len(quoted) + 80].split(".")[0])}
+            & (own - {_key(name)}) for at in found)
+    if family == "transmit":
+        said = {w for w in re.split(r"[^a-z0-9]+", quoted.lower()) if w and w not in _STOP_WORDS}
+        named = set(re.split(r"[^a-z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()))
+        return bool(said) and all(w in named or w.rstrip("s") in named for w in said)
+    return False
 
 
 _PROSE = lazy(r"(?:[A-Za-z][a-z]*|[A-Z]{2,5})(?:-[a-z]+)+")  # "long-running", "LLM-agent", "JSON-encoded"
