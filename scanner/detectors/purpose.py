@@ -30,7 +30,7 @@ from .negation import OCCURRENCES, negated, occurrences, sentence_around
 from .other_windows import strongest_window
 from .own_backend import own_request, to_own_backend
 from .own_parameters import hands_on_user_words, multi_word, offers_own_parameter
-from .own_subject import deletes_own, link_only, own_data, own_versions
+from .own_subject import deletes_own, own_act
 from .payload_cues import NET_COMMANDS
 from .scoring import THRESHOLD, Cues, Score
 from .told_user import (
@@ -129,8 +129,7 @@ def _regraded(hit: Hit, text: str, words: frozenset[str], name_words: frozenset[
     finding; one forbidden beside such an act stays, regraded, for a reviewer to read."""
     if hit.rule_id == "MCPL-D016" and hit.evidence_kind == WORDING and hit.severity == "high":
         # the tool's name: a parameter asking for data is D024's question
-        why = own_data(hit.cues, name_words) or link_only(hit.cues, text) or own_versions(
-            hit.cues, text, *server) or _wording_set_aside(hit.cues, text, words, parameters)
+        why = own_act(hit.cues, text, name_words, *server) or _wording_set_aside(hit.cues, text, words, parameters)
         if why is not None:
             return dataclasses.replace(hit, severity="medium", summary=f"{hit.summary}; {DOCUMENTED.format(why=why)}")
     if hit.rule_id not in _RULES or (hit.evidence_kind != PAYLOAD and hit.rule_id != "MCPL-D016"):
