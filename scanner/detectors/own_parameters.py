@@ -17,7 +17,7 @@ from scanner.detectors.lazy_re import lazy
 from .addresses import outside_address
 from .negation import CLAUSE
 
-_OWN_ALTERNATIVE = lazy(r"instead of (?:the|what)\b")
+OWN_ALTERNATIVE = lazy(r"instead of (?:the|what)\b")
 # A parameter named by more than one word (`flow_id`, `flowId`): a plain word ("url", "mode") is no sure mention.
 _MULTI_WORD = lazy(r"[a-z0-9]_[a-z0-9]|[a-z][A-Z]")
 _TOKEN = lazy(r"[a-z0-9_]+")
@@ -37,7 +37,7 @@ def offers_own_parameter(quoted: str, sentence: str, at: int, lowered: str, para
     """Whether the cue `quoted` (at `at` of the lower-cased text `lowered`, whose `sentence` it is in) is an "instead
     of the …" whose sentence names one of the tool's own multi-word `parameters`, replaces nothing the user gives and
     addresses nothing outside."""
-    if not parameters or not _OWN_ALTERNATIVE.match(quoted) or outside_address(sentence) is not None:
+    if not parameters or not OWN_ALTERNATIVE.match(quoted) or outside_address(sentence) is not None:
         return False
     replaced = CLAUSE.split(lowered[at + len("instead of"):at + 80])[0]
     if _REPLACED_INPUT.search(replaced):

@@ -1,5 +1,6 @@
-"""Wording-only D016 scores that document the tool's own subject: the data its name says it reads, or a link to a page
-(and, for `purpose`'s cue discounts, a deletion of what its name says it manages).
+"""Wording-only D016 scores that document the tool's own subject: the data its name says it reads, a link to a page,
+a choice between the server's own tools, a call of the tool itself (and, for `purpose`'s cue discounts, a deletion of
+what its name says it manages).
 
 Read by `purpose` on a wording-only hit's cues (the families and texts the score counted) before any cue is set aside.
 """
@@ -11,6 +12,7 @@ import re
 from scanner.detectors.lazy_re import lazy
 
 from .negation import occurrences, sentence_around
+from .own_parameters import OWN_ALTERNATIVE
 from .scoring import THRESHOLD, Cues
 
 # A score made only of data mentions and plain verbs ("retrieve the recent messages of the conversation") names data;
@@ -66,7 +68,6 @@ def link_only(cues: Cues, text: str) -> str | None:
 # between tools of its own code, whose behaviour the lock pins apart from their text.
 _VERSION_FAMILIES = frozenset({"deprecation", "redirect", "universal", "imperative", "tool_identifier", "authority"})
 _IDENTIFIER = lazy(r"(?<![\w.-])[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+(?![\w-])|\b[a-z]+[A-Z]\w*")
-_OWN_ALTERNATIVE = lazy(r"instead of (?:the|what)\b")
 
 
 def _key(name: str) -> str:
@@ -107,7 +108,7 @@ _STOP_WORDS = frozenset({"a", "an", "the", "to", "of", "for", "and", "or", "this
 def _between_own(family: str, quoted: str, text: str, own: set[str], name: str) -> bool:
     """Whether a cue beside a redirect only chooses between the server's own tools: an "instead of the" whose
     replaced clause names a sibling, or a sending that is the act the tool's name says."""
-    if family == "override_args" and _OWN_ALTERNATIVE.match(quoted.strip()):
+    if family == "override_args" and OWN_ALTERNATIVE.match(quoted.strip()):
         lowered = text.lower()
         found = occurrences(lowered, quoted.lower())
         return bool(found) and all(
