@@ -8,7 +8,7 @@ templates are copied out of the resulting `mcp-lock.json` exactly as pinned into
 
 Usage:
   python bench/detectors/dump_benign.py [--jobs 3] [--only PACKAGE ...] [--missing]
-                                        [--fresh | --fresh2 | … | --fresh36] [--timeout S]
+                                        [--fresh | --fresh2 | … | --fresh37] [--timeout S]
 
 `--fresh` dumps `servers.FRESH` into `data/benign_fresh/` instead (servers kept out of the corpus and its
 vocabulary), `--fresh2` `servers.FRESH2` into `data/benign_fresh2/`, and so on for every batch of
@@ -1169,6 +1169,41 @@ PYPI_COMMAND: dict[str, list[str]] = {
     "volutemcp": ["volutemcp-local", "--transport", "stdio"],
     "web-tool-mcp-server": ["web-tool-server"],
     "x-pages-mcp": ["x-pages-mcp", "stdio"],
+    # The forty-first batch (FRESH37), read the same way before any boot.
+    "api-explorer-mcp": ["api-explorer-mcp", "stdio"],
+    "bubobot-mcp": ["python", "-m", "bubobot_mcp"],
+    "chatmcp-memory": ["chatmcp_memory"],
+    "cloudthat-jenkins-mcp-server": ["jenkins-mcp-server"],
+    "fahadawsomeserver": ["fahadtestserver"],
+    "gitlab-clone-mcp-server": ["gitlab-mcp"],
+    "gtx-mcp-server": ["gtx_mcp_server"],
+    "guru-pk-mcp": ["guru-pk-mcp-server"],
+    "localgenius": ["localgenius-mcp"],
+    "mcp-assoc-memory": ["python", "-m", "mcp_assoc_memory"],
+    "mcp-domain-checker": ["python", "-m", "mcp_domain_checker"],
+    "mcp-server-ocr": ["python", "-m", "mcp_server_ocr"],
+    "mcp4mcp": [
+        "python",
+        "-c",
+        "from fastmcp import FastMCP; from mcp4mcp.tools.state_management import register_state_tools; "
+        "from mcp4mcp.tools.intelligence import register_intelligence_tools; "
+        "from mcp4mcp.tools.tracking import register_tracking_tools; m=FastMCP('mcp4mcp'); "
+        "register_state_tools(m); register_intelligence_tools(m); register_tracking_tools(m); m.run()",
+    ],
+    "mseep-mcp-code-checker": ["python", "-m", "src.main"],
+    "mseep-mcp-sound-tool": ["python", "-c", "from src.sound_tool.server import main; main()"],
+    "mseep-whissle-mcp": ["python", "-m", "whissle_mcp.server"],
+    "mysql-mcp-server-financeblue": ["mysql_mcp_server"],
+    "nexlify-mcp-server": ["nexlify_mcp_server"],
+    "nuuly-bigquery-mcp-server": ["nuuly-bigquery-mcp"],
+    "premium-futures-mcp": ["python", "-m", "premium_futures_mcp"],
+    "scmcp": ["scmcp", "run"],
+    "teams-mcp-python": ["teams-mcp"],
+    "vepmcp": ["VEPmcp"],
+    "wellarchitected-mcp-server": ["wellarchitected-mcp-server", "start-server"],
+    "zlxmcp": ["zlx-mcp-server"],
+    "zlxmcp2025": ["zlx-mcp-server"],
+    "zoho-crm-mcp": ["zoho-mcp"],
 }
 
 

@@ -54,13 +54,13 @@ FOLDERS = ("benign", "benign_fresh", "benign_fresh2", "benign_fresh3", "benign_f
            "benign_fresh26", "benign_fresh27", "benign_fresh28",
            "benign_fresh29", "benign_fresh30", "benign_fresh31",
            "benign_fresh32", "benign_fresh33", "benign_fresh34",
-           "benign_fresh35", "benign_fresh36")
+           "benign_fresh35", "benign_fresh36", "benign_fresh37")
 
 _COUNTED = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
             "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
             "twenty-one", "twenty-two", "twenty-three", "twenty-four", "twenty-five", "twenty-six",
             "twenty-seven", "twenty-eight", "twenty-nine", "thirty", "thirty-one", "thirty-two",
-            "thirty-three", "thirty-four", "thirty-five", "thirty-six", "thirty-seven")
+            "thirty-three", "thirty-four", "thirty-five", "thirty-six", "thirty-seven", "thirty-eight")
 
 _PEER_CODE = r'''
 import json, sys

@@ -194,7 +194,8 @@ HELD_OUT_BASES = (("first_five", "fresh4"), ("first_six", "fresh5"), ("first_sev
                   ("first_thirty_one", "fresh30"), ("first_thirty_two", "fresh31"),
                   ("first_thirty_three", "fresh32"),
                   ("first_thirty_four", "fresh33"), ("first_thirty_five", "fresh34"),
-                  ("first_thirty_six", "fresh35"), ("all", "fresh36"))
+                  ("first_thirty_six", "fresh35"), ("first_thirty_seven", "fresh36"),
+                  ("all", "fresh37"))
 # The batches whose held-out part the re-split kept held out (`per_server.RETIRED`).
 KEPT = tuple(batch for batch in BATCHES if f"benign_{batch}" not in RETIRED)
 KEPT_TITLE = f"held out now ({KEPT[0]}-{KEPT[-1].removeprefix('fresh')})"

@@ -523,6 +523,21 @@ NEEDS_MCP_1: frozenset[str] = frozenset({
     "slideagent", "stash-mcp", "takanarishimbo-ros2-exec-mcp", "takanarishimbo-rosbridge-mcp-server",
     "taskpriority-mcp", "tcpsocketmcp", "undetected-chrome-mcp-server", "undoom-sketch-mcp", "vcosmos-mcp-server",
     "wd-mcp",
+    # The forty-first batch (FRESH37), decided the same way before any boot.
+    "api-explorer-mcp", "archguide-mcp", "ares-mcp-server", "authentik-diag-mcp", "authentik-mcp", "bubobot-mcp",
+    "chatmcp-memory", "cloudthat-jenkins-mcp-server", "composer-trade-mcp", "computer-use-qa-mcp",
+    "connections-mcp", "datahub-semantic-agent", "dynaroute-mcp-server", "eolas-mech-mcp", "fahadawsomeserver",
+    "gimp-mcp-server", "github-projects-mcp", "gitlab-clone-mcp-server", "google-sheet-mcp", "gtx-mcp-server",
+    "guru-pk-mcp", "jupyter-kernel-mcp", "kiro-mcp-memory", "localgenius", "lutron-caseta-mcp", "mcp-assoc-memory",
+    "mcp-d3-server", "mcp-domain-checker", "mcp-fooocus-api", "mcp-image-reader", "mcp-jira-server",
+    "mcp-openweather", "mcp-python-temp", "mcp-server-fetch-louiscklaw", "mcp-server-funcat",
+    "mcp-server-googlesearch", "mcp-server-mdf", "mcp-server-ocr", "mcp-server-thoth", "mcp-smartsearch",
+    "mcp-sqlite-tool", "mcp4mcp", "metool-mcp", "mseep-mcp-code-checker", "mseep-whissle-mcp",
+    "mysql-mcp-server-financeblue", "nasa-mcp-server", "nexlify-mcp-server", "nuuly-bigquery-mcp-server",
+    "pihole-mcp-server", "premium-futures-mcp", "ptt-mcp-server", "q-mem-mcp-server", "q-workspace-mcp-server",
+    "ragflow-mcp-server-continue", "scmcp", "serp-api-mcp", "sp-database-mcp", "teamcenter-mcp-server-test",
+    "teams-mcp-python", "umbrix-mcp", "uupt-mcp-freight-server", "video-edit-mcp", "vmware-fusion-mcp-server",
+    "yop-mcp", "zlxmcp", "zlxmcp2025",
 })
 
 NPM: list[Server] = [
@@ -6344,6 +6359,155 @@ FRESH36: list[Server] = [
     ("pypi", "mcp-server-alteryx", "0.2.22", [], {}),
 ]
 
+# A forty-first batch (issue 38, 2026-12-08): 73 PyPI servers in no earlier batch, dumped into `data/benign_fresh37/`.
+# FRESH22's rule (a second draw from a large month, a name earlier when this file's text holds it), applied by
+# `draw.py 2025-07 73` after it reproduced FRESH36's counts and draw exactly (`draw.py 2025-08 72 d114ca4^`), before
+# anything was booted:
+# * newest release of 2025-07, summary matching `mcp[ -]+server` or `model context protocol [(mcp)] server` as words
+#   (case-insensitive): 292; in no earlier batch: 159; after FRESH6's and FRESH5's word filters: 135;
+#   `random.Random(73).sample(..., 130)` of the name-sorted list; 9 of the 130 are MseeP republications (`mseep-*`),
+#   kept as FRESH10's were unless a copy of an earlier batch's server;
+# * each drawn package's wheel downloaded and its METADATA, entry_points.txt, README and code read, never run or
+#   imported, no source release fetched (four helpers read a quarter each by FRESH22's written rules,
+#   bench/detectors/README): 29 require Python 3.12 or newer and are left out (ado-mcp, ado-mcp-raboley,
+#   alibabacloud-dts-mcp-server, archguide-mcp-python, auto-favicon, cgx-mcp-server-docker, code-graph-mcp,
+#   db2-mcp-server, divergent-thinking-mcp, dolphindb-mcp-server, esp-idf-docs-mcp, file-tools-mcp, high-taste,
+#   hljy-lark-doc-helper, mcp-for-odps, mcp-multi-weather, mcp-server-table, mcp-server-twelve-data, mcp-server-vecx,
+#   mcp-webpage-to-s3, meiro-mcp, mermaid-mcp-server-png-pdf-jpg-svg, mssql-mcp-server-enhanced, outlook-mcp,
+#   oxylabs-ai-studio-mcp, quads-mcp, task-trellis-mcp, videodb-director-mcp, zapcap-mcp-server;
+#   mssql-mcp-server-enhanced and oxylabs-ai-studio-mcp only by their code); two have no wheel (translate-mcp-server,
+#   truffle-domain-checker-mcp); left out by hand: no code, nine (composer-mcp-server, a rename stub; local-mcp,
+#   mseep-composer-trade-mcp, mseep-omcp, mseep-ptt-mcp-server and pptx-extractor-mcp, metadata only; mseep-holoviz-mcp,
+#   tests only; open-mcp-weather-demo and roblox-mcp-server, scripts whose modules are not shipped); no MCP server,
+#   confluence-scraper-mcp (its stdio speaks its own line format), django-firebase-mcp (a Django app's command) and
+#   kick-mcpserver (a project generator); one OS only, mcp-server-chatgpt-app (AppleScript) and mseep-windows-mcp;
+# * FRESH18's rule for republications (names after the index's normalization, repositories, tool names and descriptions
+#   against every dump, every single description's first 40 characters): 12 left out as copies: gg-mcp-os (a fork of
+#   opensearch-project/opensearch-mcp-server-py, opensearch-mcp-server-py), mcp-cldkctl-t (FRESH17's mcp-cldkctl:
+#   cloudeka/mcp-cldkctl), mcp-rememberizer-vectordb (FRESH35's mseep-mcp-rememberizer-vectordb),
+#   mcp-server-code-extractor (FRESH15's mseep-mcp-server-code-extractor: its six tools and descriptions),
+#   mcp-server-shu1l (the reference time server's two tools and descriptions, two file tools added),
+#   mcp-simple-openai-assistant (FRESH15's mseep-mcp-simple-openai-assistant: its nine tools and descriptions),
+#   mcp-stock-jk (FRESH17's mcp-stock-server's `get_stock_price` and its description), mcp-web-fetch-langgpt (the
+#   reference fetch server, its robots.txt check removed), mseep-zettelkasten-mcp (iflow-mcp-zettelkasten-mcp:
+#   entanglr/zettelkasten-mcp), networkx-mcp-server (iflow-mcp-brightliu-networkx-mcp-server: the same project's name),
+#   npi-registry-mcp-server (FRESH14's npi-registry-mcp-server-fastmcp: its one tool and description),
+#   test-awslabs-ec2-mcp-server (awslabs-ec2-mcp-server: a test upload of awslabs/mcp's EC2 server). Not copies:
+#   zoho-crm-mcp, cloudthat-jenkins-mcp-server and localgenius (other tools than zoho-crm-mcp-server, jenkins-mcp-tools
+#   and ragstack-mcp, which share a name part or one description's opening);
+# * from the same reading, before any boot: 67 in `NEEDS_MCP_1`, 27 with their real command in
+#   `dump_benign.PYPI_COMMAND` (mcp4mcp's a `python -c` that builds its server from the wheel's own register functions,
+#   its scripts naming modules the wheel does not ship), 3 with the arguments they require, 14 with the variables they
+#   need at start-up; any that connect or log in before serving, fetch their tool list, upgrade themselves or print to
+#   stdout are listed as they are.
+# Versions are those of the package list on 2026-12-08. The split is fixed before any is dumped: `per_server.held_out`,
+# the same rule as before: 32 held out, 41 tuning.
+FRESH37: list[Server] = [
+    ("pypi", "mcp-server-thoth", "0.4.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "garmin-workouts-mcp", "0.6.1", [], {"GARMIN_EMAIL": DUMMY, "GARMIN_PASSWORD": DUMMY}),
+    ("pypi", "wellarchitected-mcp-server", "0.1.3", [], {}),
+    ("pypi", "umbrix-mcp", "0.2.0", [], {}),
+    ("pypi", "localgenius", "0.10.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "teams-mcp-python", "0.2.1", [], {"AZURE_CLIENT_ID": DUMMY}),
+    ("pypi", "mcp-sqlite-tool", "0.1.2", [], {}),
+    ("pypi", "mcp-d3-server", "1.0.2", [], {}),
+    ("pypi", "mcp-server-googlesearch", "0.1.1", [], {}),
+    ("pypi", "mcp-server-fetch-louiscklaw", "0.0.5", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "dynaroute-mcp-server", "1.0.2", [], {"DYNAROUTE_API_KEY": DUMMY}),
+    ("pypi", "mcp-domain-checker", "1.0.5", [], {}),
+    ("pypi", "q-workspace-mcp-server", "0.0.3", [], {}),
+    ("pypi", "api-explorer-mcp", "0.1.0", [], {}),
+    ("pypi", "mcp-fooocus-api", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "zoho-crm-mcp", "0.1.1",
+     [], {"ZOHO_CLIENT_ID": DUMMY, "ZOHO_CLIENT_SECRET": DUMMY, "ZOHO_ACCESS_TOKEN": DUMMY}),
+    ("pypi", "mcp-image-reader", "0.1.4", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "authentik-diag-mcp", "0.1.2", ["--base-url", "http://127.0.0.1:9", "--token", "DUMMY"], {}),
+    ("pypi", "gimp-mcp-server", "0.1.0", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "zlxmcp", "0.0.6", [], {"ZLX_API_KEY": "DUMMY-DUMMY-DUMMY", "ZLX_BASE_URL": "http://127.0.0.1:9"}),
+    ("pypi", "nuuly-bigquery-mcp-server", "1.0.6", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mseep-whissle-mcp", "0.1.0", [], {"WHISSLE_AUTH_TOKEN": DUMMY}),
+    ("pypi", "mcp-openweather", "1.0.0", [], {}),
+    ("pypi", "kiro-mcp-memory", "1.2.1", [], {}),
+    ("pypi", "gtx-mcp-server", "0.1.5.dev1", [], {}),
+    ("pypi", "composer-trade-mcp", "0.1.7", [], {}),
+    ("pypi", "fahadawsomeserver", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "serp-api-mcp", "0.1.1", [], {"SERPAPI_API_KEY": DUMMY}),
+    ("pypi", "github-projects-mcp", "0.1.2", [], {}),
+    ("pypi", "gitlab-clone-mcp-server", "1.1.0", [], {}),
+    ("pypi", "ares-mcp-server", "0.3.2", [], {}),
+    ("pypi", "uupt-mcp-freight-server", "0.0.1", [], {}),
+    ("pypi", "mcp-testing-sensei", "0.2.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "ptt-mcp-server", "0.1.2", [], {"PTT_ID": DUMMY, "PTT_PW": DUMMY}),
+    ("pypi", "bubobot-mcp", "0.0.2", [], {}),
+    ("pypi", "mcp4mcp", "0.1.34", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "ragflow-mcp-server-continue", "0.3.3",
+     [], {"RAGFLOW_API_KEY": DUMMY, "RAGFLOW_BASE_URL": "http://127.0.0.1:9"}),
+    ("pypi", "vmware-fusion-mcp-server", "0.1.5", [], {}),
+    ("pypi", "mcp-jira-server", "1.0.2", [], {}),
+    ("pypi", "mysql-mcp-server-financeblue", "0.2.3", [], {}),
+    ("pypi", "guru-pk-mcp", "1.2.4", [], {}),
+    ("pypi", "teamcenter-mcp-server-test", "0.1.6", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "cloudthat-jenkins-mcp-server", "1.0.3",
+     [], {"JENKINS_URL": "http://127.0.0.1:9", "JENKINS_USERNAME": DUMMY, "JENKINS_TOKEN": DUMMY}),
+    ("pypi", "mcp-server-mdf", "0.1.3", [], {}),
+    ("pypi", "scmcp", "0.5.0", [], {}),
+    ("pypi", "nasa-mcp-server", "0.1.20", [], {}),
+    ("pypi", "jupyter-kernel-mcp", "0.2.0", [], {}),
+    ("pypi", "yop-mcp", "0.1.3", [], {}),
+    ("pypi", "premium-futures-mcp", "1.6.0", [], {}),
+    ("pypi", "eolas-mech-mcp", "1.0.16", [], {}),
+    ("pypi", "metool-mcp", "0.2.3", [], {}),
+    ("pypi", "mcp-assoc-memory", "0.1.4", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "zlxmcp2025", "0.0.11", [], {"ZLX_API_KEY": "DUMMY-DUMMY-DUMMY", "ZLX_BASE_URL": "http://127.0.0.1:9"}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "authentik-mcp", "0.1.2", ["--base-url", "http://127.0.0.1:9", "--token", "DUMMY"], {}),
+    ("pypi", "vepmcp", "0.1.0", [], {}),
+    ("pypi", "mseep-mcp-sound-tool", "0.1.0", [], {}),
+    ("pypi", "connections-mcp", "0.2.1", [], {}),
+    ("pypi", "video-edit-mcp", "0.1.1", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mseep-mcp-code-checker", "0.1.0", ["--project-dir", "/tmp/mcp_project"], {}),
+    ("pypi", "sp-database-mcp", "0.1.2", [], {}),
+    ("pypi", "lutron-caseta-mcp", "0.1.0", [], {}),
+    ("pypi", "mcp-python-temp", "0.1.1", [], {}),
+    ("pypi", "pihole-mcp-server", "0.1.1", [], {}),
+    ("pypi", "google-sheet-mcp", "0.2.1", [], {}),
+    ("pypi", "archguide-mcp", "1.0.0", [], {}),
+    ("pypi", "mcp-smartsearch", "0.1.5", [], {}),
+    ("pypi", "chatmcp-memory", "0.0.8", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "computer-use-qa-mcp", "0.1.2", [], {"DISPLAY": ":0"}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "mcp-server-ocr", "0.1.0", [], {"ZHIPU_API_KEY": DUMMY}),
+    ("pypi", "mcp-server-funcat", "0.2.3", [], {}),
+    # needed at start-up, read from its README/code before any boot
+    ("pypi", "datahub-semantic-agent", "0.1.3",
+     [], {
+         "DATAHUB_GMS_URL": "http://127.0.0.1:9",
+         "DATAHUB_GMS_TOKEN": DUMMY,
+         "OPENAI_API_KEY": "sk-DUMMY",
+         "SNOWFLAKE__CONNECTION__ACCOUNT_ID": DUMMY,
+         "SNOWFLAKE__CONNECTION__USERNAME": DUMMY,
+         "SNOWFLAKE__CONNECTION__PASSWORD": DUMMY,
+         "SNOWFLAKE__CONNECTION__WAREHOUSE": DUMMY,
+         "SNOWFLAKE__CONNECTION__ROLE": DUMMY,
+     }),
+    ("pypi", "nexlify-mcp-server", "0.1.5", [], {}),
+    ("pypi", "q-mem-mcp-server", "2.2.4", [], {}),
+]
+
 # The batches dumped after the corpus, by the name of their data folder (`data/benign_<name>/`) and of their
 # `dump_benign.py --<name>` option; a new batch is one more entry here.
 BATCHES: dict[str, list[Server]] = {
@@ -6356,5 +6520,5 @@ BATCHES: dict[str, list[Server]] = {
     "fresh25": FRESH25, "fresh26": FRESH26, "fresh27": FRESH27, "fresh28": FRESH28,
     "fresh29": FRESH29, "fresh30": FRESH30, "fresh31": FRESH31,
     "fresh32": FRESH32, "fresh33": FRESH33, "fresh34": FRESH34, "fresh35": FRESH35,
-    "fresh36": FRESH36,
+    "fresh36": FRESH36, "fresh37": FRESH37,
 }
