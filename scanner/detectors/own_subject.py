@@ -74,13 +74,13 @@ def _key(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
-def own_versions(cues: Cues, text: str, siblings: frozenset[str], name: str) -> str | None:
+def own_versions(cues: Cues, text: str, siblings: frozenset[str], name: str, name_words: frozenset[str]) -> str | None:
     """Why a wording-only D016 score only retires one of the server's own tools for another, or sends the model to
-    one of them, or None."""
+    one of them, or None (`name_words`: the words of the tool's name, `purpose._words`)."""
     families = {family for family, _weight, _quoted in cues}
     own = {_key(sibling) for sibling in siblings} | {_key(name)}
     if not families & {"deprecation", "redirect"} or any(
-            family not in _VERSION_FAMILIES and not _between_own(family, quoted, text, own, name)
+            family not in _VERSION_FAMILIES and not _between_own(family, quoted, text, own, name, name_words)
             for family, _weight, quoted in cues):
         return None
     if "deprecation" in families:
@@ -105,7 +105,7 @@ def own_versions(cues: Cues, text: str, siblings: frozenset[str], name: str) -> 
 _STOP_WORDS = frozenset({"a", "an", "the", "to", "of", "for", "and", "or", "this", "that", "it"})
 
 
-def _between_own(family: str, quoted: str, text: str, own: set[str], name: str) -> bool:
+def _between_own(family: str, quoted: str, text: str, own: set[str], name: str, name_words: frozenset[str]) -> bool:
     """Whether a cue beside a redirect only chooses between the server's own tools: an "instead of the" whose
     replaced clause names a sibling, or a sending that is the act the tool's name says."""
     if family == "override_args" and OWN_ALTERNATIVE.match(quoted.strip()):
@@ -116,8 +116,7 @@ def _between_own(family: str, quoted: str, text: str, own: set[str], name: str) 
             & (own - {_key(name)}) for at in found)
     if family == "transmit":
         said = {w for w in re.split(r"[^a-z0-9]+", quoted.lower()) if w and w not in _STOP_WORDS}
-        named = set(re.split(r"[^a-z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()))
-        return bool(said) and all(w in named or w.rstrip("s") in named for w in said)
+        return bool(said) and all(w in name_words or w.rstrip("s") in name_words for w in said)
     return False
 
 
@@ -186,5 +185,5 @@ def self_call(cues: Cues, name: str) -> str | None:
 def own_act(cues: Cues, text: str, name_words: frozenset[str], siblings: frozenset[str], name: str) -> str | None:
     """Why a wording-only D016 score documents the tool's own data, link, tools or usage (each reason above), or
     None."""
-    return (own_data(cues, name_words) or link_only(cues, text) or own_versions(cues, text, siblings, name)
+    return (own_data(cues, name_words) or link_only(cues, text) or own_versions(cues, text, siblings, name, name_words)
             or self_call(cues, name))
